@@ -1,0 +1,104 @@
+"""The entry-cache configuration: every parameter, its Pulsar name and its default.
+
+The table in SPEC.md ("Configuration") lists the same fields; tests/unit/test_spec_docs.py keeps the
+two in step. Sizes are bytes and times are nanoseconds of the logical clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ledgerspec.spec._errors import ConfigError
+
+MIB = 1024 * 1024
+NANOS_PER_MILLI = 1_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class CacheConfig:
+    """Configuration shared by all entry-cache profiles; each profile reads the fields it needs."""
+
+    max_size: int = 128 * MIB
+    """``managedLedgerCacheSizeMB`` in bytes (library default 128 MiB). 0 disables caching."""
+    watermark: float = 0.9
+    """``managedLedgerCacheEvictionWatermark``: size eviction frees down to ``max_size * watermark``."""
+    trigger: float = 0.98
+    """``evictionTriggerThresholdPercent``: size eviction starts above ``max_size * trigger``."""
+    ttl: int = 1000 * NANOS_PER_MILLI
+    """``managedLedgerCacheEvictionTimeThresholdMillis`` in nanoseconds."""
+    ttl_max: int = 5000 * NANOS_PER_MILLI
+    """``managedLedgerCacheEvictionTimeThresholdMillisMax`` (PIP text only) in nanoseconds."""
+    max_requeue: int = 5
+    """``managedLedgerCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes``."""
+    extend_ttl: bool = True
+    """``managedLedgerCacheEvictionExtendTTLOfRecentlyAccessed``."""
+    segment_size_max: int = 1024 * MIB
+    """BookKeeper ``ReadCache`` maximum segment size (``DEFAULT_MAX_SEGMENT_SIZE``)."""
+
+    def __post_init__(self) -> None:
+        problems = config_problems(dataclasses.asdict(self))
+        if problems:
+            raise ConfigError("; ".join(problems))
+
+    @property
+    def trigger_size(self) -> int:
+        """``(long)(maxSize * trigger)``: Java truncates the double product toward zero."""
+        return int(self.max_size * self.trigger)
+
+    @property
+    def watermark_size(self) -> int:
+        """``(long)(maxSize * watermark)``."""
+        return int(self.max_size * self.watermark)
+
+    def replace(self, **changes: Any) -> CacheConfig:
+        """A copy with some fields changed (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form, for JSON cases and trace metadata."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, where: str = "config") -> CacheConfig:
+        """Build from plain data, naming unknown fields instead of ignoring them."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: expected an object, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ConfigError(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(FIELDS)}")
+        try:
+            return cls(**data)
+        except ConfigError as error:
+            raise ConfigError(f"{where}: {error}") from None
+
+
+_INT_RANGES = {
+    "max_size": 0,
+    "ttl": 0,
+    "ttl_max": 0,
+    "max_requeue": 0,
+    "segment_size_max": 1,
+}
+_FRACTIONS = ("watermark", "trigger")
+
+FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(CacheConfig))
+
+
+def config_problems(values: dict[str, Any]) -> list[str]:
+    """Every problem with the given field values, worded as expected / name / value / type."""
+    problems = []
+    for name, value in values.items():
+        if name in _INT_RANGES:
+            low = _INT_RANGES[name]
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                problems.append(f"expected an int >= {low} for {name}, got {value!r} ({type(value).__name__})")
+        elif name in _FRACTIONS:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                problems.append(
+                    f"expected a number in [0, 1] for {name}, got {value!r} ({type(value).__name__})"
+                )
+        elif name == "extend_ttl" and not isinstance(value, bool):
+            problems.append(f"expected a bool for extend_ttl, got {value!r} ({type(value).__name__})")
+    return problems

@@ -1,0 +1,124 @@
+"""What a candidate shows after each step: its cached entries, total size, counters and open copies."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+REASONS: tuple[str, ...] = ("size", "ttl", "invalidate", "clear")
+"""Why an entry left the cache: size eviction, TTL eviction, invalidation (position or ledger), clear."""
+
+
+@dataclass(frozen=True, kw_only=True, order=True)
+class CachedEntry:
+    """One cached entry. ``count`` is ``None`` when the entry has no read-count handler."""
+
+    ledger: int
+    entry: int
+    size: int
+    count: int | None
+    timestamp: int | None
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(ledgerId, entryId)."""
+        return (self.ledger, self.entry)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Counters:
+    """Cumulative counters: entries inserted, hits and misses, removals by reason."""
+
+    inserted: int = 0
+    hits: int = 0
+    misses: int = 0
+    removed_size: int = 0
+    removed_ttl: int = 0
+    removed_invalidate: int = 0
+    removed_clear: int = 0
+
+    @property
+    def removed(self) -> int:
+        """Removals for every reason."""
+        return self.removed_size + self.removed_ttl + self.removed_invalidate + self.removed_clear
+
+
+@dataclass(frozen=True, kw_only=True)
+class Observation:
+    """A complete, comparable picture of a cache; entries in position order, copies by id."""
+
+    entries: tuple[CachedEntry, ...]
+    size: int
+    counters: Counters
+    copies: tuple[tuple[int, int | None], ...]
+    """Open dispatched copies as (copy id, count of the handler they share, or None)."""
+
+    def entry(self, ledger: int, entry: int) -> CachedEntry | None:
+        """The cached entry at a position, if any."""
+        for cached in self.entries:
+            if cached.ledger == ledger and cached.entry == entry:
+                return cached
+        return None
+
+    def by_position(self) -> dict[tuple[int, int], CachedEntry]:
+        """Entries keyed by position."""
+        return {cached.position: cached for cached in self.entries}
+
+    def copy_counts(self) -> dict[int, int | None]:
+        """Open copies keyed by id."""
+        return dict(self.copies)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form for JSON."""
+        return {
+            "entries": [dataclasses.asdict(e) for e in self.entries],
+            "size": self.size,
+            "counters": dataclasses.asdict(self.counters),
+            "copies": [list(c) for c in self.copies],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Observation:
+        """Inverse of :meth:`to_dict`; raises KeyError or TypeError on malformed data."""
+        return cls(
+            entries=tuple(sorted(CachedEntry(**e) for e in data["entries"])),
+            size=data["size"],
+            counters=Counters(**data["counters"]),
+            copies=tuple(sorted((int(c[0]), c[1]) for c in data["copies"])),
+        )
+
+
+def describe_difference(expected: Observation, actual: Observation) -> list[str]:
+    """Human lines naming each field where two observations differ."""
+    lines = []
+    want, got = expected.by_position(), actual.by_position()
+    for pos in sorted(set(want) | set(got)):
+        w, g = want.get(pos), got.get(pos)
+        if w is None:
+            lines.append(f"entry {pos}: not expected, candidate has {_fmt(g)}")
+        elif g is None:
+            lines.append(f"entry {pos}: expected {_fmt(w)}, candidate does not cache it")
+        elif w != g:
+            lines.append(f"entry {pos}: expected {_fmt(w)}, candidate has {_fmt(g)}")
+    if expected.size != actual.size:
+        lines.append(f"size: expected {expected.size}, candidate {actual.size}")
+    for field in dataclasses.fields(Counters):
+        w, g = getattr(expected.counters, field.name), getattr(actual.counters, field.name)
+        if w != g:
+            lines.append(f"counter {field.name}: expected {w}, candidate {g}")
+    wc, gc = expected.copy_counts(), actual.copy_counts()
+    for copy in sorted(set(wc) | set(gc)):
+        if copy not in gc:
+            lines.append(f"copy {copy}: expected open with count {wc[copy]}, candidate has no such copy")
+        elif copy not in wc:
+            lines.append(f"copy {copy}: not expected, candidate has it with count {gc[copy]}")
+        elif wc[copy] != gc[copy]:
+            lines.append(f"copy {copy}: expected count {wc[copy]}, candidate {gc[copy]}")
+    return lines
+
+
+def _fmt(e: CachedEntry | None) -> str:
+    if e is None:
+        return "nothing"
+    return f"size={e.size} count={e.count} timestamp={e.timestamp}"

@@ -1,0 +1,232 @@
+"""Operations on the entry cache: plain, frozen, keyword-only records.
+
+Every operation carries ``now``, the logical clock in nanoseconds. The table in SPEC.md
+("Operations") gives each one's Pulsar counterpart and its result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ledgerspec.spec._errors import OperationError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Op:
+    """Base of all operations."""
+
+    kind: ClassVar[str] = ""
+    now: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form: ``{"op": kind, field: value, ...}``."""
+        return {"op": self.kind, **dataclasses.asdict(self)}
+
+    def describe(self) -> str:
+        """A line a person can read, which is also valid Python that rebuilds the operation."""
+        fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
+        return f"{type(self).__name__}({fields})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Configure(Op):
+    """Run-time configuration change; ``None`` leaves a field as it is."""
+
+    kind: ClassVar[str] = "configure"
+    max_size: int | None = None
+    watermark: float | None = None
+    ttl: int | None = None
+    ttl_max: int | None = None
+    max_requeue: int | None = None
+    extend_ttl: bool | None = None
+
+    def changes(self) -> dict[str, Any]:
+        """The fields this operation sets."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name != "now" and getattr(self, f.name) is not None
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Insert(Op):
+    """``RangeEntryCacheImpl.insert`` of an entry carrying ``expected_reads``; result: cached or not."""
+
+    kind: ClassVar[str] = "insert"
+    ledger: int
+    entry: int
+    size: int
+    expected_reads: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Get(Op):
+    """Read one position; result: the id of the dispatched copy on a hit, ``None`` on a miss."""
+
+    kind: ClassVar[str] = "get"
+    ledger: int
+    entry: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class GetRange(Op):
+    """Read ``[first, last]`` of one ledger; result: a tuple of copy ids or ``None``, in position order."""
+
+    kind: ClassVar[str] = "get_range"
+    ledger: int
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Release(Op):
+    """Release a dispatched copy: ``markRead()`` on its read-count handler."""
+
+    kind: ClassVar[str] = "release"
+    copy: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayIncrement(Op):
+    """Key_Shared replay: ``incrementExpectedReadCount()`` through a dispatched copy."""
+
+    kind: ClassVar[str] = "replay_increment"
+    copy: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class InvalidateBefore(Op):
+    """``invalidateEntries(pos)``: remove every entry of ``ledger`` strictly before ``entry``."""
+
+    kind: ClassVar[str] = "invalidate_before"
+    ledger: int
+    entry: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class InvalidateLedger(Op):
+    """``invalidateAllEntries(ledgerId)``: remove every entry of the ledger."""
+
+    kind: ClassVar[str] = "invalidate_ledger"
+    ledger: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Clear(Op):
+    """``clear()`` of the whole broker cache."""
+
+    kind: ClassVar[str] = "clear"
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvictTimestamp(Op):
+    """One timestamp (TTL) eviction pass at ``now``."""
+
+    kind: ClassVar[str] = "evict_timestamp"
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvictSize(Op):
+    """The eviction executor runs the size eviction: down to the watermark when over the trigger."""
+
+    kind: ClassVar[str] = "evict_size"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CursorAdd(Op):
+    """An active cursor appears on ``ledger`` at read position ``entry``."""
+
+    kind: ClassVar[str] = "cursor_add"
+    ledger: int
+    cursor: str
+    entry: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CursorRemove(Op):
+    """An active cursor is removed (deactivated or closed)."""
+
+    kind: ClassVar[str] = "cursor_remove"
+    ledger: int
+    cursor: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CursorSeek(Op):
+    """An active cursor moves to read position ``entry`` (forward or back)."""
+
+    kind: ClassVar[str] = "cursor_seek"
+    ledger: int
+    cursor: str
+    entry: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CursorCount(Op):
+    """``getNumberOfCursorsAtSamePositionOrBefore(cursor)``; result: an int."""
+
+    kind: ClassVar[str] = "cursor_count"
+    ledger: int
+    cursor: str
+
+
+OPERATIONS: dict[str, type[Op]] = {
+    cls.kind: cls
+    for cls in (
+        Configure,
+        Insert,
+        Get,
+        GetRange,
+        Release,
+        ReplayIncrement,
+        InvalidateBefore,
+        InvalidateLedger,
+        Clear,
+        EvictTimestamp,
+        EvictSize,
+        CursorAdd,
+        CursorRemove,
+        CursorSeek,
+        CursorCount,
+    )
+}
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "int | None": (int, type(None)),
+    "float | None": (int, float, type(None)),
+    "bool | None": (bool, type(None)),
+    "str": (str,),
+}
+
+
+def op_from_dict(data: Any, *, where: str = "operation") -> Op:
+    """Build an operation from plain data, naming the place and the field of any problem."""
+    if not isinstance(data, dict):
+        raise OperationError(f"{where}: expected an object, got {type(data).__name__}")
+    kind = data.get("op")
+    cls = OPERATIONS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise OperationError(f"{where}: unknown operation {kind!r}; known: {', '.join(OPERATIONS)}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields) - {"op"})
+    if unknown:
+        raise OperationError(f"{where}: {kind} has no field(s) {', '.join(unknown)}")
+    values = {}
+    for name, field in fields.items():
+        if name not in data:
+            if field.default is dataclasses.MISSING:
+                raise OperationError(f"{where}: {kind} needs field {name!r}")
+            continue
+        value = data[name]
+        allowed = _TYPES[str(field.type)]
+        is_bool = isinstance(value, bool)
+        if not isinstance(value, allowed) or (is_bool and bool not in allowed):
+            raise OperationError(
+                f"{where}: field {name!r} of {kind}: expected {field.type}, got {value!r} ({type(value).__name__})"
+            )
+        values[name] = value
+    return cls(**values)

@@ -1,0 +1,75 @@
+"""The registry of entry-cache profiles: a name, a one-line summary, and the model's three functions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ledgerspec.spec._errors import UnknownProfileError
+from ledgerspec.spec.cache import legacy, pip430, pulsar_master, segmented
+from ledgerspec.spec.cache._base import Outcome
+from ledgerspec.spec.cache._config import CacheConfig
+from ledgerspec.spec.cache._observation import Observation
+from ledgerspec.spec.cache._ops import Op
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named set of semantics a candidate can claim."""
+
+    name: str
+    summary: str
+    source: str
+    init: Callable[[CacheConfig], Any]
+    step: Callable[[Any, Op], frozenset[Outcome[Any]]]
+    observe: Callable[[Any], Observation]
+
+
+PROFILES: dict[str, Profile] = {
+    profile.name: profile
+    for profile in (
+        Profile(
+            name=pip430.NAME,
+            summary="PIP-430 as its text states it: stash, two TTLs, EVICTED sentinel, merged duplicates",
+            source="pip/pip-430.md at cf3d7d17d9 (PR #24444); pip430-entry-cache.md §1",
+            init=pip430.init,
+            step=pip430.step,
+            observe=pip430.observe,
+        ),
+        Profile(
+            name=pulsar_master.NAME,
+            summary="as merged: bounded requeue, accessed-flag TTL extension, one TTL, duplicates refused",
+            source="PR #24623 at 490ba0cca1, fixes to fbcfacf324; pip430-entry-cache.md §2",
+            init=pulsar_master.init,
+            step=pulsar_master.step,
+            observe=pulsar_master.observe,
+        ),
+        Profile(
+            name=legacy.NAME,
+            summary="pre-PIP EntryCacheDefaultEvictionPolicy and per-cache TTL walk",
+            source="impl/cache/EntryCacheDefaultEvictionPolicy.java at 8ce67b97b3^; pip430-entry-cache.md §7",
+            init=legacy.init,
+            step=legacy.step,
+            observe=legacy.observe,
+        ),
+        Profile(
+            name=segmented.NAME,
+            summary="a ring of segments with whole-segment rotation, as BookKeeper's ReadCache",
+            source="bookkeeper 9590a97f67 ReadCache.java; PIP-174 (#15954); segmented-cache.md §2-3",
+            init=segmented.init,
+            step=segmented.step,
+            observe=segmented.observe,
+        ),
+    )
+}
+
+
+def get_profile(name: str) -> Profile:
+    """The profile called ``name``; the error lists the known names."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise UnknownProfileError(
+            f"unknown profile {name!r}; known profiles: {', '.join(PROFILES)}"
+        ) from None

@@ -1,0 +1,282 @@
+"""Profile ``legacy``: per-ledger caches with ``EntryCacheDefaultEvictionPolicy`` (SPEC.md, "Profile legacy").
+
+No global queue and no read counts. Size eviction is scheduled only by an insert that sees the size
+above the trigger, uses the size captured then, ranks caches by size and frees a proportional share
+of the largest ones, lowest positions first. The TTL walk goes per cache in position order with
+``<=``. Inserts are refused once the size is at the maximum. Sources: the files at 8ce67b97b3^
+(policy last changed by 82237d3684); pip430-entry-cache.md §7.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass
+
+from ledgerspec.spec.cache._base import (
+    COMMON_RULES,
+    Base,
+    Outcome,
+    Result,
+    Work,
+    deterministic,
+    require,
+    run_step,
+)
+from ledgerspec.spec.cache._config import CacheConfig
+from ledgerspec.spec.cache._kernels import legacy_expired
+from ledgerspec.spec.cache._observation import CachedEntry, Observation
+from ledgerspec.spec.cache._ops import (
+    Clear,
+    EvictSize,
+    EvictTimestamp,
+    Get,
+    GetRange,
+    Insert,
+    InvalidateBefore,
+    InvalidateLedger,
+    Op,
+    Release,
+    ReplayIncrement,
+)
+
+NAME = "legacy"
+
+PERCENT_OF_SIZE_TO_CONSIDER = 0.5
+"""``PercentOfSizeToConsiderForEviction`` (pip430-entry-cache.md §7.3)."""
+
+
+@dataclass(frozen=True, order=True)
+class Entry:
+    """A cached entry of one ledger's ``RangeCache``: timestamp taken when the copy is created."""
+
+    ledger: int
+    entry: int
+    size: int
+    ts: int
+
+
+@dataclass(frozen=True)
+class State:
+    """Entries sorted by position; ``pending`` is the size captured by a scheduled eviction."""
+
+    base: Base
+    entries: tuple[Entry, ...] = ()
+    pending: int | None = None
+
+
+class _Work(Work):
+    def __init__(self, state: State) -> None:
+        super().__init__(state.base)
+        self.entries: dict[tuple[int, int], Entry] = {(e.ledger, e.entry): e for e in state.entries}
+        self.pending = state.pending
+
+    def size(self) -> int:
+        return sum(e.size for e in self.entries.values())
+
+    def ledger_sizes(self) -> dict[int, int]:
+        sizes: dict[int, int] = {}
+        for e in self.entries.values():
+            sizes[e.ledger] = sizes.get(e.ledger, 0) + e.size
+        return sizes
+
+    def ledger_entries(self, ledger: int) -> list[Entry]:
+        return sorted(e for e in self.entries.values() if e.ledger == ledger)
+
+
+def _freeze(work: _Work) -> State:
+    return State(base=work.base(), entries=tuple(sorted(work.entries.values())), pending=work.pending)
+
+
+def init(config: CacheConfig) -> State:
+    """An empty cache; ``max_size == 0`` disables caching."""
+    return State(base=Base(config=config, disabled=config.max_size == 0))
+
+
+def step(state: State, op: Op) -> frozenset[Outcome[State]]:
+    """The allowed outcomes of ``op``: a set because caches of equal size rank in any order."""
+    return run_step(state, op, RULES, _Work, _freeze)
+
+
+def observe(state: State) -> Observation:
+    """Entries in position order; no read counts in this profile."""
+    entries = tuple(
+        CachedEntry(ledger=e.ledger, entry=e.entry, size=e.size, count=None, timestamp=e.ts) for e in state.entries
+    )
+    return Observation(
+        entries=entries,
+        size=sum(e.size for e in entries),
+        counters=state.base.counters,
+        copies=tuple((copy_id, None) for copy_id, _ in state.base.copies),
+    )
+
+
+# --- insert and reads ----------------------------------------------------------------------------
+
+
+def _insert(work: _Work, op: Insert) -> bool:
+    """``RangeEntryCacheImpl.insert`` at 8ce67b97b3^ (§7.2): ``hasSpaceInCache()`` first.
+
+    ``hasSpaceInCache`` reads the size *before* this insert. Above ``(long)(max_size * 0.98)`` it
+    schedules one eviction (if none is pending) that will use that captured size; it then answers
+    ``size < max_size``, and the insert is refused otherwise. A duplicate is refused by ``exists()``.
+
+    Micro-scenario: max 100; size 97, insert 20 -> cached (97 < 100), size 117, nothing scheduled
+    (97 <= 98). With no further insert, nothing ever brings the size down but the TTL.
+    """
+    require(op.size > 0 and op.expected_reads >= 0)
+    if work.disabled:
+        return False
+    before = work.size()
+    if before > work.config.trigger_size and work.pending is None:
+        work.pending = before
+    if not before < work.config.max_size:
+        return False
+    if (op.ledger, op.entry) in work.entries:
+        return False
+    work.entries[op.ledger, op.entry] = Entry(op.ledger, op.entry, op.size, op.now)
+    work.count("inserted")
+    return True
+
+
+def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
+    if (ledger, entry) not in work.entries:
+        work.count("misses")
+        return None
+    work.count("hits")
+    return work.make_copy(None)
+
+
+def _get(work: _Work, op: Get) -> int | None:
+    return _read_one(work, op.ledger, op.entry)
+
+
+def _get_range(work: _Work, op: GetRange) -> tuple[int | None, ...]:
+    require(op.first <= op.last)
+    return tuple(_read_one(work, op.ledger, entry) for entry in range(op.first, op.last + 1))
+
+
+def _release(work: _Work, op: Release) -> None:
+    """No read counts: releasing a copy only closes it."""
+    work.copy_handler(op.copy)
+    del work.copies[op.copy]
+
+
+def _replay_increment(work: _Work, op: ReplayIncrement) -> None:
+    """No read counts: nothing happens."""
+    work.copy_handler(op.copy)
+
+
+# --- removal -----------------------------------------------------------------------------------
+
+
+def _remove_where(work: _Work, doomed: list[tuple[int, int]], reason: str) -> None:
+    for position in doomed:
+        del work.entries[position]
+        work.count(f"removed_{reason}")
+
+
+def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
+    doomed = [p for p in work.entries if p[0] == op.ledger and p[1] < op.entry]
+    _remove_where(work, doomed, "invalidate")
+
+
+def _invalidate_ledger(work: _Work, op: InvalidateLedger) -> None:
+    _remove_where(work, [p for p in work.entries if p[0] == op.ledger], "invalidate")
+
+
+def _clear(work: _Work, _op: Clear) -> None:
+    _remove_where(work, list(work.entries), "clear")
+
+
+def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
+    """Per cache, from the lowest position, remove while ``timestamp <= now - ttl`` (§7.4).
+
+    The walk stops at the first entry *in position order* that has not expired, so an old entry
+    behind a newer, lower-positioned one stays (a catch-up read or an out-of-order insert).
+
+    Micro-scenario: ttl 10; (1,5) inserted at 0, then (1,3) at 8. Pass at 15: max 5; (1,3) has
+    ts 8 > 5, stop; (1,5), expired since 10, stays.
+    """
+    max_timestamp = op.now - work.config.ttl
+    for ledger in sorted(work.ledger_sizes()):
+        for e in work.ledger_entries(ledger):
+            if not legacy_expired(e.ts, max_timestamp):
+                break
+            _remove_where(work, [(e.ledger, e.entry)], "ttl")
+
+
+def _evict_lowest(work: _Work, ledger: int, minimum: int) -> None:
+    """``evictLeastAccessedEntries(min)``: remove the lowest position until ``min`` bytes are gone."""
+    removed = 0
+    for e in work.ledger_entries(ledger):
+        if removed >= minimum:
+            return
+        removed += e.size
+        _remove_where(work, [(e.ledger, e.entry)], "size")
+
+
+def _evict_size(work: _Work, _op: EvictSize) -> list[tuple[Result, _Work]]:
+    """The scheduled task: ``doEviction(caches, captured - (long)(max_size * watermark))`` (§7.2, §7.3).
+
+    Nothing happens unless an insert scheduled it. Caches are ranked largest first; those whose
+    running total stays below half the total size are selected; each frees
+    ``(long)(toFree * (size / (double) selectedTotal))``. Caches of equal size rank in hash-map
+    order, which nothing specifies: every choice among them is an allowed outcome.
+
+    Micro-scenario: watermark 0.5, max 100, captured 100 -> free 50. Ledgers 1 (60) and 2 (40):
+    total 100, consider 50, ledger 1 selected alone (0 < 50, then 60 >= 50); it frees 50 from its
+    lowest positions, however new they are, while ledger 2's older entries stay.
+    """
+    if work.pending is None:
+        return [(None, work)]
+    to_free = work.pending - work.config.watermark_size
+    work.pending = None
+    sizes = work.ledger_sizes()
+    if to_free <= 0 or not sizes:
+        return [(None, work)]
+    outcomes = []
+    for selected in _selections(sizes):
+        branch = copy.deepcopy(work)
+        selected_total = sum(sizes[ledger] for ledger in selected)
+        for ledger in selected:
+            share = int(to_free * (sizes[ledger] / selected_total))
+            if share != 0:
+                _evict_lowest(branch, ledger, share)
+        outcomes.append((None, branch))
+    return outcomes
+
+
+def _selections(sizes: dict[int, int]) -> list[tuple[int, ...]]:
+    """Every set of caches the selection loop can pick, over all orders of equal-sized caches."""
+    to_consider = int(sum(sizes.values()) * PERCENT_OF_SIZE_TO_CONSIDER)
+    chosen: list[int] = []
+    running = 0
+    for size, group in itertools.groupby(sorted(sizes, key=lambda lg: -sizes[lg]), key=lambda lg: sizes[lg]):
+        members = list(group)
+        if running >= to_consider:
+            break
+        needed = -(-(to_consider - running) // size)  # ceil: members taken before the sum suffices
+        if needed >= len(members):
+            chosen += members
+            running += size * len(members)
+            continue
+        return [tuple(chosen) + pick for pick in itertools.combinations(members, needed)]
+    return [tuple(chosen)]
+
+
+RULES = {
+    **COMMON_RULES,
+    Insert: deterministic(_insert),
+    Get: deterministic(_get),
+    GetRange: deterministic(_get_range),
+    Release: deterministic(_release),
+    ReplayIncrement: deterministic(_replay_increment),
+    InvalidateBefore: deterministic(_invalidate_before),
+    InvalidateLedger: deterministic(_invalidate_ledger),
+    Clear: deterministic(_clear),
+    EvictTimestamp: deterministic(_evict_timestamp),
+    EvictSize: _evict_size,
+}
+
+__all__ = ["NAME", "State", "init", "observe", "step"]

@@ -1,0 +1,296 @@
+"""Profile ``pulsar-master``: the entry cache as merged (SPEC.md, "Profile pulsar-master").
+
+Bounded requeue to the tail instead of a stash, the ``accessed`` flag and its TTL extension, one TTL
+with strict ``<``, size eviction that ignores timestamps, duplicate inserts refused, ``markRead``
+with no floor. Sources: PR #24623 at 490ba0cca1 and later fixes up to fbcfacf324;
+pip430-entry-cache.md §2 (paths under managed-ledger/.../mledger/impl/cache/).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ledgerspec.spec.cache._base import (
+    COMMON_RULES,
+    Base,
+    Outcome,
+    Work,
+    deterministic,
+    require,
+    run_step,
+)
+from ledgerspec.spec.cache._config import CacheConfig
+from ledgerspec.spec.cache._kernels import (
+    Verdict,
+    master_should_requeue,
+    master_size_verdict,
+    master_timestamp_verdict,
+)
+from ledgerspec.spec.cache._observation import CachedEntry, Observation
+from ledgerspec.spec.cache._ops import (
+    Clear,
+    EvictSize,
+    EvictTimestamp,
+    Get,
+    GetRange,
+    Insert,
+    InvalidateBefore,
+    InvalidateLedger,
+    Op,
+    Release,
+    ReplayIncrement,
+)
+
+NAME = "pulsar-master"
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """``RangeCacheEntryWrapper``: ``handler`` is None when the entry was inserted with count <= 0."""
+
+    ledger: int
+    entry: int
+    size: int
+    ts: int
+    handler: int | None
+    requeues: int = 0
+    accessed: bool = False
+
+
+@dataclass(frozen=True)
+class State:
+    """One queue, in queue order. Tombstones of removed entries are not kept: they only ever yield
+    MISSING, which neither stops a pass nor counts towards the size freed (§2.5), so they change no
+    observable behaviour."""
+
+    base: Base
+    queue: tuple[Wrapper, ...] = ()
+
+
+class _Work(Work):
+    def __init__(self, state: State) -> None:
+        super().__init__(state.base)
+        self.queue = list(state.queue)
+
+    def index(self, ledger: int, entry: int) -> int | None:
+        for index, wrapper in enumerate(self.queue):
+            if (wrapper.ledger, wrapper.entry) == (ledger, entry):
+                return index
+        return None
+
+
+def _freeze(work: _Work) -> State:
+    return State(base=work.base(), queue=tuple(work.queue))
+
+
+def init(config: CacheConfig) -> State:
+    """An empty cache; ``max_size == 0`` gives ``EntryCacheDisabled``."""
+    return State(base=Base(config=config, disabled=config.max_size == 0))
+
+
+def step(state: State, op: Op) -> frozenset[Outcome[State]]:
+    """The allowed outcomes of ``op`` (deterministic in this profile: zero or one)."""
+    return run_step(state, op, RULES, _Work, _freeze)
+
+
+def observe(state: State) -> Observation:
+    """Entries in position order; ``timestamp`` is the insertion time or the last requeue time."""
+    base = state.base
+    entries = tuple(
+        sorted(
+            CachedEntry(
+                ledger=w.ledger,
+                entry=w.entry,
+                size=w.size,
+                count=None if w.handler is None else base.handlers[w.handler],
+                timestamp=w.ts,
+            )
+            for w in state.queue
+        )
+    )
+    copies = tuple((copy, None if h is None else base.handlers[h]) for copy, h in base.copies)
+    return Observation(entries=entries, size=sum(e.size for e in entries), counters=base.counters, copies=copies)
+
+
+# --- insert and reads ----------------------------------------------------------------------------
+
+
+def _insert(work: _Work, op: Insert) -> bool:
+    """``RangeCache.put``: put-if-absent; a duplicate is refused and changes nothing (§2.2, D4).
+
+    The handler exists only for a count > 0 (``EntryReadCountHandlerImpl.maybeCreate``). The
+    wrapper is stamped with ``now`` and offered at the tail. Inserts are never refused for size.
+    """
+    require(op.size > 0 and op.expected_reads >= 0)
+    if work.disabled or work.index(op.ledger, op.entry) is not None:
+        return False
+    handler = work.new_handler(op.expected_reads) if op.expected_reads > 0 else None
+    work.queue.append(Wrapper(op.ledger, op.entry, op.size, op.now, handler))
+    work.count("inserted")
+    return True
+
+
+def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
+    """A hit sets ``accessed`` and dispatches a copy sharing the handler (§2.3)."""
+    index = work.index(ledger, entry)
+    if index is None:
+        work.count("misses")
+        return None
+    wrapper = work.queue[index]
+    work.queue[index] = dataclasses.replace(wrapper, accessed=True)
+    work.count("hits")
+    return work.make_copy(wrapper.handler)
+
+
+def _get(work: _Work, op: Get) -> int | None:
+    return _read_one(work, op.ledger, op.entry)
+
+
+def _get_range(work: _Work, op: GetRange) -> tuple[int | None, ...]:
+    require(op.first <= op.last)
+    return tuple(_read_one(work, op.ledger, entry) for entry in range(op.first, op.last + 1))
+
+
+def _mark_read(work: _Work, handler: int | None) -> None:
+    """``markRead()``: -1 with no floor; nothing without a handler (§2.4)."""
+    if handler is not None:
+        work.handlers[handler] -= 1
+
+
+def _release(work: _Work, op: Release) -> None:
+    """Releasing a dispatch copy (flag true) calls ``markRead()``."""
+    handler = work.copy_handler(op.copy)
+    del work.copies[op.copy]
+    _mark_read(work, handler)
+
+
+def _replay_increment(work: _Work, op: ReplayIncrement) -> None:
+    """``incrementExpectedReadCount()``: +1 if there is a handler; returns nothing (D3)."""
+    handler = work.copy_handler(op.copy)
+    if handler is not None:
+        work.handlers[handler] += 1
+
+
+# --- removal -----------------------------------------------------------------------------------
+
+
+def _remove(work: _Work, wrapper: Wrapper, reason: str) -> None:
+    """``removeEntry``: the entry leaves and the cache's own value is deallocated.
+
+    That value was created with ``decreaseReadCountOnRelease = true`` (the default), so its
+    deallocation calls ``markRead()`` once more on the shared handler (§2.4, D7). Only open copies
+    can observe it.
+    """
+    work.count(f"removed_{reason}")
+    _mark_read(work, wrapper.handler)
+
+
+def _remove_where(work: _Work, doomed: set[tuple[int, int]], reason: str) -> None:
+    kept = []
+    for wrapper in work.queue:
+        if (wrapper.ledger, wrapper.entry) in doomed:
+            _remove(work, wrapper, reason)
+        else:
+            kept.append(wrapper)
+    work.queue = kept
+
+
+def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
+    """``removeRange((-1,0), pos, false)`` within the ledger; leaves tombstones (§2.5)."""
+    doomed = {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger and w.entry < op.entry}
+    _remove_where(work, doomed, "invalidate")
+
+
+def _invalidate_ledger(work: _Work, op: InvalidateLedger) -> None:
+    """``invalidateAllEntries(ledgerId)``."""
+    _remove_where(work, {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger}, "invalidate")
+
+
+def _clear(work: _Work, _op: Clear) -> None:
+    """``clear()``."""
+    _remove_where(work, {(w.ledger, w.entry) for w in work.queue}, "clear")
+
+
+# --- eviction ----------------------------------------------------------------------------------
+
+
+def _should_requeue(work: _Work, wrapper: Wrapper) -> bool:
+    count = None if wrapper.handler is None else work.handlers[wrapper.handler]
+    return master_should_requeue(
+        count, wrapper.requeues, wrapper.accessed, work.config.max_requeue, work.config.extend_ttl
+    )
+
+
+def _requeue(work: _Work, head: Wrapper) -> None:
+    """``markRequeued()``: stamp now, clear ``accessed``, count the requeue, append at the tail."""
+    work.queue.append(dataclasses.replace(head, ts=work.now, accessed=False, requeues=head.requeues + 1))
+
+
+def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
+    """``evictLEntriesBeforeTimestamp(now - ttl)`` (§2.7).
+
+    A requeued entry is stamped ``now``, so when it comes round again in the same pass it has not
+    expired and the pass stops: the walk always ends.
+
+    Micro-scenario: ttl 10, max_requeue 1; A (count 1, ts 0), B (count 0, ts 1). Pass at now 20:
+    A requeued (ts 20, requeues 1), B removed, A again: 20 >= 10, stop. Pass at now 40: A removed.
+    """
+    threshold = op.now - work.config.ttl
+    while work.queue:
+        head = work.queue[0]
+        verdict = master_timestamp_verdict(head.ts, threshold, _should_requeue(work, head))
+        if verdict is Verdict.STOP:
+            return
+        work.queue.pop(0)
+        if verdict is Verdict.REQUEUE:
+            _requeue(work, head)
+        else:
+            _remove(work, head, "ttl")
+
+
+def _evict_size(work: _Work, _op: EvictSize) -> None:
+    """``doEvictToWatermarkWhenOverThreshold`` then ``evictLeastAccessedEntries(sizeToEvict)`` (§2.8, §2.9).
+
+    Above ``(long)(max_size * 0.98)`` (strict), free ``size - (long)(max_size * watermark)``. The
+    walk ends when the queue is empty or enough is freed; an entry with expected reads is requeued
+    until its requeue count reaches ``max_requeue`` and then removed whatever its count.
+
+    Micro-scenario: max 100, watermark 0.5; A (60, count 1), B (50, count 0), max_requeue 1:
+    size 110 > 98, to free 60: A requeued, B removed (50), A removed (110 >= 60).
+    """
+    size = sum(w.size for w in work.queue)
+    if size <= work.config.trigger_size:
+        return
+    to_free = size - work.config.watermark_size
+    if to_free <= 0:
+        return
+    removed = 0
+    while work.queue:
+        head = work.queue[0]
+        verdict = master_size_verdict(removed, to_free, _should_requeue(work, head))
+        if verdict is Verdict.STOP:
+            return
+        work.queue.pop(0)
+        if verdict is Verdict.REQUEUE:
+            _requeue(work, head)
+        else:
+            removed += head.size
+            _remove(work, head, "size")
+
+
+RULES = {
+    **COMMON_RULES,
+    Insert: deterministic(_insert),
+    Get: deterministic(_get),
+    GetRange: deterministic(_get_range),
+    Release: deterministic(_release),
+    ReplayIncrement: deterministic(_replay_increment),
+    InvalidateBefore: deterministic(_invalidate_before),
+    InvalidateLedger: deterministic(_invalidate_ledger),
+    Clear: deterministic(_clear),
+    EvictTimestamp: deterministic(_evict_timestamp),
+    EvictSize: deterministic(_evict_size),
+}
+
+__all__ = ["NAME", "State", "Wrapper", "init", "observe", "step"]
