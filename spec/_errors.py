@@ -4,6 +4,9 @@
 class SpecError(Exception):
     """Root of every error raised by ``ledgerspec.spec``."""
 
+    code = "spec-error"
+    exit_status = 2
+
 
 class ConfigError(SpecError, ValueError):
     """A configuration value is out of range or of the wrong type.
@@ -12,12 +15,16 @@ class ConfigError(SpecError, ValueError):
     nanoseconds, sizes in bytes). Fix: use the value range named in the message.
     """
 
+    code = "config-error"
+
 
 class UnknownProfileError(SpecError, LookupError):
     """A profile name is not one the spec defines.
 
     Fix: use one of the names the message lists (``ledgerspec spec show`` prints them).
     """
+
+    code = "unknown-profile"
 
 
 class OperationError(SpecError, ValueError):
@@ -26,3 +33,5 @@ class OperationError(SpecError, ValueError):
     Likely cause: a hand-edited case file or trace. Fix: compare with the operation table in
     spec/cache/SPEC.md.
     """
+
+    code = "bad-operation"

@@ -1,0 +1,31 @@
+"""The conformance engine's exceptions: one root, subclasses that say the cause and the fix."""
+
+
+class ConformanceError(Exception):
+    """Root of every error raised by ``ledgerspec.conformance``."""
+
+    code = "conformance-error"
+    exit_status = 2
+
+
+class InputError(ConformanceError):
+    """Bad input from the user: an unknown adapter or profile, a malformed case file or option.
+
+    Fix: the message names the file, field or option; ``ledgerspec adapters`` and
+    ``ledgerspec spec show`` list what exists. Exit code 2.
+    """
+
+    code = "input-error"
+    exit_status = 2
+
+
+class AdapterFault(ConformanceError):
+    """The adapter, not the cache, misbehaved: it crashed, hung, broke the protocol, or answered
+    an operation it does not support.
+
+    This is never a conformance verdict. Fix: run ``ledgerspec smoke --adapter A`` and read the
+    captured stderr in the message. Exit code 3.
+    """
+
+    code = "adapter-fault"
+    exit_status = 3

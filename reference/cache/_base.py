@@ -1,0 +1,249 @@
+"""What every reference cache shares: configuration, logical clock, counters, copies, cursors.
+
+Time is only ever the ``now`` argument: an operation whose ``now`` is before the last accepted one is
+refused, as is any operation that breaks its precondition; a refused operation changes nothing, not
+even the clock. Copy ids count up from 0 in dispatch order (one per hit). Counters and the cached
+size are running totals, so :meth:`ReferenceCache.snapshot` is the only O(n) operation here.
+
+Complexity: configure O(1); cursor operations O(log n) (see ``_cursors``); release and
+replay_increment O(1) plus the profile's hook; get O(1) plus the profile's lookup; get_range O(k)
+lookups for k positions; snapshot O(n log n).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Generic, TypeVar
+
+from ledgerspec.reference._errors import ReferenceCacheError
+from ledgerspec.reference.cache._config import MIB, NANOS_PER_MILLI, Config, check_config
+from ledgerspec.reference.cache._cursors import ActiveCursors
+
+COUNTERS: tuple[str, ...] = (
+    "inserted",
+    "hits",
+    "misses",
+    "removed_size",
+    "removed_ttl",
+    "removed_invalidate",
+    "removed_clear",
+)
+"""The cumulative counters of an observation, in its key order."""
+
+C = TypeVar("C")
+"""What an open copy remembers: the wrapper or handler it shares, or None."""
+
+
+def require(condition: bool, message: str) -> None:
+    """An operation's precondition: raise :class:`ReferenceCacheError` naming the argument if false."""
+    if not condition:
+        raise ReferenceCacheError(message)
+
+
+class ReferenceCache(abc.ABC, Generic[C]):
+    """Base of the four reference caches; the public methods are the operations of spec/cache/_ops.py.
+
+    Every parameter is keyword-only, with the same name, default, meaning and range as the spec's
+    ``CacheConfig``; a profile ignores the fields it does not use.
+    """
+
+    PROFILE: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        *,
+        max_size: int = 128 * MIB,
+        watermark: float = 0.9,
+        trigger: float = 0.98,
+        ttl: int = 1000 * NANOS_PER_MILLI,
+        ttl_max: int = 5000 * NANOS_PER_MILLI,
+        max_requeue: int = 5,
+        extend_ttl: bool = True,
+        segment_size_max: int = 1024 * MIB,
+    ) -> None:
+        values = {
+            "max_size": max_size,
+            "watermark": watermark,
+            "trigger": trigger,
+            "ttl": ttl,
+            "ttl_max": ttl_max,
+            "max_requeue": max_requeue,
+            "extend_ttl": extend_ttl,
+            "segment_size_max": segment_size_max,
+        }
+        check_config(values, where=type(self).__name__)
+        self._config = Config(**values)
+        self._now = 0
+        self._disabled = max_size == 0
+        """``EntryCacheDisabled``: decided when the cache is created, not by a later resize (E8)."""
+        self._counters = dict.fromkeys(COUNTERS, 0)
+        self._copies: dict[int, C] = {}
+        self._next_copy = 0
+        self._cursors = ActiveCursors()
+        self._setup()
+
+    @abc.abstractmethod
+    def _setup(self) -> None:
+        """Create the profile's own empty structures."""
+
+    @property
+    def config(self) -> Config:
+        """The configuration in force."""
+        return self._config
+
+    @property
+    def now(self) -> int:
+        """The clock of the last accepted operation (0 at start)."""
+        return self._now
+
+    # --- helpers for the profiles -----------------------------------------------------------------
+
+    def _check_clock(self, now: int) -> None:
+        require(now >= self._now, f"now must not go back: got {now!r}, last accepted {self._now}")
+
+    def _count(self, counter: str, n: int = 1) -> None:
+        self._counters[counter] += n
+
+    def _make_copy(self, shared: C) -> int:
+        copy = self._next_copy
+        self._next_copy += 1
+        self._copies[copy] = shared
+        return copy
+
+    def _open_copy(self, copy: int, where: str) -> C:
+        require(copy in self._copies, f"{where}: copy {copy!r} is not an open copy")
+        return self._copies[copy]
+
+    @staticmethod
+    def _check_insert(size: int, expected_reads: int) -> None:
+        require(size > 0, f"insert: size must be > 0, got {size!r}")
+        require(expected_reads >= 0, f"insert: expected_reads must be >= 0, got {expected_reads!r}")
+
+    # --- what a profile provides ------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _read_one(self, ledger: int, entry: int) -> int | None:
+        """Look up one position: count a hit (and dispatch a copy) or a miss."""
+
+    @abc.abstractmethod
+    def _entry_rows(self) -> list[dict[str, Any]]:
+        """The cached entries for :meth:`snapshot`, in position order."""
+
+    @abc.abstractmethod
+    def _size(self) -> int:
+        """The reported size."""
+
+    @abc.abstractmethod
+    def _copy_count(self, shared: C) -> int | None:
+        """The count an open copy shows, or None without a handler."""
+
+    # --- operations -------------------------------------------------------------------------------
+
+    def configure(
+        self,
+        *,
+        now: int,
+        max_size: int | None = None,
+        watermark: float | None = None,
+        ttl: int | None = None,
+        ttl_max: int | None = None,
+        max_requeue: int | None = None,
+        extend_ttl: bool | None = None,
+    ) -> None:
+        """Run-time change (``updateCacheSizeAndThreshold``, watermark, TTLs, requeue; §2.9); None keeps a field."""
+        self._check_clock(now)
+        given = {
+            "max_size": max_size,
+            "watermark": watermark,
+            "ttl": ttl,
+            "ttl_max": ttl_max,
+            "max_requeue": max_requeue,
+            "extend_ttl": extend_ttl,
+        }
+        changes = {name: value for name, value in given.items() if value is not None}
+        check_config(changes, where="configure")
+        self._now = now
+        self._config = self._config.changed(changes)
+
+    @abc.abstractmethod
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        """Insert an entry carrying ``expected_reads``; true iff it is now cached as a new entry."""
+
+    def get(self, *, now: int, ledger: int, entry: int) -> int | None:
+        """Read one position: the id of the dispatched copy on a hit, None on a miss."""
+        self._check_clock(now)
+        self._now = now
+        return self._read_one(ledger, entry)
+
+    def get_range(self, *, now: int, ledger: int, first: int, last: int) -> tuple[int | None, ...]:
+        """Read ``[first, last]`` of one ledger, position by position, in order (§2.3)."""
+        self._check_clock(now)
+        require(first <= last, f"get_range: first must be <= last, got first={first!r}, last={last!r}")
+        self._now = now
+        return tuple(self._read_one(ledger, entry) for entry in range(first, last + 1))
+
+    @abc.abstractmethod
+    def release(self, *, now: int, copy: int) -> None:
+        """Release an open dispatched copy."""
+
+    @abc.abstractmethod
+    def replay_increment(self, *, now: int, copy: int) -> bool | None:
+        """Key_Shared replay through an open copy: ``incrementExpectedReadCount()``."""
+
+    @abc.abstractmethod
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        """``invalidateEntries(pos)``: every entry of ``ledger`` strictly before ``entry``."""
+
+    @abc.abstractmethod
+    def invalidate_ledger(self, *, now: int, ledger: int) -> None:
+        """``invalidateAllEntries(ledgerId)``."""
+
+    @abc.abstractmethod
+    def clear(self, *, now: int) -> None:
+        """``clear()`` of the whole cache."""
+
+    @abc.abstractmethod
+    def evict_timestamp(self, *, now: int) -> None:
+        """One timestamp (TTL) eviction pass."""
+
+    @abc.abstractmethod
+    def evict_size(self, *, now: int) -> None:
+        """The size eviction the executor runs: down to the watermark when over the trigger."""
+
+    def cursor_add(self, *, now: int, ledger: int, cursor: str, entry: int) -> None:
+        """A cursor becomes active at ``entry`` (not active already, ``entry >= 0``)."""
+        self._check_clock(now)
+        self._cursors.add(ledger, cursor, entry)
+        self._now = now
+
+    def cursor_remove(self, *, now: int, ledger: int, cursor: str) -> None:
+        """An active cursor goes away."""
+        self._check_clock(now)
+        self._cursors.remove(ledger, cursor)
+        self._now = now
+
+    def cursor_seek(self, *, now: int, ledger: int, cursor: str, entry: int) -> None:
+        """An active cursor moves to ``entry >= 0``."""
+        self._check_clock(now)
+        self._cursors.seek(ledger, cursor, entry)
+        self._now = now
+
+    def cursor_count(self, *, now: int, ledger: int, cursor: str) -> int:
+        """``getNumberOfCursorsAtSamePositionOrBefore`` (pip430-entry-cache.md §1.6, §2.10); 0 if inactive."""
+        self._check_clock(now)
+        self._now = now
+        return self._cursors.count_at_or_before(ledger, cursor)
+
+    def active_cursors(self, ledger: int) -> int:
+        """Active cursors on ``ledger``: the expected reads of a tailing write (§1.4, §2.2). Not an operation."""
+        return self._cursors.active(ledger)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Plain data, the shape of the spec's ``Observation.to_dict()``: entries, size, counters, copies."""
+        return {
+            "entries": self._entry_rows(),
+            "size": self._size(),
+            "counters": dict(self._counters),
+            # ids only grow and a dict keeps insertion order, so this is already by id
+            "copies": [[copy, self._copy_count(shared)] for copy, shared in self._copies.items()],
+        }

@@ -1,0 +1,216 @@
+"""Profile ``pip430``: the entry cache as the PIP-430 text states it (pip430-entry-cache.md §1).
+
+Source: pip/pip-430.md at cf3d7d17d9 (PR #24444). One broker-wide FIFO removal queue with a stash
+beside it (§1.1, §1.7); two TTLs, ``ttl`` for entries that may go by count and ``ttl_max`` for
+protected ones (§1.7, §1.8.1); a final EVICTED state set by ``markEvicted`` on forced removal (§1.3);
+a duplicate insert merges its expected reads into the cached entry (§1.5). Every entry has a handler.
+
+Complexity (n cached entries, k removed by the operation): insert, get, release, replay_increment
+O(log n); get_range O(k log n) for k positions; invalidate_before O((k + 1) log n);
+invalidate_ledger and clear O(k log n); evict_timestamp and evict_size O((k + s + 1) log n) where s
+entries move from the queue to the stash (each entry moves once in its life), so amortized O(log n).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerspec.reference.cache._base import ReferenceCache
+from ledgerspec.reference.cache._range_cache import RangeCaches
+from ledgerspec.reference.cache._read_count import Pip430ReadCount
+from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper
+
+
+def _can_evict(wrapper: Wrapper) -> bool:
+    handler: Pip430ReadCount = wrapper.handler
+    return handler.can_evict()
+
+
+class Pip430Cache(ReferenceCache[Wrapper]):
+    """The PIP text's cache: queue + stash, two TTLs, EVICTED sentinel, merged duplicates.
+
+    An open copy remembers the wrapper it was dispatched from, whose handler it shares, so that a
+    count change through the copy can re-file a stashed entry.
+    """
+
+    PROFILE = "pip430"
+
+    def _setup(self) -> None:
+        self._ranges: RangeCaches[Wrapper] = RangeCaches()
+        self._queue = RemovalQueue()
+        self._stash = Stash(_can_evict)
+        self._inserts = 0
+
+    # --- observation ------------------------------------------------------------------------------
+
+    def _entry_rows(self) -> list[dict[str, Any]]:
+        return [
+            {"ledger": ledger, "entry": entry, "size": w.size, "count": w.handler.count, "timestamp": w.ts}
+            for ledger, entry, w in self._ranges.items()
+        ]
+
+    def _size(self) -> int:
+        return self._ranges.total_size
+
+    def _copy_count(self, shared: Wrapper) -> int | None:
+        return shared.handler.count
+
+    # --- insert and reads -------------------------------------------------------------------------
+
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        """``RangeEntryCacheImpl.insert`` of the PIP text (§1.5).
+
+        A duplicate merges its expected reads into the cached handler and returns false (size and
+        timestamp unchanged). Were that handler EVICTED, the merge is refused and the put-if-absent
+        fails too, so the result is false either way (§1.8.4; unreachable, a forced removal unmaps).
+        """
+        self._check_clock(now)
+        self._check_insert(size, expected_reads)
+        self._now = now
+        if self._disabled:
+            return False
+        previous = self._ranges.get(ledger, entry)
+        if previous is not None:
+            previous.handler.increment(expected_reads)
+            self._stash.refresh(previous)
+            return False
+        wrapper = Wrapper(ledger, entry, size, now, Pip430ReadCount(expected_reads), seq=self._inserts)
+        self._inserts += 1
+        self._ranges.put(ledger, entry, wrapper)
+        self._queue.offer(wrapper)
+        self._count("inserted")
+        return True
+
+    def _read_one(self, ledger: int, entry: int) -> int | None:
+        """A hit dispatches a copy sharing the entry's handler; nothing else changes."""
+        wrapper = self._ranges.get(ledger, entry)
+        if wrapper is None:
+            self._count("misses")
+            return None
+        self._count("hits")
+        return self._make_copy(wrapper)
+
+    def release(self, *, now: int, copy: int) -> None:
+        """Releasing a dispatch copy calls ``markRead()`` (§1.4): -1, unless EVICTED."""
+        self._check_clock(now)
+        wrapper = self._open_copy(copy, "release")
+        self._now = now
+        del self._copies[copy]
+        wrapper.handler.mark_read()
+        self._stash.refresh(wrapper)
+
+    def replay_increment(self, *, now: int, copy: int) -> bool:
+        """``incrementExpectedReadCount()``: false and unchanged once EVICTED (§1.3)."""
+        self._check_clock(now)
+        wrapper = self._open_copy(copy, "replay_increment")
+        self._now = now
+        accepted: bool = wrapper.handler.increment(1)
+        self._stash.refresh(wrapper)
+        return accepted
+
+    # --- removal ----------------------------------------------------------------------------------
+
+    def _unlink(self, wrapper: Wrapper) -> None:
+        """Take an unmapped wrapper out of the stash, or leave it in the queue as a tombstone."""
+        if wrapper.stashed:
+            self._stash.discard(wrapper)
+        else:
+            self._queue.tombstone(wrapper)
+
+    def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
+        """Forced removal: unmapped by the caller, handler marked EVICTED (§1.3)."""
+        for wrapper in doomed:
+            wrapper.handler.mark_evicted()
+            self._unlink(wrapper)
+        self._count(reason, len(doomed))
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        """Every entry of the ledger strictly before the position, by force."""
+        self._check_clock(now)
+        self._now = now
+        self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
+
+    def invalidate_ledger(self, *, now: int, ledger: int) -> None:
+        """Every entry of the ledger (ledger deletion), by force."""
+        self._check_clock(now)
+        self._now = now
+        self._force_remove(self._ranges.pop_ledger(ledger), "removed_invalidate")
+
+    def clear(self, *, now: int) -> None:
+        """Every entry of the cache, by force; every queued wrapper is then a tombstone, so drop them."""
+        self._check_clock(now)
+        self._now = now
+        self._force_remove(self._ranges.pop_all(), "removed_clear")
+        self._queue.clear()
+
+    # --- eviction (normal eviction does not call markEvicted) -------------------------------------
+
+    def _evict(self, wrapper: Wrapper, reason: str) -> None:
+        """Remove a wrapper that an eviction pass has already taken out of the queue or the stash."""
+        self._ranges.pop(wrapper.ledger, wrapper.entry)
+        self._count(reason)
+
+    def evict_timestamp(self, *, now: int) -> None:
+        """Timestamp pass, ``evictEntries(predicate, processAllEntriesInStash=true)`` (§1.7, §1.9).
+
+        REMOVE iff ``ts < now - ttl_max``, or the entry may go by count and ``ts < now - ttl``;
+        otherwise a queued entry past ``ttl`` is STASHed and the walk goes on, and the first queued
+        entry not past ``ttl`` STOPs it. The whole stash is scanned first; its survivors stay.
+
+        Micro-scenario: ttl 10, ttl_max 50; A (count 0, ts 0), B (count 1, ts 1), C (count 0, ts 2);
+        pass at now 20 (thresholds 10 and -30): A removed, B stashed, C removed.
+        """
+        self._check_clock(now)
+        self._now = now
+        threshold = now - self._config.ttl
+        threshold_max = now - self._config.ttl_max
+        for wrapper in self._stash.take_expired(threshold, threshold_max):
+            self._evict(wrapper, "removed_ttl")
+        while (head := self._queue.peek()) is not None:
+            if head.ts < threshold_max or (head.handler.can_evict() and head.ts < threshold):
+                self._queue.poll()
+                self._evict(head, "removed_ttl")
+            elif head.ts < threshold:
+                self._queue.poll()
+                self._stash.add(head)
+            else:
+                return
+
+    def evict_size(self, *, now: int) -> None:
+        """``doEvictToWatermarkWhenOverThreshold`` then ``evictEntries(sizeToEvict, now - ttl_max)`` (§1.7).
+
+        Only above ``(long)(max_size * trigger)``; frees ``size - (long)(max_size * watermark)``. Stash
+        first, then queue; the pass ends as soon as enough is freed (``processAll = false``). An entry
+        is removed if it may go by count or ``ts < now - ttl_max``; otherwise it is stashed (queue)
+        or stays stashed (stash).
+
+        Micro-scenario: max 100, trigger 0.98 -> 98, watermark 0.5 -> 50; A (40, count 1),
+        B (40, count 0), C (30, count 0): size 110 > 98, free 60: A stashed, B removed (40),
+        C removed (70 >= 60).
+        """
+        self._check_clock(now)
+        self._now = now
+        size = self._ranges.total_size
+        if size <= self._config.trigger_size:
+            return
+        to_free = size - self._config.watermark_size
+        expiry = now - self._config.ttl_max
+        removed = 0
+        while removed < to_free and (stashed := self._stash.next_for_size(expiry)) is not None:
+            self._stash.discard(stashed)
+            self._evict(stashed, "removed_size")
+            removed += stashed.size
+        while removed < to_free and (head := self._queue.peek()) is not None:
+            self._queue.poll()
+            if head.handler.can_evict() or head.ts < expiry:
+                self._evict(head, "removed_size")
+                removed += head.size
+            else:
+                self._stash.add(head)
+
+    def stash_size(self) -> int:
+        """Number of stashed entries (for tests and coverage statistics). Not an operation."""
+        return len(self._stash)
+
+
+__all__ = ["Pip430Cache"]

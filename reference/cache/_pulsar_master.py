@@ -1,0 +1,196 @@
+"""Profile ``pulsar-master``: the entry cache as merged (pip430-entry-cache.md §2).
+
+Sources: PR #24623 at 490ba0cca1 and later fixes up to fbcfacf324. Bounded requeue to the tail
+instead of a stash (D1, §2.6); the ``accessed`` flag set by reads and its TTL extension (§2.3, §2.7);
+one TTL with strict ``<`` (§2.7); size eviction ignores timestamps (§2.8, D6); duplicate inserts
+refused (§2.2, D4); ``markRead`` with no floor, and one more ``markRead`` when the cache's own value
+is deallocated after removal (§2.4, D7). A handler exists only for a count > 0.
+
+Complexity (n cached entries, k removed, r requeued by the operation): insert, get, release,
+replay_increment O(log n); get_range O(k log n) for k positions; invalidate_before O((k + 1) log n);
+invalidate_ledger and clear O(k log n); evict_timestamp and evict_size O((k + r + 1) log n).
+Requeues are paid for: an entry requeues for its count at most ``max_requeue`` times in its life, and
+for ``accessed`` at most once per read, so passes are amortized O(max_requeue * log n).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerspec.reference.cache._base import ReferenceCache
+from ledgerspec.reference.cache._range_cache import RangeCaches
+from ledgerspec.reference.cache._read_count import MergedReadCount
+from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper
+
+
+class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
+    """The merged cache: one queue with requeue, accessed flag, one TTL, duplicates refused.
+
+    An open copy remembers the handler it shares (None for an entry inserted with no expected reads).
+    """
+
+    PROFILE = "pulsar-master"
+
+    def _setup(self) -> None:
+        self._ranges: RangeCaches[Wrapper] = RangeCaches()
+        self._queue = RemovalQueue()
+
+    # --- observation ------------------------------------------------------------------------------
+
+    def _entry_rows(self) -> list[dict[str, Any]]:
+        """Timestamps are the insertion time or the last requeue time."""
+        return [
+            {
+                "ledger": ledger,
+                "entry": entry,
+                "size": w.size,
+                "count": None if w.handler is None else w.handler.count,
+                "timestamp": w.ts,
+            }
+            for ledger, entry, w in self._ranges.items()
+        ]
+
+    def _size(self) -> int:
+        return self._ranges.total_size
+
+    def _copy_count(self, shared: MergedReadCount | None) -> int | None:
+        return None if shared is None else shared.count
+
+    # --- insert and reads -------------------------------------------------------------------------
+
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        """``RangeCache.put``: put-if-absent, stamped ``now``, offered at the tail (§2.2).
+
+        A duplicate is refused and changes nothing: not its count, timestamp or ``accessed`` (D4).
+        Inserts are never refused for size.
+        """
+        self._check_clock(now)
+        self._check_insert(size, expected_reads)
+        self._now = now
+        if self._disabled or self._ranges.get(ledger, entry) is not None:
+            return False
+        wrapper = Wrapper(ledger, entry, size, now, MergedReadCount.maybe_create(expected_reads))
+        self._ranges.put(ledger, entry, wrapper)
+        self._queue.offer(wrapper)
+        self._count("inserted")
+        return True
+
+    def _read_one(self, ledger: int, entry: int) -> int | None:
+        """A hit sets ``accessed`` and dispatches a copy sharing the handler (§2.3)."""
+        wrapper = self._ranges.get(ledger, entry)
+        if wrapper is None:
+            self._count("misses")
+            return None
+        wrapper.accessed = True
+        self._count("hits")
+        return self._make_copy(wrapper.handler)
+
+    def release(self, *, now: int, copy: int) -> None:
+        """Releasing a dispatch copy (flag true) calls ``markRead()``: -1, no floor (§2.4)."""
+        self._check_clock(now)
+        handler = self._open_copy(copy, "release")
+        self._now = now
+        del self._copies[copy]
+        if handler is not None:
+            handler.mark_read()
+
+    def replay_increment(self, *, now: int, copy: int) -> None:
+        """``incrementExpectedReadCount()``: +1 if there is a handler; returns nothing (D3)."""
+        self._check_clock(now)
+        handler = self._open_copy(copy, "replay_increment")
+        self._now = now
+        if handler is not None:
+            handler.increment()
+
+    # --- removal ----------------------------------------------------------------------------------
+
+    def _removed(self, wrapper: Wrapper, reason: str) -> None:
+        """``removeEntry`` of an unmapped wrapper: count it; deallocating the cache's own value calls
+        ``markRead()`` once more on the shared handler (§2.4, D7)."""
+        self._count(reason)
+        if wrapper.handler is not None:
+            wrapper.handler.mark_read()
+
+    def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
+        """``removeRange`` / ``clear``: the wrappers stay queued as tombstones (§2.5)."""
+        for wrapper in doomed:
+            self._queue.tombstone(wrapper)
+            self._removed(wrapper, reason)
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        """``invalidateEntries(pos)``: ``removeRange`` of the ledger's entries strictly before it."""
+        self._check_clock(now)
+        self._now = now
+        self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
+
+    def invalidate_ledger(self, *, now: int, ledger: int) -> None:
+        """``invalidateAllEntries(ledgerId)``."""
+        self._check_clock(now)
+        self._now = now
+        self._force_remove(self._ranges.pop_ledger(ledger), "removed_invalidate")
+
+    def clear(self, *, now: int) -> None:
+        """``clear()``; every queued wrapper is then a tombstone, so the queue is dropped at once."""
+        self._check_clock(now)
+        self._now = now
+        self._force_remove(self._ranges.pop_all(), "removed_clear")
+        self._queue.clear()
+
+    # --- eviction ---------------------------------------------------------------------------------
+
+    def _should_requeue(self, wrapper: Wrapper) -> bool:
+        """``shouldRequeue`` (§2.6): accessed with extend-TTL on, or expected reads and budget left."""
+        config = self._config
+        if config.extend_ttl and wrapper.accessed:
+            return True
+        handler = wrapper.handler
+        return handler is not None and handler.has_expected_reads() and wrapper.requeues < config.max_requeue
+
+    def _evict_head(self, head: Wrapper, reason: str) -> None:
+        self._queue.poll()
+        self._ranges.pop(head.ledger, head.entry)
+        self._removed(head, reason)
+
+    def evict_timestamp(self, *, now: int) -> None:
+        """``evictLEntriesBeforeTimestamp(now - ttl)`` (§2.7): strict ``<``; requeue or remove; STOP.
+
+        A requeued entry is stamped ``now`` (>= ``now - ttl``), so when it comes round again in the
+        same pass it stops the walk: the pass always ends.
+
+        Micro-scenario: ttl 10, max_requeue 1; A (count 1, ts 0), B (count 0, ts 1). Pass at now 20
+        (threshold 10): A requeued (ts 20, requeues 1), B removed, A again: 20 >= 10, stop.
+        Pass at now 40 (threshold 30): A has used its requeue, removed.
+        """
+        self._check_clock(now)
+        self._now = now
+        threshold = now - self._config.ttl
+        while (head := self._queue.peek()) is not None and head.ts < threshold:
+            if self._should_requeue(head):
+                self._queue.requeue(now)
+            else:
+                self._evict_head(head, "removed_ttl")
+
+    def evict_size(self, *, now: int) -> None:
+        """``doEvictToWatermarkWhenOverThreshold`` then ``evictLeastAccessedEntries(sizeToEvict)`` (§2.8, §2.9).
+
+        Above ``(long)(max_size * 0.98)`` (strict), free ``size - (long)(max_size * watermark)``. The
+        walk ends when the queue is empty or enough is freed; timestamps are not consulted; an entry
+        with expected reads is requeued until its requeue count reaches ``max_requeue``, then removed
+        whatever its count.
+
+        Micro-scenario: max 100 -> trigger 98, watermark 0.5 -> 50, max_requeue 1; A (60, count 1),
+        B (50, count 0): size 110 > 98, free 60: A requeued, B removed (50), A removed (110 >= 60).
+        """
+        self._check_clock(now)
+        self._now = now
+        size = self._ranges.total_size
+        if size <= self._config.trigger_size:
+            return
+        to_free = size - self._config.watermark_size
+        removed = 0
+        while removed < to_free and (head := self._queue.peek()) is not None:
+            if self._should_requeue(head):
+                self._queue.requeue(now)
+            else:
+                self._evict_head(head, "removed_size")
+                removed += head.size

@@ -1,0 +1,119 @@
+"""Per-ledger range caches (``RangeCache``, pip430-entry-cache.md §2.1, §7.1): position -> cached value.
+
+Each ledger has a ``SortedDict`` keyed by entry id; values carry a ``size``. The per-ledger sizes
+and the total are running sums, updated on every put and pop. An emptied ledger is dropped, so
+:meth:`RangeCaches.ledger_sizes` lists exactly the ledgers that cache something.
+
+Complexity: get O(1); put, pop, first O(log n); pop_before O((k + 1) log n) and pop_ledger O(k) for k
+removed; ledger_size, total_size O(1); items O(n log L) for L ledgers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Generic, Protocol, TypeVar
+
+from sortedcontainers import SortedDict
+
+
+class Sized(Protocol):
+    """A cached value: anything with an accounted ``size``."""
+
+    size: int
+
+
+V = TypeVar("V", bound=Sized)
+
+
+class RangeCaches(Generic[V]):
+    """Every ledger's range cache, with running sizes."""
+
+    def __init__(self) -> None:
+        self._ledgers: dict[int, SortedDict] = {}
+        self._sizes: dict[int, int] = {}
+        self._count = 0
+        self.total_size = 0
+        """Sum of the sizes of every cached value (the manager's ``currentSize``)."""
+
+    def __len__(self) -> int:
+        return self._count
+
+    def get(self, ledger: int, entry: int) -> V | None:
+        """The value cached at (ledger, entry), or None."""
+        cache = self._ledgers.get(ledger)
+        return None if cache is None else cache.get(entry)
+
+    def put(self, ledger: int, entry: int, value: V) -> None:
+        """Cache ``value`` at a position that holds nothing."""
+        cache = self._ledgers.get(ledger)
+        if cache is None:
+            cache = self._ledgers[ledger] = SortedDict()
+            self._sizes[ledger] = 0
+        assert entry not in cache, "put over a cached position"
+        cache[entry] = value
+        self._sizes[ledger] += value.size
+        self.total_size += value.size
+        self._count += 1
+
+    def pop(self, ledger: int, entry: int) -> V:
+        """Uncache the value at a cached position and return it."""
+        cache = self._ledgers[ledger]
+        value = cache.pop(entry)
+        self._account_removed(ledger, value.size, 1)
+        return value
+
+    def first(self, ledger: int) -> tuple[int, V] | None:
+        """The lowest cached (entry id, value) of ``ledger``, or None."""
+        cache = self._ledgers.get(ledger)
+        return None if cache is None else cache.peekitem(0)
+
+    def pop_before(self, ledger: int, entry: int) -> list[V]:
+        """Uncache every value of ``ledger`` strictly before ``entry``; returned in position order."""
+        cache = self._ledgers.get(ledger)
+        if cache is None:
+            return []
+        keys = list(cache.irange(maximum=entry, inclusive=(True, False)))
+        values = [cache.pop(key) for key in keys]
+        self._account_removed(ledger, sum(v.size for v in values), len(values))
+        return values
+
+    def pop_ledger(self, ledger: int) -> list[V]:
+        """Uncache every value of ``ledger``; returned in position order."""
+        cache = self._ledgers.pop(ledger, None)
+        if cache is None:
+            return []
+        size = self._sizes.pop(ledger)
+        self.total_size -= size
+        self._count -= len(cache)
+        return list(cache.values())
+
+    def pop_all(self) -> list[V]:
+        """Uncache everything; returned in position order."""
+        values = [value for _, _, value in self.items()]
+        self._ledgers.clear()
+        self._sizes.clear()
+        self._count = 0
+        self.total_size = 0
+        return values
+
+    def ledger_size(self, ledger: int) -> int:
+        """Sum of the sizes cached for ``ledger``."""
+        return self._sizes.get(ledger, 0)
+
+    def ledger_sizes(self) -> dict[int, int]:
+        """Size of every ledger that caches something."""
+        return dict(self._sizes)
+
+    def items(self) -> Iterator[tuple[int, int, V]]:
+        """(ledger, entry, value) in position order."""
+        for ledger in sorted(self._ledgers):
+            for entry, value in self._ledgers[ledger].items():
+                yield ledger, entry, value
+
+    def _account_removed(self, ledger: int, size: int, count: int) -> None:
+        self._sizes[ledger] -= size
+        self.total_size -= size
+        self._count -= count
+        if not self._ledgers[ledger]:
+            del self._ledgers[ledger]
+            del self._sizes[ledger]

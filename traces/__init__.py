@@ -1,0 +1,1 @@
+"""ledgerspec.traces: trace format, recorder, workload generator and the local and Spark checkers."""
