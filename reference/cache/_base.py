@@ -35,7 +35,7 @@ C = TypeVar("C")
 
 
 def require(condition: bool, message: str) -> None:
-    """An operation's precondition: raise :class:`ReferenceCacheError` naming the argument if false."""
+    """Check an operation's precondition: raise :class:`ReferenceCacheError` with ``message`` if false."""
     if not condition:
         raise ReferenceCacheError(message)
 
@@ -127,15 +127,15 @@ class ReferenceCache(abc.ABC, Generic[C]):
 
     @abc.abstractmethod
     def _entry_rows(self) -> list[dict[str, Any]]:
-        """The cached entries for :meth:`snapshot`, in position order."""
+        """List the cached entries for :meth:`snapshot`, in position order."""
 
     @abc.abstractmethod
     def _size(self) -> int:
-        """The reported size."""
+        """Return the reported size."""
 
     @abc.abstractmethod
     def _copy_count(self, shared: C) -> int | None:
-        """The count an open copy shows, or None without a handler."""
+        """Return the count an open copy shows, or None without a handler."""
 
     # --- operations -------------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         max_requeue: int | None = None,
         extend_ttl: bool | None = None,
     ) -> None:
-        """Run-time change (``updateCacheSizeAndThreshold``, watermark, TTLs, requeue; §2.9); None keeps a field."""
+        """Change the configuration at run time (``updateCacheSizeAndThreshold``, §2.9); None keeps it."""
         self._check_clock(now)
         given = {
             "max_size": max_size,
@@ -208,22 +208,22 @@ class ReferenceCache(abc.ABC, Generic[C]):
 
     @abc.abstractmethod
     def evict_size(self, *, now: int) -> None:
-        """The size eviction the executor runs: down to the watermark when over the trigger."""
+        """Run the size eviction of the eviction executor: down to the watermark when over the trigger."""
 
     def cursor_add(self, *, now: int, ledger: int, cursor: str, entry: int) -> None:
-        """A cursor becomes active at ``entry`` (not active already, ``entry >= 0``)."""
+        """Activate a cursor at ``entry`` (not active already, ``entry >= 0``)."""
         self._check_clock(now)
         self._cursors.add(ledger, cursor, entry)
         self._now = now
 
     def cursor_remove(self, *, now: int, ledger: int, cursor: str) -> None:
-        """An active cursor goes away."""
+        """Remove an active cursor."""
         self._check_clock(now)
         self._cursors.remove(ledger, cursor)
         self._now = now
 
     def cursor_seek(self, *, now: int, ledger: int, cursor: str, entry: int) -> None:
-        """An active cursor moves to ``entry >= 0``."""
+        """Move an active cursor to ``entry >= 0``."""
         self._check_clock(now)
         self._cursors.seek(ledger, cursor, entry)
         self._now = now
@@ -235,7 +235,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         return self._cursors.count_at_or_before(ledger, cursor)
 
     def active_cursors(self, ledger: int) -> int:
-        """Active cursors on ``ledger``: the expected reads of a tailing write (§1.4, §2.2). Not an operation."""
+        """Count the active cursors on ``ledger``: a tailing write's expected reads (§1.4, §2.2)."""
         return self._cursors.active(ledger)
 
     def snapshot(self) -> dict[str, Any]:

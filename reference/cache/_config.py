@@ -55,7 +55,7 @@ class Config:
         return int(self.max_size * self.watermark)
 
     def changed(self, changes: dict[str, Any]) -> Config:
-        """A copy with some fields changed, validated like a new configuration."""
+        """Return a copy with some fields changed, validated like a new configuration."""
         return dataclasses.replace(self, **changes)
 
 

@@ -11,9 +11,8 @@ position. Complexity: add, remove, seek O(log n); ``count_at_or_before`` O(log n
 
 from __future__ import annotations
 
-from sortedcontainers import SortedList
-
 from ledgerspec.reference._errors import ReferenceCacheError
+from sortedcontainers import SortedList
 
 
 class ActiveCursors:
@@ -27,11 +26,11 @@ class ActiveCursors:
         return len(self._positions)
 
     def position(self, ledger: int, cursor: str) -> int | None:
-        """The read position of an active cursor, or None."""
+        """Return the read position of an active cursor, or None."""
         return self._positions.get((ledger, cursor))
 
     def add(self, ledger: int, cursor: str, entry: int) -> None:
-        """A cursor becomes active at ``entry``; it must not be active already, ``entry`` must be >= 0."""
+        """Activate a cursor at ``entry``; it must not be active already, ``entry`` must be >= 0."""
         if (ledger, cursor) in self._positions:
             raise ReferenceCacheError(f"cursor_add: cursor {cursor!r} of ledger {ledger} is already active")
         _check_position("cursor_add", entry)
@@ -39,7 +38,7 @@ class ActiveCursors:
         self._by_ledger.setdefault(ledger, SortedList()).add(entry)
 
     def remove(self, ledger: int, cursor: str) -> None:
-        """An active cursor goes away."""
+        """Remove an active cursor."""
         position = self._positions.pop((ledger, cursor), None)
         if position is None:
             raise ReferenceCacheError(f"cursor_remove: cursor {cursor!r} of ledger {ledger} is not active")
@@ -49,7 +48,7 @@ class ActiveCursors:
             del self._by_ledger[ledger]
 
     def seek(self, ledger: int, cursor: str, entry: int) -> None:
-        """An active cursor moves to ``entry`` (forward or back)."""
+        """Move an active cursor to ``entry`` (forward or back)."""
         position = self._positions.get((ledger, cursor))
         if position is None:
             raise ReferenceCacheError(f"cursor_seek: cursor {cursor!r} of ledger {ledger} is not active")
@@ -67,7 +66,7 @@ class ActiveCursors:
         return self._by_ledger[ledger].bisect_right(position)
 
     def active(self, ledger: int) -> int:
-        """Number of active cursors on ``ledger``: the expected reads of a tailing write (§1.4, §2.2)."""
+        """Count the active cursors on ``ledger``: the expected reads of a tailing write (§1.4, §2.2)."""
         positions = self._by_ledger.get(ledger)
         return 0 if positions is None else len(positions)
 

@@ -82,7 +82,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         return True
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
-        """A hit dispatches a copy sharing the entry's handler; nothing else changes."""
+        """Look up one position; a hit dispatches a copy sharing the entry's handler, nothing else changes."""
         wrapper = self._ranges.get(ledger, entry)
         if wrapper is None:
             self._count("misses")
@@ -118,7 +118,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
             self._queue.tombstone(wrapper)
 
     def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
-        """Forced removal: unmapped by the caller, handler marked EVICTED (§1.3)."""
+        """Remove by force: the caller has unmapped them; mark their handlers EVICTED (§1.3)."""
         for wrapper in doomed:
             wrapper.handler.mark_evicted()
             self._unlink(wrapper)
@@ -209,8 +209,6 @@ class Pip430Cache(ReferenceCache[Wrapper]):
                 self._stash.add(head)
 
     def stash_size(self) -> int:
-        """Number of stashed entries (for tests and coverage statistics). Not an operation."""
+        """Count the stashed entries (for tests and coverage statistics). Not an operation."""
         return len(self._stash)
 
-
-__all__ = ["Pip430Cache"]

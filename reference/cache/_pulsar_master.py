@@ -76,7 +76,7 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         return True
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
-        """A hit sets ``accessed`` and dispatches a copy sharing the handler (§2.3)."""
+        """Look up one position; a hit sets ``accessed`` and dispatches a copy sharing the handler (§2.3)."""
         wrapper = self._ranges.get(ledger, entry)
         if wrapper is None:
             self._count("misses")
@@ -105,8 +105,11 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
     # --- removal ----------------------------------------------------------------------------------
 
     def _removed(self, wrapper: Wrapper, reason: str) -> None:
-        """``removeEntry`` of an unmapped wrapper: count it; deallocating the cache's own value calls
-        ``markRead()`` once more on the shared handler (§2.4, D7)."""
+        """Finish ``removeEntry`` of an unmapped wrapper: count it, and ``markRead()`` once more.
+
+        The cache's own value has ``decreaseReadCountOnRelease`` true, so deallocating it decrements
+        the shared handler once more (§2.4, D7); only open copies can see it.
+        """
         self._count(reason)
         if wrapper.handler is not None:
             wrapper.handler.mark_read()
@@ -171,7 +174,7 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
                 self._evict_head(head, "removed_ttl")
 
     def evict_size(self, *, now: int) -> None:
-        """``doEvictToWatermarkWhenOverThreshold`` then ``evictLeastAccessedEntries(sizeToEvict)`` (§2.8, §2.9).
+        """``doEvictToWatermarkWhenOverThreshold``, then ``evictLeastAccessedEntries(toFree)`` (§2.8, §2.9).
 
         Above ``(long)(max_size * 0.98)`` (strict), free ``size - (long)(max_size * watermark)``. The
         walk ends when the queue is empty or enough is freed; timestamps are not consulted; an entry

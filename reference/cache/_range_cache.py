@@ -10,10 +10,12 @@ removed; ledger_size, total_size O(1); items O(n log L) for L ledgers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from sortedcontainers import SortedDict
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 class Sized(Protocol):
@@ -39,7 +41,7 @@ class RangeCaches(Generic[V]):
         return self._count
 
     def get(self, ledger: int, entry: int) -> V | None:
-        """The value cached at (ledger, entry), or None."""
+        """Return the value cached at (ledger, entry), or None."""
         cache = self._ledgers.get(ledger)
         return None if cache is None else cache.get(entry)
 
@@ -63,7 +65,7 @@ class RangeCaches(Generic[V]):
         return value
 
     def first(self, ledger: int) -> tuple[int, V] | None:
-        """The lowest cached (entry id, value) of ``ledger``, or None."""
+        """Return the lowest cached (entry id, value) of ``ledger``, or None."""
         cache = self._ledgers.get(ledger)
         return None if cache is None else cache.peekitem(0)
 

@@ -21,10 +21,12 @@ stash add, discard, refresh, next removal O(log n); a stash expiry pass O((k + 1
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sortedcontainers import SortedDict, SortedList
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 
 class Wrapper:
@@ -35,9 +37,11 @@ class Wrapper:
     ``handler`` is the shared read-count handler, or None.
     """
 
-    __slots__ = ("accessed", "entry", "handler", "ledger", "removed", "requeues", "seq", "size", "stashed", "ts")
+    __slots__ = (
+        "accessed", "entry", "handler", "ledger", "removed", "requeues", "seq", "size", "stashed", "ts",
+    )
 
-    def __init__(self, ledger: int, entry: int, size: int, ts: int, handler: Any, seq: int = 0) -> None:
+    def __init__(self, ledger: int, entry: int, size: int, ts: int, handler: Any, *, seq: int = 0) -> None:
         self.ledger = ledger
         self.entry = entry
         self.size = size
@@ -51,8 +55,9 @@ class Wrapper:
 
     def __repr__(self) -> str:
         return (
-            f"Wrapper(({self.ledger}, {self.entry}), size={self.size}, ts={self.ts}, handler={self.handler!r}, "
-            f"requeues={self.requeues}, accessed={self.accessed}, removed={self.removed})"
+            f"Wrapper(({self.ledger}, {self.entry}), size={self.size}, ts={self.ts}, "
+            f"handler={self.handler!r}, requeues={self.requeues}, accessed={self.accessed}, "
+            f"removed={self.removed})"
         )
 
 
@@ -75,7 +80,7 @@ class RemovalQueue:
         self._queue.append(wrapper)
 
     def peek(self) -> Wrapper | None:
-        """The live head, after dropping the tombstones in front of it (MISSING, §2.5); None if empty."""
+        """Return the live head, dropping the tombstones in front of it (MISSING, §2.5); None if empty."""
         queue = self._queue
         while queue and queue[0].removed:
             queue.popleft()
@@ -86,7 +91,7 @@ class RemovalQueue:
         return self._queue.popleft()
 
     def requeue(self, now: int) -> Wrapper:
-        """``markRequeued()`` on the head, then to the tail: stamp ``now``, clear ``accessed``, count it (§2.6)."""
+        """``markRequeued()`` the head and move it to the tail: stamp ``now``, clear ``accessed`` (§2.6)."""
         head = self._queue.popleft()
         head.ts = now
         head.accessed = False
@@ -96,7 +101,7 @@ class RemovalQueue:
 
     @staticmethod
     def tombstone(wrapper: Wrapper) -> None:
-        """A forced removal: the wrapper stays queued, unmapped, until a pass drains it (§2.5)."""
+        """Mark a forced removal: the wrapper stays queued, unmapped, until a pass drains it (§2.5)."""
         wrapper.removed = True
 
     def clear(self) -> None:
@@ -169,7 +174,7 @@ class Stash:
         return taken
 
     def next_for_size(self, expiry: int) -> Wrapper | None:
-        """The first stashed wrapper, in stash order, that the size pass removes; None if none is left.
+        """Return the first stashed wrapper, in stash order, that the size pass removes; None if none.
 
         The size pass removes a stashed entry iff it may be evicted by count or ``ts < expiry``; the
         first such is the earlier of the stash head (if expired) and the evictable index's head.

@@ -1,0 +1,222 @@
+"""Profile ``legacy``: per-ledger caches with ``EntryCacheDefaultEvictionPolicy`` (pip430-entry-cache.md §7).
+
+Sources: ``EntryCacheDefaultEvictionPolicy.java``, ``RangeCache.java``, ``RangeEntryCacheManagerImpl.java``
+and ``ManagedLedgerFactoryImpl.java`` at 8ce67b97b3^ (policy last changed by 82237d3684). No global
+queue and no read counts. Size eviction is scheduled only by an insert that sees the size above the
+trigger, uses the size captured then, ranks caches by size and frees a proportional share of the
+largest ones, lowest positions first (§7.2, §7.3). The TTL walk goes per cache in position order with
+``<=`` (§7.4). Inserts are refused once the size is at the maximum (§7.2).
+
+Caches of equal size rank in hash-map order in Java, which nothing specifies (the spec allows every
+order); this reference ranks equal caches by ledger id, ascending.
+
+Complexity (n cached entries, L ledgers caching something, k removed): insert, get O(log n);
+get_range O(k log n) for k positions; invalidate_before O((k + 1) log n); invalidate_ledger, clear
+O(k log n); evict_timestamp O((k + 1) log n), through an index of each ledger's lowest entry by
+timestamp, so ledgers with nothing to expire cost nothing; evict_size O(L log L + k log n): the policy
+sorts the caches on every eviction, as Java does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerspec.reference.cache._base import ReferenceCache
+from ledgerspec.reference.cache._range_cache import RangeCaches
+from sortedcontainers import SortedList
+
+PERCENT_OF_SIZE_TO_CONSIDER = 0.5
+"""``PercentOfSizeToConsiderForEviction`` (§7.3)."""
+
+
+class LegacyEntry:
+    """A cached entry of one ledger's ``RangeCache``: timestamp taken when the cached copy is made (§7.1)."""
+
+    __slots__ = ("size", "ts")
+
+    def __init__(self, size: int, ts: int) -> None:
+        self.size = size
+        self.ts = ts
+
+
+class LegacyCache(ReferenceCache[None]):
+    """The pre-PIP cache: per-ledger sorted maps, insert-triggered proportional size eviction, TTL walk."""
+
+    PROFILE = "legacy"
+
+    def _setup(self) -> None:
+        self._ranges: RangeCaches[LegacyEntry] = RangeCaches()
+        self._pending: int | None = None
+        """The size captured by the scheduled eviction task, or None when none is scheduled (§7.2)."""
+        self._heads: SortedList = SortedList()
+        """(timestamp, ledger) of each ledger's lowest cached entry: where the TTL walk starts."""
+        self._head_ts: dict[int, int] = {}
+
+    # --- observation ------------------------------------------------------------------------------
+
+    def _entry_rows(self) -> list[dict[str, Any]]:
+        return [
+            {"ledger": ledger, "entry": entry, "size": e.size, "count": None, "timestamp": e.ts}
+            for ledger, entry, e in self._ranges.items()
+        ]
+
+    def _size(self) -> int:
+        return self._ranges.total_size
+
+    def _copy_count(self, shared: None) -> None:
+        return shared
+
+    def _sync_head(self, ledger: int) -> None:
+        """Re-index ``ledger``'s lowest entry after a change to the ledger."""
+        old = self._head_ts.pop(ledger, None)
+        if old is not None:
+            self._heads.remove((old, ledger))
+        first = self._ranges.first(ledger)
+        if first is not None:
+            ts = first[1].ts
+            self._head_ts[ledger] = ts
+            self._heads.add((ts, ledger))
+
+    # --- insert and reads -------------------------------------------------------------------------
+
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        """``RangeEntryCacheImpl.insert`` at 8ce67b97b3^ (§7.2): ``hasSpaceInCache()`` first.
+
+        ``hasSpaceInCache`` reads the size *before* this insert; above ``(long)(max_size * 0.98)`` it
+        schedules one eviction (unless one is pending) that will use that captured size; it answers
+        ``size < max_size`` and the insert is refused otherwise. Then ``exists()`` refuses a duplicate.
+
+        Micro-scenario: max 100 -> trigger 98; size 97, insert 20 -> cached (97 < 100), size 117,
+        nothing scheduled (97 <= 98).
+        """
+        self._check_clock(now)
+        self._check_insert(size, expected_reads)
+        self._now = now
+        if self._disabled:
+            return False
+        before = self._ranges.total_size
+        if before > self._config.trigger_size and self._pending is None:
+            self._pending = before
+        if not before < self._config.max_size:
+            return False
+        if self._ranges.get(ledger, entry) is not None:
+            return False
+        self._ranges.put(ledger, entry, LegacyEntry(size, now))
+        self._sync_head(ledger)
+        self._count("inserted")
+        return True
+
+    def _read_one(self, ledger: int, entry: int) -> int | None:
+        if self._ranges.get(ledger, entry) is None:
+            self._count("misses")
+            return None
+        self._count("hits")
+        return self._make_copy(None)
+
+    def release(self, *, now: int, copy: int) -> None:
+        """No read counts: releasing a copy only closes it."""
+        self._check_clock(now)
+        self._open_copy(copy, "release")
+        self._now = now
+        del self._copies[copy]
+
+    def replay_increment(self, *, now: int, copy: int) -> None:
+        """No read counts: nothing happens, but the copy must be open."""
+        self._check_clock(now)
+        self._open_copy(copy, "replay_increment")
+        self._now = now
+
+    # --- removal ----------------------------------------------------------------------------------
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        """``invalidateEntries(pos)``: the ledger's entries strictly before the position."""
+        self._check_clock(now)
+        self._now = now
+        removed = self._ranges.pop_before(ledger, entry)
+        if removed:
+            self._sync_head(ledger)
+        self._count("removed_invalidate", len(removed))
+
+    def invalidate_ledger(self, *, now: int, ledger: int) -> None:
+        """``invalidateAllEntries(ledgerId)``."""
+        self._check_clock(now)
+        self._now = now
+        removed = self._ranges.pop_ledger(ledger)
+        self._sync_head(ledger)
+        self._count("removed_invalidate", len(removed))
+
+    def clear(self, *, now: int) -> None:
+        """``clear()`` of every cache."""
+        self._check_clock(now)
+        self._now = now
+        self._count("removed_clear", len(self._ranges.pop_all()))
+        self._heads.clear()
+        self._head_ts.clear()
+
+    # --- eviction ---------------------------------------------------------------------------------
+
+    def evict_timestamp(self, *, now: int) -> None:
+        """Per cache, from the lowest position, remove while ``timestamp <= now - ttl`` (§7.4).
+
+        The walk stops at the first entry *in position order* that has not expired, so an old entry
+        behind a newer, lower-positioned one stays. Only ledgers whose lowest entry has expired have
+        anything to do; the head index finds them.
+
+        Micro-scenario: ttl 10; (1,5) inserted at 0, then (1,3) at 8. Pass at 15 (max 5): (1,3) has
+        ts 8 > 5, stop; (1,5), expired since 10, stays.
+        """
+        self._check_clock(now)
+        self._now = now
+        max_timestamp = now - self._config.ttl
+        while self._heads and self._heads[0][0] <= max_timestamp:
+            ledger = self._heads[0][1]
+            while (first := self._ranges.first(ledger)) is not None and first[1].ts <= max_timestamp:
+                self._ranges.pop(ledger, first[0])
+                self._count("removed_ttl")
+            self._sync_head(ledger)
+
+    def _evict_lowest(self, ledger: int, minimum: int) -> None:
+        """``evictLeastAccessedEntries(min)``: remove the lowest position until ``min`` bytes are gone."""
+        removed = 0
+        while removed < minimum and (first := self._ranges.first(ledger)) is not None:
+            self._ranges.pop(ledger, first[0])
+            removed += first[1].size
+            self._count("removed_size")
+        self._sync_head(ledger)
+
+    def evict_size(self, *, now: int) -> None:
+        """Run the scheduled ``doEviction(caches, captured - (long)(max_size * watermark))`` (§7.2, §7.3).
+
+        Nothing happens unless an insert scheduled it. Caches are ranked largest first (equal sizes by
+        ledger id); they are selected while the running total before each stays below half the total
+        size; each frees ``(long)(toFree * (size / (double) selectedTotal))``, lowest positions first.
+
+        Micro-scenario: watermark 0.5, max 100, captured 100 -> free 100 - 50 = 50. Ledgers 1 (60) and
+        2 (40): total 100, consider 50; ledger 1 selected (0 < 50), then 60 >= 50 stops; it frees
+        int(50 * 60 / 60) = 50 from its lowest positions, while ledger 2 keeps everything.
+        """
+        self._check_clock(now)
+        self._now = now
+        if self._pending is None:
+            return
+        to_free = self._pending - self._config.watermark_size
+        self._pending = None
+        sizes = self._ranges.ledger_sizes()
+        if to_free <= 0 or not sizes:
+            return
+        to_consider = int(self._ranges.total_size * PERCENT_OF_SIZE_TO_CONSIDER)
+        selected: list[int] = []
+        selected_total = 0
+        for ledger in sorted(sizes, key=lambda lg: (-sizes[lg], lg)):
+            if selected_total >= to_consider:
+                break
+            selected.append(ledger)
+            selected_total += sizes[ledger]
+        for ledger in selected:
+            share = int(to_free * (sizes[ledger] / selected_total))
+            if share != 0:
+                self._evict_lowest(ledger, share)
+
+    def pending_eviction(self) -> int | None:
+        """Return the size captured by a scheduled size eviction, or None (for tests). Not an operation."""
+        return self._pending

@@ -1,0 +1,206 @@
+"""Profile ``segmented``: one broker-wide ring of segments, as BookKeeper's ``ReadCache``.
+
+Source: apache/bookkeeper 9590a97f67, bookie/storage/ldb/ReadCache.java (segmented-cache.md §2, §3),
+the design PIP-174 (apache/pulsar #15954, never merged) borrowed. Geometry is fixed at start
+(``segmentsCount = max(2, maxCacheSize / maxSegmentSize)``, ``segmentSize = maxCacheSize / segmentsCount``,
+§2.1); a put takes the fast path if it fits, else the slow path, which sequentially always rotates:
+the next segment's index is cleared and its entries are evicted together (§2.2). Lookups go from the
+newest segment to the oldest (§2.3); an entry larger than a segment is not cached; there are no TTLs,
+read counts or per-ledger invalidation (§1.4), and the ring cannot be resized.
+
+Besides one index per segment, a map from position to the newest segment holding it answers lookups
+in O(1) instead of probing every segment: a put goes to the current segment, which is the newest; a
+rotation clears the oldest segment, and a position whose newest copy is there is in no other segment.
+
+Complexity: insert O(1) amortized (a rotation clears k entries, each paid for by its insert); get O(1);
+get_range O(k) for k positions; size O(1) (a running count of non-empty segments); invalidations,
+clear and eviction passes O(1) (they do nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerspec.reference.cache._base import ReferenceCache, require
+
+Position = tuple[int, int]
+"""(ledgerId, entryId)."""
+
+
+def align64(size: int) -> int:
+    """``WriteCache.align64``: round up to a multiple of 64 (§2.2)."""
+    return (size + 63) & ~63
+
+
+def geometry(max_size: int, segment_size_max: int) -> tuple[int, int]:
+    """(segment count, segment size) of ``ReadCache`` (§2.1), in integer division."""
+    count = max(2, max_size // segment_size_max)
+    return count, max_size // count
+
+
+class SegmentedCache(ReferenceCache[None]):
+    """The ring of segments: each segment's index maps a position to (offset, length)."""
+
+    PROFILE = "segmented"
+
+    def _setup(self) -> None:
+        config = self._config
+        self._segment_count, self._segment_size = geometry(config.max_size, config.segment_size_max)
+        self._segments: list[dict[Position, tuple[int, int]]] = [{} for _ in range(self._segment_count)]
+        self._current = 0
+        """``currentSegmentIdx``."""
+        self._offset = 0
+        """``currentSegmentOffset``."""
+        self._newest: dict[Position, int] = {}
+        """Position -> index of the newest segment whose index holds it."""
+        self._non_empty = 0
+        """Number of segments whose index is not empty."""
+
+    @property
+    def segment_count(self) -> int:
+        """``segmentsCount``."""
+        return self._segment_count
+
+    @property
+    def segment_size(self) -> int:
+        """``segmentSize``."""
+        return self._segment_size
+
+    # --- observation ------------------------------------------------------------------------------
+
+    def _entry_rows(self) -> list[dict[str, Any]]:
+        """Visible entries (the newest segment wins); no read counts and no timestamps."""
+        return [
+            {
+                "ledger": ledger,
+                "entry": entry,
+                "size": self._segments[segment][ledger, entry][1],
+                "count": None,
+                "timestamp": None,
+            }
+            for (ledger, entry), segment in sorted(self._newest.items())
+        ]
+
+    def _size(self) -> int:
+        """``ReadCache.size()`` (§2.4): the current offset plus a full segment per other non-empty one."""
+        others = self._non_empty - (1 if self._segments[self._current] else 0)
+        return self._offset + others * self._segment_size
+
+    def _copy_count(self, shared: None) -> None:
+        return shared
+
+    # --- operations -------------------------------------------------------------------------------
+
+    def configure(
+        self,
+        *,
+        now: int,
+        max_size: int | None = None,
+        watermark: float | None = None,
+        ttl: int | None = None,
+        ttl_max: int | None = None,
+        max_requeue: int | None = None,
+        extend_ttl: bool | None = None,
+    ) -> None:
+        """Refuse a ``max_size``: the ring cannot be resized; other fields are kept but unused."""
+        self._check_clock(now)
+        require(max_size is None, f"configure: the ring cannot be resized, got max_size={max_size!r}")
+        super().configure(
+            now=now,
+            watermark=watermark,
+            ttl=ttl,
+            ttl_max=ttl_max,
+            max_requeue=max_requeue,
+            extend_ttl=extend_ttl,
+        )
+
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        """``ReadCache.put`` (§2.2), sequentially: fast path if it fits, else rotate.
+
+        The fast path reserves ``align64(size)``; when the entry does not fit, the slow path reserves
+        ``size`` more, which sequentially never fits either, and rotates: ``current`` moves on, the
+        offset becomes ``align64(size)``, the segment's index is cleared (its entry count goes to
+        ``removed_size``) and the entry goes at offset 0. A repeated key overwrites within a segment.
+
+        Micro-scenario: segment 128; put 100 -> offset 0, reserved 128; put 10 -> 128 + 10 > 128,
+        rotate to segment 1, offset 64; the 100 stays readable in segment 0 until the ring comes round.
+        """
+        self._check_clock(now)
+        self._check_insert(size, expected_reads)
+        self._now = now
+        if size > self._segment_size:
+            return False
+        aligned = align64(size)
+        offset = self._offset
+        self._offset += aligned
+        if offset + size > self._segment_size:
+            offset = self._offset
+            self._offset += size
+            if offset + size > self._segment_size:
+                self._rotate(aligned)
+                offset = 0
+        index = self._segments[self._current]
+        if not index:
+            self._non_empty += 1
+        index[ledger, entry] = (offset, size)
+        self._newest[ledger, entry] = self._current
+        self._count("inserted")
+        return True
+
+    def _rotate(self, aligned: int) -> None:
+        """Move to the next segment and clear its index: every entry in it is evicted at once."""
+        self._current = (self._current + 1) % self._segment_count
+        self._offset = aligned
+        index = self._segments[self._current]
+        if index:
+            self._non_empty -= 1
+            self._count("removed_size", len(index))
+            for position in index:
+                if self._newest[position] == self._current:
+                    del self._newest[position]
+            self._segments[self._current] = {}
+
+    def _read_one(self, ledger: int, entry: int) -> int | None:
+        if (ledger, entry) in self._newest:
+            self._count("hits")
+            return self._make_copy(None)
+        self._count("misses")
+        return None
+
+    def release(self, *, now: int, copy: int) -> None:
+        """No read counts: releasing a copy only closes it."""
+        self._check_clock(now)
+        self._open_copy(copy, "release")
+        self._now = now
+        del self._copies[copy]
+
+    def replay_increment(self, *, now: int, copy: int) -> None:
+        """No read counts: nothing happens, but the copy must be open."""
+        self._check_clock(now)
+        self._open_copy(copy, "replay_increment")
+        self._now = now
+
+    def _nothing(self, now: int) -> None:
+        """Per-ledger invalidation, clear and TTL/size passes do nothing: rotation is the only eviction."""
+        self._check_clock(now)
+        self._now = now
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:  # noqa: ARG002 - a no-op here
+        """No per-ledger invalidation (§1.4)."""
+        self._nothing(now)
+
+    def invalidate_ledger(self, *, now: int, ledger: int) -> None:  # noqa: ARG002 - a no-op here
+        """No per-ledger invalidation (§1.4)."""
+        self._nothing(now)
+
+    def clear(self, *, now: int) -> None:
+        """No clear: only rotation evicts (§1.4)."""
+        self._nothing(now)
+
+    def evict_timestamp(self, *, now: int) -> None:
+        """No TTL (§1.5)."""
+        self._nothing(now)
+
+    def evict_size(self, *, now: int) -> None:
+        """No size pass: the ring never exceeds its segments (§2.5)."""
+        self._nothing(now)

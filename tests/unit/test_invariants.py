@@ -1,0 +1,254 @@
+"""Each invariant fails on a deliberately broken model and holds on the correct one.
+
+A broken model is the profile's model with one rule replaced (monkeypatched into its RULES table).
+The same scenario runs through both; the monitor, checking only the invariant under test, must stay
+silent on the correct model and report the broken one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+from ledgerspec.spec.cache import (
+    CATALOGUE,
+    CacheConfig,
+    CursorAdd,
+    CursorCount,
+    CursorSeek,
+    EvictSize,
+    EvictTimestamp,
+    Get,
+    Insert,
+    InvalidateBefore,
+    InvalidateLedger,
+    Monitor,
+    Op,
+    ReplayIncrement,
+    claimed,
+    get_profile,
+)
+from ledgerspec.spec.cache import legacy, pip430, pulsar_master, segmented
+from ledgerspec.spec.cache._base import deterministic
+from ledgerspec.spec.cache._kernels import Verdict, pip430_size_verdict
+
+SMALL = CacheConfig(max_size=100, watermark=0.5, ttl=10, ttl_max=50, max_requeue=1, extend_ttl=True)
+
+
+def run_candidate(profile: str, ops: list[Op], config: CacheConfig) -> list[tuple[Op, object, object]]:
+    """The (op, result, observation) history of a model used as the candidate."""
+    model = get_profile(profile)
+    state = model.init(config)
+    history = []
+    for op in ops:
+        outcomes = sorted(model.step(state, op), key=repr)
+        assert outcomes, f"{op.describe()} not allowed"
+        state = outcomes[0].state
+        history.append((op, outcomes[0].result, model.observe(state)))
+    return history
+
+
+def violations(profile: str, invariant: str, history: list, config: CacheConfig) -> list[str]:
+    """Check a history with the (unbroken) monitor."""
+    monitor = Monitor(profile, config, invariants=[invariant])
+    return [v.message for op, result, after in history for v in monitor.check(op, result, after)]
+
+
+# --- the broken rules -------------------------------------------------------------------------
+
+
+def pip430_insert_ignores_count(work, op):
+    return pip430._insert(work, dataclasses.replace(op, expected_reads=0))
+
+
+def pip430_ttl_requeues_protected(work, op):
+    """Confuses the stash with requeueing: protected entries are re-stamped and moved to the tail."""
+    threshold = op.now - work.config.ttl
+    for wrapper in list(work.queue):
+        if wrapper.ts < threshold:
+            work.queue.remove(wrapper)
+            if work.handlers[wrapper.handler] > 0:
+                work.queue.append(dataclasses.replace(wrapper, ts=op.now))
+            else:
+                work.count("removed_ttl")
+
+
+def pip430_size_newest_first(work, op):
+    work.queue.reverse()
+    pip430._evict_size(work, op)
+    work.queue.reverse()
+
+
+def pip430_size_ignores_counts(work, op):
+    for wrapper in work.queue:
+        work.handlers[wrapper.handler] = 0
+    saved = list(work.handlers)
+    pip430._evict_size(work, op)
+    del saved
+
+
+def pip430_increment_after_evicted(work, op):
+    handler = work.copy_handler(op.copy)
+    work.handlers[handler] += 1
+    return True
+
+
+def pip430_duplicate_replaces(work, op):
+    work.queue = [w for w in work.queue if (w.ledger, w.entry) != (op.ledger, op.entry)]
+    work.stash = [w for w in work.stash if (w.ledger, w.entry) != (op.ledger, op.entry)]
+    return pip430._insert(work, op)
+
+
+def master_invalidate_forgets_counter(work, op):
+    work.queue = [w for w in work.queue if w.ledger != op.ledger]
+
+
+def master_watermark_from_trigger(work, op):
+    original = work.config
+    work.config = original.replace(watermark=original.trigger)
+    pulsar_master._evict_size(work, op)
+    work.config = original
+
+
+def master_ttl_inclusive(work, op):
+    pulsar_master._evict_timestamp(work, dataclasses.replace(op, now=op.now + 1))
+
+
+def master_unbounded_requeue(work, op):
+    original = work.config
+    work.config = original.replace(max_requeue=10**6)
+    pulsar_master._evict_timestamp(work, op)
+    work.config = original
+
+
+def master_release_keeps_count(work, op):
+    work.copy_handler(op.copy)
+    del work.copies[op.copy]
+
+
+def master_refuses_at_max(work, op):
+    if sum(w.size for w in work.queue) >= work.config.max_size:
+        return False
+    return pulsar_master._insert(work, op)
+
+
+def legacy_invalidate_inclusive(work, op):
+    legacy._invalidate_before(work, dataclasses.replace(op, entry=op.entry + 1))
+
+
+def legacy_duplicate_replaces(work, op):
+    work.entries.pop((op.ledger, op.entry), None)
+    return legacy._insert(work, op)
+
+
+def segmented_count_strictly_before(work, op):
+    position = work.cursors.get((op.ledger, op.cursor))
+    if position is None:
+        return 0
+    return sum(1 for (lg, _), pos in work.cursors.items() if lg == op.ledger and pos < position)
+
+
+def segmented_caches_oversized(work, op):
+    work.segments[work.current][op.ledger, op.entry] = (0, op.size)
+    work.count("inserted")
+    return True
+
+
+# --- scenarios -------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    invariant: str
+    profile: str
+    module: object
+    op: type
+    broken: Callable
+    ops: list[Op]
+
+
+def I(now, ledger, entry, size, reads=0):  # noqa: E741, N802 - a short name keeps scenarios legible
+    return Insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=reads)
+
+
+CASES = [
+    # Any deviation from the model: counts are dropped.
+    Case("CACHE-MODEL", "pip430", pip430, Insert, pip430_insert_ignores_count, [I(1, 1, 0, 5, reads=2)]),
+    # A protected entry past ttl is re-stamped by the TTL pass: pip430 never changes a timestamp.
+    Case("CACHE-FIFO", "pip430", pip430, EvictTimestamp, pip430_ttl_requeues_protected,
+         [I(0, 1, 0, 1, reads=1), I(1, 1, 1, 1), EvictTimestamp(now=20)]),
+    # Size 110 > 98, free 60: newest-first removes C (30) and B (40), keeping the older, unprotected A.
+    Case("CACHE-OLDEST-FIRST", "pip430", pip430, EvictSize, pip430_size_newest_first,
+         [I(1, 1, 0, 40), I(2, 2, 0, 40), I(3, 1, 1, 30), EvictSize(now=4)]),
+    # A (count 1, young) is removed by size eviction when counts are ignored.
+    Case("CACHE-PROTECT-UNTIL-EXPIRED", "pip430", pip430, EvictSize, pip430_size_ignores_counts,
+         [I(1, 1, 0, 60, reads=1), I(2, 1, 1, 50), EvictSize(now=3)]),
+    # After a forced removal the handler is EVICTED; the broken increment succeeds.
+    Case("CACHE-EVICTED-FINAL", "pip430", pip430, ReplayIncrement, pip430_increment_after_evicted,
+         [I(1, 1, 0, 5, reads=1), Get(now=2, ledger=1, entry=0), InvalidateLedger(now=3, ledger=1),
+          ReplayIncrement(now=4, copy=0)]),
+    # The invalidation does not count its removals: inserted - removed != entries.
+    Case("CACHE-SIZE-ACCOUNTING", "pulsar-master", pulsar_master, InvalidateLedger, master_invalidate_forgets_counter,
+         [I(1, 1, 0, 5), InvalidateLedger(now=2, ledger=1)]),
+    # Size 110, watermark taken from the trigger (98): frees 12, ends at 70 > 50.
+    Case("CACHE-WATERMARK", "pulsar-master", pulsar_master, EvictSize, master_watermark_from_trigger,
+         [I(1, 1, 0, 40), I(2, 1, 1, 40), I(3, 1, 2, 30), EvictSize(now=4)]),
+    # ts 0, ttl 10: at now 10 nothing has expired (0 < 0 is false); `<=` removes it.
+    Case("CACHE-TTL", "pulsar-master", pulsar_master, EvictTimestamp, master_ttl_inclusive,
+         [I(0, 1, 0, 1), EvictTimestamp(now=10)]),
+    # invalidateEntries((1,1)) must keep (1,1).
+    Case("CACHE-NO-STALE-READ", "legacy", legacy, InvalidateBefore, legacy_invalidate_inclusive,
+         [I(1, 1, 0, 1), I(2, 1, 1, 1), InvalidateBefore(now=3, ledger=1, entry=1)]),
+    # max_requeue 1: the second TTL requeue without a read breaks the bound.
+    Case("CACHE-BOUNDED-PROTECTION", "pulsar-master", pulsar_master, EvictTimestamp, master_unbounded_requeue,
+         [I(0, 1, 0, 1, reads=1), EvictTimestamp(now=20), EvictTimestamp(now=40)]),
+    # Two cursors at 0 and 5: the count for the second is 2, strictly-before says 1.
+    Case("CACHE-CURSOR-COUNT", "segmented", segmented, CursorCount, segmented_count_strictly_before,
+         [CursorAdd(now=1, ledger=1, cursor="a", entry=0), CursorAdd(now=2, ledger=1, cursor="b", entry=0),
+          CursorSeek(now=3, ledger=1, cursor="b", entry=5), CursorCount(now=4, ledger=1, cursor="b")]),
+    # Releasing a copy must decrement the shared count (2 -> 1).
+    Case("CACHE-READ-COUNT", "pulsar-master", pulsar_master, pulsar_master.Release, master_release_keeps_count,
+         [I(1, 1, 0, 5, reads=2), Get(now=2, ledger=1, entry=0), Get(now=3, ledger=1, entry=0),
+          pulsar_master.Release(now=4, copy=0)]),
+    # The duplicate replaces the entry (new timestamp and count) instead of merging.
+    Case("CACHE-DUPLICATE-MERGE", "pip430", pip430, Insert, pip430_duplicate_replaces,
+         [I(1, 1, 0, 5, reads=1), I(2, 1, 0, 5, reads=1)]),
+    Case("CACHE-DUPLICATE-REFUSED", "legacy", legacy, Insert, legacy_duplicate_replaces,
+         [I(1, 1, 0, 5), I(2, 1, 0, 7)]),
+    # Size 100 = max: the merged code still caches the next insert.
+    Case("CACHE-INSERT-ACCEPTED", "pulsar-master", pulsar_master, Insert, master_refuses_at_max,
+         [I(1, 1, 0, 100), I(2, 1, 1, 1)]),
+    # An entry of 129 bytes in 128-byte segments must not be cached.
+    Case("CACHE-SEGMENT-RING", "segmented", segmented, Insert, segmented_caches_oversized,
+         [I(1, 1, 0, 129)]),
+]
+
+
+def test_every_invariant_has_a_mutant_case():
+    assert sorted(case.invariant for case in CASES) == sorted(i.id for i in CATALOGUE)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.invariant for case in CASES])
+def test_invariant_holds_on_model_and_fails_on_mutant(case: Case, monkeypatch: pytest.MonkeyPatch):
+    config = SMALL.replace(max_size=256, segment_size_max=128) if case.profile == "segmented" else SMALL
+    assert case.invariant in {i.id for i in claimed(case.profile)}
+    assert violations(case.profile, case.invariant, run_candidate(case.profile, case.ops, config), config) == []
+    with monkeypatch.context() as patch:
+        patch.setitem(case.module.RULES, case.op, deterministic(case.broken))
+        broken_history = run_candidate(case.profile, case.ops, config)
+    found = violations(case.profile, case.invariant, broken_history, config)
+    assert found, f"{case.invariant} did not notice the broken {case.broken.__name__}"
+
+
+def test_monitor_refuses_unclaimed_invariants():
+    with pytest.raises(Exception, match="does not claim"):
+        Monitor("legacy", SMALL, invariants=["CACHE-TTL"])
+
+
+def test_size_verdict_kernel_protects_until_expiry():
+    # count 1, ts 5, expiry 4: not expired, protected -> STASH; expiry 6 -> REMOVE.
+    assert pip430_size_verdict(5, 1, 0, 10, 4) is Verdict.STASH
+    assert pip430_size_verdict(5, 1, 0, 10, 6) is Verdict.REMOVE
