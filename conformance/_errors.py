@@ -19,9 +19,10 @@ class InputError(ConformanceError):
     exit_status = 2
 
 
-class AdapterFault(ConformanceError):
-    """The adapter, not the cache, misbehaved: it crashed, hung, broke the protocol, or answered
-    an operation it does not support.
+class AdapterFault(ConformanceError):  # noqa: N818 - "adapter fault" is the term DESIGN.md uses
+    """The adapter, not the cache, misbehaved.
+
+    It crashed, hung, broke the protocol, or answered an operation it does not support.
 
     This is never a conformance verdict. Fix: run ``ledgerspec smoke --adapter A`` and read the
     captured stderr in the message. Exit code 3.

@@ -9,7 +9,7 @@ import textwrap
 from ledgerspec.spec.cache import CATALOGUE, PROFILES, get_profile
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subcommands: argparse._SubParsersAction) -> None:
     """Add ``spec show``."""
     spec = subcommands.add_parser("spec", help="the executable specification")
     actions = spec.add_subparsers(dest="spec_command", metavar="ACTION", required=True)

@@ -46,7 +46,7 @@ class Base:
     config: CacheConfig
     now: int = 0
     disabled: bool = False
-    counters: Counters = Counters()
+    counters: Counters = dataclasses.field(default_factory=Counters)
     handlers: tuple[int, ...] = ()
     """Read-count handlers by id: the count each one holds. Ids are never reused."""
     copies: tuple[tuple[int, int | None], ...] = ()

@@ -218,7 +218,10 @@ def _watermark(view: StepView) -> Iterable[str]:
     if view.after.size > watermark:
         excused = view.profile == PIP430 and all(_protected_unexpired(e, view) for e in view.after.entries)
         if not excused:
-            yield f"size {view.before.size} was above the trigger {trigger}; after eviction {view.after.size} > watermark {watermark}"
+            yield (
+                f"size {view.before.size} was above the trigger {trigger}; "
+                f"after eviction {view.after.size} > watermark {watermark}"
+            )
     elif removed and view.after.size + max(e.size for e in removed) <= watermark:
         yield (
             f"evicted down to {view.after.size}, more than needed: the watermark {watermark} was reached "
@@ -240,7 +243,10 @@ def _ttl(view: StepView) -> Iterable[str]:
 
     for entry in view.removed():
         if not expired(entry):
-            yield f"removed {entry.position} (timestamp {entry.timestamp}, count {entry.count}), which has not expired at {now}"
+            yield (
+                f"removed {entry.position} (timestamp {entry.timestamp}, count {entry.count}), "
+                f"which has not expired at {now}"
+            )
     for _, entry in view.kept():
         if expired(entry):
             yield f"left {entry.position} (timestamp {entry.timestamp}, count {entry.count}), expired at {now}"
@@ -320,7 +326,10 @@ def _cursor_count(view: StepView) -> Iterable[str]:
     if isinstance(op, CursorCount):
         expected = count_at_or_before(view.cursors, op.ledger, op.cursor)
         if view.result != expected:
-            yield f"count of cursors at or before {op.cursor!r} on ledger {op.ledger} is {expected}, got {view.result!r}"
+            yield (
+                f"count of cursors at or before {op.cursor!r} on ledger {op.ledger} is {expected}, "
+                f"got {view.result!r}"
+            )
 
 
 def count_at_or_before(cursors: dict[tuple[int, str], int], ledger: int, cursor: str) -> int:
@@ -399,7 +408,10 @@ def _duplicate_merge(view: StepView) -> Iterable[str]:
         return
     expected = before.count if before.count == EVICTED else (before.count or 0) + op.expected_reads
     if after.count != expected:
-        yield f"insert of cached {before.position} with {op.expected_reads} reads: count {after.count}, expected {expected}"
+        yield (
+            f"insert of cached {before.position} with {op.expected_reads} reads: "
+            f"count {after.count}, expected {expected}"
+        )
 
 
 @_check("CACHE-DUPLICATE-REFUSED")
@@ -465,7 +477,9 @@ class Monitor:
             if invariant_id not in INVARIANTS:
                 raise SpecError(f"unknown invariant {invariant_id!r}; known: {', '.join(INVARIANTS)}")
             if not INVARIANTS[invariant_id].claimed_by(profile):
-                raise SpecError(f"profile {profile!r} does not claim {invariant_id}; its predicate has no meaning there")
+                raise SpecError(
+                    f"profile {profile!r} does not claim {invariant_id}; its predicate has no meaning there"
+                )
         self.invariants = ids
         self.config = config
         self.enabled = config.max_size > 0

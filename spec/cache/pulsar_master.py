@@ -60,9 +60,11 @@ class Wrapper:
 
 @dataclass(frozen=True)
 class State:
-    """One queue, in queue order. Tombstones of removed entries are not kept: they only ever yield
-    MISSING, which neither stops a pass nor counts towards the size freed (§2.5), so they change no
-    observable behaviour."""
+    """One queue, in queue order.
+
+    Tombstones of removed entries are not kept: they only ever yield MISSING, which neither stops a
+    pass nor counts towards the size freed (§2.5), so they change no observable behaviour.
+    """
 
     base: Base
     queue: tuple[Wrapper, ...] = ()
