@@ -1,26 +1,104 @@
 """pytest plugin: run the conformance suite inside a user's own test run.
 
 Registered under the ``pytest11`` entry point. It imports nothing heavy at load time: the engine,
-Hypothesis strategies and adapters are imported inside the hooks, and only when
-``--ledgerspec-adapter`` is given.
+Hypothesis and the adapters are imported inside the hooks, and only when ``--ledgerspec-adapter``
+is given. Then one test item per invariant of the catalogue is added to the session: it passes,
+fails with the counterexample, or is skipped when the profile does not claim it or the adapter
+cannot show what it needs.
+
+    pytest --ledgerspec-adapter=reference-pip430 --ledgerspec-profile=pip430
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 OPTION_ADAPTER = "--ledgerspec-adapter"
 OPTION_PROFILE = "--ledgerspec-profile"
 OPTION_PRESET = "--ledgerspec-preset"
 OPTION_SETTINGS = "--ledgerspec-settings"
 OPTION_SEED = "--ledgerspec-seed"
+OPTION_EXAMPLES = "--ledgerspec-examples"
 
 
-def pytest_addoption(parser: Any) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
     """All options in one group with a common prefix."""
     group = parser.getgroup("ledgerspec", "ledgerspec conformance of an entry-cache adapter")
     group.addoption(OPTION_ADAPTER, default=None, help="adapter to check: a name, module:attr or exec:COMMAND")
     group.addoption(OPTION_PROFILE, default=None, help="profile to check against (default: the adapter's first)")
     group.addoption(OPTION_PRESET, default="minimal", help="configuration preset: minimal or pulsar-defaults")
-    group.addoption(OPTION_SETTINGS, default="quick", help="Hypothesis settings: quick, ci or thorough")
-    group.addoption(OPTION_SEED, default=None, type=int, help="random seed for a reproducible run")
+    group.addoption(OPTION_SETTINGS, default="quick", help="search effort: quick, ci or thorough")
+    group.addoption(OPTION_SEED, default=None, type=int, help="seed for a reproducible run")
+    group.addoption(OPTION_EXAMPLES, default=None, type=int, help="examples per search (overrides settings)")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Add one item per invariant when an adapter is given."""
+    if config.getoption(OPTION_ADAPTER) is None:
+        return
+    from ledgerspec.spec.cache import CATALOGUE  # noqa: PLC0415 - only when the plugin is used
+
+    run = _SharedRun(config)
+    items.extend(
+        InvariantItem.from_parent(session, name=f"ledgerspec[{invariant.id}]", invariant=invariant.id, run=run)
+        for invariant in CATALOGUE
+    )
+
+
+class _SharedRun:
+    """One conformance run for the whole session, started by the first item that needs it."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.report: Any = None
+        self.error: Exception | None = None
+
+    def get(self) -> Any:
+        if self.report is None and self.error is None:
+            from ledgerspec.conformance._engine import conform  # noqa: PLC0415 - heavy, lazily
+            from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
+
+            option = self.config.getoption
+            try:
+                self.report = conform(
+                    load_adapter(option(OPTION_ADAPTER)),
+                    profile=option(OPTION_PROFILE),
+                    preset=option(OPTION_PRESET),
+                    settings=option(OPTION_SETTINGS),
+                    examples=option(OPTION_EXAMPLES),
+                    seed=option(OPTION_SEED),
+                )
+            except Exception as error:  # noqa: BLE001 - reported on every item, with its message
+                self.error = error
+        if self.error is not None:
+            raise pytest.UsageError(f"ledgerspec: {type(self.error).__name__}: {self.error}")
+        return self.report
+
+
+class InvariantItem(pytest.Item):
+    """The verdict of one invariant for the session's adapter and profile."""
+
+    def __init__(self, *, invariant: str, run: _SharedRun, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.invariant = invariant
+        self.run = run
+
+    def runtest(self) -> None:
+        """Pass, fail with the counterexample, or skip (not claimed / not checkable)."""
+        from ledgerspec.conformance._report import counterexample  # noqa: PLC0415
+
+        report = self.run.get()
+        row = report.row(self.invariant)
+        if row.status == "pass":
+            return
+        if row.status in {"not claimed", "not checkable", "not run"}:
+            pytest.skip(f"{row.status} ({report.profile}){': ' + row.detail if row.detail else ''}")
+        if row.status == "error":
+            pytest.fail(f"adapter fault: {report.fault}", pytrace=False)
+        pytest.fail(counterexample(row.case) if row.case else row.detail, pytrace=False)
+
+    def reportinfo(self) -> tuple[str, int, str]:
+        """Where the item comes from, for pytest's reports."""
+        return ("ledgerspec", 0, f"ledgerspec conformance: {self.invariant}")

@@ -70,7 +70,7 @@ class StepView:
     copy_origin: dict[int, tuple[Position, int]]
     cursors: dict[tuple[int, str], int]
     requeues: dict[Position, tuple[int, bool]]
-    new_copies: dict[int, Position] = field(default_factory=dict)
+    project: Callable[[Observation], Observation] = field(default=lambda observation: observation)
 
     @property
     def now(self) -> int:
@@ -364,9 +364,11 @@ def _groups(view: StepView) -> dict[tuple[Position, int], tuple[int | None, list
     for copy, origin in view.copy_origin.items():
         if copy in before_copies and origin not in groups:
             groups[origin] = (before_copies[copy], [])
+    before_entries = view.before.by_position()
     for origin, (_, members) in groups.items():
         position = origin[0]
-        if position in after_entries and view.incarnation.get(position, -1) == origin[1]:
+        same = view.incarnation.get(position, -1) == origin[1]
+        if position in after_entries and position in before_entries and same:
             members.append((f"entry {position}", after_entries[position].count))
         for copy, copy_origin in view.copy_origin.items():
             if copy_origin == origin and copy in after_copies:
@@ -433,7 +435,8 @@ def _insert_accepted(view: StepView) -> Iterable[str]:
         yield f"insert of uncached {(op.ledger, op.entry)} returned {view.result!r} (size {view.before.size})"
         return
     count = op.expected_reads if view.profile == PIP430 or op.expected_reads > 0 else None
-    expected = CachedEntry(ledger=op.ledger, entry=op.entry, size=op.size, count=count, timestamp=op.now)
+    alone = CachedEntry(ledger=op.ledger, entry=op.entry, size=op.size, count=count, timestamp=op.now)
+    (expected,) = view.project(Observation(entries=(alone,), size=0, counters=Counters(), copies=())).entries
     after = view.after.by_position()
     if after.get(expected.position) != expected:
         yield f"inserted {expected.position}: expected {expected}, got {after.get(expected.position)}"
@@ -470,8 +473,21 @@ def _segment_ring(view: StepView) -> Iterable[str]:
 class Monitor:
     """Checks a candidate's history, step by step, against invariants of one profile."""
 
-    def __init__(self, profile: str, config: CacheConfig, *, invariants: Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        profile: str,
+        config: CacheConfig,
+        *,
+        invariants: Iterable[str] | None = None,
+        project: Callable[[Observation], Observation] | None = None,
+    ) -> None:
+        """Check ``invariants`` (default: all the profile claims).
+
+        ``project`` is applied to the model's observations before they are compared with the
+        candidate's, for candidates that observe less than everything (see conformance ``mask``).
+        """
         self.profile = get_profile(profile)
+        self.project = project or (lambda observation: observation)
         ids = [i.id for i in claimed(profile)] if invariants is None else list(invariants)
         for invariant_id in ids:
             if invariant_id not in INVARIANTS:
@@ -511,6 +527,7 @@ class Monitor:
             copy_origin=self.copy_origin,
             cursors=dict(self.cursors),
             requeues=self.requeues,
+            project=self.project,
         )
         violations = []
         for invariant_id in self.invariants:
@@ -527,18 +544,19 @@ class Monitor:
         outcomes = [o for state in self.states for o in self.profile.step(state, op)]
         if not outcomes:
             raise SpecError(f"{op.describe()} is not allowed by the {self.profile.name} model here")
-        matching = frozenset(
-            o.state for o in outcomes if o.result == result and self.profile.observe(o.state) == after
-        )
+        def seen(outcome: Any) -> Observation:
+            return self.project(self.profile.observe(outcome.state))
+
+        matching = frozenset(o.state for o in outcomes if o.result == result and seen(o) == after)
         if matching:
             self.states = matching
             return []
-        best = min(outcomes, key=lambda o: len(describe_difference(self.profile.observe(o.state), after)))
+        best = min(outcomes, key=lambda o: (o.result != result, len(describe_difference(seen(o), after))))
         self.states = frozenset()
         lines = []
         if best.result != result:
             lines.append(f"result: expected {best.result!r}, candidate {result!r}")
-        lines += describe_difference(self.profile.observe(best.state), after)
+        lines += describe_difference(seen(best), after)
         alternatives = "" if len(outcomes) == 1 else f" (closest of {len(outcomes)} allowed outcomes)"
         return [f"{type(op).__name__} differs from the {self.profile.name} model{alternatives}: " + "; ".join(lines)]
 

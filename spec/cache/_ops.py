@@ -26,8 +26,12 @@ class Op:
 
     def describe(self) -> str:
         """A line a person can read, which is also valid Python that rebuilds the operation."""
-        fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
-        return f"{type(self).__name__}({fields})"
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)
+            if f.default is dataclasses.MISSING or getattr(self, f.name) != f.default
+        ]
+        return f"{type(self).__name__}({', '.join(shown)})"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,215 @@
+"""Conformance cases: a counterexample as portable, replayable data.
+
+A case is a configuration, a profile, a list of steps and what the spec expects after each of them.
+Saved as JSON (schema: conformance/case.schema.json), it can be replayed against any adapter with
+``ledgerspec replay``, by this package or by a runner in another language using ``expected`` alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from ledgerspec.conformance._errors import InputError
+from ledgerspec.spec.cache import OPERATIONS, PROFILES, CacheConfig, Monitor, Op, get_profile, op_from_dict
+from ledgerspec.spec.cache._catalogue import INVARIANTS
+
+SUITE = "ledgerspec-entry-cache"
+SPEC_VERSION = "1"
+SCHEMA_PATH = Path(__file__).with_name("case.schema.json")
+
+
+@dataclass
+class Case:
+    """A named sequence of steps with the spec's expectations and, for a finding, what broke."""
+
+    description: str
+    profile: str
+    config: CacheConfig
+    steps: list[Op]
+    invariant: str | None = None
+    """The invariant the candidate broke (None for a plain vector)."""
+    failing_step: int | None = None
+    """1-based index of the step where it broke."""
+    message: str | None = None
+    found_with: str | None = None
+    """The adapter that broke it."""
+    preset: str | None = None
+    comment: str | None = None
+    requires: list[str] = field(default_factory=list)
+    expected: list[dict[str, Any]] | None = None
+    """Per step, the spec's result and observation, when the model allows exactly one outcome."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (see case.schema.json)."""
+        document: dict[str, Any] = {
+            "manifest": {"suite": SUITE, "spec_version": SPEC_VERSION, "preset": self.preset},
+            "description": self.description,
+            "profile": self.profile,
+            "config": self.config.to_dict(),
+            "steps": [op.to_dict() for op in self.steps],
+        }
+        for key in ("comment", "invariant", "failing_step", "message", "found_with"):
+            value = getattr(self, key)
+            if value is not None:
+                document[key] = value
+        if self.requires:
+            document["requires"] = sorted(self.requires)
+        if self.expected is not None:
+            document["expected"] = self.expected
+        return document
+
+    def dumps(self) -> str:
+        """Pretty JSON."""
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str) -> Case:
+        """Validate against the schema, then build; errors name the file and the JSON path."""
+        validate(data, where=where)
+        steps = [op_from_dict(step, where=f"{where}: steps[{i}]") for i, step in enumerate(data["steps"])]
+        return cls(
+            description=data["description"],
+            profile=data["profile"],
+            config=CacheConfig.from_dict(data["config"], where=f"{where}: config"),
+            steps=steps,
+            invariant=data.get("invariant"),
+            failing_step=data.get("failing_step"),
+            message=data.get("message"),
+            found_with=data.get("found_with"),
+            preset=data["manifest"].get("preset"),
+            comment=data.get("comment"),
+            requires=list(data.get("requires", [])),
+            expected=data.get("expected"),
+        )
+
+
+def load_case(path: str | Path) -> Case:
+    """Read a case file; a missing file, bad JSON or a schema violation is an :class:`InputError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the case: {error.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
+    return Case.from_dict(data, where=str(path))
+
+
+_SCHEMA: dict[str, Any] | None = None
+
+
+def validate(data: Any, *, where: str) -> None:
+    """Check a case document against case.schema.json."""
+    global _SCHEMA  # noqa: PLW0603 - loaded once, on first use
+    if _SCHEMA is None:
+        _SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    errors = sorted(jsonschema.Draft202012Validator(_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        location = "/".join(str(p) for p in first.absolute_path) or "(top level)"
+        raise InputError(f"{where}: at {location}: {first.message}")
+
+
+def expected_observations(profile: str, config: CacheConfig, steps: list[Op]) -> list[dict[str, Any]] | None:
+    """The spec's result and observation after each step, or None if the model ever branches."""
+    model = get_profile(profile)
+    state = model.init(config)
+    expected = []
+    for op in steps:
+        outcomes = model.step(state, op)
+        if len(outcomes) != 1:
+            return None
+        (outcome,) = outcomes
+        state = outcome.state
+        expected.append({"result": _plain(outcome.result), "observation": model.observe(state).to_dict()})
+    return expected
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def model_divergence(
+    profile: str, config: CacheConfig, history: list[Any], project: Any = None
+) -> tuple[int, str] | None:
+    """The first step (1-based) where the candidate left the model, with the difference."""
+    monitor = Monitor(profile, config, invariants=["CACHE-MODEL"], project=project)
+    for index, step in enumerate(history, start=1):
+        violations = monitor.check(step.op, step.result, step.observation)
+        if violations:
+            return index, violations[0].message
+    return None
+
+
+
+_JSON_TYPES = {
+    "int": {"type": "integer"},
+    "int | None": {"type": ["integer", "null"]},
+    "float | None": {"type": ["number", "null"]},
+    "bool | None": {"type": ["boolean", "null"]},
+    "str": {"type": "string"},
+}
+
+
+def build_schema() -> dict[str, Any]:
+    """The case schema, derived from the operation classes, the profiles and the catalogue.
+
+    conformance/case.schema.json is this function's output (tests/unit/test_cases.py keeps it so).
+    """
+    import dataclasses  # noqa: PLC0415 - only for building the schema
+
+    step_variants = []
+    for kind, cls in OPERATIONS.items():
+        fields = dataclasses.fields(cls)
+        properties: dict[str, Any] = {"op": {"const": kind}}
+        properties |= {f.name: _JSON_TYPES[str(f.type)] for f in fields}
+        required = ["op"] + [f.name for f in fields if f.default is dataclasses.MISSING]
+        step_variants.append(
+            {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        )
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://ledgerspec.invalid/conformance/case.schema.json",
+        "title": "ledgerspec entry-cache conformance case",
+        "type": "object",
+        "required": ["manifest", "description", "profile", "config", "steps"],
+        "additionalProperties": False,
+        "properties": {
+            "manifest": {
+                "type": "object",
+                "required": ["suite", "spec_version"],
+                "properties": {
+                    "suite": {"const": SUITE},
+                    "spec_version": {"const": SPEC_VERSION},
+                    "preset": {"type": ["string", "null"]},
+                },
+                "additionalProperties": False,
+            },
+            "description": {"type": "string", "minLength": 1, "maxLength": 120},
+            "comment": {"type": "string"},
+            "profile": {"enum": sorted(PROFILES)},
+            "config": {"type": "object"},
+            "steps": {"type": "array", "minItems": 1, "items": {"oneOf": step_variants}},
+            "invariant": {"enum": sorted(INVARIANTS)},
+            "failing_step": {"type": "integer", "minimum": 1},
+            "message": {"type": "string"},
+            "found_with": {"type": "string"},
+            "requires": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            "expected": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["result", "observation"],
+                    "properties": {"result": {}, "observation": {"type": "object"}},
+                    "additionalProperties": False,
+                },
+            },
+        },
+    }

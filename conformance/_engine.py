@@ -1,0 +1,313 @@
+"""The conformance engine: search for counterexamples, one invariant at a time, and report.
+
+A run starts with every invariant the profile claims and the adapter can be checked on. Hypothesis
+searches for any violation and shrinks it; the invariants broken at the last step of the minimal
+example are recorded as failed, each with its case, and the search goes on with the rest. It ends
+when a search finds nothing (the rest pass) or every invariant has failed. An adapter fault ends it
+at once: it is reported as an error, never as a verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import Flaky
+from hypothesis.stateful import get_state_machine_test
+
+from ledgerspec.conformance._case import Case, expected_observations, model_divergence
+from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._machine import Broken, Faulted, Run, Step, make_machine
+from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
+from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
+from ledgerspec.spec import SpecError
+from ledgerspec.spec.cache import CATALOGUE, INVARIANTS, Insert, Monitor, Op, Violation
+
+_TIMES, _COUNTS, _COPIES = "observe_timestamps", "observe_counts", "observe_copies"
+_NEEDS: dict[str, dict[str, frozenset[str]]] = {
+    "CACHE-FIFO": {"*": frozenset({_TIMES})},
+    "CACHE-OLDEST-FIRST": {"pip430": frozenset({_TIMES, _COUNTS}), "pulsar-master": frozenset({_TIMES})},
+    "CACHE-PROTECT-UNTIL-EXPIRED": {"*": frozenset({_TIMES, _COUNTS})},
+    "CACHE-EVICTED-FINAL": {"*": frozenset({_COPIES, _COUNTS})},
+    "CACHE-WATERMARK": {"pip430": frozenset({_TIMES, _COUNTS})},
+    "CACHE-TTL": {"pip430": frozenset({_TIMES, _COUNTS}), "pulsar-master": frozenset({_TIMES})},
+    "CACHE-BOUNDED-PROTECTION": {"*": frozenset({_TIMES})},
+    "CACHE-CURSOR-COUNT": {"*": frozenset({"cursors"})},
+    "CACHE-READ-COUNT": {"*": frozenset({_COPIES, _COUNTS})},
+    "CACHE-DUPLICATE-MERGE": {"*": frozenset({_COUNTS})},
+}
+
+
+def needs(invariant: str, profile: str) -> frozenset[str]:
+    """Adapter capabilities an invariant's predicate needs under a profile; without them it is not
+    checkable. Predicates compare masked fields alike, so most need nothing."""
+    table = _NEEDS.get(invariant, {})
+    return table.get(profile, table.get("*", frozenset()))
+
+PASS, FAIL, NOT_CLAIMED, NOT_CHECKABLE, ERROR, NOT_RUN = (
+    "pass",
+    "fail",
+    "not claimed",
+    "not checkable",
+    "error",
+    "not run",
+)
+
+
+@dataclass
+class Row:
+    """The verdict on one invariant."""
+
+    invariant: str
+    status: str
+    case: Case | None = None
+    detail: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Report:
+    """The outcome of one conformance run."""
+
+    adapter: AdapterInfo
+    profile: str
+    preset: str
+    settings: str
+    seed: int
+    rows: list[Row] = field(default_factory=list)
+    examples: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    fault: str | None = None
+    fault_case: Case | None = None
+
+    @property
+    def verdict(self) -> str:
+        """ERROR on an adapter fault, FAIL if an invariant failed, else PASS."""
+        if self.fault is not None:
+            return "ERROR"
+        return "FAIL" if any(row.status == FAIL for row in self.rows) else "PASS"
+
+    def failed(self) -> list[Row]:
+        """The rows that failed, in catalogue order."""
+        return [row for row in self.rows if row.status == FAIL]
+
+    def row(self, invariant: str) -> Row:
+        """The row of one invariant."""
+        return next(row for row in self.rows if row.invariant == invariant)
+
+
+def conform(
+    factory: AdapterFactory,
+    *,
+    profile: str | None = None,
+    preset: str = "minimal",
+    settings: str = "quick",
+    examples: int | None = None,
+    seed: int | None = None,
+    invariants: list[str] | None = None,
+    stop_at_first: bool = False,
+    on_progress: Callable[[str, Run], None] | None = None,
+    config: dict[str, Any] | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> Report:
+    """Check one adapter against one profile; see the module docstring for the search.
+
+    ``config`` overrides fields of the preset's configuration.
+    """
+    started = time.perf_counter()
+    info = probe(factory)
+    profile = profile or info.profiles[0]
+    chosen_preset, search = get_preset(preset), get_settings(settings)
+    if config:
+        chosen_preset = dataclasses.replace(chosen_preset, config=chosen_preset.config.replace(**config))
+    if invariants:
+        unknown = [i for i in invariants if i not in INVARIANTS]
+        if unknown:
+            raise InputError(f"unknown invariant(s) {unknown}; see `ledgerspec spec show`")
+    report = Report(
+        adapter=info,
+        profile=profile,
+        preset=preset,
+        settings=settings,
+        seed=random.randrange(2**32) if seed is None else seed,
+    )
+    active = []
+    for invariant in CATALOGUE:
+        if not invariant.claimed_by(profile):
+            report.rows.append(Row(invariant.id, NOT_CLAIMED))
+        elif not needs(invariant.id, profile) <= info.capabilities:
+            missing = sorted(needs(invariant.id, profile) - info.capabilities)
+            report.rows.append(Row(invariant.id, NOT_CHECKABLE, detail=f"adapter lacks {', '.join(missing)}"))
+        elif invariants and invariant.id not in invariants:
+            report.rows.append(Row(invariant.id, NOT_RUN, detail="not selected"))
+        else:
+            report.rows.append(Row(invariant.id, PASS))
+            active.append(invariant.id)
+    attempt = 0
+    while active:
+        attempt += 1
+        run = Run(
+            factory=factory, info=info, profile=profile, preset=chosen_preset, invariants=list(active), exclude=exclude
+        )
+        if on_progress is not None:
+            run.on_example = lambda r, label=",".join(active): on_progress(label, r)
+        search_started = time.perf_counter()
+        outcome = _search(run, search, examples, report.seed + attempt - 1)
+        report.examples += run.examples
+        report.steps += run.steps
+        if outcome is None:
+            break
+        if isinstance(outcome, Faulted):
+            report.fault = str(outcome.fault)
+            report.fault_case = _case(report, None, outcome.history, str(outcome.fault), chosen_preset.config)
+            for row in report.rows:
+                if row.invariant in active:
+                    row.status, row.detail = ERROR, "adapter fault"
+            break
+        broken = sorted({v.invariant for v in outcome.violations}, key=active.index)
+        for invariant in broken:
+            history, violations = minimize(run, invariant, outcome.history, chosen_preset.config)
+            message = "; ".join(v.message for v in violations if v.invariant == invariant)
+            row = report.row(invariant)
+            row.status, row.detail, row.seconds = FAIL, message, time.perf_counter() - search_started
+            row.case = _case(report, invariant, history, message, chosen_preset.config)
+            active.remove(invariant)
+        if stop_at_first:
+            for invariant in active:
+                row = report.row(invariant)
+                row.status, row.detail = NOT_RUN, "stopped at the first failure"
+            break
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def probe(factory: AdapterFactory) -> AdapterInfo:
+    """Create one adapter to read its metadata, then stop it."""
+    adapter = factory()
+    try:
+        return adapter.info
+    finally:
+        adapter.stop()
+
+
+def minimize(run: Run, invariant: str, history: list[Step], config: Any) -> tuple[list[Step], list[Violation]]:
+    """Make a counterexample shorter after Hypothesis has shrunk it.
+
+    Hypothesis cannot delete a step whose removal shifts later choices, and a burst of writes that
+    pushes the cache over its trigger needs every write. So, while the invariant still breaks: shift
+    the clock to start at 1, delete steps one at a time, and when no deletion works, enlarge one
+    insert to a bigger preset size (fewer writes then fill the cache) and try deleting again. Every
+    step keeps its own ``now``, so the clock still increases; a trial that becomes invalid (a copy
+    or cursor that no longer exists) is rejected.
+    """
+    ops = [step.op for step in history]
+    best = replay_steps(run, invariant, _shift(ops), config) or replay_steps(run, invariant, ops, config)
+    if best is None:
+        return history, []
+    while True:
+        smaller = _delete_one(run, invariant, best, config) or _enlarge_one(run, invariant, best, config)
+        if smaller is None:
+            return best
+        best = smaller
+
+
+def _shift(ops: list[Op]) -> list[Op]:
+    if not ops:
+        return ops
+    shift = ops[0].now - 1
+    return [dataclasses.replace(op, now=op.now - shift) for op in ops]
+
+
+def _delete_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
+    ops = [step.op for step in best[0]]
+    for index in range(len(ops) - 1, -1, -1):
+        trial = replay_steps(run, invariant, ops[:index] + ops[index + 1 :], config)
+        if trial is not None:
+            return trial
+    return None
+
+
+def _enlarge_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
+    """Replace one insert's size by a larger one if that lets a later deletion succeed."""
+    ops = [step.op for step in best[0]]
+    for index, op in enumerate(ops):
+        if not isinstance(op, Insert):
+            continue
+        for size in sorted((s for s in run.preset.sizes if s > op.size), reverse=True):
+            enlarged = [*ops[:index], dataclasses.replace(op, size=size), *ops[index + 1 :]]
+            trial = replay_steps(run, invariant, enlarged, config)
+            if trial is not None and _delete_one(run, invariant, trial, config) is not None:
+                return trial
+    return None
+
+
+def replay_steps(
+    run: Run, invariant: str, ops: list[Op], config: Any
+) -> tuple[list[Step], list[Violation]] | None:
+    """Run ops on a fresh adapter; the history up to the step where ``invariant`` breaks, or None."""
+    adapter = run.factory()
+    monitor = Monitor(run.profile, config, invariants=[invariant], project=lambda o: mask(o, run.info.capabilities))
+    history: list[Step] = []
+    try:
+        adapter.start(config)
+        for op in ops:
+            result = adapter.apply(op)
+            observation = mask(adapter.observe(), run.info.capabilities)
+            history.append(Step(op, result, observation))
+            violations = monitor.check(op, result, observation)
+            if violations:
+                return history, violations
+    except (AdapterFault, SpecError):
+        return None
+    finally:
+        adapter.stop()
+    return None
+
+
+def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | Faulted | None:
+    machine = make_machine(run)
+    test = get_state_machine_test(
+        machine,
+        settings=hypothesis_settings(search, examples=examples),
+        _min_steps=0,
+        _flaky_state={"selecting_rule": False},
+    )
+    test = hypothesis_seed(seed)(test)
+    try:
+        test()
+    except (Broken, Faulted) as found:
+        return found
+    except Flaky as error:
+        fault = AdapterFault(f"{run.info.name} is nondeterministic: the same steps gave different answers ({error})")
+        return Faulted(fault, [], None)  # type: ignore[arg-type]
+    return None
+
+
+def _case(report: Report, invariant: str | None, history: list[Step], message: str, config: Any) -> Case:
+    steps = [step.op for step in history]
+    what = invariant or "adapter fault"
+    divergence = model_divergence(
+        report.profile, config, history, project=lambda o: mask(o, report.adapter.capabilities)
+    )
+    comment = None
+    if divergence is not None:
+        comment = f"first difference from the {report.profile} model at step {divergence[0]}: {divergence[1]}"
+    return Case(
+        description=f"{what} broken by {report.adapter.name}"[:120],
+        profile=report.profile,
+        config=config,
+        steps=steps,
+        invariant=invariant,
+        failing_step=len(steps) or None,
+        message=message,
+        found_with=report.adapter.name,
+        preset=report.preset,
+        comment=comment,
+        expected=expected_observations(report.profile, config, steps) if steps else None,
+    )

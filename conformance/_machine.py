@@ -1,0 +1,332 @@
+"""The lockstep state machine: Hypothesis drives a candidate and the spec's monitor together.
+
+Each rule is a broker operation. After every step the candidate's result and observation go to the
+monitor, which checks them against the model (``CACHE-MODEL``) and against every other active
+invariant; a violation raises :class:`Broken`, carrying the history, and Hypothesis shrinks it.
+
+The clock strictly increases: every step is one tick after the previous one, and the ``advance``
+rule moves it further, by steps relative to the TTLs in force so expiry boundaries are reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
+
+from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._presets import Preset
+from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
+from ledgerspec.spec.cache import (
+    CacheConfig,
+    Clear,
+    Configure,
+    CursorAdd,
+    CursorCount,
+    CursorRemove,
+    CursorSeek,
+    EvictSize,
+    EvictTimestamp,
+    Get,
+    GetRange,
+    Insert,
+    InvalidateBefore,
+    InvalidateLedger,
+    Monitor,
+    Observation,
+    Op,
+    Release,
+    ReplayIncrement,
+    Violation,
+    active_cursors,
+    cursors_at_or_before,
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One executed step: the operation, the candidate's result and its observation afterwards."""
+
+    op: Op
+    result: Any
+    observation: Observation
+
+
+class Broken(AssertionError):  # noqa: N818 - Hypothesis shrinks on assertion failures; the name reads as a verdict
+    """A candidate broke invariants at the last step of ``history``."""
+
+    def __init__(self, violations: list[Violation], history: list[Step]) -> None:
+        super().__init__("; ".join(f"{v.invariant}: {v.message}" for v in violations))
+        self.violations = violations
+        self.history = history
+
+
+class Faulted(Exception):  # noqa: N818 - wraps an AdapterFault so Hypothesis can shrink it too
+    """The adapter faulted at the last step of ``history``."""
+
+    def __init__(self, fault: AdapterFault, history: list[Step], op: Op) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+        self.history = history
+        self.op = op
+
+
+@dataclass
+class Run:
+    """What one search needs, and the counters it updates."""
+
+    factory: AdapterFactory
+    info: AdapterInfo
+    profile: str
+    preset: Preset
+    invariants: list[str]
+    exclude: frozenset[str] = frozenset()
+    """Rules not to use (to isolate one behaviour, e.g. only size eviction)."""
+    examples: int = 0
+    steps: int = 0
+    on_example: Callable[[Run], None] = field(default=lambda run: None)
+
+
+def make_machine(run: Run) -> type[RuleBasedStateMachine]:
+    """A state machine class bound to one adapter, profile, preset and set of invariants."""
+    preset, info = run.preset, run.info
+    ledgers = st.sampled_from(preset.ledgers)
+    entries = st.integers(0, preset.entries - 1)
+    sizes = st.sampled_from(preset.sizes)
+    reads = st.integers(0, 3)
+    can = info.capabilities.__contains__
+
+    def allowed(name: str) -> Callable[[Any], bool]:
+        return lambda _machine: name not in run.exclude
+
+    class LockstepMachine(RuleBasedStateMachine):
+        """Drives the candidate and checks every step."""
+
+        positions = Bundle("positions")
+        copies = Bundle("copies")
+        cursors = Bundle("cursors")
+
+        def __init__(self) -> None:
+            super().__init__()
+            run.examples += 1
+            run.on_example(run)
+            self.config: CacheConfig = preset.config
+            self.adapter = run.factory()
+            self.history: list[Step] = []
+            self.now = 0
+            self.tail: dict[int, int] = dict.fromkeys(preset.ledgers, preset.entries)
+            self.cursor_positions: dict[tuple[int, str], int] = {}
+            self.serial = 0
+            self.monitor = Monitor(
+                run.profile,
+                self.config,
+                invariants=run.invariants,
+                project=lambda observation: mask(observation, info.capabilities),
+            )
+            self._call(None, lambda: self.adapter.start(self.config))
+
+        def teardown(self) -> None:
+            self._call(None, self.adapter.stop)
+
+        # --- plumbing ---------------------------------------------------------------------------
+
+        def _call(self, op: Op | None, action: Callable[[], Any]) -> Any:
+            try:
+                return action()
+            except AdapterFault as fault:
+                raise Faulted(fault, list(self.history), op or Clear(now=self.now)) from fault
+
+        def step(self, op: Op) -> Any:
+            run.steps += 1
+            result = self._call(op, lambda: self.adapter.apply(op))
+            observation = mask(self._call(op, self.adapter.observe), info.capabilities)
+            self.history.append(Step(op, result, observation))
+            violations = self.monitor.check(op, result, observation)
+            if violations:
+                raise Broken(violations, list(self.history))
+            if isinstance(op, Configure):
+                self.config = self.config.replace(**op.changes())
+            return result
+
+        def tick(self, by: int = 1) -> int:
+            self.now += by
+            return self.now
+
+        # --- writes -------------------------------------------------------------------------------
+
+        @rule(target=positions, ledger=ledgers, size=sizes)
+        def tailing_insert(self, ledger: int, size: int) -> Any:
+            """OpAddEntry: the next entry of the ledger, expected by every active cursor."""
+            entry = self.tail[ledger]
+            self.tail[ledger] += 1
+            count = active_cursors(self.cursor_positions, ledger)
+            self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=count))
+            return (ledger, entry)
+
+        @precondition(lambda self: can("cursors") and bool(self.cursor_positions) and "backlog_insert" not in run.exclude)
+        @rule(target=positions, cursor=cursors, size=sizes)
+        def backlog_insert(self, cursor: tuple[int, str], size: int) -> Any:
+            """readFromStorage for a cursor: its position, expected by the cursors at or before it."""
+            if cursor not in self.cursor_positions:
+                return multiple()
+            ledger, _ = cursor
+            entry = self.cursor_positions[cursor]
+            count = cursors_at_or_before(self.cursor_positions, *cursor)
+            self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=count))
+            return (ledger, entry)
+
+        @precondition(allowed("insert"))
+        @rule(target=positions, ledger=ledgers, entry=entries, size=sizes, expected_reads=reads)
+        def insert(self, ledger: int, entry: int, size: int, expected_reads: int) -> Any:
+            """Any position: duplicates and out-of-order inserts included."""
+            self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=expected_reads))
+            return (ledger, entry)
+
+        @rule(ledgers_used=st.lists(ledgers, min_size=1, max_size=3), size=sizes, expected_reads=reads)
+        def fill(self, ledgers_used: list[int], size: int, expected_reads: int) -> None:
+            """Producers outrun eviction: tailing writes, round robin over ledgers, until the size is
+            above the eviction trigger (or a bounded number of writes is refused)."""
+            trigger = self.config.trigger_size
+            for attempt in range(16):
+                observed = self.history[-1].observation.size if self.history else 0
+                if observed > trigger:
+                    return
+                ledger = ledgers_used[attempt % len(ledgers_used)]
+                entry = self.tail[ledger]
+                self.tail[ledger] += 1
+                self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=expected_reads))
+
+        # --- reads --------------------------------------------------------------------------------
+
+        @rule(target=copies, position=st.one_of(positions, st.tuples(ledgers, entries)))
+        def read(self, position: tuple[int, int]) -> Any:
+            """A read of a position inserted before (a hit unless it left) or of any position."""
+            copy = self.step(Get(now=self.tick(), ledger=position[0], entry=position[1]))
+            return multiple() if copy is None else multiple(copy)
+
+        @precondition(lambda self: can("get_range"))
+        @rule(target=copies, ledger=ledgers, first=entries, length=st.integers(0, 3))
+        def read_range(self, ledger: int, first: int, length: int) -> Any:
+            """A range read; each hit dispatches a copy."""
+            got = self.step(GetRange(now=self.tick(), ledger=ledger, first=first, last=first + length))
+            return multiple(*[copy for copy in got if copy is not None])
+
+        @rule(copy=consumes(copies))
+        def release(self, copy: int) -> None:
+            """The consumer is done with a dispatched copy: markRead."""
+            self.step(Release(now=self.tick(), copy=copy))
+
+        @precondition(lambda self: can("replay_increment"))
+        @rule(copy=copies)
+        def replay_increment(self, copy: int) -> None:
+            """Key_Shared puts the entry in the replay queue through its dispatched copy."""
+            self.step(ReplayIncrement(now=self.tick(), copy=copy))
+
+        # --- cursors ------------------------------------------------------------------------------
+
+        @precondition(lambda self: can("cursors"))
+        @rule(target=cursors, ledger=ledgers, entry=entries)
+        def cursor_add(self, ledger: int, entry: int) -> Any:
+            """A consumer connects: an active cursor at a read position."""
+            self.serial += 1
+            name = f"c{self.serial}"
+            self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=name, entry=entry))
+            self.cursor_positions[ledger, name] = entry
+            return (ledger, name)
+
+        @precondition(lambda self: can("cursors"))
+        @rule(cursor=consumes(cursors))
+        def cursor_remove(self, cursor: tuple[int, str]) -> None:
+            """A consumer disconnects."""
+            if cursor in self.cursor_positions:
+                self.step(CursorRemove(now=self.tick(), ledger=cursor[0], cursor=cursor[1]))
+                del self.cursor_positions[cursor]
+
+        @precondition(lambda self: can("cursors"))
+        @rule(cursor=cursors, entry=entries)
+        def cursor_seek(self, cursor: tuple[int, str], entry: int) -> None:
+            """A cursor moves on (or is rewound)."""
+            if cursor in self.cursor_positions:
+                self.step(CursorSeek(now=self.tick(), ledger=cursor[0], cursor=cursor[1], entry=entry))
+                self.cursor_positions[cursor] = entry
+
+        @precondition(lambda self: can("cursors"))
+        @rule(cursor=cursors)
+        def cursor_count(self, cursor: tuple[int, str]) -> None:
+            """getNumberOfCursorsAtSamePositionOrBefore, also after the cursor is gone (0)."""
+            self.step(CursorCount(now=self.tick(), ledger=cursor[0], cursor=cursor[1]))
+
+        # --- time and eviction --------------------------------------------------------------------
+
+        @rule(kind=st.sampled_from(["tick", "ttl", "ttl+1", "ttl_max", "ttl_max+1"]), tick=st.sampled_from(preset.ticks))
+        def advance(self, kind: str, tick: int) -> None:
+            """Let time pass: a few ticks, or to just at / just past a TTL."""
+            base = {"tick": tick, "ttl": self.config.ttl, "ttl+1": self.config.ttl + 1}
+            base |= {"ttl_max": self.config.ttl_max, "ttl_max+1": self.config.ttl_max + 1}
+            self.tick(max(0, base[kind] - 1))
+
+        @precondition(allowed("evict_timestamp"))
+        @rule(at=st.sampled_from(["now", "ttl", "ttl+1", "ttl_max", "ttl_max+1"]), pick=st.integers(0, 7))
+        def evict_timestamp(self, at: str, pick: int) -> None:
+            """The periodic TTL pass, now or exactly at / just past the expiry of a cached entry."""
+            self.step(EvictTimestamp(now=self.boundary(at, pick)))
+
+        def boundary(self, at: str, pick: int) -> int:
+            """The next tick, or the moment a cached entry's TTL runs out (if that is still ahead)."""
+            stamps = [e.timestamp for e in self.history[-1].observation.entries] if self.history else []
+            stamps = [s for s in stamps if s is not None]
+            if at == "now" or not stamps:
+                return self.tick()
+            offset = {"ttl": self.config.ttl, "ttl+1": self.config.ttl + 1}
+            offset |= {"ttl_max": self.config.ttl_max, "ttl_max+1": self.config.ttl_max + 1}
+            target = sorted(stamps)[pick % len(stamps)] + offset[at]
+            return self.tick(max(1, target - self.now))
+
+        @precondition(allowed("evict_size"))
+        @rule(at=st.sampled_from(["now", "now", "ttl_max", "ttl_max+1"]), pick=st.integers(0, 7))
+        def evict_size(self, at: str, pick: int) -> None:
+            """The eviction executor runs the size eviction (now, or when an entry passes ttl_max)."""
+            self.step(EvictSize(now=self.boundary(at, pick)))
+
+        # --- removal ------------------------------------------------------------------------------
+
+        @precondition(allowed("invalidate"))
+        @rule(kind=st.sampled_from(["before", "ledger", "clear"]), ledger=ledgers, entry=entries)
+        def invalidate(self, kind: str, ledger: int, entry: int) -> None:
+            """Forced removal: the slowest reader moved (before), the ledger is deleted, or the
+            managed ledger closes (clear)."""
+            now = self.tick()
+            if kind == "before":
+                self.step(InvalidateBefore(now=now, ledger=ledger, entry=entry))
+            elif kind == "ledger":
+                self.step(InvalidateLedger(now=now, ledger=ledger))
+            else:
+                self.step(Clear(now=now))
+
+        # --- configuration ------------------------------------------------------------------------
+
+        @precondition(lambda self: can("configure"))
+        @rule(
+            field=st.sampled_from(["max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl"]),
+            data=st.data(),
+        )
+        def configure(self, field: str, data: st.DataObject) -> None:
+            """A dynamic broker setting changes at run time."""
+            if field == "max_size" and run.profile == "segmented":
+                return
+            choices: dict[str, Any] = {
+                "max_size": preset.max_sizes,
+                "watermark": preset.watermarks,
+                "ttl": preset.ttls,
+                "ttl_max": preset.ttl_maxes,
+                "max_requeue": preset.max_requeues,
+                "extend_ttl": (False, True),
+            }
+            value = data.draw(st.sampled_from(choices[field]), label=field)
+            self.step(Configure(now=self.tick(), **{field: value}))
+
+    LockstepMachine.__name__ = f"Lockstep_{run.profile.replace('-', '_')}"
+    return LockstepMachine

@@ -1,0 +1,85 @@
+"""Replaying a saved case against an adapter: the same monitor, one fixed sequence of steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ledgerspec.conformance._case import Case
+from ledgerspec.conformance._engine import needs
+from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance.adapters import AdapterFactory, mask
+from ledgerspec.spec.cache import Monitor, Violation, claimed
+
+
+@dataclass
+class ReplayOutcome:
+    """What happened: the steps run, and the violations or fault at the last one."""
+
+    case: Case
+    adapter: str
+    history: list[Step] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    fault: str | None = None
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """PASS, FAIL or ERROR."""
+        if self.fault:
+            return "ERROR"
+        return "FAIL" if self.violations else "PASS"
+
+    @property
+    def exit_status(self) -> int:
+        """0, 1 or 3."""
+        return {"PASS": 0, "FAIL": 1}.get(self.verdict, 3)
+
+    def render(self) -> str:
+        """Numbered steps with the candidate's results, and the verdict."""
+        lines = [f"{self.verdict}: case {self.case.description!r} against {self.adapter} (profile {self.case.profile})"]
+        for index, step in enumerate(self.history, start=1):
+            lines.append(f"  {index:>2}. {step.op.describe()}  -> {step.result!r}")
+        for violation in self.violations:
+            lines.append(f"      {violation.invariant}: {violation.message}")
+        if self.fault:
+            lines.append(f"      adapter fault: {self.fault}")
+        if self.skipped:
+            lines.append(f"  not checkable with this adapter: {', '.join(self.skipped)}")
+        return "\n".join(lines)
+
+
+def replay(case: Case, factory: AdapterFactory) -> ReplayOutcome:
+    """Run the case's steps, checking every invariant the profile claims that the adapter can show."""
+    adapter = factory()
+    info = adapter.info
+    outcome = ReplayOutcome(case=case, adapter=info.name)
+    missing = [c for c in case.requires if c not in info.capabilities]
+    if missing:
+        adapter.stop()
+        raise InputError(f"case {case.description!r} requires {missing}, which {info.name} does not support")
+    invariants = []
+    for invariant in claimed(case.profile):
+        if needs(invariant.id, case.profile) <= info.capabilities:
+            invariants.append(invariant.id)
+        else:
+            outcome.skipped.append(invariant.id)
+    monitor = Monitor(
+        case.profile, case.config, invariants=invariants, project=lambda o: mask(o, info.capabilities)
+    )
+    try:
+        adapter.start(case.config)
+        for op in case.steps:
+            if not info.supports(op):
+                raise InputError(f"{info.name} does not support {op.kind}, which the case uses")
+            result = adapter.apply(op)
+            observation = mask(adapter.observe(), info.capabilities)
+            outcome.history.append(Step(op, result, observation))
+            outcome.violations = monitor.check(op, result, observation)
+            if outcome.violations:
+                break
+    except AdapterFault as fault:
+        outcome.fault = str(fault)
+    finally:
+        adapter.stop()
+    return outcome

@@ -1,0 +1,122 @@
+"""Rendering a conformance report: a terminal table, numbered counterexamples, JSON and JUnit XML."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from ledgerspec.conformance._case import Case
+from ledgerspec.conformance._engine import FAIL, PASS, Report
+
+VERSION = "0.1.0"
+
+
+def table(report: Report) -> str:
+    """One line per invariant of the catalogue: pass, fail (with the case), not claimed, ..."""
+    width = max(len(row.invariant) for row in report.rows)
+    lines = [
+        f"{report.verdict}: adapter {report.adapter.name} {report.adapter.version} against profile "
+        f"{report.profile} (preset {report.preset}, settings {report.settings}, seed {report.seed})",
+        f"{report.examples} examples, {report.steps} steps in {report.seconds:.1f} s",
+        "",
+    ]
+    for row in report.rows:
+        note = ""
+        if row.status == FAIL and row.case is not None:
+            note = f"counterexample of {len(row.case.steps)} steps"
+        elif row.detail and row.status != PASS:
+            note = row.detail
+        lines.append(f"  {row.invariant:<{width}}  {row.status.upper():<13}  {note}".rstrip())
+    if report.fault:
+        lines += ["", f"ADAPTER FAULT: {report.fault}"]
+    return "\n".join(lines)
+
+
+def counterexample(case: Case, *, replay_hint: str | None = None) -> str:
+    """Numbered steps a person can read, the violation at the failing step, and the model difference."""
+    header = f"{case.invariant or 'ADAPTER FAULT'} (profile {case.profile}, adapter {case.found_with})"
+    lines = [header]
+    expected = case.expected or []
+    for index, op in enumerate(case.steps, start=1):
+        marker = "   <- breaks here" if index == case.failing_step else ""
+        spec = ""
+        if index - 1 < len(expected):
+            spec = f"   spec: {_short(expected[index - 1]['result'])}"
+        lines.append(f"  {index:>2}. {op.describe()}{spec}{marker}")
+    if case.message:
+        lines.append(f"      {case.invariant or 'fault'}: {case.message}")
+    if case.comment and case.invariant != "CACHE-MODEL":
+        lines.append(f"      {case.comment}")
+    if replay_hint:
+        lines.append(f"      replay: {replay_hint}")
+    return "\n".join(lines)
+
+
+def _short(value: Any) -> str:
+    return json.dumps(value)
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    """The machine-readable report (see conformance/report.schema.json)."""
+    return {
+        "ledgerspec": VERSION,
+        "adapter": report.adapter.to_dict(),
+        "profile": report.profile,
+        "preset": report.preset,
+        "settings": report.settings,
+        "seed": report.seed,
+        "verdict": report.verdict,
+        "examples": report.examples,
+        "steps": report.steps,
+        "seconds": round(report.seconds, 3),
+        "rows": [
+            {
+                "invariant": row.invariant,
+                "status": row.status,
+                "detail": row.detail,
+                "seconds": round(row.seconds, 3),
+                **({"case": row.case.to_dict()} if row.case else {}),
+            }
+            for row in report.rows
+        ],
+        **({"fault": report.fault} if report.fault else {}),
+        **({"fault_case": report.fault_case.to_dict()} if report.fault_case else {}),
+    }
+
+
+def write_json(reports: list[Report], path: str | Path) -> None:
+    """One report, or a list of them (``matrix``), as pretty JSON."""
+    body: Any = to_json(reports[0]) if len(reports) == 1 else [to_json(r) for r in reports]
+    Path(path).write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+
+
+def write_junit(reports: list[Report], path: str | Path) -> None:
+    """JUnit XML: a test suite per report, a test case per invariant."""
+    suites = ET.Element("testsuites", name="ledgerspec")
+    for report in reports:
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=f"ledgerspec.{report.profile}.{report.adapter.name}",
+            tests=str(len(report.rows)),
+            failures=str(len(report.failed())),
+            errors=str(sum(1 for row in report.rows if row.status == "error")),
+            skipped=str(sum(1 for row in report.rows if row.status not in {PASS, FAIL, "error"})),
+            time=f"{report.seconds:.3f}",
+        )
+        for row in report.rows:
+            case = ET.SubElement(
+                suite, "testcase", classname=f"{report.adapter.name}.{report.profile}", name=row.invariant,
+                time=f"{row.seconds:.3f}",
+            )
+            if row.status == FAIL:
+                failure = ET.SubElement(case, "failure", message=row.detail[:500])
+                failure.text = counterexample(row.case) if row.case else row.detail
+            elif row.status == "error":
+                ET.SubElement(case, "error", message=report.fault or row.detail)
+            elif row.status != PASS:
+                ET.SubElement(case, "skipped", message=f"{row.status}: {row.detail}".strip(": "))
+    ET.indent(suites)
+    Path(path).write_text(ET.tostring(suites, encoding="unicode") + "\n", encoding="utf-8")

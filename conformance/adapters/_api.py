@@ -1,0 +1,164 @@
+"""The adapter protocol, its metadata, capability masking and discovery."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, Protocol, runtime_checkable
+
+from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.spec.cache import (
+    PROFILES,
+    CacheConfig,
+    Configure,
+    CursorAdd,
+    CursorCount,
+    CursorRemove,
+    CursorSeek,
+    GetRange,
+    Observation,
+    Op,
+    ReplayIncrement,
+)
+
+CAPABILITIES: dict[str, str] = {
+    "cursors": "cursor_add/remove/seek/count: the active-cursor container",
+    "configure": "run-time configuration changes",
+    "get_range": "range reads",
+    "replay_increment": "Key_Shared replay increments through a dispatched copy",
+    "observe_counts": "observations carry each entry's expected read count",
+    "observe_timestamps": "observations carry each entry's queue timestamp",
+    "observe_copies": "observations list the open dispatched copies with their counts",
+}
+"""What an adapter may support. The engine sends only supported operations and compares only
+observed fields; invariants that need a missing capability are reported as not checkable."""
+
+NEEDS_BY_OPERATION: dict[type[Op], str] = {
+    CursorAdd: "cursors",
+    CursorRemove: "cursors",
+    CursorSeek: "cursors",
+    CursorCount: "cursors",
+    Configure: "configure",
+    GetRange: "get_range",
+    ReplayIncrement: "replay_increment",
+}
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """Who the candidate is and what it claims: sent in the handshake, printed in reports."""
+
+    name: str
+    version: str
+    language: str
+    profiles: tuple[str, ...]
+    capabilities: frozenset[str]
+
+    def __post_init__(self) -> None:
+        unknown_profiles = [p for p in self.profiles if p not in PROFILES]
+        if not self.profiles or unknown_profiles:
+            raise AdapterFault(
+                f"adapter {self.name!r} claims profiles {list(self.profiles)}; known: {', '.join(PROFILES)}"
+            )
+        unknown = sorted(self.capabilities - set(CAPABILITIES))
+        if unknown:
+            raise AdapterFault(f"adapter {self.name!r} claims unknown capabilities {unknown}")
+
+    def supports(self, op: Op) -> bool:
+        """Whether the engine may send this operation."""
+        need = NEEDS_BY_OPERATION.get(type(op))
+        return need is None or need in self.capabilities
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for reports."""
+        return {**dataclasses.asdict(self), "profiles": list(self.profiles), "capabilities": sorted(self.capabilities)}
+
+
+@runtime_checkable
+class CacheAdapter(Protocol):
+    """A candidate entry cache, driven one operation at a time.
+
+    ``start`` gives a fresh, empty cache with the configuration; ``apply`` performs one operation
+    and returns its result as the spec defines it; ``observe`` reports the state; ``stop`` releases
+    resources. Raise :class:`ledgerspec.conformance.AdapterFault` for anything that is the
+    adapter's fault rather than the cache's behaviour.
+    """
+
+    info: AdapterInfo
+
+    def start(self, config: CacheConfig) -> None: ...
+
+    def apply(self, op: Op) -> Any: ...
+
+    def observe(self) -> Observation: ...
+
+    def stop(self) -> None: ...
+
+
+AdapterFactory = Callable[[], CacheAdapter]
+
+
+def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
+    """Blank the fields an adapter does not observe, so both sides compare alike."""
+    counts = "observe_counts" in capabilities
+    stamps = "observe_timestamps" in capabilities
+    entries = tuple(
+        dataclasses.replace(
+            entry,
+            count=entry.count if counts else None,
+            timestamp=entry.timestamp if stamps else None,
+        )
+        for entry in observation.entries
+    )
+    copies = observation.copies if "observe_copies" in capabilities else ()
+    if copies and not counts:
+        copies = tuple((copy, None) for copy, _ in copies)
+    return dataclasses.replace(observation, entries=entries, copies=copies)
+
+
+def installed_adapters() -> dict[str, str]:
+    """Installed adapter names and the object each entry point names."""
+    return {ep.name: ep.value for ep in sorted(entry_points(group="ledgerspec.adapters"), key=lambda e: e.name)}
+
+
+def load_adapter(name: str, *, timeout: float | None = None, validate_protocol: bool = False) -> AdapterFactory:
+    """Resolve an adapter name to a factory; bad names are an :class:`InputError` naming the choices."""
+    if name.startswith("exec:"):
+        from ledgerspec.conformance.adapters._process import process_factory  # noqa: PLC0415 - optional path
+
+        command = name.removeprefix("exec:").strip()
+        if not command:
+            raise InputError("--adapter exec: needs a command, as in exec:\"python my_adapter.py\"")
+        return process_factory(command, timeout=timeout, validate_protocol=validate_protocol)
+    installed = {ep.name: ep for ep in entry_points(group="ledgerspec.adapters")}
+    if name in installed:
+        return _checked_factory(installed[name].load(), name)
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            raise InputError(f"adapter {name!r}: cannot import module {module_name!r}: {error}") from None
+        try:
+            target = getattr(module, attr)
+        except AttributeError:
+            raise InputError(f"adapter {name!r}: module {module_name!r} has no attribute {attr!r}") from None
+        return _checked_factory(target, name)
+    known = ", ".join(sorted(installed)) or "none"
+    raise InputError(f"unknown adapter {name!r}; installed: {known}; or use module:attr or exec:COMMAND")
+
+
+def _checked_factory(target: Any, name: str) -> AdapterFactory:
+    if not callable(target):
+        raise InputError(f"adapter {name!r} names {target!r}, which is not a factory (a zero-argument callable)")
+
+    def factory() -> CacheAdapter:
+        adapter = target()
+        if not isinstance(adapter, CacheAdapter):
+            raise AdapterFault(f"adapter {name!r}: its factory returned {type(adapter).__name__}, not a CacheAdapter")
+        return adapter
+
+    return factory

@@ -1,0 +1,186 @@
+"""``ledgerspec conform``, ``replay``, ``adapters`` and ``matrix``."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from ledgerspec.conformance._case import Case, load_case
+from ledgerspec.conformance._engine import Report, conform
+from ledgerspec.conformance._machine import Run
+from ledgerspec.conformance._presets import PRESETS, SETTINGS
+from ledgerspec.conformance._replay import replay
+from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
+from ledgerspec.conformance.adapters import installed_adapters, load_adapter
+from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_FAIL, EXIT_OK
+from ledgerspec.spec.cache import PROFILES
+
+
+def add_adapter_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``--adapter`` and the options of process adapters."""
+    parser.add_argument("--adapter", required=required, help="installed name, module:attr or exec:COMMAND")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds a process adapter may take per step")
+    parser.add_argument(
+        "--validate-protocol", action="store_true", help="validate process-protocol traffic against the schemas"
+    )
+
+
+def add_search_options(parser: argparse.ArgumentParser) -> None:
+    """Profile, preset, settings, examples and seed."""
+    parser.add_argument("--profile", choices=sorted(PROFILES), help="profile to check (default: the adapter's first)")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="minimal")
+    parser.add_argument("--settings", choices=list(SETTINGS), default="quick", help="how hard to search")
+    parser.add_argument("--examples", type=int, help="examples per search (overrides the settings)")
+    parser.add_argument("--seed", type=int, help="seed, for a reproducible run")
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
+    """Add ``conform``, ``replay``, ``adapters`` and ``matrix``."""
+    parser = subcommands.add_parser("conform", help="check an adapter against a profile")
+    add_adapter_options(parser)
+    add_search_options(parser)
+    parser.add_argument("--invariant", action="append", help="check only these invariants (repeatable)")
+    parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
+    parser.add_argument("--junit-xml", metavar="FILE", help="write the report as JUnit XML")
+    parser.add_argument(
+        "--cases-dir", default="ledgerspec-cases", metavar="DIR", help="where failing cases are saved"
+    )
+    parser.set_defaults(run=run_conform)
+
+    parser = subcommands.add_parser("replay", help="re-run a saved case against an adapter")
+    parser.add_argument("case", help="a case file (JSON)")
+    add_adapter_options(parser)
+    parser.set_defaults(run=run_replay)
+
+    parser = subcommands.add_parser("adapters", help="list the installed adapters")
+    parser.set_defaults(run=run_adapters)
+
+    parser = subcommands.add_parser("matrix", help="every installed adapter against every profile")
+    add_search_options(parser)
+    parser.add_argument("--json", metavar="FILE", help="write all reports as JSON")
+    parser.add_argument("--junit-xml", metavar="FILE", help="write all reports as JUnit XML")
+    parser.set_defaults(run=run_matrix)
+
+
+class Progress:
+    """A one-line progress display on stderr, only when stderr is a terminal."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, label: str, run: Run) -> None:
+        if self.enabled and run.examples % 5 == 1:
+            short = label if len(label) < 40 else f"{len(label.split(','))} invariants"
+            print(f"\r{self.prefix}: searching {short}: {run.examples} examples, {run.steps} steps  ",
+                  end="", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.enabled:
+            print("\r" + " " * 100 + "\r", end="", file=sys.stderr, flush=True)
+
+
+def _conform(args: argparse.Namespace, adapter: str, profile: str | None) -> Report:
+    factory = load_adapter(adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
+    progress = Progress(f"{adapter} / {profile or 'default profile'}")
+    try:
+        return conform(
+            factory,
+            profile=profile,
+            preset=args.preset,
+            settings=args.settings,
+            examples=args.examples,
+            seed=args.seed,
+            invariants=getattr(args, "invariant", None),
+            on_progress=progress,
+        )
+    finally:
+        progress.done()
+
+
+def run_conform(args: argparse.Namespace) -> int:
+    """Run the search, print the table and counterexamples, save cases and reports."""
+    report = _conform(args, args.adapter, args.profile)
+    print(table(report))
+    saved = save_cases(report, Path(args.cases_dir))
+    for case, path in saved:
+        print()
+        print(counterexample(case, replay_hint=f"ledgerspec replay {path} --adapter {args.adapter}"))
+    if args.json:
+        write_json([report], args.json)
+    if args.junit_xml:
+        write_junit([report], args.junit_xml)
+    return exit_status(report)
+
+
+def exit_status(report: Report) -> int:
+    """0 pass, 1 fail, 3 adapter fault."""
+    return {"PASS": EXIT_OK, "FAIL": EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
+
+
+def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:
+    """Write each failing case (and a fault's case) as JSON; returns what was written where."""
+    cases = [row.case for row in report.failed() if row.case is not None]
+    if report.fault_case is not None:
+        cases.append(report.fault_case)
+    saved = []
+    for case in cases:
+        directory.mkdir(parents=True, exist_ok=True)
+        slug = re.sub(r"[^a-z0-9]+", "-", f"{report.adapter.name}--{report.profile}--{case.invariant or 'fault'}".lower())
+        path = directory / f"{slug.strip('-')}.json"
+        path.write_text(case.dumps(), encoding="utf-8")
+        saved.append((case, path))
+    return saved
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Replay a case and say whether the adapter passes it now."""
+    case = load_case(args.case)
+    factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
+    outcome = replay(case, factory)
+    print(outcome.render())
+    return outcome.exit_status
+
+
+def run_adapters(_args: argparse.Namespace) -> int:
+    """List installed adapters with what they claim."""
+    for name in installed_adapters():
+        factory = load_adapter(name)
+        adapter = factory()
+        try:
+            info = adapter.info
+        finally:
+            adapter.stop()
+        print(f"{name}: {info.language} {info.version}, profiles {', '.join(info.profiles)}")
+        print(f"    capabilities: {', '.join(sorted(info.capabilities))}")
+    print("\nalso: --adapter module:attr (a factory) or --adapter exec:COMMAND (process protocol v1)")
+    return EXIT_OK
+
+
+def run_matrix(args: argparse.Namespace) -> int:
+    """Every installed adapter against every profile; a matrix of verdicts."""
+    args.timeout, args.validate_protocol = 10.0, False
+    adapters = list(installed_adapters())
+    profiles = sorted(PROFILES)
+    reports: dict[tuple[str, str], Report] = {}
+    for adapter in adapters:
+        for profile in profiles:
+            reports[adapter, profile] = _conform(args, adapter, profile)
+    width = max(len(a) for a in adapters)
+    print(f"{'adapter':<{width}}  " + "  ".join(f"{p:<16}" for p in profiles))
+    for adapter in adapters:
+        cells = []
+        for profile in profiles:
+            report = reports[adapter, profile]
+            failed = len(report.failed())
+            cells.append(f"{report.verdict + (f' ({failed})' if failed else ''):<16}")
+        print(f"{adapter:<{width}}  " + "  ".join(cells))
+    print("\nFAIL (n): n invariants of the profile fail; `ledgerspec conform` shows the counterexamples.")
+    if args.json:
+        write_json(list(reports.values()), args.json)
+    if args.junit_xml:
+        write_junit(list(reports.values()), args.junit_xml)
+    return EXIT_OK
+
