@@ -4,6 +4,6 @@ Importing this package is cheap (the pytest plugin relies on it): the engine, Hy
 adapters load only when a command or test needs them.
 """
 
-from ledgerspec.conformance._errors import AdapterFault, ConformanceError, InputError
+from ledgerspec.conformance._errors import AdapterFault, ConformanceError, InputError, Nondeterministic
 
-__all__ = ["AdapterFault", "ConformanceError", "InputError"]
+__all__ = ["AdapterFault", "ConformanceError", "InputError", "Nondeterministic"]

@@ -15,7 +15,8 @@ from typing import Any
 import jsonschema
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.spec.cache import OPERATIONS, PROFILES, CacheConfig, Monitor, Op, get_profile, op_from_dict
+from ledgerspec.conformance._schemas import config_schema, observation_schema, op_variants
+from ledgerspec.spec.cache import PROFILES, CacheConfig, Monitor, Op, get_profile, op_from_dict
 from ledgerspec.spec.cache._catalogue import INVARIANTS
 
 SUITE = "ledgerspec-entry-cache"
@@ -149,31 +150,12 @@ def model_divergence(
 
 
 
-_JSON_TYPES = {
-    "int": {"type": "integer"},
-    "int | None": {"type": ["integer", "null"]},
-    "float | None": {"type": ["number", "null"]},
-    "bool | None": {"type": ["boolean", "null"]},
-    "str": {"type": "string"},
-}
-
 
 def build_schema() -> dict[str, Any]:
     """The case schema, derived from the operation classes, the profiles and the catalogue.
 
     conformance/case.schema.json is this function's output (tests/unit/test_cases.py keeps it so).
     """
-    import dataclasses  # noqa: PLC0415 - only for building the schema
-
-    step_variants = []
-    for kind, cls in OPERATIONS.items():
-        fields = dataclasses.fields(cls)
-        properties: dict[str, Any] = {"op": {"const": kind}}
-        properties |= {f.name: _JSON_TYPES[str(f.type)] for f in fields}
-        required = ["op"] + [f.name for f in fields if f.default is dataclasses.MISSING]
-        step_variants.append(
-            {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-        )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://ledgerspec.invalid/conformance/case.schema.json",
@@ -195,8 +177,8 @@ def build_schema() -> dict[str, Any]:
             "description": {"type": "string", "minLength": 1, "maxLength": 120},
             "comment": {"type": "string"},
             "profile": {"enum": sorted(PROFILES)},
-            "config": {"type": "object"},
-            "steps": {"type": "array", "minItems": 1, "items": {"oneOf": step_variants}},
+            "config": config_schema(),
+            "steps": {"type": "array", "minItems": 1, "items": {"oneOf": op_variants()}},
             "invariant": {"enum": sorted(INVARIANTS)},
             "failing_step": {"type": "integer", "minimum": 1},
             "message": {"type": "string"},
@@ -207,7 +189,7 @@ def build_schema() -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "required": ["result", "observation"],
-                    "properties": {"result": {}, "observation": {"type": "object"}},
+                    "properties": {"result": {}, "observation": observation_schema()},
                     "additionalProperties": False,
                 },
             },

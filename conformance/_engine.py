@@ -21,7 +21,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import get_state_machine_test
 
 from ledgerspec.conformance._case import Case, expected_observations, model_divergence
-from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
 from ledgerspec.conformance._machine import Broken, Faulted, Run, Step, make_machine
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
@@ -149,6 +149,31 @@ def conform(
         else:
             report.rows.append(Row(invariant.id, PASS))
             active.append(invariant.id)
+    try:
+        _run_searches(report, factory, info, profile, chosen_preset, search, examples, active, exclude, stop_at_first,
+                      on_progress)
+    finally:
+        closer = getattr(factory, "close", None)
+        if callable(closer):
+            closer()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _run_searches(
+    report: Report,
+    factory: AdapterFactory,
+    info: AdapterInfo,
+    profile: str,
+    chosen_preset: Any,
+    search: Any,
+    examples: int | None,
+    active: list[str],
+    exclude: frozenset[str],
+    stop_at_first: bool,
+    on_progress: Callable[[str, Run], None] | None,
+) -> None:
+    """Search until nothing more breaks (see the module docstring)."""
     attempt = 0
     while active:
         attempt += 1
@@ -164,13 +189,23 @@ def conform(
         if outcome is None:
             break
         if isinstance(outcome, Faulted):
-            report.fault = str(outcome.fault)
+            if isinstance(outcome.fault, Nondeterministic):
+                _discredit(report)
+            report.fault = f"{type(outcome.fault).__name__}: {outcome.fault}"
             report.fault_case = _case(report, None, outcome.history, str(outcome.fault), chosen_preset.config)
             for row in report.rows:
                 if row.invariant in active:
                     row.status, row.detail = ERROR, "adapter fault"
             break
         broken = sorted({v.invariant for v in outcome.violations}, key=active.index)
+        unstable = _nondeterminism(run, outcome.history, chosen_preset.config)
+        if unstable is not None:
+            _discredit(report)
+            report.fault = f"Nondeterministic: {unstable}"
+            for row in report.rows:
+                if row.invariant in active:
+                    row.status, row.detail = ERROR, "adapter fault"
+            break
         for invariant in broken:
             history, violations = minimize(run, invariant, outcome.history, chosen_preset.config)
             message = "; ".join(v.message for v in violations if v.invariant == invariant)
@@ -183,8 +218,13 @@ def conform(
                 row = report.row(invariant)
                 row.status, row.detail = NOT_RUN, "stopped at the first failure"
             break
-    report.seconds = time.perf_counter() - started
-    return report
+
+
+def _discredit(report: Report) -> None:
+    """A nondeterministic adapter: failures found before it showed may not reproduce either."""
+    for row in report.rows:
+        if row.status == FAIL:
+            row.status, row.detail = ERROR, "found before the adapter proved nondeterministic; not a verdict"
 
 
 def probe(factory: AdapterFactory) -> AdapterInfo:
@@ -270,6 +310,35 @@ def replay_steps(
     return None
 
 
+def _nondeterminism(run: Run, history: list[Step], config: Any) -> str | None:
+    """Run the failing steps twice more; an adapter that answers differently is at fault."""
+    ops = [step.op for step in history]
+    runs = [_record(run, ops, config) for _ in range(2)]
+    expected = [(step.result, step.observation) for step in history]
+    for attempt in runs:
+        if attempt is None:
+            continue
+        for index, (seen, want) in enumerate(zip(attempt, expected, strict=False), start=1):
+            if seen != want:
+                return (
+                    f"{run.info.name}: replaying the same steps, step {index} ({ops[index - 1].describe()}) answered "
+                    f"{seen[0]!r} with {len(seen[1].entries)} entries, and before {want[0]!r} with "
+                    f"{len(want[1].entries)} entries"
+                )
+    return None
+
+
+def _record(run: Run, ops: list[Op], config: Any) -> list[tuple[Any, Any]] | None:
+    adapter = run.factory()
+    try:
+        adapter.start(config)
+        return [(adapter.apply(op), mask(adapter.observe(), run.info.capabilities)) for op in ops]
+    except AdapterFault:
+        return None
+    finally:
+        adapter.stop()
+
+
 def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | Faulted | None:
     machine = make_machine(run)
     test = get_state_machine_test(
@@ -284,7 +353,7 @@ def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | 
     except (Broken, Faulted) as found:
         return found
     except Flaky as error:
-        fault = AdapterFault(f"{run.info.name} is nondeterministic: the same steps gave different answers ({error})")
+        fault = Nondeterministic(f"{run.info.name}: the same steps gave different answers ({error})"[:2000])
         return Faulted(fault, [], None)  # type: ignore[arg-type]
     return None
 

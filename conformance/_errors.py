@@ -30,3 +30,13 @@ class AdapterFault(ConformanceError):  # noqa: N818 - "adapter fault" is the ter
 
     code = "adapter-fault"
     exit_status = 3
+
+
+class Nondeterministic(AdapterFault):
+    """The same steps, replayed, got different answers: no verdict can rest on such an adapter.
+
+    Fix: remove every source of nondeterminism from the adapter (real clocks, thread timing, hash
+    order, randomness); the engine replays a failing example twice before reporting it.
+    """
+
+    code = "nondeterministic"

@@ -64,8 +64,13 @@ class Broken(AssertionError):  # noqa: N818 - Hypothesis shrinks on assertion fa
         self.history = history
 
 
-class Faulted(Exception):  # noqa: N818 - wraps an AdapterFault so Hypothesis can shrink it too
-    """The adapter faulted at the last step of ``history``."""
+class Faulted(BaseException):  # noqa: N818 - a BaseException, so Hypothesis stops at once
+    """The adapter faulted at the last step of ``history``.
+
+    Not shrunk: a fault may depend on the process's past (a crash after many examples), so
+    replaying it would look flaky and, for a hang, cost a timeout per attempt. Hypothesis lets
+    BaseExceptions that are not Exceptions through without shrinking.
+    """
 
     def __init__(self, fault: AdapterFault, history: list[Step], op: Op) -> None:
         super().__init__(str(fault))

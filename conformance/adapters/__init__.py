@@ -16,6 +16,7 @@ from ledgerspec.conformance.adapters._api import (
     installed_adapters,
     load_adapter,
     mask,
+    result_problem,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "installed_adapters",
     "load_adapter",
     "mask",
+    "result_problem",
 ]

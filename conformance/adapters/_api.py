@@ -119,6 +119,30 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
     return dataclasses.replace(observation, entries=entries, copies=copies)
 
 
+_RESULT_TYPES: dict[str, tuple[type, ...]] = {
+    "insert": (bool,),
+    "get": (int, type(None)),
+    "get_range": (list, tuple),
+    "replay_increment": (bool, type(None)),
+    "cursor_count": (int,),
+}
+
+
+def result_problem(op: Op, result: Any) -> str | None:
+    """What is wrong with the *type* of an operation's result (spec/cache/SPEC.md §3), if anything."""
+    allowed = _RESULT_TYPES.get(op.kind, (type(None),))
+    names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
+    if isinstance(result, bool) and bool not in allowed:
+        return f"result of {op.kind} must be {names}, got {result!r}"
+    if not isinstance(result, allowed):
+        return f"result of {op.kind} must be {names}, got {result!r}"
+    if isinstance(result, list | tuple) and not all(
+        r is None or (isinstance(r, int) and not isinstance(r, bool)) for r in result
+    ):
+        return f"result of {op.kind} must list copy ids and nulls, got {result!r}"
+    return None
+
+
 def installed_adapters() -> dict[str, str]:
     """Installed adapter names and the object each entry point names."""
     return {ep.name: ep.value for ep in sorted(entry_points(group="ledgerspec.adapters"), key=lambda e: e.name)}

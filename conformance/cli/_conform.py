@@ -12,6 +12,7 @@ from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance._machine import Run
 from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
+from ledgerspec.conformance._smoke import smoke
 from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_FAIL, EXIT_OK
@@ -53,6 +54,10 @@ def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
     parser.add_argument("case", help="a case file (JSON)")
     add_adapter_options(parser)
     parser.set_defaults(run=run_replay)
+
+    parser = subcommands.add_parser("smoke", help="check that an adapter is wired right (not a verdict)")
+    add_adapter_options(parser)
+    parser.set_defaults(run=run_smoke)
 
     parser = subcommands.add_parser("adapters", help="list the installed adapters")
     parser.set_defaults(run=run_adapters)
@@ -142,6 +147,17 @@ def run_replay(args: argparse.Namespace) -> int:
     outcome = replay(case, factory)
     print(outcome.render())
     return outcome.exit_status
+
+
+def run_smoke(args: argparse.Namespace) -> int:
+    """Wiring only: 0 if the adapter answers every operation in the right shape, 3 otherwise."""
+    outcome = smoke(load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol))
+    print("\n".join(outcome.lines))
+    if outcome.problem:
+        print(f"SMOKE FAILED ({outcome.name}): {outcome.problem}")
+        return EXIT_ADAPTER_FAULT
+    print(f"SMOKE OK: {outcome.name} is wired right (this says nothing about conformance)")
+    return EXIT_OK
 
 
 def run_adapters(_args: argparse.Namespace) -> int:

@@ -79,13 +79,38 @@ class Observation:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Observation:
-        """Inverse of :meth:`to_dict`; raises KeyError or TypeError on malformed data."""
+    def from_dict(cls, data: Any) -> Observation:
+        """Inverse of :meth:`to_dict`; a TypeError names the first field of the wrong shape or type."""
+        _expect(isinstance(data, dict), "observation", "an object", data)
+        for key in ("entries", "size", "counters", "copies"):
+            _expect(key in data, key, "present", None)
+        _expect(isinstance(data["entries"], list), "entries", "a list", data["entries"])
+        entries = []
+        for index, row in enumerate(data["entries"]):
+            where = f"entries[{index}]"
+            _expect(isinstance(row, dict) and set(row) == set(_ENTRY_FIELDS), where, f"keys {_ENTRY_FIELDS}", row)
+            for name in ("ledger", "entry", "size"):
+                _expect(_is_int(row[name]), f"{where}.{name}", "an int", row[name])
+            for name in ("count", "timestamp"):
+                _expect(row[name] is None or _is_int(row[name]), f"{where}.{name}", "an int or null", row[name])
+            entries.append(CachedEntry(**row))
+        _expect(_is_int(data["size"]), "size", "an int", data["size"])
+        counters = data["counters"]
+        _expect(isinstance(counters, dict) and set(counters) == set(_COUNTER_FIELDS), "counters",
+                f"keys {_COUNTER_FIELDS}", counters)
+        for name, value in counters.items():
+            _expect(_is_int(value), f"counters.{name}", "an int", value)
+        _expect(isinstance(data["copies"], list), "copies", "a list", data["copies"])
+        copies = []
+        for index, pair in enumerate(data["copies"]):
+            ok = isinstance(pair, list | tuple) and len(pair) == 2 and _is_int(pair[0])
+            _expect(ok and (pair[1] is None or _is_int(pair[1])), f"copies[{index}]", "[id, count or null]", pair)
+            copies.append((pair[0], pair[1]))
         return cls(
-            entries=tuple(sorted(CachedEntry(**e) for e in data["entries"])),
+            entries=tuple(sorted(entries)),
             size=data["size"],
-            counters=Counters(**data["counters"]),
-            copies=tuple(sorted((int(c[0]), c[1]) for c in data["copies"])),
+            counters=Counters(**counters),
+            copies=tuple(sorted(copies)),
         )
 
 
@@ -122,3 +147,16 @@ def _fmt(e: CachedEntry | None) -> str:
     if e is None:
         return "nothing"
     return f"size={e.size} count={e.count} timestamp={e.timestamp}"
+
+
+_ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(CachedEntry))
+_COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(Counters))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _expect(condition: bool, where: str, what: str, value: Any) -> None:
+    if not condition:
+        raise TypeError(f"observation field {where}: expected {what}, got {value!r}"[:400])

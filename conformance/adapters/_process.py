@@ -1,0 +1,333 @@
+"""The runner side of process protocol v1 (conformance/protocol/README.md): ``--adapter exec:COMMAND``.
+
+One child process serves many examples: each example sends ``configure`` (a fresh cache) and then one
+``apply`` with ``observe: true`` per step, so a step is one round trip. A process that died is started
+again for the next example (``restart="crash"``), or every example gets a new process
+(``restart="example"``). Everything the process does wrong is an :class:`AdapterFault` subclass
+naming the command, the line and the captured stderr.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import json
+import os
+import selectors
+import shlex
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION, AdapterInfo, result_problem
+from ledgerspec.spec.cache import CacheConfig, Observation, Op
+
+PROTOCOL_VERSION = 1
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "protocol" / "v1"
+
+
+class AdapterCrashed(AdapterFault):
+    """The process exited or closed its stdout before replying.
+
+    Fix: read the captured stderr in the message; run the command by hand with the printed request.
+    """
+
+    code = "adapter-crashed"
+
+
+class AdapterTimeout(AdapterFault):
+    """No reply within the step timeout; the process was killed.
+
+    Fix: make sure every request gets exactly one flushed reply line; raise ``--timeout`` if it is
+    merely slow.
+    """
+
+    code = "adapter-timeout"
+
+
+class ProtocolViolation(AdapterFault):
+    """A reply that is not JSON, echoes the wrong ``seq``, breaks the schema or has the wrong type.
+
+    Fix: compare the offending line with conformance/protocol/v1/; run with --validate-protocol.
+    """
+
+    code = "protocol-violation"
+
+
+class AdapterErrored(AdapterFault):
+    """The implementation answered ``errored``: an exception inside it.
+
+    Fix: the message carries its traceback and stderr.
+    """
+
+    code = "adapter-errored"
+
+
+class CapabilityLie(AdapterFault):
+    """The implementation skipped an operation of a capability it claims (or a required operation).
+
+    Fix: claim only the capabilities the implementation has in its ``start`` reply.
+    """
+
+    code = "capability-lie"
+
+
+class ProcessAdapter:
+    """One adapter handle over a shared child process (see :func:`process_factory`)."""
+
+    def __init__(self, process: _Process) -> None:
+        self._process = process
+        self.info = process.info
+        self._observation: Observation | None = None
+
+    def start(self, config: CacheConfig) -> None:
+        """A fresh cache: restart the process if needed, then ``configure``."""
+        self._process.ensure_running(restart=self._process.restart == "example")
+        self._process.request("configure", config=config.to_dict())
+        self._observation = None
+
+    def apply(self, op: Op) -> Any:
+        """One ``apply`` with ``observe: true``; the observation is kept for :meth:`observe`."""
+        need = NEEDS_BY_OPERATION.get(type(op))
+        reply = self._process.request("apply", ops=[op.to_dict()], observe=True, what=op, need=need)
+        results, observation = reply.get("results"), reply.get("observation")
+        if not isinstance(results, list) or len(results) != 1:
+            raise ProtocolViolation(f"apply of {op.kind}: expected one result, got {results!r}")
+        problem = result_problem(op, results[0])
+        if problem:
+            raise ProtocolViolation(f"apply of {op.describe()}: {problem}")
+        result = tuple(results[0]) if isinstance(results[0], list) else results[0]
+        self._observation = _observation(observation, f"apply of {op.kind}") if observation is not None else None
+        return result
+
+    def observe(self) -> Observation:
+        """The observation that came with the last ``apply``, or an ``observe`` round trip."""
+        if self._observation is not None:
+            return self._observation
+        return _observation(self._process.request("observe"), "observe")
+
+    def stop(self) -> None:
+        """Nothing: the process serves the next example. ``process_factory(...).close()`` ends it."""
+
+
+def _observation(data: Any, where: str) -> Observation:
+    try:
+        return Observation.from_dict(data)
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise ProtocolViolation(f"{where}: malformed observation ({type(error).__name__}: {error}): {data!r}"[:600]) from None
+
+
+class _Process:
+    """The child process and its line-oriented, time-limited request/reply loop."""
+
+    def __init__(self, command: str, *, timeout: float | None, validate: bool, restart: str) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as error:
+            raise InputError(f"exec:{command}: cannot parse the command: {error}") from None
+        self.command = command
+        self.timeout = timeout or 10.0
+        self.restart = restart
+        self.validators = _validators() if validate else None
+        self.popen: subprocess.Popen[bytes] | None = None
+        self.buffer = b""
+        self.seq = 0
+        self.stderr: collections.deque[str] = collections.deque(maxlen=40)
+        self.info: AdapterInfo = self._spawn()
+
+    # --- life cycle ---------------------------------------------------------------------------------
+
+    def _spawn(self) -> AdapterInfo:
+        try:
+            self.popen = subprocess.Popen(  # noqa: S603 - the user's own adapter command
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        except OSError as error:
+            raise InputError(f"exec:{self.command}: cannot start it: {error.strerror}") from None
+        self.buffer = b""
+        self.stderr.clear()
+        assert self.popen.stderr is not None
+        threading.Thread(target=self._drain_stderr, args=(self.popen.stderr,), daemon=True).start()
+        reply = self.request("start", version=PROTOCOL_VERSION)
+        if reply.get("version") != PROTOCOL_VERSION:
+            raise ProtocolViolation(f"start: the implementation speaks version {reply.get('version')!r}, not 1")
+        implementation = reply.get("implementation")
+        if not isinstance(implementation, dict):
+            raise ProtocolViolation(f"start: no implementation object in {reply!r}")
+        try:
+            return AdapterInfo(
+                name=str(implementation["name"]),
+                version=str(implementation["version"]),
+                language=str(implementation["language"]),
+                profiles=tuple(implementation["profiles"]),
+                capabilities=frozenset(implementation["capabilities"]),
+            )
+        except (KeyError, TypeError) as error:
+            raise ProtocolViolation(f"start: malformed implementation {implementation!r}: {error}") from None
+
+    def _drain_stderr(self, stream: Any) -> None:
+        for raw in iter(stream.readline, b""):
+            self.stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def alive(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+    def ensure_running(self, *, restart: bool = False) -> None:
+        if restart and self.alive():
+            self.kill()
+        if not self.alive():
+            self._spawn()
+
+    def kill(self) -> None:
+        if self.popen is not None and self.popen.poll() is None:
+            self.popen.kill()
+            self.popen.wait(timeout=5)
+
+    def close(self) -> None:
+        """Send ``stop`` and wait for the exit; kill the process if it does not go."""
+        if not self.alive():
+            return
+        try:
+            self.request("stop")
+            assert self.popen is not None
+            self.popen.wait(timeout=self.timeout)
+        except (AdapterFault, subprocess.TimeoutExpired):
+            self.kill()
+
+    # --- one round trip ---------------------------------------------------------------------------
+
+    def request(self, cmd: str, *, what: Any = None, need: str | None = None, **fields: Any) -> dict[str, Any]:
+        """Send one request and return its ``result``; every failure is an :class:`AdapterFault`."""
+        self.seq += 1
+        message = {"cmd": cmd, "seq": self.seq, **fields}
+        label = f"{cmd}" + (f" of {what.describe()}" if isinstance(what, Op) else "")
+        if self.validators is not None:
+            self._validate(cmd, "request", message, json.dumps(message))
+        line = self._exchange(json.dumps(message, separators=(",", ":")).encode() + b"\n", label)
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ProtocolViolation(f"{label}: reply is not JSON ({error.msg}): {line[:300]!r}") from None
+        if not isinstance(reply, dict) or reply.get("seq") != self.seq:
+            got = reply.get("seq") if isinstance(reply, dict) else reply
+            raise ProtocolViolation(f"{label}: reply seq {got!r}, expected {self.seq}: {line[:300]!r}")
+        if self.validators is not None:
+            self._validate(cmd, "reply", reply, line)
+        kinds = [k for k in ("result", "skipped", "errored") if k in reply]
+        if len(kinds) != 1:
+            raise ProtocolViolation(f"{label}: a reply has exactly one of result/skipped/errored: {line[:300]!r}")
+        if kinds == ["errored"]:
+            context = reply["errored"] if isinstance(reply["errored"], dict) else {"message": reply["errored"]}
+            detail = "\n".join(str(context.get(k, "")) for k in ("message", "traceback", "stderr") if context.get(k))
+            raise AdapterErrored(f"{label}: the implementation errored: {detail}{self._stderr_note()}")
+        if kinds == ["skipped"]:
+            why = reply["skipped"].get("message") if isinstance(reply["skipped"], dict) else reply["skipped"]
+            claim = f"it claims capability {need!r}" if need else "the operation is required"
+            raise CapabilityLie(f"{label}: skipped ({why}), but {claim}")
+        result = reply["result"]
+        if not isinstance(result, dict):
+            raise ProtocolViolation(f"{label}: result must be an object, got {result!r}")
+        return result
+
+    def _exchange(self, data: bytes, label: str) -> str:
+        popen = self.popen
+        if popen is None or popen.poll() is not None:
+            raise AdapterCrashed(f"{label}: the process is not running (exit {self._exit()}){self._stderr_note()}")
+        assert popen.stdin is not None and popen.stdout is not None
+        try:
+            popen.stdin.write(data)
+            popen.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise AdapterCrashed(f"{label}: stdin closed (exit {self._exit()}){self._stderr_note()}") from None
+        deadline = time.monotonic() + self.timeout
+        fd = popen.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not selector.select(remaining):
+                    self.kill()
+                    raise AdapterTimeout(f"{label}: no reply within {self.timeout:g} s; killed{self._stderr_note()}")
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise AdapterCrashed(
+                        f"{label}: the process closed stdout (exit {self._exit()}){self._stderr_note()}"
+                    )
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+    def _exit(self) -> Any:
+        if self.popen is None:
+            return None
+        try:
+            return self.popen.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return "still running"
+
+    def _stderr_note(self) -> str:
+        time.sleep(0.05)  # let the stderr thread catch the last lines of a dying process
+        tail = "\n    ".join(list(self.stderr)[-15:])
+        return f"\n  stderr (last lines):\n    {tail}" if tail else ""
+
+    def _validate(self, cmd: str, side: str, message: Any, line: str) -> None:
+        assert self.validators is not None
+        validator = self.validators.get((cmd, side))
+        if validator is None:
+            raise ProtocolViolation(f"unknown command {cmd!r}")
+        error = next(iter(validator.iter_errors(message)), None)
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+            raise ProtocolViolation(f"{cmd} {side} breaks the v1 schema at {where}: {error.message}: {line[:300]!r}")
+
+
+def _validators() -> dict[tuple[str, str], Any]:
+    """Draft 2020-12 validators of every command's request and reply, resolving ``common.json``."""
+    import jsonschema  # noqa: PLC0415 - only with --validate-protocol
+    from referencing import Registry, Resource  # noqa: PLC0415
+
+    documents = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in SCHEMA_DIR.glob("*.json")}
+    registry = Registry().with_resources(
+        (document["$id"], Resource.from_contents(document)) for document in documents.values()
+    )
+    validators = {}
+    for name, document in documents.items():
+        if name == "common.json":
+            continue
+        for side in ("request", "reply"):
+            schema = {"$schema": document["$schema"], "$id": document["$id"], "$ref": f"#/$defs/{side}", **document}
+            validators[name.removesuffix(".json"), side] = jsonschema.Draft202012Validator(schema, registry=registry)
+    return validators
+
+
+class ProcessFactory:
+    """Makes adapter handles over one shared process; ``close()`` stops it (also done at exit)."""
+
+    def __init__(self, command: str, *, timeout: float | None, validate: bool, restart: str) -> None:
+        if restart not in {"crash", "example"}:
+            raise InputError(f"restart must be 'crash' or 'example', got {restart!r}")
+        self.command, self.timeout, self.validate, self.restart = command, timeout, validate, restart
+        self._process: _Process | None = None
+        atexit.register(self.close)
+
+    def __call__(self) -> ProcessAdapter:
+        if self._process is None:
+            self._process = _Process(self.command, timeout=self.timeout, validate=self.validate, restart=self.restart)
+        else:
+            self._process.ensure_running()
+        return ProcessAdapter(self._process)
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+
+
+def process_factory(
+    command: str, *, timeout: float | None = None, validate_protocol: bool = False, restart: str = "crash"
+) -> ProcessFactory:
+    """The factory behind ``--adapter exec:COMMAND``."""
+    return ProcessFactory(command, timeout=timeout, validate=validate_protocol, restart=restart)

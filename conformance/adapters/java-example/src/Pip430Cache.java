@@ -1,0 +1,509 @@
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The broker entry cache as the PIP-430 text states it: profile {@code pip430} of spec/cache/SPEC.md §5.1.
+ *
+ * <p>One broker-wide FIFO removal queue with a stash beside it; two TTLs ({@code ttl} for entries that
+ * may go by their read count, {@code ttl_max} for protected ones); a final EVICTED state set by
+ * {@code markEvicted} on forced removal; a duplicate insert merges its expected reads into the cached
+ * entry. Every entry has a read-count handler. Time is only ever the {@code now} of an operation.
+ *
+ * <p>Structures: per ledger a {@code TreeMap} from entry id to wrapper (lookups, ranges, invalidation);
+ * an {@code ArrayDeque} queue and an {@code ArrayList} stash of wrappers. A forced removal unmaps the
+ * wrapper and leaves it queued or stashed as a tombstone ({@link Wrapper#where} = GONE), dropped when a
+ * pass reaches it, or by a compaction when tombstones outnumber live wrappers. Stash followed by queue is
+ * always insertion order, hence timestamp order.
+ *
+ * <p>Every operation checks its preconditions before it changes anything (the clock included), and
+ * throws {@link PreconditionFailed} when one does not hold: the spec's "not allowed".
+ */
+final class Pip430Cache {
+    /** {@code EVICTED_VALUE = Integer.MIN_VALUE / 2}. */
+    static final long EVICTED = Integer.MIN_VALUE / 2;
+
+    /** An operation that breaks its precondition; nothing has changed. */
+    static final class PreconditionFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PreconditionFailed(String message) {
+            super(message);
+        }
+    }
+
+    /** The PIP text's read-count handler: a live count, or the final EVICTED sentinel. */
+    static final class Handler {
+        long count;
+
+        Handler(long count) {
+            this.count = count;
+        }
+
+        /** {@code incrementExpectedReadCount(n)}: refused, unchanged, once EVICTED. */
+        boolean increment(long n) {
+            if (count == EVICTED) {
+                return false;
+            }
+            count = Math.addExact(count, n);
+            return true;
+        }
+
+        /** {@code markRead()}: EVICTED is final; a live count drops by one, with no floor. */
+        void markRead() {
+            if (count != EVICTED) {
+                count--;
+            }
+        }
+
+        /** {@code markEvicted()}: unconditional. */
+        void markEvicted() {
+            count = EVICTED;
+        }
+
+        /** {@code canEvict()}: a count of at most 0 (EVICTED is negative). */
+        boolean canEvict() {
+            return count <= 0;
+        }
+    }
+
+    private static final int QUEUED = 0;
+    private static final int STASHED = 1;
+    private static final int GONE = 2;
+
+    /** {@code RangeCacheEntryWrapper}: one cached entry's place in the queue or the stash. */
+    static final class Wrapper {
+        final long ledger;
+        final long entry;
+        final long size;
+        final long ts;
+        final Handler handler;
+        int where = QUEUED;
+
+        Wrapper(long ledger, long entry, long size, long ts, Handler handler) {
+            this.ledger = ledger;
+            this.entry = entry;
+            this.size = size;
+            this.ts = ts;
+            this.handler = handler;
+        }
+    }
+
+    private static final int COMPACT_AT = 1024;
+
+    private CacheConfig config;
+    /** {@code EntryCacheDisabled}: decided when the cache is created ({@code max_size == 0}), never later. */
+    private final boolean disabled;
+    private long now;
+
+    private final TreeMap<Long, TreeMap<Long, Wrapper>> ledgers = new TreeMap<>();
+    private long size;
+    private ArrayDeque<Wrapper> queue = new ArrayDeque<>();
+    private int queueTombstones;
+    private ArrayList<Wrapper> stash = new ArrayList<>();
+    private int stashTombstones;
+
+    /** Open dispatched copies by id (ids only grow, so insertion order is id order). */
+    private final LinkedHashMap<Long, Handler> copies = new LinkedHashMap<>();
+    private long nextCopy;
+    private final Cursors cursors = new Cursors();
+
+    private long inserted;
+    private long hits;
+    private long misses;
+    private long removedSize;
+    private long removedTtl;
+    private long removedInvalidate;
+    private long removedClear;
+
+    Pip430Cache(CacheConfig config) {
+        this.config = config;
+        this.disabled = config.maxSize == 0;
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new PreconditionFailed(message);
+        }
+    }
+
+    private void checkClock(long now) {
+        require(now >= this.now, "now must not go back: got " + now + ", last accepted " + this.now);
+    }
+
+    private Wrapper cached(long ledger, long entry) {
+        TreeMap<Long, Wrapper> entries = ledgers.get(ledger);
+        return entries == null ? null : entries.get(entry);
+    }
+
+    /** Take a wrapper out of the position maps and the size; it must be mapped. */
+    private void unmap(Wrapper w) {
+        TreeMap<Long, Wrapper> entries = ledgers.get(w.ledger);
+        entries.remove(w.entry);
+        if (entries.isEmpty()) {
+            ledgers.remove(w.ledger);
+        }
+        size -= w.size;
+    }
+
+    /** The live head of the queue, dropping the tombstones in front of it; null if none. */
+    private Wrapper peekLive() {
+        Wrapper head;
+        while ((head = queue.peekFirst()) != null && head.where == GONE) {
+            queue.pollFirst();
+            queueTombstones--;
+        }
+        return head;
+    }
+
+    private void stashAdd(Wrapper w) {
+        w.where = STASHED;
+        stash.add(w);
+    }
+
+    // --- insert and reads ------------------------------------------------------------------------
+
+    /** {@code RangeEntryCacheImpl.insert} of the PIP text: true iff a new entry was cached. */
+    boolean insert(long now, long ledger, long entry, long size, long expectedReads) {
+        checkClock(now);
+        require(size > 0, "insert: size must be > 0, got " + size);
+        require(expectedReads >= 0, "insert: expected_reads must be >= 0, got " + expectedReads);
+        this.now = now;
+        if (disabled) {
+            return false;
+        }
+        Wrapper previous = cached(ledger, entry);
+        if (previous != null) {
+            previous.handler.increment(expectedReads); // merge; refused if EVICTED (unreachable)
+            return false;
+        }
+        long total = Math.addExact(this.size, size);
+        Wrapper w = new Wrapper(ledger, entry, size, now, new Handler(expectedReads));
+        ledgers.computeIfAbsent(ledger, l -> new TreeMap<>()).put(entry, w);
+        this.size = total;
+        queue.addLast(w);
+        inserted++;
+        return true;
+    }
+
+    private Long readOne(long ledger, long entry) {
+        Wrapper w = cached(ledger, entry);
+        if (w == null) {
+            misses++;
+            return null;
+        }
+        hits++;
+        long copy = nextCopy++;
+        copies.put(copy, w.handler);
+        return copy;
+    }
+
+    /** A hit dispatches a copy sharing the entry's handler: its id; a miss: null. */
+    Long get(long now, long ledger, long entry) {
+        checkClock(now);
+        this.now = now;
+        return readOne(ledger, entry);
+    }
+
+    /** Each position of [first, last], in order, as {@link #get}. */
+    List<Long> getRange(long now, long ledger, long first, long last) {
+        checkClock(now);
+        require(first <= last, "get_range: first must be <= last, got first=" + first + ", last=" + last);
+        this.now = now;
+        List<Long> result = new ArrayList<>();
+        for (long entry = first; ; entry++) {
+            result.add(readOne(ledger, entry));
+            if (entry == last) {
+                return result;
+            }
+        }
+    }
+
+    private Handler openCopy(long copy, String where) {
+        Handler handler = copies.get(copy);
+        require(handler != null, where + ": copy " + copy + " is not an open copy");
+        return handler;
+    }
+
+    /** Releasing a dispatched copy: {@code markRead()}. */
+    void release(long now, long copy) {
+        checkClock(now);
+        Handler handler = openCopy(copy, "release");
+        this.now = now;
+        copies.remove(copy);
+        handler.markRead();
+    }
+
+    /** {@code incrementExpectedReadCount()} through a copy: false, unchanged, once EVICTED. */
+    boolean replayIncrement(long now, long copy) {
+        checkClock(now);
+        Handler handler = openCopy(copy, "replay_increment");
+        this.now = now;
+        return handler.increment(1);
+    }
+
+    // --- forced removal: markEvicted -------------------------------------------------------------
+
+    private void forceRemove(Iterable<Wrapper> doomed, boolean clear) {
+        for (Wrapper w : doomed) {
+            w.handler.markEvicted();
+            size -= w.size;
+            if (w.where == QUEUED) {
+                queueTombstones++;
+            } else if (w.where == STASHED) {
+                stashTombstones++;
+            }
+            w.where = GONE;
+            if (clear) {
+                removedClear++;
+            } else {
+                removedInvalidate++;
+            }
+        }
+        if (queueTombstones > COMPACT_AT && queueTombstones > queue.size() / 2) {
+            ArrayDeque<Wrapper> live = new ArrayDeque<>();
+            for (Wrapper w : queue) {
+                if (w.where != GONE) {
+                    live.addLast(w);
+                }
+            }
+            queue = live;
+            queueTombstones = 0;
+        }
+        if (stashTombstones > COMPACT_AT && stashTombstones > stash.size() / 2) {
+            stash.removeIf(w -> w.where == GONE);
+            stashTombstones = 0;
+        }
+    }
+
+    /** {@code invalidateEntries(pos)}: every entry of the ledger strictly before the position. */
+    void invalidateBefore(long now, long ledger, long entry) {
+        checkClock(now);
+        this.now = now;
+        TreeMap<Long, Wrapper> entries = ledgers.get(ledger);
+        if (entries == null) {
+            return;
+        }
+        Map<Long, Wrapper> doomed = entries.headMap(entry, false);
+        forceRemove(new ArrayList<>(doomed.values()), false);
+        doomed.clear();
+        if (entries.isEmpty()) {
+            ledgers.remove(ledger);
+        }
+    }
+
+    /** {@code invalidateAllEntries(ledgerId)}: every entry of the ledger. */
+    void invalidateLedger(long now, long ledger) {
+        checkClock(now);
+        this.now = now;
+        TreeMap<Long, Wrapper> entries = ledgers.remove(ledger);
+        if (entries != null) {
+            forceRemove(entries.values(), false);
+        }
+    }
+
+    /** {@code clear()}: every entry; every queued or stashed wrapper is then a tombstone, so drop them. */
+    void clear(long now) {
+        checkClock(now);
+        this.now = now;
+        for (TreeMap<Long, Wrapper> entries : ledgers.values()) {
+            forceRemove(entries.values(), true);
+        }
+        ledgers.clear();
+        queue.clear();
+        queueTombstones = 0;
+        stash.clear();
+        stashTombstones = 0;
+    }
+
+    // --- eviction (normal eviction does not call markEvicted) ------------------------------------
+
+    /**
+     * One timestamp pass, {@code evictEntries(predicate, processAllEntriesInStash=true)}: the whole stash
+     * is scanned (expired entries go, the rest stay), then the queue from the head: REMOVE if
+     * {@code ts < now - ttl_max} or (evictable by count and {@code ts < now - ttl}); STASH if only
+     * {@code ts < now - ttl}; otherwise STOP.
+     */
+    void evictTimestamp(long now) {
+        checkClock(now);
+        this.now = now;
+        long threshold = now - config.ttl;
+        long thresholdMax = now - config.ttlMax;
+        ArrayList<Wrapper> kept = new ArrayList<>(stash.size());
+        for (Wrapper w : stash) {
+            if (w.where == GONE) {
+                continue;
+            }
+            if (w.ts < thresholdMax || (w.handler.canEvict() && w.ts < threshold)) {
+                evict(w);
+                removedTtl++;
+            } else {
+                kept.add(w);
+            }
+        }
+        stash = kept;
+        stashTombstones = 0;
+        Wrapper head;
+        while ((head = peekLive()) != null) {
+            if (head.ts < thresholdMax || (head.handler.canEvict() && head.ts < threshold)) {
+                queue.pollFirst();
+                evict(head);
+                removedTtl++;
+            } else if (head.ts < threshold) {
+                queue.pollFirst();
+                stashAdd(head);
+            } else {
+                return;
+            }
+        }
+    }
+
+    private void evict(Wrapper w) {
+        unmap(w);
+        w.where = GONE;
+    }
+
+    /**
+     * {@code doEvictToWatermarkWhenOverThreshold} then {@code evictEntries(sizeToEvict, now - ttl_max)}:
+     * only above the trigger size; frees {@code size - watermark_size}, stash first, then queue; the pass
+     * ends as soon as enough is freed. An entry goes if it is evictable by count or
+     * {@code ts < now - ttl_max}; otherwise it is stashed (queue) or stays stashed (stash).
+     */
+    void evictSize(long now) {
+        checkClock(now);
+        this.now = now;
+        if (size <= config.triggerSize()) {
+            return;
+        }
+        long toFree = size - config.watermarkSize();
+        if (toFree <= 0) {
+            return;
+        }
+        long expiry = now - config.ttlMax;
+        long removed = 0;
+        ArrayList<Wrapper> kept = new ArrayList<>(stash.size());
+        Iterator<Wrapper> stashed = stash.iterator();
+        while (stashed.hasNext()) {
+            Wrapper w = stashed.next();
+            if (w.where == GONE) {
+                continue;
+            }
+            if (removed >= toFree) {
+                kept.add(w);
+                stashed.forEachRemaining(rest -> {
+                    if (rest.where != GONE) {
+                        kept.add(rest);
+                    }
+                });
+                stash = kept;
+                stashTombstones = 0;
+                return;
+            }
+            if (w.handler.canEvict() || w.ts < expiry) {
+                evict(w);
+                removedSize++;
+                removed += w.size;
+            } else {
+                kept.add(w);
+            }
+        }
+        stash = kept;
+        stashTombstones = 0;
+        Wrapper head;
+        while ((head = peekLive()) != null && removed < toFree) {
+            queue.pollFirst();
+            if (head.handler.canEvict() || head.ts < expiry) {
+                evict(head);
+                removedSize++;
+                removed += head.size;
+            } else {
+                stashAdd(head);
+            }
+        }
+    }
+
+    // --- configuration and cursors ---------------------------------------------------------------
+
+    /** Run-time configuration change; a null field is left as it is. */
+    void configure(long now, Map<String, Object> changes) {
+        checkClock(now);
+        CacheConfig changed = config.with(changes, false);
+        this.now = now;
+        config = changed;
+    }
+
+    void cursorAdd(long now, long ledger, String cursor, long entry) {
+        checkClock(now);
+        require(!cursors.isActive(ledger, cursor),
+                "cursor_add: cursor " + Json.write(cursor) + " of ledger " + ledger + " is already active");
+        require(entry >= 0, "cursor_add: entry must be >= 0, got " + entry);
+        this.now = now;
+        cursors.add(ledger, cursor, entry);
+    }
+
+    void cursorRemove(long now, long ledger, String cursor) {
+        checkClock(now);
+        require(cursors.isActive(ledger, cursor),
+                "cursor_remove: cursor " + Json.write(cursor) + " of ledger " + ledger + " is not active");
+        this.now = now;
+        cursors.remove(ledger, cursor);
+    }
+
+    void cursorSeek(long now, long ledger, String cursor, long entry) {
+        checkClock(now);
+        require(cursors.isActive(ledger, cursor),
+                "cursor_seek: cursor " + Json.write(cursor) + " of ledger " + ledger + " is not active");
+        require(entry >= 0, "cursor_seek: entry must be >= 0, got " + entry);
+        this.now = now;
+        cursors.seek(ledger, cursor, entry);
+    }
+
+    /** {@code getNumberOfCursorsAtSamePositionOrBefore}: 0 for a cursor that is not active. */
+    long cursorCount(long now, long ledger, String cursor) {
+        checkClock(now);
+        this.now = now;
+        return cursors.countAtOrBefore(ledger, cursor);
+    }
+
+    // --- observation -----------------------------------------------------------------------------
+
+    /** Entries by position with count and timestamp, total size, counters, open copies by id. */
+    Map<String, Object> observe() {
+        List<Object> entries = new ArrayList<>();
+        for (TreeMap<Long, Wrapper> ledger : ledgers.values()) {
+            for (Wrapper w : ledger.values()) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("ledger", w.ledger);
+                row.put("entry", w.entry);
+                row.put("size", w.size);
+                row.put("count", w.handler.count);
+                row.put("timestamp", w.ts);
+                entries.add(row);
+            }
+        }
+        Map<String, Object> counters = new LinkedHashMap<>();
+        counters.put("inserted", inserted);
+        counters.put("hits", hits);
+        counters.put("misses", misses);
+        counters.put("removed_size", removedSize);
+        counters.put("removed_ttl", removedTtl);
+        counters.put("removed_invalidate", removedInvalidate);
+        counters.put("removed_clear", removedClear);
+        List<Object> copyRows = new ArrayList<>();
+        for (Map.Entry<Long, Handler> copy : copies.entrySet()) {
+            copyRows.add(List.of(copy.getKey(), copy.getValue().count));
+        }
+        Map<String, Object> observation = new LinkedHashMap<>();
+        observation.put("entries", entries);
+        observation.put("size", size);
+        observation.put("counters", counters);
+        observation.put("copies", copyRows);
+        return observation;
+    }
+}

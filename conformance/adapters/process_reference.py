@@ -1,0 +1,85 @@
+"""The reference implementation behind process protocol v1: a tiny adapter loop, and a model for one.
+
+    python -m ledgerspec.conformance.adapters.process_reference --profile pip430
+
+Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; exceptions become ``errored``.
+Operations go to the reference cache's method of the same name, with the operation's fields.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from typing import Any
+
+from ledgerspec.conformance.adapters._api import CAPABILITIES
+from ledgerspec.conformance.adapters.reference import NOT_OBSERVED, VERSION
+from ledgerspec.reference.cache import CACHES
+
+
+class Session:
+    """The state of one adapter process: its profile and the current cache."""
+
+    def __init__(self, profile: str) -> None:
+        self.profile = profile
+        self.cache: Any = None
+
+    def handle(self, request: dict[str, Any]) -> Any:
+        """The result of one request; raises on anything wrong (the caller replies ``errored``)."""
+        cmd = request["cmd"]
+        if cmd == "start":
+            capabilities = sorted(set(CAPABILITIES) - NOT_OBSERVED.get(self.profile, frozenset()))
+            implementation = {"name": f"python-reference-{self.profile}", "version": VERSION, "language": "python"}
+            return {"version": 1, "implementation": {**implementation, "profiles": [self.profile],
+                                                     "capabilities": capabilities}}
+        if cmd == "configure":
+            self.cache = CACHES[self.profile](**request["config"])
+            return {}
+        if cmd == "apply":
+            results = []
+            for op in request["ops"]:
+                fields = {key: value for key, value in op.items() if key != "op"}
+                value = getattr(self.cache, op["op"])(**fields)
+                results.append(list(value) if isinstance(value, tuple) else value)
+            return {"results": results, **({"observation": self.cache.snapshot()} if request.get("observe") else {})}
+        if cmd == "observe":
+            return self.cache.snapshot()
+        if cmd == "stop":
+            return {}
+        raise ValueError(f"unknown command {cmd!r}")
+
+
+def reply_to(session: Session, line: str) -> tuple[dict[str, Any], bool]:
+    """The reply to one request line, and whether it was ``stop``."""
+    request: dict[str, Any] = {}
+    try:
+        request = json.loads(line)
+        reply = {"seq": request["seq"], "result": session.handle(request)}
+    except Exception as error:  # noqa: BLE001 - every failure is reported as errored
+        message = f"{type(error).__name__}: {error}"
+        reply = {"seq": request.get("seq"), "errored": {"message": message, "traceback": traceback.format_exc()}}
+    return reply, request.get("cmd") == "stop"
+
+
+def serve(profile: str, lines: Any = sys.stdin, out: Any = sys.stdout) -> None:
+    """Answer requests until ``stop`` or the end of input, one flushed line each."""
+    session = Session(profile)
+    for line in lines:
+        reply, stop = reply_to(session, line)
+        out.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        out.flush()
+        if stop:
+            return
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse ``--profile`` and serve stdin."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", choices=sorted(CACHES), default="pip430")
+    serve(parser.parse_args(argv).profile)
+
+
+if __name__ == "__main__":
+    main()

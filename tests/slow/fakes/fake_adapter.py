@@ -1,0 +1,60 @@
+"""Broken process adapters: each mode breaks the protocol one way (tests/slow/test_process_faults.py).
+
+    python tests/slow/fakes/fake_adapter.py MODE
+
+The cache behind them is the pip430 reference, so any report other than the intended fault is a bug
+in the runner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+
+from ledgerspec.conformance.adapters.process_reference import Session, reply_to
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    session = Session("pip430")
+    applies = 0
+    for line in sys.stdin:
+        request = json.loads(line)
+        reply, stop = reply_to(session, line)
+        if request["cmd"] == "start" and mode == "lying":
+            reply["result"]["implementation"]["capabilities"].append("cursors")
+        if request["cmd"] == "apply":
+            applies += 1
+            kind = request["ops"][0]["op"]
+            if mode == "crash" and applies == 3:
+                print("fake: simulated crash in native code", file=sys.stderr, flush=True)
+                os._exit(134)
+            if mode == "hang" and applies == 3:
+                time.sleep(3600)
+            if mode == "malformed" and applies == 3:
+                sys.stdout.write('{"seq": ' + str(request["seq"]) + ', "result": {"results": [tru\n')
+                sys.stdout.flush()
+                continue
+            if mode == "wrong-seq" and applies == 3:
+                reply["seq"] = request["seq"] + 1
+            if mode == "lying" and kind.startswith("cursor_"):
+                reply = {"seq": request["seq"], "skipped": {"message": "no cursor container here"}}
+            if mode == "errored" and kind == "evict_size":
+                reply = {"seq": request["seq"], "errored": {"message": "IllegalStateException: eviction failed"}}
+            if mode == "schema" and "result" in reply:
+                reply["result"]["extra"] = 1
+            if mode == "bad-observation" and applies == 3:
+                reply["result"]["observation"]["size"] = "big"
+            if mode == "nondeterministic" and kind == "insert" and random.random() < 0.5:  # noqa: S311
+                reply["result"]["results"] = [not reply["result"]["results"][0]]
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+        if stop:
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Process protocol v1, runner side: the Python process adapter agrees with in-process, and every
+broken fake is reported as its own adapter fault with exit code 3, never as a verdict."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from ledgerspec.conformance._engine import conform
+from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.cli import main
+
+FAKE = Path(__file__).parent / "fakes" / "fake_adapter.py"
+PYTHON = shlex.quote(sys.executable)
+
+
+def process_reference(profile: str) -> str:
+    return f"exec:{PYTHON} -m ledgerspec.conformance.adapters.process_reference --profile {profile}"
+
+
+def statuses(report):
+    return [(row.invariant, row.status, [op.describe() for op in row.case.steps] if row.case else None)
+            for row in report.rows]
+
+
+@pytest.mark.parametrize(
+    ("profile", "checked", "invariants"),
+    [
+        ("pip430", "pip430", None),
+        ("segmented", "segmented", None),
+        ("pulsar-master", "pip430", ["CACHE-DUPLICATE-MERGE", "CACHE-EVICTED-FINAL"]),
+    ],
+)
+def test_process_adapter_gives_the_in_process_verdicts(profile, checked, invariants):
+    kwargs = {"profile": checked, "settings": "quick", "examples": 40, "seed": 7, "invariants": invariants}
+    in_process = conform(load_adapter(f"reference-{profile}"), **kwargs)
+    over_pipes = conform(load_adapter(process_reference(profile), validate_protocol=True), **kwargs)
+    assert over_pipes.verdict == in_process.verdict
+    assert statuses(over_pipes) == statuses(in_process)
+
+
+@pytest.mark.parametrize(
+    ("mode", "fault"),
+    [
+        ("crash", "AdapterCrashed"),
+        ("hang", "AdapterTimeout"),
+        ("malformed", "ProtocolViolation"),
+        ("wrong-seq", "ProtocolViolation"),
+        ("bad-observation", "ProtocolViolation"),
+        ("lying", "CapabilityLie"),
+        ("errored", "AdapterErrored"),
+        ("nondeterministic", "Nondeterministic"),
+    ],
+)
+def test_broken_fake_is_an_adapter_fault(mode, fault, capsys, tmp_path):
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} {mode}"
+    status = main(["conform", "--adapter", adapter, "--timeout", "2", "--seed", "1", "--cases-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 3, out
+    assert f"ADAPTER FAULT: {fault}" in out
+    assert "FAIL " not in out.split("ADAPTER FAULT")[0]  # no invariant reported as failed
+
+
+def test_crash_report_carries_stderr(capsys, tmp_path):
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} crash"
+    main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)])
+    assert "simulated crash in native code" in capsys.readouterr().out
+
+
+def test_schema_violation_needs_validate_protocol(capsys, tmp_path):
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} schema"
+    assert main(["smoke", "--adapter", adapter]) == 0
+    assert main(["smoke", "--adapter", adapter, "--validate-protocol"]) == 3
+    assert "breaks the v1 schema" in capsys.readouterr().out
+
+
+def test_smoke_checks_wiring_not_conformance(capsys):
+    # The merged code is not a pip430 cache, but it is wired right.
+    assert main(["smoke", "--adapter", process_reference("pulsar-master"), "--validate-protocol"]) == 0
+    assert "SMOKE OK" in capsys.readouterr().out
+    crash = f"exec:{PYTHON} {shlex.quote(str(FAKE))} crash"
+    assert main(["smoke", "--adapter", crash]) == 3
+
+
+def test_unknown_command_is_a_usage_error(capsys):
+    assert main(["smoke", "--adapter", "exec:/nonexistent/adapter --x"]) == 2
+    assert "cannot start it" in capsys.readouterr().err
