@@ -13,6 +13,7 @@ lookups for k positions; snapshot O(n log n).
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ledgerspec.reference._errors import ReferenceCacheError
@@ -32,6 +33,9 @@ COUNTERS: tuple[str, ...] = (
 
 C = TypeVar("C")
 """What an open copy remembers: the wrapper or handler it shares, or None."""
+
+Listener = Callable[[str, int, dict[str, Any]], None]
+"""Receives (event kind, now, fields) for every event of traces/FORMAT.md the cache produces."""
 
 
 def require(condition: bool, message: str) -> None:
@@ -80,6 +84,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._copies: dict[int, C] = {}
         self._next_copy = 0
         self._cursors = ActiveCursors()
+        self._listener: Listener | None = None
         self._setup()
 
     @abc.abstractmethod
@@ -96,7 +101,17 @@ class ReferenceCache(abc.ABC, Generic[C]):
         """The clock of the last accepted operation (0 at start)."""
         return self._now
 
+    def listen(self, listener: Listener | None) -> None:
+        """Report every internal event (insert, removal with its reason, requeue, stash, pass start and
+        end, ...) to ``listener``: the hook the trace generator records through. None stops it."""
+        self._listener = listener
+
     # --- helpers for the profiles -----------------------------------------------------------------
+
+    def _emit(self, kind: str, **fields: Any) -> None:
+        """Report one event, if someone listens (call sites on hot paths test ``self._listener`` first)."""
+        if self._listener is not None:
+            self._listener(kind, self._now, fields)
 
     def _check_clock(self, now: int) -> None:
         require(now >= self._now, f"now must not go back: got {now!r}, last accepted {self._now}")
@@ -113,6 +128,20 @@ class ReferenceCache(abc.ABC, Generic[C]):
     def _open_copy(self, copy: int, where: str) -> C:
         require(copy in self._copies, f"{where}: copy {copy!r} is not an open copy")
         return self._copies[copy]
+
+    def _read_event(self, ledger: int, entry: int, copy: int | None, count: int | None) -> None:
+        """A hit (with the copy and the count it shares) or a miss."""
+        if copy is None:
+            self._emit("miss", ledger=ledger, entry=entry)
+        else:
+            self._emit("hit", ledger=ledger, entry=entry, copy=copy, count=count)
+
+    def _pass_start(self, kind: str, *, value: float | None = None, ledger: int | None = None,
+                    entry: int | None = None) -> None:
+        self._emit("pass_start", reason=kind, size=self._size(), value=value, ledger=ledger, entry=entry)
+
+    def _pass_end(self, kind: str) -> None:
+        self._emit("pass_end", reason=kind, size=self._size())
 
     @staticmethod
     def _check_insert(size: int, expected_reads: int) -> None:
@@ -164,6 +193,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
         check_config(changes, where="configure")
         self._now = now
         self._config = self._config.changed(changes)
+        for name, value in changes.items():
+            self._emit("config", reason=name, value=float(value))
 
     @abc.abstractmethod
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
@@ -215,24 +246,33 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._check_clock(now)
         self._cursors.add(ledger, cursor, entry)
         self._now = now
+        self._emit("cursor_add", ledger=ledger, cursor=cursor, entry=entry)
 
     def cursor_remove(self, *, now: int, ledger: int, cursor: str) -> None:
         """Remove an active cursor."""
         self._check_clock(now)
         self._cursors.remove(ledger, cursor)
         self._now = now
+        self._emit("cursor_remove", ledger=ledger, cursor=cursor)
 
     def cursor_seek(self, *, now: int, ledger: int, cursor: str, entry: int) -> None:
         """Move an active cursor to ``entry >= 0``."""
         self._check_clock(now)
         self._cursors.seek(ledger, cursor, entry)
         self._now = now
+        self._emit("cursor_seek", ledger=ledger, cursor=cursor, entry=entry)
 
     def cursor_count(self, *, now: int, ledger: int, cursor: str) -> int:
         """``getNumberOfCursorsAtSamePositionOrBefore`` (pip430-entry-cache.md §1.6, §2.10); 0 if inactive."""
         self._check_clock(now)
         self._now = now
-        return self._cursors.count_at_or_before(ledger, cursor)
+        count = self._cursors.count_at_or_before(ledger, cursor)
+        self._emit("cursor_count", ledger=ledger, cursor=cursor, result=count)
+        return count
+
+    def reported_size(self) -> int:
+        """The size the cache reports (``getCacheUsedSize``; ``ReadCache.size()`` in segmented): O(1)."""
+        return self._size()
 
     def active_cursors(self, ledger: int) -> int:
         """Count the active cursors on ``ledger``: a tailing write's expected reads (§1.4, §2.2)."""

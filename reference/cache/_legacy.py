@@ -32,9 +32,11 @@ PERCENT_OF_SIZE_TO_CONSIDER = 0.5
 class LegacyEntry:
     """A cached entry of one ledger's ``RangeCache``: timestamp taken when the cached copy is made (§7.1)."""
 
-    __slots__ = ("size", "ts")
+    __slots__ = ("entry", "ledger", "size", "ts")
 
-    def __init__(self, size: int, ts: int) -> None:
+    def __init__(self, ledger: int, entry: int, size: int, ts: int) -> None:
+        self.ledger = ledger
+        self.entry = entry
         self.size = size
         self.ts = ts
 
@@ -93,25 +95,31 @@ class LegacyCache(ReferenceCache[None]):
         self._check_insert(size, expected_reads)
         self._now = now
         if self._disabled:
+            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
             return False
         before = self._ranges.total_size
         if before > self._config.trigger_size and self._pending is None:
             self._pending = before
-        if not before < self._config.max_size:
+        if not before < self._config.max_size or self._ranges.get(ledger, entry) is not None:
+            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
             return False
-        if self._ranges.get(ledger, entry) is not None:
-            return False
-        self._ranges.put(ledger, entry, LegacyEntry(size, now))
+        self._ranges.put(ledger, entry, LegacyEntry(ledger, entry, size, now))
         self._sync_head(ledger)
         self._count("inserted")
+        if self._listener:
+            self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
         return True
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
         if self._ranges.get(ledger, entry) is None:
             self._count("misses")
-            return None
-        self._count("hits")
-        return self._make_copy(None)
+            copy = None
+        else:
+            self._count("hits")
+            copy = self._make_copy(None)
+        if self._listener:
+            self._read_event(ledger, entry, copy, None)
+        return copy
 
     def release(self, *, now: int, copy: int) -> None:
         """No read counts: releasing a copy only closes it."""
@@ -119,12 +127,14 @@ class LegacyCache(ReferenceCache[None]):
         self._open_copy(copy, "release")
         self._now = now
         del self._copies[copy]
+        self._emit("release", copy=copy)
 
     def replay_increment(self, *, now: int, copy: int) -> None:
         """No read counts: nothing happens, but the copy must be open."""
         self._check_clock(now)
         self._open_copy(copy, "replay_increment")
         self._now = now
+        self._emit("replay_increment", copy=copy)
 
     # --- removal ----------------------------------------------------------------------------------
 
@@ -132,26 +142,41 @@ class LegacyCache(ReferenceCache[None]):
         """``invalidateEntries(pos)``: the ledger's entries strictly before the position."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("invalidate", ledger=ledger, entry=entry)
         removed = self._ranges.pop_before(ledger, entry)
         if removed:
             self._sync_head(ledger)
         self._count("removed_invalidate", len(removed))
+        self._removal_events(removed, "invalidate")
+        self._pass_end("invalidate")
+
+    def _removal_events(self, removed: list[LegacyEntry], reason: str) -> None:
+        if self._listener:
+            for e in removed:
+                self._emit("remove", ledger=e.ledger, entry=e.entry, size=e.size, timestamp=e.ts, reason=reason)
 
     def invalidate_ledger(self, *, now: int, ledger: int) -> None:
         """``invalidateAllEntries(ledgerId)``."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("invalidate", ledger=ledger)
         removed = self._ranges.pop_ledger(ledger)
         self._sync_head(ledger)
         self._count("removed_invalidate", len(removed))
+        self._removal_events(removed, "invalidate")
+        self._pass_end("invalidate")
 
     def clear(self, *, now: int) -> None:
         """``clear()`` of every cache."""
         self._check_clock(now)
         self._now = now
-        self._count("removed_clear", len(self._ranges.pop_all()))
+        self._pass_start("clear")
+        removed = self._ranges.pop_all()
+        self._count("removed_clear", len(removed))
         self._heads.clear()
         self._head_ts.clear()
+        self._removal_events(removed, "clear")
+        self._pass_end("clear")
 
     # --- eviction ---------------------------------------------------------------------------------
 
@@ -168,12 +193,15 @@ class LegacyCache(ReferenceCache[None]):
         self._check_clock(now)
         self._now = now
         max_timestamp = now - self._config.ttl
+        self._pass_start("ttl", value=float(max_timestamp))
         while self._heads and self._heads[0][0] <= max_timestamp:
             ledger = self._heads[0][1]
             while (first := self._ranges.first(ledger)) is not None and first[1].ts <= max_timestamp:
                 self._ranges.pop(ledger, first[0])
                 self._count("removed_ttl")
+                self._removal_events([first[1]], "ttl")
             self._sync_head(ledger)
+        self._pass_end("ttl")
 
     def _evict_lowest(self, ledger: int, minimum: int) -> None:
         """``evictLeastAccessedEntries(min)``: remove the lowest position until ``min`` bytes are gone."""
@@ -182,6 +210,7 @@ class LegacyCache(ReferenceCache[None]):
             self._ranges.pop(ledger, first[0])
             removed += first[1].size
             self._count("removed_size")
+            self._removal_events([first[1]], "size")
         self._sync_head(ledger)
 
     def evict_size(self, *, now: int) -> None:
@@ -199,8 +228,13 @@ class LegacyCache(ReferenceCache[None]):
         self._now = now
         if self._pending is None:
             return
-        to_free = self._pending - self._config.watermark_size
+        self._pass_start("size", value=float(self._config.watermark_size))
+        self._run_policy(self._pending - self._config.watermark_size)
         self._pending = None
+        self._pass_end("size")
+
+    def _run_policy(self, to_free: int) -> None:
+        """``EntryCacheDefaultEvictionPolicy.doEviction`` over the caches that hold something."""
         sizes = self._ranges.ledger_sizes()
         if to_free <= 0 or not sizes:
             return

@@ -68,17 +68,23 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         self._check_insert(size, expected_reads)
         self._now = now
         if self._disabled:
+            self._emit("insert_refused", ledger=ledger, entry=entry, size=size, count=expected_reads)
             return False
         previous = self._ranges.get(ledger, entry)
         if previous is not None:
             previous.handler.increment(expected_reads)
             self._stash.refresh(previous)
+            if self._listener:
+                count = previous.handler.count
+                self._emit("merge", ledger=ledger, entry=entry, count=count, value=float(expected_reads))
             return False
         wrapper = Wrapper(ledger, entry, size, now, Pip430ReadCount(expected_reads), seq=self._inserts)
         self._inserts += 1
         self._ranges.put(ledger, entry, wrapper)
         self._queue.offer(wrapper)
         self._count("inserted")
+        if self._listener:
+            self._emit("insert", ledger=ledger, entry=entry, size=size, count=expected_reads, timestamp=now)
         return True
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
@@ -86,9 +92,14 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         wrapper = self._ranges.get(ledger, entry)
         if wrapper is None:
             self._count("misses")
+            if self._listener:
+                self._read_event(ledger, entry, None, None)
             return None
         self._count("hits")
-        return self._make_copy(wrapper)
+        copy = self._make_copy(wrapper)
+        if self._listener:
+            self._read_event(ledger, entry, copy, wrapper.handler.count)
+        return copy
 
     def release(self, *, now: int, copy: int) -> None:
         """Releasing a dispatch copy calls ``markRead()`` (§1.4): -1, unless EVICTED."""
@@ -98,6 +109,8 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         del self._copies[copy]
         wrapper.handler.mark_read()
         self._stash.refresh(wrapper)
+        if self._listener:
+            self._emit("release", copy=copy, count=wrapper.handler.count)
 
     def replay_increment(self, *, now: int, copy: int) -> bool:
         """``incrementExpectedReadCount()``: false and unchanged once EVICTED (§1.3)."""
@@ -106,6 +119,8 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         self._now = now
         accepted: bool = wrapper.handler.increment(1)
         self._stash.refresh(wrapper)
+        if self._listener:
+            self._emit("replay_increment", copy=copy, count=wrapper.handler.count, result=int(accepted))
         return accepted
 
     # --- removal ----------------------------------------------------------------------------------
@@ -122,26 +137,42 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         for wrapper in doomed:
             wrapper.handler.mark_evicted()
             self._unlink(wrapper)
+            if self._listener:
+                self._removal_events(wrapper, reason)
         self._count(reason, len(doomed))
+
+    def _removal_events(self, wrapper: Wrapper, counter: str) -> None:
+        """markEvicted (forced removals only) and the removal, with the count the handler keeps."""
+        reason = counter.removeprefix("removed_")
+        if reason in ("invalidate", "clear"):
+            self._emit("mark_evicted", ledger=wrapper.ledger, entry=wrapper.entry)
+        self._emit("remove", ledger=wrapper.ledger, entry=wrapper.entry, size=wrapper.size,
+                   timestamp=wrapper.ts, count=wrapper.handler.count, reason=reason)
 
     def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
         """Every entry of the ledger strictly before the position, by force."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("invalidate", ledger=ledger, entry=entry)
         self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
+        self._pass_end("invalidate")
 
     def invalidate_ledger(self, *, now: int, ledger: int) -> None:
         """Every entry of the ledger (ledger deletion), by force."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("invalidate", ledger=ledger)
         self._force_remove(self._ranges.pop_ledger(ledger), "removed_invalidate")
+        self._pass_end("invalidate")
 
     def clear(self, *, now: int) -> None:
         """Every entry of the cache, by force; every queued wrapper is then a tombstone, so drop them."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("clear")
         self._force_remove(self._ranges.pop_all(), "removed_clear")
         self._queue.clear()
+        self._pass_end("clear")
 
     # --- eviction (normal eviction does not call markEvicted) -------------------------------------
 
@@ -149,6 +180,13 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         """Remove a wrapper that an eviction pass has already taken out of the queue or the stash."""
         self._ranges.pop(wrapper.ledger, wrapper.entry)
         self._count(reason)
+        if self._listener:
+            self._removal_events(wrapper, reason)
+
+    def _stash_entry(self, wrapper: Wrapper) -> None:
+        self._stash.add(wrapper)
+        if self._listener:
+            self._emit("stash", ledger=wrapper.ledger, entry=wrapper.entry)
 
     def evict_timestamp(self, *, now: int) -> None:
         """Timestamp pass, ``evictEntries(predicate, processAllEntriesInStash=true)`` (§1.7, §1.9).
@@ -164,6 +202,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         self._now = now
         threshold = now - self._config.ttl
         threshold_max = now - self._config.ttl_max
+        self._pass_start("ttl", value=float(threshold))
         for wrapper in self._stash.take_expired(threshold, threshold_max):
             self._evict(wrapper, "removed_ttl")
         while (head := self._queue.peek()) is not None:
@@ -172,9 +211,10 @@ class Pip430Cache(ReferenceCache[Wrapper]):
                 self._evict(head, "removed_ttl")
             elif head.ts < threshold:
                 self._queue.poll()
-                self._stash.add(head)
+                self._stash_entry(head)
             else:
-                return
+                break
+        self._pass_end("ttl")
 
     def evict_size(self, *, now: int) -> None:
         """``doEvictToWatermarkWhenOverThreshold`` then ``evictEntries(sizeToEvict, now - ttl_max)`` (§1.7).
@@ -190,11 +230,14 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         """
         self._check_clock(now)
         self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
         size = self._ranges.total_size
-        if size <= self._config.trigger_size:
-            return
-        to_free = size - self._config.watermark_size
-        expiry = now - self._config.ttl_max
+        if size > self._config.trigger_size:
+            self._free(size - self._config.watermark_size, now - self._config.ttl_max)
+        self._pass_end("size")
+
+    def _free(self, to_free: int, expiry: int) -> None:
+        """Stash first, then queue, until ``to_free`` bytes are gone (the size pass's walk)."""
         removed = 0
         while removed < to_free and (stashed := self._stash.next_for_size(expiry)) is not None:
             self._stash.discard(stashed)
@@ -206,7 +249,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
                 self._evict(head, "removed_size")
                 removed += head.size
             else:
-                self._stash.add(head)
+                self._stash_entry(head)
 
     def stash_size(self) -> int:
         """Count the stashed entries (for tests and coverage statistics). Not an operation."""

@@ -68,11 +68,14 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         self._check_insert(size, expected_reads)
         self._now = now
         if self._disabled or self._ranges.get(ledger, entry) is not None:
+            self._emit("insert_refused", ledger=ledger, entry=entry, size=size, count=expected_reads)
             return False
         wrapper = Wrapper(ledger, entry, size, now, MergedReadCount.maybe_create(expected_reads))
         self._ranges.put(ledger, entry, wrapper)
         self._queue.offer(wrapper)
         self._count("inserted")
+        if self._listener:
+            self._emit("insert", ledger=ledger, entry=entry, size=size, count=expected_reads, timestamp=now)
         return True
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
@@ -80,10 +83,15 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         wrapper = self._ranges.get(ledger, entry)
         if wrapper is None:
             self._count("misses")
+            if self._listener:
+                self._read_event(ledger, entry, None, None)
             return None
         wrapper.accessed = True
         self._count("hits")
-        return self._make_copy(wrapper.handler)
+        copy = self._make_copy(wrapper.handler)
+        if self._listener:
+            self._read_event(ledger, entry, copy, self._copy_count(wrapper.handler))
+        return copy
 
     def release(self, *, now: int, copy: int) -> None:
         """Releasing a dispatch copy (flag true) calls ``markRead()``: -1, no floor (§2.4)."""
@@ -93,6 +101,8 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         del self._copies[copy]
         if handler is not None:
             handler.mark_read()
+        if self._listener:
+            self._emit("release", copy=copy, count=self._copy_count(handler))
 
     def replay_increment(self, *, now: int, copy: int) -> None:
         """``incrementExpectedReadCount()``: +1 if there is a handler; returns nothing (D3)."""
@@ -101,6 +111,8 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         self._now = now
         if handler is not None:
             handler.increment()
+        if self._listener:
+            self._emit("replay_increment", copy=copy, count=self._copy_count(handler))
 
     # --- removal ----------------------------------------------------------------------------------
 
@@ -113,6 +125,9 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         self._count(reason)
         if wrapper.handler is not None:
             wrapper.handler.mark_read()
+        if self._listener:
+            self._emit("remove", ledger=wrapper.ledger, entry=wrapper.entry, size=wrapper.size, timestamp=wrapper.ts,
+                       count=self._copy_count(wrapper.handler), reason=reason.removeprefix("removed_"))
 
     def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
         """``removeRange`` / ``clear``: the wrappers stay queued as tombstones (§2.5)."""
@@ -124,20 +139,26 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         """``invalidateEntries(pos)``: ``removeRange`` of the ledger's entries strictly before it."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("invalidate", ledger=ledger, entry=entry)
         self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
+        self._pass_end("invalidate")
 
     def invalidate_ledger(self, *, now: int, ledger: int) -> None:
         """``invalidateAllEntries(ledgerId)``."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("invalidate", ledger=ledger)
         self._force_remove(self._ranges.pop_ledger(ledger), "removed_invalidate")
+        self._pass_end("invalidate")
 
     def clear(self, *, now: int) -> None:
         """``clear()``; every queued wrapper is then a tombstone, so the queue is dropped at once."""
         self._check_clock(now)
         self._now = now
+        self._pass_start("clear")
         self._force_remove(self._ranges.pop_all(), "removed_clear")
         self._queue.clear()
+        self._pass_end("clear")
 
     # --- eviction ---------------------------------------------------------------------------------
 
@@ -167,11 +188,19 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         self._check_clock(now)
         self._now = now
         threshold = now - self._config.ttl
+        self._pass_start("ttl", value=float(threshold))
         while (head := self._queue.peek()) is not None and head.ts < threshold:
             if self._should_requeue(head):
-                self._queue.requeue(now)
+                self._requeue(now)
             else:
                 self._evict_head(head, "removed_ttl")
+        self._pass_end("ttl")
+
+    def _requeue(self, now: int) -> None:
+        head = self._queue.requeue(now)
+        if self._listener:
+            self._emit("requeue", ledger=head.ledger, entry=head.entry, timestamp=now,
+                       count=self._copy_count(head.handler))
 
     def evict_size(self, *, now: int) -> None:
         """``doEvictToWatermarkWhenOverThreshold``, then ``evictLeastAccessedEntries(toFree)`` (§2.8, §2.9).
@@ -186,14 +215,18 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         """
         self._check_clock(now)
         self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
         size = self._ranges.total_size
-        if size <= self._config.trigger_size:
-            return
-        to_free = size - self._config.watermark_size
+        if size > self._config.trigger_size:
+            self._free(size - self._config.watermark_size, now)
+        self._pass_end("size")
+
+    def _free(self, to_free: int, now: int) -> None:
+        """Requeue or remove from the head until ``to_free`` bytes are gone or the queue is empty."""
         removed = 0
         while removed < to_free and (head := self._queue.peek()) is not None:
             if self._should_requeue(head):
-                self._queue.requeue(now)
+                self._requeue(now)
             else:
                 self._evict_head(head, "removed_size")
                 removed += head.size

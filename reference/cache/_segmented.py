@@ -104,7 +104,10 @@ class SegmentedCache(ReferenceCache[None]):
     ) -> None:
         """Refuse a ``max_size``: the ring cannot be resized; other fields are kept but unused."""
         self._check_clock(now)
-        require(max_size is None, f"configure: the ring cannot be resized, got max_size={max_size!r}")
+        require(
+            max_size is None or max_size == self._config.max_size,
+            f"configure: the ring cannot be resized, got max_size={max_size!r}",
+        )
         super().configure(
             now=now,
             watermark=watermark,
@@ -129,15 +132,17 @@ class SegmentedCache(ReferenceCache[None]):
         self._check_insert(size, expected_reads)
         self._now = now
         if size > self._segment_size:
+            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
             return False
         aligned = align64(size)
+        before = self._size() if self._listener else 0
         offset = self._offset
         self._offset += aligned
         if offset + size > self._segment_size:
             offset = self._offset
             self._offset += size
             if offset + size > self._segment_size:
-                self._rotate(aligned)
+                self._rotate(aligned, before)
                 offset = 0
         index = self._segments[self._current]
         if not index:
@@ -145,27 +150,44 @@ class SegmentedCache(ReferenceCache[None]):
         index[ledger, entry] = (offset, size)
         self._newest[ledger, entry] = self._current
         self._count("inserted")
+        if self._listener:
+            self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
         return True
 
-    def _rotate(self, aligned: int) -> None:
-        """Move to the next segment and clear its index: every entry in it is evicted at once."""
+    def _rotate(self, aligned: int, before: int) -> None:
+        """Move to the next segment and clear its index: every entry in it is evicted at once.
+
+        A listener sees a size pass bracketing the removals, starting at ``before``, the size before
+        this insert (the reservations in between are transient).
+        """
+        listening = self._listener is not None
+        if listening:
+            self._emit("pass_start", reason="size", size=before)
         self._current = (self._current + 1) % self._segment_count
         self._offset = aligned
         index = self._segments[self._current]
         if index:
             self._non_empty -= 1
             self._count("removed_size", len(index))
-            for position in index:
+            for position, (_, length) in index.items():
                 if self._newest[position] == self._current:
                     del self._newest[position]
+                    if listening:
+                        self._emit("remove", ledger=position[0], entry=position[1], size=length, reason="size")
             self._segments[self._current] = {}
+        if listening:
+            self._pass_end("size")
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
+        copy = None
         if (ledger, entry) in self._newest:
             self._count("hits")
-            return self._make_copy(None)
-        self._count("misses")
-        return None
+            copy = self._make_copy(None)
+        else:
+            self._count("misses")
+        if self._listener:
+            self._read_event(ledger, entry, copy, None)
+        return copy
 
     def release(self, *, now: int, copy: int) -> None:
         """No read counts: releasing a copy only closes it."""
@@ -173,12 +195,14 @@ class SegmentedCache(ReferenceCache[None]):
         self._open_copy(copy, "release")
         self._now = now
         del self._copies[copy]
+        self._emit("release", copy=copy)
 
     def replay_increment(self, *, now: int, copy: int) -> None:
         """No read counts: nothing happens, but the copy must be open."""
         self._check_clock(now)
         self._open_copy(copy, "replay_increment")
         self._now = now
+        self._emit("replay_increment", copy=copy)
 
     def _nothing(self, now: int) -> None:
         """Per-ledger invalidation, clear and TTL/size passes do nothing: rotation is the only eviction."""

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from dataclasses import dataclass
 
+from ledgerspec.spec._errors import SpecError
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
@@ -247,8 +249,17 @@ def _evict_size(work: _Work, _op: EvictSize) -> list[tuple[Result, _Work]]:
     return outcomes
 
 
+MAX_TIED_SELECTIONS = 256
+"""The model enumerates at most this many rankings of equal-sized caches (see SPEC.md §5.3)."""
+
+
 def _selections(sizes: dict[int, int]) -> list[tuple[int, ...]]:
-    """Every set of caches the selection loop can pick, over all orders of equal-sized caches."""
+    """Every set of caches the selection loop can pick, over all orders of equal-sized caches.
+
+    Choosing ``needed`` of ``k`` tied caches has C(k, needed) outcomes, which explodes with many
+    equal topics (49 of 98 is about 2.5e28); past :data:`MAX_TIED_SELECTIONS` the model refuses to
+    enumerate them rather than pick one silently.
+    """
     to_consider = int(sum(sizes.values()) * PERCENT_OF_SIZE_TO_CONSIDER)
     chosen: list[int] = []
     running = 0
@@ -261,6 +272,12 @@ def _selections(sizes: dict[int, int]) -> list[tuple[int, ...]]:
             chosen += members
             running += size * len(members)
             continue
+        if math.comb(len(members), needed) > MAX_TIED_SELECTIONS:
+            raise SpecError(
+                f"legacy size eviction: {len(members)} caches of {size} bytes tie and {needed} of them are "
+                f"selected: {math.comb(len(members), needed)} allowed outcomes, more than the model enumerates "
+                f"({MAX_TIED_SELECTIONS}); use fewer equally-sized ledgers"
+            )
         return [tuple(chosen) + pick for pick in itertools.combinations(members, needed)]
     return [tuple(chosen)]
 

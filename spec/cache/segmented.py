@@ -130,7 +130,7 @@ def observe(state: State) -> Observation:
 
 def _configure(work: _Work, op: Configure) -> None:
     """The ring cannot be resized: changing the size is not allowed; other fields have no effect."""
-    require(op.max_size is None)
+    require(op.max_size is None or op.max_size == work.config.max_size)
     apply_configure(work, op)
 
 
