@@ -53,6 +53,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
     parser = subcommands.add_parser("replay", help="re-run a saved case against an adapter")
     parser.add_argument("case", help="a case file (JSON)")
     add_adapter_options(parser)
+    parser.add_argument("--all", action="store_true", help="check every claimed invariant, not only the case's")
     parser.set_defaults(run=run_replay)
 
     parser = subcommands.add_parser("smoke", help="check that an adapter is wired right (not a verdict)")
@@ -144,7 +145,7 @@ def run_replay(args: argparse.Namespace) -> int:
     """Replay a case and say whether the adapter passes it now."""
     case = load_case(args.case)
     factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    outcome = replay(case, factory)
+    outcome = replay(case, factory, every_invariant=args.all)
     print(outcome.render())
     return outcome.exit_status
 

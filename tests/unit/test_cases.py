@@ -50,7 +50,7 @@ def test_case_is_valid_and_expected_is_current(path: Path):
 @pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
 def test_reference_of_the_profile_passes(path: Path):
     case = load_case(path)
-    outcome = replay(case, load_adapter(f"reference-{case.profile}"))
+    outcome = replay(case, load_adapter(f"reference-{case.profile}"), every_invariant=True)
     assert outcome.verdict == "PASS", outcome.render()
 
 
