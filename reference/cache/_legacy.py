@@ -106,7 +106,7 @@ class LegacyCache(ReferenceCache[None]):
         self._ranges.put(ledger, entry, LegacyEntry(ledger, entry, size, now))
         self._sync_head(ledger)
         self._count("inserted")
-        if self._listener:
+        if self._listener is not None:
             self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
         return True
 
@@ -117,7 +117,7 @@ class LegacyCache(ReferenceCache[None]):
         else:
             self._count("hits")
             copy = self._make_copy(None)
-        if self._listener:
+        if self._listener is not None:
             self._read_event(ledger, entry, copy, None)
         return copy
 
@@ -151,7 +151,7 @@ class LegacyCache(ReferenceCache[None]):
         self._pass_end("invalidate")
 
     def _removal_events(self, removed: list[LegacyEntry], reason: str) -> None:
-        if self._listener:
+        if self._listener is not None:
             for e in removed:
                 self._emit("remove", ledger=e.ledger, entry=e.entry, size=e.size, timestamp=e.ts, reason=reason)
 

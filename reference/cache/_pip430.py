@@ -74,7 +74,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         if previous is not None:
             previous.handler.increment(expected_reads)
             self._stash.refresh(previous)
-            if self._listener:
+            if self._listener is not None:
                 count = previous.handler.count
                 self._emit("merge", ledger=ledger, entry=entry, count=count, value=float(expected_reads))
             return False
@@ -83,7 +83,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         self._ranges.put(ledger, entry, wrapper)
         self._queue.offer(wrapper)
         self._count("inserted")
-        if self._listener:
+        if self._listener is not None:
             self._emit("insert", ledger=ledger, entry=entry, size=size, count=expected_reads, timestamp=now)
         return True
 
@@ -92,12 +92,12 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         wrapper = self._ranges.get(ledger, entry)
         if wrapper is None:
             self._count("misses")
-            if self._listener:
+            if self._listener is not None:
                 self._read_event(ledger, entry, None, None)
             return None
         self._count("hits")
         copy = self._make_copy(wrapper)
-        if self._listener:
+        if self._listener is not None:
             self._read_event(ledger, entry, copy, wrapper.handler.count)
         return copy
 
@@ -109,7 +109,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         del self._copies[copy]
         wrapper.handler.mark_read()
         self._stash.refresh(wrapper)
-        if self._listener:
+        if self._listener is not None:
             self._emit("release", copy=copy, count=wrapper.handler.count)
 
     def replay_increment(self, *, now: int, copy: int) -> bool:
@@ -119,7 +119,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         self._now = now
         accepted: bool = wrapper.handler.increment(1)
         self._stash.refresh(wrapper)
-        if self._listener:
+        if self._listener is not None:
             self._emit("replay_increment", copy=copy, count=wrapper.handler.count, result=int(accepted))
         return accepted
 
@@ -137,7 +137,7 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         for wrapper in doomed:
             wrapper.handler.mark_evicted()
             self._unlink(wrapper)
-            if self._listener:
+            if self._listener is not None:
                 self._removal_events(wrapper, reason)
         self._count(reason, len(doomed))
 
@@ -180,12 +180,12 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         """Remove a wrapper that an eviction pass has already taken out of the queue or the stash."""
         self._ranges.pop(wrapper.ledger, wrapper.entry)
         self._count(reason)
-        if self._listener:
+        if self._listener is not None:
             self._removal_events(wrapper, reason)
 
     def _stash_entry(self, wrapper: Wrapper) -> None:
         self._stash.add(wrapper)
-        if self._listener:
+        if self._listener is not None:
             self._emit("stash", ledger=wrapper.ledger, entry=wrapper.entry)
 
     def evict_timestamp(self, *, now: int) -> None:

@@ -74,7 +74,7 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         self._ranges.put(ledger, entry, wrapper)
         self._queue.offer(wrapper)
         self._count("inserted")
-        if self._listener:
+        if self._listener is not None:
             self._emit("insert", ledger=ledger, entry=entry, size=size, count=expected_reads, timestamp=now)
         return True
 
@@ -83,13 +83,13 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         wrapper = self._ranges.get(ledger, entry)
         if wrapper is None:
             self._count("misses")
-            if self._listener:
+            if self._listener is not None:
                 self._read_event(ledger, entry, None, None)
             return None
         wrapper.accessed = True
         self._count("hits")
         copy = self._make_copy(wrapper.handler)
-        if self._listener:
+        if self._listener is not None:
             self._read_event(ledger, entry, copy, self._copy_count(wrapper.handler))
         return copy
 
@@ -101,7 +101,7 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         del self._copies[copy]
         if handler is not None:
             handler.mark_read()
-        if self._listener:
+        if self._listener is not None:
             self._emit("release", copy=copy, count=self._copy_count(handler))
 
     def replay_increment(self, *, now: int, copy: int) -> None:
@@ -111,7 +111,7 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         self._now = now
         if handler is not None:
             handler.increment()
-        if self._listener:
+        if self._listener is not None:
             self._emit("replay_increment", copy=copy, count=self._copy_count(handler))
 
     # --- removal ----------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         self._count(reason)
         if wrapper.handler is not None:
             wrapper.handler.mark_read()
-        if self._listener:
+        if self._listener is not None:
             self._emit("remove", ledger=wrapper.ledger, entry=wrapper.entry, size=wrapper.size, timestamp=wrapper.ts,
                        count=self._copy_count(wrapper.handler), reason=reason.removeprefix("removed_"))
 
@@ -198,7 +198,7 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
 
     def _requeue(self, now: int) -> None:
         head = self._queue.requeue(now)
-        if self._listener:
+        if self._listener is not None:
             self._emit("requeue", ledger=head.ledger, entry=head.entry, timestamp=now,
                        count=self._copy_count(head.handler))
 

@@ -135,7 +135,7 @@ class SegmentedCache(ReferenceCache[None]):
             self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
             return False
         aligned = align64(size)
-        before = self._size() if self._listener else 0
+        before = self._size() if self._listener is not None else 0
         offset = self._offset
         self._offset += aligned
         if offset + size > self._segment_size:
@@ -150,7 +150,7 @@ class SegmentedCache(ReferenceCache[None]):
         index[ledger, entry] = (offset, size)
         self._newest[ledger, entry] = self._current
         self._count("inserted")
-        if self._listener:
+        if self._listener is not None:
             self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
         return True
 
@@ -185,7 +185,7 @@ class SegmentedCache(ReferenceCache[None]):
             copy = self._make_copy(None)
         else:
             self._count("misses")
-        if self._listener:
+        if self._listener is not None:
             self._read_event(ledger, entry, copy, None)
         return copy
 

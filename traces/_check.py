@@ -1,0 +1,135 @@
+"""What both trace checkers share: which invariants a trace can show, the verdict, and the report.
+
+``CACHE-MODEL`` is not checked on traces: it needs the model's allowed outcomes for each operation,
+and a trace records effects, not the operations' inputs. Every other invariant of the catalogue is
+checked by the broker replay (``_replay.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledgerspec.spec.cache import CATALOGUE, claimed
+from ledgerspec.traces._replay import Finding
+
+NOT_ON_TRACES = {"CACHE-MODEL": "needs the model's outcomes for each operation; a trace records effects"}
+KEEP_PER_INVARIANT = 100
+"""Violations kept (with context) per invariant; all are counted."""
+CONTEXT = 2
+"""Events of the same broker shown before and after a violating event."""
+
+PARTITIONS: dict[str, tuple[str, str]] = {
+    "CACHE-FIFO": ("broker", "one removal queue per broker: queue order is a property of the broker's events"),
+    "CACHE-OLDEST-FIRST": ("broker", "size eviction is global to the broker's queue, never per ledger"),
+    "CACHE-PROTECT-UNTIL-EXPIRED": ("broker", "needs the entry's count, changed by copies across the broker"),
+    "CACHE-EVICTED-FINAL": ("broker", "handlers are shared by an entry and its copies, all within one broker"),
+    "CACHE-SIZE-ACCOUNTING": ("broker", "the reported size is the broker-wide sum of live entries"),
+    "CACHE-WATERMARK": ("broker", "trigger and watermark apply to the broker-wide size"),
+    "CACHE-TTL": ("broker", "a TTL pass walks the broker's one queue"),
+    "CACHE-NO-STALE-READ": ("broker", "a read is judged against the broker's cache content at that point"),
+    "CACHE-BOUNDED-PROTECTION": ("broker", "requeues go through the broker's queue"),
+    "CACHE-CURSOR-COUNT": ("ledger", "cursors of one managed ledger only count each other; checked in the broker replay"),
+    "CACHE-READ-COUNT": ("broker", "an entry's handler and its copies live in one broker"),
+    "CACHE-DUPLICATE-MERGE": ("broker", "whether a position is cached is a per-broker fact"),
+    "CACHE-DUPLICATE-REFUSED": ("broker", "whether a position is cached is a per-broker fact"),
+    "CACHE-INSERT-ACCEPTED": ("broker", "refusal for size depends on the broker-wide size"),
+    "CACHE-SEGMENT-RING": ("broker", "one ring of segments per broker"),
+}
+"""The partition each invariant is checked on and why that is sound (also in FORMAT.md)."""
+
+
+def trace_invariants(profile: str) -> list[str]:
+    """The invariants a trace of this profile is checked against, in catalogue order."""
+    return [i.id for i in claimed(profile) if i.id not in NOT_ON_TRACES]
+
+
+@dataclass
+class TraceViolation:
+    """One violation, with the event that shows it and the events around it."""
+
+    invariant: str
+    broker: str
+    seq: int
+    row: int
+    message: str
+    event: dict[str, Any] = field(default_factory=dict)
+    context: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON reports."""
+        return {
+            "invariant": self.invariant,
+            "broker": self.broker,
+            "seq": self.seq,
+            "row": self.row,
+            "message": self.message,
+            "event": self.event,
+            "context": self.context,
+        }
+
+
+@dataclass
+class CheckResult:
+    """The outcome of checking one trace."""
+
+    path: str
+    engine: str
+    profile: str
+    events: int = 0
+    brokers: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    violations: list[TraceViolation] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        """VIOLATION if anything broke, else UNKNOWN if the trace could not be checked to its end, else OK."""
+        if any(self.counts.values()):
+            return "VIOLATION"
+        return "UNKNOWN" if self.unknown else "OK"
+
+    def statuses(self) -> dict[str, str]:
+        """Per invariant of the catalogue: ok, violation, unknown, not claimed, not checkable on traces."""
+        checked = trace_invariants(self.profile)
+        result = {}
+        for invariant in CATALOGUE:
+            if not invariant.claimed_by(self.profile):
+                result[invariant.id] = "not claimed"
+            elif invariant.id not in checked:
+                result[invariant.id] = "not checkable on traces"
+            elif self.counts.get(invariant.id):
+                result[invariant.id] = "violation"
+            else:
+                result[invariant.id] = "unknown" if self.unknown else "ok"
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report."""
+        return {
+            "path": self.path,
+            "engine": self.engine,
+            "profile": self.profile,
+            "verdict": self.verdict,
+            "events": self.events,
+            "brokers": self.brokers,
+            "seconds": round(self.seconds, 3),
+            "invariants": self.statuses(),
+            "counts": {k: v for k, v in self.counts.items() if v},
+            "violations": [v.to_dict() for v in self.violations],
+            "unknown": self.unknown,
+        }
+
+
+def select(findings: list[Finding], counts: dict[str, int]) -> list[Finding]:
+    """The violations to report: in catalogue order, then by broker and seq; a bounded number each."""
+    order = {invariant.id: index for index, invariant in enumerate(CATALOGUE)}
+    chosen: list[Finding] = []
+    kept: dict[str, int] = {}
+    for finding in sorted(findings, key=lambda f: (order[f.invariant], f.broker, f.seq, f.message)):
+        if kept.get(finding.invariant, 0) < KEEP_PER_INVARIANT:
+            kept[finding.invariant] = kept.get(finding.invariant, 0) + 1
+            chosen.append(finding)
+    del counts
+    return chosen
