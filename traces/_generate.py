@@ -90,10 +90,11 @@ class Topic:
 class Broker:
     """One broker's simulation: a reference cache, its topics and the clock."""
 
-    def __init__(self, name: str, profile: str, config: CacheConfig, workload: str, topics: list[int], seed: int):
+    def __init__(self, name: str, cache: Any, config: CacheConfig, workload: str, topics: list[int], seed: int):
+        """``cache`` is a reference cache, or anything with its methods and ``listen`` (the recorder's shim)."""
         self.rng = random.Random(seed)
         self.recorder = Recorder(name)
-        self.cache = CACHES[profile](**config.to_dict())
+        self.cache = cache
         self.cache.listen(self.recorder)
         self.config = config
         self.now = 1
@@ -196,7 +197,12 @@ def broker_events(
     sink: Callable[[dict[str, list[Any]]], None],
 ) -> int:
     """Simulate one broker and hand its events to ``sink`` in chunks; returns how many there were."""
-    broker = Broker(name, profile, config, workload, topics, seed)
+    broker = Broker(name, CACHES[profile](**config.to_dict()), config, workload, topics, seed)
+    return run_broker(broker, events, sink)
+
+
+def run_broker(broker: Broker, events: int, sink: Callable[[dict[str, list[Any]]], None]) -> int:
+    """Run a broker's simulation to ``events`` events, handing them to ``sink`` in chunks."""
     total = 0
     chunk = 1 << 16
     while total < events:

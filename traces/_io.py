@@ -147,7 +147,7 @@ def _jsonl_header(path: Path) -> Any:
         raise TraceInputError(f"{path}: line 1 (the header): invalid JSON: {error.msg}") from None
 
 
-_PY_TYPES = {"int64": (int,), "float64": (int, float), "string": (str,)}
+_PY_TYPES = {"int64": (int,), "double": (int, float), "string": (str,)}
 
 
 def _jsonl_batches(path: Path) -> Iterator[pa.RecordBatch]:

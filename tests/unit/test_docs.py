@@ -1,0 +1,60 @@
+"""The documents that define things stay in step with the code that defines them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ledgerspec.spec.cache import CATALOGUE, PROFILES, CacheConfig
+from ledgerspec.traces._format import KINDS, SCHEMA
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header row starts with ``| header |``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header} |"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_spec_config_table_matches_cache_config():
+    rows = table_rows((ROOT / "spec/cache/SPEC.md").read_text(), "Field")
+    documented = {row[0].strip("`"): row[2] for row in rows}
+    defaults = CacheConfig().to_dict()
+    assert set(documented) == set(defaults)
+    for name, value in defaults.items():
+        assert documented[name] == str(value).lower(), name
+
+
+def test_spec_lists_every_invariant_with_its_profiles():
+    rows = table_rows((ROOT / "spec/cache/SPEC.md").read_text(), "Id")
+    documented = {row[0].strip("`"): row[1] for row in rows}
+    for invariant in CATALOGUE:
+        claimed = documented[invariant.id]
+        expected = "all" if set(invariant.profiles) == set(PROFILES) else ", ".join(invariant.profiles)
+        assert claimed == expected, invariant.id
+
+
+def test_format_columns_match_the_arrow_schema():
+    rows = table_rows((ROOT / "traces/FORMAT.md").read_text(), "Column")
+    assert [row[0].strip("`") for row in rows] == SCHEMA.names
+    for row, field in zip(rows, SCHEMA, strict=True):
+        assert row[1] == str(field.type), field.name
+        assert row[2] == ("yes" if field.nullable else "no"), field.name
+
+
+def test_format_lists_every_kind_with_its_required_fields():
+    rows = table_rows((ROOT / "traces/FORMAT.md").read_text(), "Kind")
+    documented: dict[str, list[str]] = {}
+    for row in rows:
+        for name in re.findall(r"`([a-z_]+)`", row[0]):
+            documented[name] = [field.strip() for field in row[1].split(",")]
+    assert set(documented) == set(KINDS)
+    for name, kind in KINDS.items():
+        assert documented[name] == list(kind.required), name

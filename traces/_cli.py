@@ -1,0 +1,161 @@
+"""``ledgerspec traces generate | check | record``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ledgerspec.spec.cache import PROFILES, CacheConfig
+from ledgerspec.traces._check import CheckResult
+from ledgerspec.traces._errors import TraceInputError
+from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
+
+EXIT = {"OK": 0, "VIOLATION": 1, "UNKNOWN": 3}
+SHOWN = 5
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
+    """Add ``traces`` and its actions."""
+    traces = subcommands.add_parser("traces", help="generate, record and check traces of a running cache")
+    actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
+
+    generate = actions.add_parser("generate", help="a Pulsar-like workload on reference caches, as a trace")
+    generate.add_argument("--workload", choices=WORKLOADS, default="mixed")
+    generate.add_argument("--brokers", type=int, default=2)
+    generate.add_argument("--topics", type=int, default=8)
+    generate.add_argument("--events", type=int, default=100_000)
+    generate.add_argument("--seed", type=int, default=0)
+    generate.add_argument("--profile", choices=sorted(PROFILES), default="pulsar-master")
+    generate.add_argument("--out", required=True, help="PATH.parquet (bulk) or PATH.jsonl (small)")
+    generate.add_argument("--inject", action="append", default=[], metavar="INVARIANT",
+                          help="add a broker with a known violation of INVARIANT (repeatable; 'all' for every one)")
+    generate.add_argument("--processes", type=int, default=1, help="worker processes (Parquet output)")
+    generate.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
+    generate.add_argument("--expected", metavar="FILE", help="write the expected verdict as JSON")
+    generate.set_defaults(run=run_generate)
+
+    check = actions.add_parser("check", help="check traces against the invariants of their profile")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="trace files (parquet: / jsonl: prefixes allowed)")
+    check.add_argument("--engine", choices=["local", "spark"], default="local")
+    check.add_argument("--master", help="Spark master URL (default local[*])")
+    check.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    check.add_argument("--budget", type=float, help="seconds per trace; past it the verdict is UNKNOWN")
+    check.set_defaults(run=run_check)
+
+    record = actions.add_parser("record", help="drive an adapter with a workload and write its trace")
+    record.add_argument("--adapter", required=True, help="installed name, module:attr or exec:COMMAND")
+    record.add_argument("--profile", choices=sorted(PROFILES), help="profile written in the trace (default: claimed)")
+    record.add_argument("--workload", choices=WORKLOADS, default="mixed")
+    record.add_argument("--events", type=int, default=20_000)
+    record.add_argument("--seed", type=int, default=0)
+    record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
+    record.add_argument("--out", required=True)
+    record.set_defaults(run=run_record)
+
+
+def _config(text: str | None) -> CacheConfig:
+    if not text:
+        return DEFAULT_CONFIG
+    try:
+        overrides = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TraceInputError(f"--config: invalid JSON: {error.msg}") from None
+    return CacheConfig.from_dict({**DEFAULT_CONFIG.to_dict(), **overrides}, where="--config")
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    """Generate a trace and print what was written."""
+    from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
+    from ledgerspec.traces._inject import INJECTIONS, injectable  # noqa: PLC0415
+
+    inject: list[str] = []
+    for name in args.inject:
+        if name == "all":
+            inject += injectable(args.profile)
+        elif name not in INJECTIONS or name not in injectable(args.profile):
+            raise TraceInputError(
+                f"--inject {name}: not an invariant the {args.profile} profile checks on traces; "
+                f"choose from: {', '.join(injectable(args.profile))} or all"
+            )
+        else:
+            inject.append(name)
+    result = generate_trace(
+        args.out, workload=args.workload, brokers=args.brokers, topics=args.topics, events=args.events,
+        seed=args.seed, profile=args.profile, config=_config(args.config), inject=inject, processes=args.processes,
+    )
+    rate = result.events / result.seconds if result.seconds else 0
+    print(f"wrote {result.events} events of {result.brokers} brokers to {result.path} "
+          f"in {result.seconds:.1f} s ({rate:,.0f} events/s)")
+    for violation in result.injected:
+        print(f"  injected {violation['invariant']} at broker {violation['broker']}, seq {violation['seq']}")
+    if args.expected:
+        Path(args.expected).write_text(json.dumps(result.expected(), indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def check_one(path: str, engine: str, master: str | None, budget: float | None, spark: Any = None) -> CheckResult:
+    """Check one trace with the chosen engine."""
+    if engine == "spark":
+        from ledgerspec.traces._spark import check_spark  # noqa: PLC0415 - pyspark only when asked
+
+        return check_spark(path, master=master, budget=budget, spark=spark)
+    from ledgerspec.traces._local import check_local  # noqa: PLC0415
+
+    return check_local(path, budget=budget)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check each trace; print a verdict table; the worst outcome decides the exit code."""
+    results = []
+    spark = None
+    if args.engine == "spark":
+        from ledgerspec.traces._spark import spark_session  # noqa: PLC0415
+
+        spark = spark_session(args.master)
+    for path in args.paths:
+        result = check_one(path, args.engine, args.master, args.budget, spark)
+        results.append(result)
+        print(render(result))
+    if args.json:
+        body = [r.to_dict() for r in results]
+        Path(args.json).write_text(json.dumps(body[0] if len(body) == 1 else body, indent=2) + "\n", encoding="utf-8")
+    return max(EXIT[r.verdict] for r in results) if results else 0
+
+
+def render(result: CheckResult) -> str:
+    """The verdict, a line per invariant, and the first violations with their context."""
+    lines = [
+        f"{result.verdict}: {result.path} (profile {result.profile}, engine {result.engine}, "
+        f"{result.events} events, {result.brokers} brokers, {result.seconds:.1f} s)"
+    ]
+    width = max(len(name) for name in result.statuses())
+    for name, status in result.statuses().items():
+        count = result.counts.get(name, 0)
+        lines.append(f"  {name:<{width}}  {status}{f' ({count})' if count else ''}")
+    for reason in result.unknown:
+        lines.append(f"  UNKNOWN: {reason}")
+    for violation in result.violations[:SHOWN]:
+        lines.append(f"  {violation.invariant} at broker {violation.broker!r}, seq {violation.seq} "
+                     f"(row {violation.row}): {violation.message}")
+        lines.append(f"      event:  {json.dumps(violation.event)}")
+        for neighbour in violation.context:
+            lines.append(f"      nearby: {json.dumps(neighbour)}")
+    if len(result.violations) > SHOWN:
+        lines.append(f"  ... {len(result.violations) - SHOWN} more in the JSON report (--json)")
+    return "\n".join(lines)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    """Drive an adapter with a workload and write its trace."""
+    from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
+    from ledgerspec.traces._record import record_trace  # noqa: PLC0415
+
+    count = record_trace(
+        load_adapter(args.adapter), args.out, workload=args.workload, events=args.events, seed=args.seed,
+        profile=args.profile, config=_config(args.config),
+    )
+    print(f"recorded {count} events of {args.adapter} to {args.out}", file=sys.stdout)
+    return 0
