@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._schemas import config_schema, observation_schema, op_variants
 from ledgerspec.spec.cache import PROFILES, CacheConfig, Monitor, Op, get_profile, op_from_dict
@@ -147,8 +146,6 @@ def model_divergence(
         if violations:
             return index, violations[0].message
     return None
-
-
 
 
 def build_schema() -> dict[str, Any]:

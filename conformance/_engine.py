@@ -10,6 +10,7 @@ at once: it is reported as an error, never as a verdict.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -19,7 +20,6 @@ from typing import Any
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Flaky
 from hypothesis.stateful import get_state_machine_test
-
 from ledgerspec.conformance._case import Case, expected_observations, model_divergence
 from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
 from ledgerspec.conformance._machine import Broken, Faulted, Run, Step, make_machine
@@ -44,10 +44,13 @@ _NEEDS: dict[str, dict[str, frozenset[str]]] = {
 
 
 def needs(invariant: str, profile: str) -> frozenset[str]:
-    """Adapter capabilities an invariant's predicate needs under a profile; without them it is not
-    checkable. Predicates compare masked fields alike, so most need nothing."""
+    """Adapter capabilities an invariant's predicate needs under a profile.
+
+    Without them it is not checkable. Predicates compare masked fields alike, so most need nothing.
+    """
     table = _NEEDS.get(invariant, {})
     return table.get(profile, table.get("*", frozenset()))
+
 
 PASS, FAIL, NOT_CLAIMED, NOT_CHECKABLE, ERROR, NOT_RUN = (
     "pass",
@@ -150,8 +153,9 @@ def conform(
             report.rows.append(Row(invariant.id, PASS))
             active.append(invariant.id)
     try:
-        _run_searches(report, factory, info, profile, chosen_preset, search, examples, active, exclude, stop_at_first,
-                      on_progress)
+        _run_searches(
+            report, factory, info, profile, chosen_preset, search, examples, active, exclude, stop_at_first, on_progress
+        )
     finally:
         closer = getattr(factory, "close", None)
         if callable(closer):
@@ -181,7 +185,7 @@ def _run_searches(
             factory=factory, info=info, profile=profile, preset=chosen_preset, invariants=list(active), exclude=exclude
         )
         if on_progress is not None:
-            run.on_example = lambda r, label=",".join(active): on_progress(label, r)
+            run.on_example = functools.partial(_notify, on_progress, ",".join(active))
         search_started = time.perf_counter()
         outcome = _search(run, search, examples, report.seed + attempt - 1)
         report.examples += run.examples
@@ -225,6 +229,10 @@ def _discredit(report: Report) -> None:
     for row in report.rows:
         if row.status == FAIL:
             row.status, row.detail = ERROR, "found before the adapter proved nondeterministic; not a verdict"
+
+
+def _notify(callback: Callable[[str, Run], None], label: str, run: Run) -> None:
+    callback(label, run)
 
 
 def probe(factory: AdapterFactory) -> AdapterInfo:
@@ -287,9 +295,7 @@ def _enlarge_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
     return None
 
 
-def replay_steps(
-    run: Run, invariant: str, ops: list[Op], config: Any
-) -> tuple[list[Step], list[Violation]] | None:
+def replay_steps(run: Run, invariant: str, ops: list[Op], config: Any) -> tuple[list[Step], list[Violation]] | None:
     """Run ops on a fresh adapter; the history up to the step where ``invariant`` breaks, or None."""
     adapter = run.factory()
     monitor = Monitor(run.profile, config, invariants=[invariant], project=lambda o: mask(o, run.info.capabilities))

@@ -16,7 +16,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
-
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._presets import Preset
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
@@ -64,7 +63,7 @@ class Broken(AssertionError):  # noqa: N818 - Hypothesis shrinks on assertion fa
         self.history = history
 
 
-class Faulted(BaseException):  # noqa: N818 - a BaseException, so Hypothesis stops at once
+class Faulted(BaseException):
     """The adapter faulted at the last step of ``history``.
 
     Not shrunk: a fault may depend on the process's past (a crash after many examples), so
@@ -92,7 +91,7 @@ class Run:
     """Rules not to use (to isolate one behaviour, e.g. only size eviction)."""
     examples: int = 0
     steps: int = 0
-    on_example: Callable[[Run], None] = field(default=lambda run: None)
+    on_example: Callable[[Run], None] = field(default=lambda _run: None)
 
 
 def make_machine(run: Run) -> type[RuleBasedStateMachine]:
@@ -171,10 +170,12 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=count))
             return (ledger, entry)
 
-        @precondition(lambda self: can("cursors") and bool(self.cursor_positions) and "backlog_insert" not in run.exclude)
+        @precondition(
+            lambda self: can("cursors") and bool(self.cursor_positions) and "backlog_insert" not in run.exclude
+        )
         @rule(target=positions, cursor=cursors, size=sizes)
         def backlog_insert(self, cursor: tuple[int, str], size: int) -> Any:
-            """readFromStorage for a cursor: its position, expected by the cursors at or before it."""
+            """ReadFromStorage for a cursor: its position, expected by the cursors at or before it."""
             if cursor not in self.cursor_positions:
                 return multiple()
             ledger, _ = cursor
@@ -192,8 +193,10 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
 
         @rule(ledgers_used=st.lists(ledgers, min_size=1, max_size=3), size=sizes, expected_reads=reads)
         def fill(self, ledgers_used: list[int], size: int, expected_reads: int) -> None:
-            """Producers outrun eviction: tailing writes, round robin over ledgers, until the size is
-            above the eviction trigger (or a bounded number of writes is refused)."""
+            """Producers outrun eviction: tailing writes until the size is above the trigger.
+
+            Round robin over the ledgers drawn; at most 16 writes (some may be refused).
+            """
             trigger = self.config.trigger_size
             for attempt in range(16):
                 observed = self.history[-1].observation.size if self.history else 0
@@ -212,7 +215,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             copy = self.step(Get(now=self.tick(), ledger=position[0], entry=position[1]))
             return multiple() if copy is None else multiple(copy)
 
-        @precondition(lambda self: can("get_range"))
+        @precondition(lambda _self: can("get_range"))
         @rule(target=copies, ledger=ledgers, first=entries, length=st.integers(0, 3))
         def read_range(self, ledger: int, first: int, length: int) -> Any:
             """A range read; each hit dispatches a copy."""
@@ -224,7 +227,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             """The consumer is done with a dispatched copy: markRead."""
             self.step(Release(now=self.tick(), copy=copy))
 
-        @precondition(lambda self: can("replay_increment"))
+        @precondition(lambda _self: can("replay_increment"))
         @rule(copy=copies)
         def replay_increment(self, copy: int) -> None:
             """Key_Shared puts the entry in the replay queue through its dispatched copy."""
@@ -232,7 +235,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
 
         # --- cursors ------------------------------------------------------------------------------
 
-        @precondition(lambda self: can("cursors"))
+        @precondition(lambda _self: can("cursors"))
         @rule(target=cursors, ledger=ledgers, entry=entries)
         def cursor_add(self, ledger: int, entry: int) -> Any:
             """A consumer connects: an active cursor at a read position."""
@@ -242,7 +245,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             self.cursor_positions[ledger, name] = entry
             return (ledger, name)
 
-        @precondition(lambda self: can("cursors"))
+        @precondition(lambda _self: can("cursors"))
         @rule(cursor=consumes(cursors))
         def cursor_remove(self, cursor: tuple[int, str]) -> None:
             """A consumer disconnects."""
@@ -250,7 +253,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
                 self.step(CursorRemove(now=self.tick(), ledger=cursor[0], cursor=cursor[1]))
                 del self.cursor_positions[cursor]
 
-        @precondition(lambda self: can("cursors"))
+        @precondition(lambda _self: can("cursors"))
         @rule(cursor=cursors, entry=entries)
         def cursor_seek(self, cursor: tuple[int, str], entry: int) -> None:
             """A cursor moves on (or is rewound)."""
@@ -258,7 +261,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
                 self.step(CursorSeek(now=self.tick(), ledger=cursor[0], cursor=cursor[1], entry=entry))
                 self.cursor_positions[cursor] = entry
 
-        @precondition(lambda self: can("cursors"))
+        @precondition(lambda _self: can("cursors"))
         @rule(cursor=cursors)
         def cursor_count(self, cursor: tuple[int, str]) -> None:
             """getNumberOfCursorsAtSamePositionOrBefore, also after the cursor is gone (0)."""
@@ -266,7 +269,9 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
 
         # --- time and eviction --------------------------------------------------------------------
 
-        @rule(kind=st.sampled_from(["tick", "ttl", "ttl+1", "ttl_max", "ttl_max+1"]), tick=st.sampled_from(preset.ticks))
+        @rule(
+            kind=st.sampled_from(["tick", "ttl", "ttl+1", "ttl_max", "ttl_max+1"]), tick=st.sampled_from(preset.ticks)
+        )
         def advance(self, kind: str, tick: int) -> None:
             """Let time pass: a few ticks, or to just at / just past a TTL."""
             base = {"tick": tick, "ttl": self.config.ttl, "ttl+1": self.config.ttl + 1}
@@ -301,8 +306,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
         @precondition(allowed("invalidate"))
         @rule(kind=st.sampled_from(["before", "ledger", "clear"]), ledger=ledgers, entry=entries)
         def invalidate(self, kind: str, ledger: int, entry: int) -> None:
-            """Forced removal: the slowest reader moved (before), the ledger is deleted, or the
-            managed ledger closes (clear)."""
+            """Forced removal: the slowest reader moved, the ledger is deleted, or the ledger closes."""
             now = self.tick()
             if kind == "before":
                 self.step(InvalidateBefore(now=now, ledger=ledger, entry=entry))
@@ -313,7 +317,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
 
         # --- configuration ------------------------------------------------------------------------
 
-        @precondition(lambda self: can("configure"))
+        @precondition(lambda _self: can("configure"))
         @rule(
             field=st.sampled_from(["max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl"]),
             data=st.data(),

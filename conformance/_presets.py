@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, Verbosity, settings
-
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.spec.cache import MIB, NANOS_PER_MILLI, CacheConfig
 

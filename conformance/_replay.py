@@ -40,8 +40,7 @@ class ReplayOutcome:
         lines = [f"{self.verdict}: case {self.case.description!r} against {self.adapter} (profile {self.case.profile})"]
         for index, step in enumerate(self.history, start=1):
             lines.append(f"  {index:>2}. {step.op.describe()}  -> {step.result!r}")
-        for violation in self.violations:
-            lines.append(f"      {violation.invariant}: {violation.message}")
+        lines += [f"      {violation.invariant}: {violation.message}" for violation in self.violations]
         if self.fault:
             lines.append(f"      adapter fault: {self.fault}")
         if self.skipped:
@@ -71,9 +70,7 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
             invariants.append(invariant.id)
         else:
             outcome.skipped.append(invariant.id)
-    monitor = Monitor(
-        case.profile, case.config, invariants=invariants, project=lambda o: mask(o, info.capabilities)
-    )
+    monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, info.capabilities))
     try:
         adapter.start(case.config)
         for op in case.steps:

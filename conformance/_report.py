@@ -17,8 +17,10 @@ def table(report: Report) -> str:
     """One line per invariant of the catalogue: pass, fail (with the case), not claimed, ..."""
     width = max(len(row.invariant) for row in report.rows)
     lines = [
-        f"{report.verdict}: adapter {report.adapter.name} {report.adapter.version} against profile "
-        f"{report.profile} (preset {report.preset}, settings {report.settings}, seed {report.seed})",
+        (
+            f"{report.verdict}: adapter {report.adapter.name} {report.adapter.version} against profile "
+            f"{report.profile} (preset {report.preset}, settings {report.settings}, seed {report.seed})"
+        ),
         f"{report.examples} examples, {report.steps} steps in {report.seconds:.1f} s",
         "",
     ]
@@ -108,7 +110,10 @@ def write_junit(reports: list[Report], path: str | Path) -> None:
         )
         for row in report.rows:
             case = ET.SubElement(
-                suite, "testcase", classname=f"{report.adapter.name}.{report.profile}", name=row.invariant,
+                suite,
+                "testcase",
+                classname=f"{report.adapter.name}.{report.profile}",
+                name=row.invariant,
                 time=f"{row.seconds:.3f}",
             )
             if row.status == FAIL:

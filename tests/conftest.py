@@ -6,7 +6,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-
 from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
 
 

@@ -29,7 +29,10 @@ PARTITIONS: dict[str, tuple[str, str]] = {
     "CACHE-TTL": ("broker", "a TTL pass walks the broker's one queue"),
     "CACHE-NO-STALE-READ": ("broker", "a read is judged against the broker's cache content at that point"),
     "CACHE-BOUNDED-PROTECTION": ("broker", "requeues go through the broker's queue"),
-    "CACHE-CURSOR-COUNT": ("ledger", "cursors of one managed ledger only count each other; checked in the broker replay"),
+    "CACHE-CURSOR-COUNT": (
+        "ledger",
+        "cursors of one managed ledger only count each other; checked in the broker replay",
+    ),
     "CACHE-READ-COUNT": ("broker", "an entry's handler and its copies live in one broker"),
     "CACHE-DUPLICATE-MERGE": ("broker", "whether a position is cached is a per-broker fact"),
     "CACHE-DUPLICATE-REFUSED": ("broker", "whether a position is cached is a per-broker fact"),

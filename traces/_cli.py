@@ -17,7 +17,7 @@ EXIT = {"OK": 0, "VIOLATION": 1, "UNKNOWN": 3}
 SHOWN = 5
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subcommands: argparse._SubParsersAction) -> None:
     """Add ``traces`` and its actions."""
     traces = subcommands.add_parser("traces", help="generate, record and check traces of a running cache")
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
@@ -30,8 +30,13 @@ def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
     generate.add_argument("--seed", type=int, default=0)
     generate.add_argument("--profile", choices=sorted(PROFILES), default="pulsar-master")
     generate.add_argument("--out", required=True, help="PATH.parquet (bulk) or PATH.jsonl (small)")
-    generate.add_argument("--inject", action="append", default=[], metavar="INVARIANT",
-                          help="add a broker with a known violation of INVARIANT (repeatable; 'all' for every one)")
+    generate.add_argument(
+        "--inject",
+        action="append",
+        default=[],
+        metavar="INVARIANT",
+        help="add a broker with a known violation of INVARIANT (repeatable; 'all' for every one)",
+    )
     generate.add_argument("--processes", type=int, default=1, help="worker processes (Parquet output)")
     generate.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     generate.add_argument("--expected", metavar="FILE", help="write the expected verdict as JSON")
@@ -83,12 +88,22 @@ def run_generate(args: argparse.Namespace) -> int:
         else:
             inject.append(name)
     result = generate_trace(
-        args.out, workload=args.workload, brokers=args.brokers, topics=args.topics, events=args.events,
-        seed=args.seed, profile=args.profile, config=_config(args.config), inject=inject, processes=args.processes,
+        args.out,
+        workload=args.workload,
+        brokers=args.brokers,
+        topics=args.topics,
+        events=args.events,
+        seed=args.seed,
+        profile=args.profile,
+        config=_config(args.config),
+        inject=inject,
+        processes=args.processes,
     )
     rate = result.events / result.seconds if result.seconds else 0
-    print(f"wrote {result.events} events of {result.brokers} brokers to {result.path} "
-          f"in {result.seconds:.1f} s ({rate:,.0f} events/s)")
+    print(
+        f"wrote {result.events} events of {result.brokers} brokers to {result.path} "
+        f"in {result.seconds:.1f} s ({rate:,.0f} events/s)"
+    )
     for violation in result.injected:
         print(f"  injected {violation['invariant']} at broker {violation['broker']}, seq {violation['seq']}")
     if args.expected:
@@ -128,21 +143,23 @@ def run_check(args: argparse.Namespace) -> int:
 def render(result: CheckResult) -> str:
     """The verdict, a line per invariant, and the first violations with their context."""
     lines = [
-        f"{result.verdict}: {result.path} (profile {result.profile}, engine {result.engine}, "
-        f"{result.events} events, {result.brokers} brokers, {result.seconds:.1f} s)"
+        (
+            f"{result.verdict}: {result.path} (profile {result.profile}, engine {result.engine}, "
+            f"{result.events} events, {result.brokers} brokers, {result.seconds:.1f} s)"
+        )
     ]
     width = max(len(name) for name in result.statuses())
     for name, status in result.statuses().items():
         count = result.counts.get(name, 0)
         lines.append(f"  {name:<{width}}  {status}{f' ({count})' if count else ''}")
-    for reason in result.unknown:
-        lines.append(f"  UNKNOWN: {reason}")
+    lines += [f"  UNKNOWN: {reason}" for reason in result.unknown]
     for violation in result.violations[:SHOWN]:
-        lines.append(f"  {violation.invariant} at broker {violation.broker!r}, seq {violation.seq} "
-                     f"(row {violation.row}): {violation.message}")
+        lines.append(
+            f"  {violation.invariant} at broker {violation.broker!r}, seq {violation.seq} "
+            f"(row {violation.row}): {violation.message}"
+        )
         lines.append(f"      event:  {json.dumps(violation.event)}")
-        for neighbour in violation.context:
-            lines.append(f"      nearby: {json.dumps(neighbour)}")
+        lines += [f"      nearby: {json.dumps(neighbour)}" for neighbour in violation.context]
     if len(result.violations) > SHOWN:
         lines.append(f"  ... {len(result.violations) - SHOWN} more in the JSON report (--json)")
     return "\n".join(lines)
@@ -154,8 +171,13 @@ def run_record(args: argparse.Namespace) -> int:
     from ledgerspec.traces._record import record_trace  # noqa: PLC0415
 
     count = record_trace(
-        load_adapter(args.adapter), args.out, workload=args.workload, events=args.events, seed=args.seed,
-        profile=args.profile, config=_config(args.config),
+        load_adapter(args.adapter),
+        args.out,
+        workload=args.workload,
+        events=args.events,
+        seed=args.seed,
+        profile=args.profile,
+        config=_config(args.config),
     )
     print(f"recorded {count} events of {args.adapter} to {args.out}", file=sys.stdout)
     return 0

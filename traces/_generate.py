@@ -90,7 +90,7 @@ class Topic:
 class Broker:
     """One broker's simulation: a reference cache, its topics and the clock."""
 
-    def __init__(self, name: str, cache: Any, config: CacheConfig, workload: str, topics: list[int], seed: int):
+    def __init__(self, name: str, cache: Any, config: CacheConfig, workload: str, topics: list[int], seed: int) -> None:
         """``cache`` is a reference cache, or anything with its methods and ``listen`` (the recorder's shim)."""
         self.rng = random.Random(seed)
         self.recorder = Recorder(name)
@@ -144,8 +144,13 @@ class Broker:
         """OpAddEntry: cache the new entry, expected by every active cursor; evict when over the trigger."""
         cache = self.cache
         size = int(self.rng.lognormvariate(8.5, 1.0)) + 64
-        cache.insert(now=self.tick(), ledger=topic.ledger, entry=topic.tail, size=size,
-                     expected_reads=cache.active_cursors(topic.ledger))
+        cache.insert(
+            now=self.tick(),
+            ledger=topic.ledger,
+            entry=topic.tail,
+            size=size,
+            expected_reads=cache.active_cursors(topic.ledger),
+        )
         topic.tail += 1
         if cache.reported_size() > self.config.trigger_size and self.now - self.last_size_pass > EXECUTOR_DELAY:
             cache.evict_size(now=self.tick())
@@ -167,8 +172,9 @@ class Broker:
             count = cache.cursor_count(now=self.tick(), ledger=topic.ledger, cursor=sub.name)
             if count > 1:
                 size = int(rng.lognormvariate(8.5, 1.0)) + 64
-                cache.insert(now=self.tick(), ledger=topic.ledger, entry=sub.position, size=size,
-                             expected_reads=count - 1)
+                cache.insert(
+                    now=self.tick(), ledger=topic.ledger, entry=sub.position, size=size, expected_reads=count - 1
+                )
         else:
             sub.held.append(copy)
         sub.position += 1
@@ -193,7 +199,13 @@ class Broker:
 
 
 def broker_events(
-    name: str, profile: str, config: CacheConfig, workload: str, topics: list[int], seed: int, events: int,
+    name: str,
+    profile: str,
+    config: CacheConfig,
+    workload: str,
+    topics: list[int],
+    seed: int,
+    events: int,
     sink: Callable[[dict[str, list[Any]]], None],
 ) -> int:
     """Simulate one broker and hand its events to ``sink`` in chunks; returns how many there were."""
@@ -265,13 +277,12 @@ def generate_trace(
     processes: int = 1,
 ) -> Generated:
     """Write a trace of ``events`` events over ``brokers`` brokers, plus one broker per injection."""
-    import os  # noqa: PLC0415
     import tempfile  # noqa: PLC0415
     import time  # noqa: PLC0415
     from multiprocessing import get_context  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
 
     import pyarrow.parquet as pq  # noqa: PLC0415
-
     from ledgerspec.traces._format import Header  # noqa: PLC0415
     from ledgerspec.traces._inject import inject as make_violation  # noqa: PLC0415
     from ledgerspec.traces._io import TraceWriter  # noqa: PLC0415
@@ -284,13 +295,22 @@ def generate_trace(
     result = Generated(path=out, brokers=brokers)
     header = Header(profile=profile, config=config.to_dict(), description=description)
     jobs = [
-        (None, f"broker-{b}", profile, config, workload, topics_of(b, brokers, topics), seed * 1_000_003 + b, per_broker)
+        (
+            None,
+            f"broker-{b}",
+            profile,
+            config,
+            workload,
+            topics_of(b, brokers, topics),
+            seed * 1_000_003 + b,
+            per_broker,
+        )
         for b in range(brokers)
     ]
     with TraceWriter(out, header) as writer:
         if processes > 1 and writer.format == "parquet":
             with tempfile.TemporaryDirectory() as scratch:
-                parts = [(os.path.join(scratch, f"part-{i}.parquet"), *job[1:]) for i, job in enumerate(jobs)]
+                parts = [(str(Path(scratch) / f"part-{i}.parquet"), *job[1:]) for i, job in enumerate(jobs)]
                 with get_context("spawn").Pool(processes) as pool:
                     for part, count in pool.imap(_broker_part, parts):
                         result.events += count

@@ -9,7 +9,7 @@ back, a truncated or empty file, bad JSON. Nothing is skipped silently.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._errors import TraceInputError
@@ -37,12 +36,16 @@ class TraceFile:
     header: Header
     config: CacheConfig
 
-    def batches(self) -> Iterator[tuple[int, pa.RecordBatch]]:
-        """(first row number, batch) pairs in file order, each batch checked by :func:`check_batch`."""
+    def batches(self, check: Callable[[int], bool] | None = None) -> Iterator[tuple[int, pa.RecordBatch]]:
+        """(first row number, batch) pairs in file order, each batch checked by :func:`check_batch`.
+
+        With ``check``, only the batches whose number it accepts are checked (processes share the work).
+        """
         rows = 0
         source = _parquet_batches(self.path) if self.format == "parquet" else _jsonl_batches(self.path)
-        for batch in source:
-            check_batch(batch, rows, str(self.path))
+        for number, batch in enumerate(source):
+            if check is None or check(number):
+                check_batch(batch, rows, str(self.path))
             yield rows, batch
             rows += batch.num_rows
         if rows == 0:
@@ -58,7 +61,13 @@ def open_trace(spec: str | Path) -> TraceFile:
             fmt, text = prefix[:-1], text[len(prefix) :]
     path = Path(text)
     if fmt is None:
-        fmt = "parquet" if path.suffix == ".parquet" else "jsonl" if path.suffix in {".jsonl", ".ndjson", ".json"} else None
+        fmt = (
+            "parquet"
+            if path.suffix == ".parquet"
+            else "jsonl"
+            if path.suffix in {".jsonl", ".ndjson", ".json"}
+            else None
+        )
     if fmt is None:
         raise TraceInputError(f"{path}: unknown trace format; name it .parquet or .jsonl, or prefix parquet: / jsonl:")
     if not path.is_file():
@@ -119,7 +128,9 @@ def check_schema(schema: pa.Schema, where: str) -> None:
     if missing:
         raise TraceInputError(f"{where}: missing column(s) {', '.join(missing)}")
     if extra:
-        raise TraceInputError(f"{where}: unknown column(s) {', '.join(extra)}; format v{VERSION} has {', '.join(COLUMNS)}")
+        raise TraceInputError(
+            f"{where}: unknown column(s) {', '.join(extra)}; format v{VERSION} has {', '.join(COLUMNS)}"
+        )
     for field in SCHEMA:
         actual = schema.field(field.name).type
         if actual != field.type and not (pa.types.is_dictionary(actual) and actual.value_type == field.type):
@@ -161,7 +172,9 @@ def _jsonl_batches(path: Path) -> Iterator[pa.RecordBatch]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
-                raise TraceInputError(f"{path}: line {number}: invalid JSON: {error.msg} (column {error.colno})") from None
+                raise TraceInputError(
+                    f"{path}: line {number}: invalid JSON: {error.msg} (column {error.colno})"
+                ) from None
             if not isinstance(row, dict):
                 raise TraceInputError(f"{path}: line {number}: an event must be a JSON object")
             extra = [k for k in row if k not in types]
@@ -205,9 +218,8 @@ def check_batch(batch: pa.RecordBatch, first_row: int, where: str) -> None:
     codes = pc.index_in(batch.column("kind"), value_set=KIND_NAMES)
     if codes.null_count:
         index = _first_true(pc.is_null(codes))
-        raise TraceInputError(
-            f"{where}: row {first_row + index}: field 'kind': unknown event kind {batch.column('kind')[index].as_py()!r}"
-        )
+        kind = batch.column("kind")[index].as_py()
+        raise TraceInputError(f"{where}: row {first_row + index}: field 'kind': unknown event kind {kind!r}")
     for name in NON_NEGATIVE:
         negative = pc.less(batch.column(name), 0)
         if pc.any(negative).as_py():
@@ -222,7 +234,9 @@ def check_batch(batch: pa.RecordBatch, first_row: int, where: str) -> None:
             missing = pc.and_(mask, pc.is_null(batch.column(field)))
             if pc.any(missing).as_py():
                 index = _first_true(missing)
-                raise TraceInputError(f"{where}: row {first_row + index}: field {field!r} is required for {kind.name!r}")
+                raise TraceInputError(
+                    f"{where}: row {first_row + index}: field {field!r} is required for {kind.name!r}"
+                )
         if kind.reasons:
             bad = pc.and_(mask, pc.invert(pc.is_in(batch.column("reason"), value_set=pa.array(kind.reasons))))
             if pc.any(pc.fill_null(bad, False)).as_py():
@@ -297,7 +311,7 @@ class TraceWriter:
         else:
             self._stream.close()
 
-    def __enter__(self) -> TraceWriter:
+    def __enter__(self) -> TraceWriter:  # noqa: PYI034 - Self needs 3.11 typing; the class is final
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -8,64 +8,149 @@ broker) in a second pass, over the brokers that have violations only.
 
 from __future__ import annotations
 
+import os
+import re
 import time
+import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
+import pyarrow.parquet as pq
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, python_columns
 
+PARALLEL_FROM = 500_000
+"""Traces with at least this many events are checked by several processes (when there are cores)."""
 
-def check_local(path: str | Path, *, budget: float | None = None) -> CheckResult:
-    """Check one trace file; ``budget`` (seconds) turns an unfinished check into UNKNOWN."""
+
+def check_local(path: str | Path, *, budget: float | None = None, workers: int | None = None) -> CheckResult:
+    """Check one trace file; ``budget`` (seconds) turns an unfinished check into UNKNOWN.
+
+    Brokers are independent (every check is per broker), so large Parquet traces are split by broker
+    over ``workers`` processes (default: the CPU count), each streaming the whole file and replaying
+    its own brokers; the results are merged exactly as one process would have produced them.
+    """
     started = time.perf_counter()
     trace = open_trace(path)
-    profile = trace.header.profile
-    invariants = set(trace_invariants(profile))
-    result = CheckResult(path=str(trace.path), engine="local", profile=profile)
-    replays: dict[str, BrokerReplay] = {}
-    last_seq: dict[str, int] = {}
-    try:
-        for first_row, batch in trace.batches():
-            if budget is not None and time.perf_counter() - started > budget:
-                result.unknown.append(f"stopped after {result.events} events: the budget of {budget:g} s ran out")
-                break
-            result.events += batch.num_rows
-            for broker, rows, columns in split_by_broker(batch, first_row):
-                replay = replays.get(broker)
-                if replay is None:
-                    replay = replays[broker] = BrokerReplay(broker, profile, trace.config, invariants, keep=KEEP_PER_INVARIANT)
-                check_seq(columns["seq"], rows, broker, last_seq, str(trace.path))
-                replay.feed(columns, rows)
-    except TraceStructureError as error:
-        raise TraceInputError(f"{trace.path}: {error}") from None
-    result.brokers = len(replays)
+    result = CheckResult(path=str(trace.path), engine="local", profile=trace.header.profile)
+    if workers is None:
+        big = trace.format == "parquet" and pq.ParquetFile(trace.path).metadata.num_rows >= PARALLEL_FROM
+        workers = (os.cpu_count() or 1) if big else 1
+    if workers <= 1:
+        parts = [_check_part(str(path), 0, 1, budget)]
+    else:
+        with get_context("spawn").Pool(workers) as pool:
+            parts = pool.starmap(_check_part, [(str(path), i, workers, budget) for i in range(workers)])
+    errors = [part.error for part in parts if part.error is not None]
+    if errors:
+        _, message = min(errors)
+        raise TraceInputError(message)
     findings: list[Finding] = []
-    for replay in replays.values():
-        findings += replay.findings
-        for invariant, count in replay.counts.items():
+    for part in parts:
+        findings += part.findings
+        for invariant, count in part.counts.items():
             result.counts[invariant] = result.counts.get(invariant, 0) + count
-        reason = replay.finish()
-        if reason and not result.unknown:
-            result.unknown.append(reason)
+        result.unknown += [reason for reason in part.unknown if reason not in result.unknown]
+        result.brokers += part.brokers
+    result.events = parts[0].events
+    result.unknown.sort()
     chosen = select(findings, result.counts)
     result.violations = attach_context(trace, chosen)
     result.seconds = time.perf_counter() - started
     return result
 
 
+@dataclass
+class _Part:
+    """What one process found for its share of the brokers."""
+
+    events: int = 0
+    brokers: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
+    error: tuple[int, str] | None = None
+    """(row, message) of the first bad row this process saw."""
+
+
+def _mine(batch: pa.RecordBatch, index: int, workers: int) -> pa.RecordBatch | None:
+    """The rows of the brokers assigned to process ``index`` (by a stable hash of the broker name)."""
+    if workers == 1:
+        return batch
+    encoded = pc.dictionary_encode(batch.column("broker"))
+    owners = pa.array([zlib.crc32(name.encode()) % workers == index for name in encoded.dictionary.to_pylist()])
+    mask = pc.take(owners, encoded.indices)
+    return batch.filter(mask) if pc.any(mask).as_py() else None
+
+
+def _check_part(path: str, index: int, workers: int, budget: float | None) -> _Part:
+    """Replay the brokers assigned to process ``index`` of ``workers``."""
+    started = time.perf_counter()
+    trace = open_trace(path)
+    profile = trace.header.profile
+    invariants = set(trace_invariants(profile))
+    part = _Part()
+    replays: dict[str, BrokerReplay] = {}
+    last_seq: dict[str, int] = {}
+    try:
+        for first_row, batch in trace.batches(check=lambda number: number % workers == index):
+            if budget is not None and time.perf_counter() - started > budget:
+                part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
+                break
+            part.events += batch.num_rows
+            mine = _mine(
+                batch.append_column("row", pa.array(range(first_row, first_row + batch.num_rows))), index, workers
+            )
+            if mine is None:
+                continue
+            for broker, rows, columns in split_by_broker(mine, 0):
+                replay = replays.get(broker)
+                if replay is None:
+                    replay = replays[broker] = BrokerReplay(
+                        broker, profile, trace.config, invariants, keep=KEEP_PER_INVARIANT
+                    )
+                check_seq(columns["seq"], rows, broker, last_seq, str(trace.path))
+                replay.feed(columns, rows)
+    except TraceInputError as error:
+        part.error = (_row_of(str(error)), str(error))
+    except TraceStructureError as error:
+        part.error = (error.row, f"{trace.path}: {error}")
+    if part.error is None:
+        for replay in replays.values():
+            part.findings += replay.findings
+            for invariant, count in replay.counts.items():
+                part.counts[invariant] = part.counts.get(invariant, 0) + count
+            reason = replay.finish()
+            if reason:
+                part.unknown.append(reason)
+    part.brokers = len(replays)
+    return part
+
+
+def _row_of(message: str) -> int:
+    match = re.search(r": row (\d+):", message)
+    return int(match.group(1)) if match else -1
+
+
 def split_by_broker(batch: pa.RecordBatch, first_row: int) -> Iterator[tuple[str, list[int], dict[str, list[Any]]]]:
-    """(broker, row numbers, Python columns) per broker, each in file order."""
+    """(broker, row numbers, Python columns) per broker, each in file order.
+
+    The row numbers come from the batch's ``row`` column if it has one, else from ``first_row``.
+    """
     order = pc.sort_indices(batch, sort_keys=[("broker", "ascending")])
     taken = batch.take(order)
-    rows = pc.add(order, first_row).to_numpy().tolist()
+    if "row" in batch.schema.names:
+        rows = taken.column("row").to_numpy().tolist()
+    else:
+        rows = pc.add(order, first_row).to_numpy().tolist()
     columns = python_columns(taken)
     runs = pc.run_end_encode(taken.column("broker"))
     start = 0
@@ -115,7 +200,7 @@ def attach_context(trace: TraceFile, findings: list[Finding]) -> list[TraceViola
                 events[broker, seq] = event
                 around[broker, seq] = list(history[broker][-CONTEXT:])
                 waiting[broker].append((seq, CONTEXT))
-            history[broker] = [*history[broker][-(CONTEXT - 1):], event] if CONTEXT > 1 else [event]
+            history[broker] = [*history[broker][-(CONTEXT - 1) :], event] if CONTEXT > 1 else [event]
     return [
         TraceViolation(
             invariant=f.invariant,

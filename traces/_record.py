@@ -15,6 +15,7 @@ from typing import Any
 from ledgerspec.conformance.adapters import CacheAdapter
 from ledgerspec.spec.cache import (
     EVICTED,
+    OPERATIONS,
     CacheConfig,
     Clear,
     Configure,
@@ -29,7 +30,6 @@ from ledgerspec.spec.cache import (
     Insert,
     InvalidateBefore,
     InvalidateLedger,
-    OPERATIONS,
     Observation,
     Op,
     Release,
@@ -102,9 +102,11 @@ class RecordingAdapter:
         elif isinstance(op, Insert):
             self._insert(op, result, old, new, before, after)
         elif isinstance(op, Get | GetRange):
-            positions = [(op.ledger, op.entry)] if isinstance(op, Get) else [
-                (op.ledger, e) for e in range(op.first, op.last + 1)
-            ]
+            positions = (
+                [(op.ledger, op.entry)]
+                if isinstance(op, Get)
+                else [(op.ledger, e) for e in range(op.first, op.last + 1)]
+            )
             copies = [result] if isinstance(op, Get) else list(result)
             counts = after.copy_counts()
             for (ledger, entry), copy in zip(positions, copies, strict=True):
@@ -129,8 +131,9 @@ class RecordingAdapter:
         if type(op) not in PASSES:
             self._emit("size_sample", now, size=after.size)
 
-    def _insert(self, op: Insert, result: Any, old: dict[Any, Any], new: dict[Any, Any],
-                before: Observation, after: Observation) -> None:
+    def _insert(
+        self, op: Insert, result: Any, old: dict[Any, Any], new: dict[Any, Any], before: Observation, after: Observation
+    ) -> None:
         position = (op.ledger, op.entry)
         gone = [p for p in old if p not in new]
         if gone:  # a ring rotates inside an insert
@@ -145,11 +148,18 @@ class RecordingAdapter:
             self._enter(position)
             self.incarnation[position] = self.incarnation.get(position, 0) + 1
         elif position in old and position in new and new[position].count != old[position].count:
-            self._emit("merge", op.now, ledger=op.ledger, entry=op.entry, count=new[position].count,
-                       value=float(op.expected_reads))
+            self._emit(
+                "merge",
+                op.now,
+                ledger=op.ledger,
+                entry=op.entry,
+                count=new[position].count,
+                value=float(op.expected_reads),
+            )
         else:
-            self._emit("insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size,
-                       count=op.expected_reads)
+            self._emit(
+                "insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=op.expected_reads
+            )
 
     def _pass(self, op: Op, before: Observation, after: Observation) -> None:
         kind = PASSES[type(op)]
@@ -162,20 +172,41 @@ class RecordingAdapter:
         requeued = [p for p in old if p in new and new[p].timestamp != old[p].timestamp]
         self._removals(gone, old, after, kind, op.now, before=before)
         for position in sorted(requeued, key=lambda p: self.entered.get(p, 0)):
-            self._emit("requeue", op.now, ledger=position[0], entry=position[1], timestamp=new[position].timestamp,
-                       count=new[position].count)
+            self._emit(
+                "requeue",
+                op.now,
+                ledger=position[0],
+                entry=position[1],
+                timestamp=new[position].timestamp,
+                count=new[position].count,
+            )
             self._enter(position)
         self._emit("pass_end", op.now, reason=kind, size=after.size)
 
-    def _removals(self, gone: list[Any], old: dict[Any, Any], after: Observation, reason: str, now: int,
-                  before: Observation | None = None) -> None:
+    def _removals(
+        self,
+        gone: list[Any],
+        old: dict[Any, Any],
+        after: Observation,
+        reason: str,
+        now: int,
+        before: Observation | None = None,
+    ) -> None:
         for position in sorted(gone, key=lambda p: self.entered.get(p, 0)):
             cached = old[position]
             count = self._handler_count_after(position, before, after)
             if count == EVICTED:
                 self._emit("mark_evicted", now, ledger=position[0], entry=position[1])
-            self._emit("remove", now, ledger=position[0], entry=position[1], size=cached.size,
-                       timestamp=cached.timestamp, count=count, reason=reason)
+            self._emit(
+                "remove",
+                now,
+                ledger=position[0],
+                entry=position[1],
+                size=cached.size,
+                timestamp=cached.timestamp,
+                count=count,
+                reason=reason,
+            )
             self.entered.pop(position, None)
 
     def _handler_count_after(self, position: Any, before: Observation | None, after: Observation) -> int | None:
@@ -243,8 +274,15 @@ class AdapterCache:
 
 
 def record_trace(
-    factory: Any, out: str, *, workload: str = "mixed", events: int = 20_000, seed: int = 0, topics: int = 4,
-    profile: str | None = None, config: CacheConfig | None = None,
+    factory: Any,
+    out: str,
+    *,
+    workload: str = "mixed",
+    events: int = 20_000,
+    seed: int = 0,
+    topics: int = 4,
+    profile: str | None = None,
+    config: CacheConfig | None = None,
 ) -> int:
     """Drive a candidate with the generator's workload and write the trace of what it did."""
     from ledgerspec.traces._format import Header  # noqa: PLC0415 - keep the module light

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from ledgerspec.spec.cache import EVICTED, CacheConfig
 from ledgerspec.spec.cache.segmented import geometry
 from ledgerspec.traces._format import INT_COLUMNS, KINDS
@@ -34,8 +33,27 @@ from ledgerspec.traces._format import INT_COLUMNS, KINDS
 NULL = -(2**63)
 """Stand-in for a null integer in the replay's columns (Arrow nulls are filled with it)."""
 
-(CONFIG, INSERT, REFUSED, MERGE, HIT, MISS, RELEASE, REPLAY, MARK_EVICTED, REMOVE, REQUEUE, STASH,
- PASS_START, PASS_END, SIZE_SAMPLE, CURSOR_ADD, CURSOR_REMOVE, CURSOR_SEEK, CURSOR_COUNT) = range(19)
+(
+    CONFIG,
+    INSERT,
+    REFUSED,
+    MERGE,
+    HIT,
+    MISS,
+    RELEASE,
+    REPLAY,
+    MARK_EVICTED,
+    REMOVE,
+    REQUEUE,
+    STASH,
+    PASS_START,
+    PASS_END,
+    SIZE_SAMPLE,
+    CURSOR_ADD,
+    CURSOR_REMOVE,
+    CURSOR_SEEK,
+    CURSOR_COUNT,
+) = range(19)
 assert [k.code for k in KINDS.values()] == list(range(19)), "kind codes must match traces/_format.py"
 
 PASS_NAMES = ("size", "ttl", "invalidate", "clear")
@@ -112,7 +130,9 @@ class _Entry:
 class BrokerReplay:
     """Replays one broker's events and collects the violations of the chosen invariants."""
 
-    def __init__(self, broker: str, profile: str, config: CacheConfig, invariants: set[str], *, keep: int = 100):
+    def __init__(
+        self, broker: str, profile: str, config: CacheConfig, invariants: set[str], *, keep: int = 100
+    ) -> None:
         self.broker = broker
         self.keep = keep
         self.counts: dict[str, int] = {}
@@ -254,7 +274,7 @@ class BrokerReplay:
                     entry is not None
                     and master
                     and stamps[i] == now
-                    and (self.pass_kind == TTL_PASS or self.pass_kind == SIZE_PASS)
+                    and self.pass_kind in (TTL_PASS, SIZE_PASS)
                     and (entry.requeues < max_requeue or (entry.accessed and extend_ttl))
                     and self.by_ts is None
                     and now >= self.latest_ts
@@ -277,8 +297,12 @@ class BrokerReplay:
                     continue
                 handler = entry.handler
                 if handler is not None and counts[i] != NULL and counts[i] != handler[0]:
-                    self._find("CACHE-NO-STALE-READ", seqs[i], rows[i],
-                               f"copy {copies_col[i]} shows count {counts[i]}, the entry has {handler[0]}")
+                    self._find(
+                        "CACHE-NO-STALE-READ",
+                        seqs[i],
+                        rows[i],
+                        f"copy {copies_col[i]} shows count {counts[i]}, the entry has {handler[0]}",
+                    )
                 copies[copies_col[i]] = handler
                 entry.accessed = True
             elif kind == CURSOR_SEEK:
@@ -288,8 +312,12 @@ class BrokerReplay:
                 handler = copies.pop(copy, 0)
                 if handler is None:
                     if counts[i] != NULL and (master or self.pip430):
-                        self._find("CACHE-READ-COUNT", seqs[i], rows[i],
-                                   f"copy {copy} has no handler but its release shows count {counts[i]}")
+                        self._find(
+                            "CACHE-READ-COUNT",
+                            seqs[i],
+                            rows[i],
+                            f"copy {copy} has no handler but its release shows count {counts[i]}",
+                        )
                 elif handler == 0 or not master or handler[0] <= 1 or counts[i] not in (NULL, handler[0] - 1):
                     self._release(seqs[i], rows[i], copy, counts[i], handler)
                 else:
@@ -320,8 +348,9 @@ class BrokerReplay:
         if kind == STASH:
             self._stash(key, seq, now, row)
         elif kind == PASS_START:
-            self._pass_start(seq, now, row, columns["reason"][i], columns["size"][i], columns["ledger"][i],
-                             columns["entry"][i])
+            self._pass_start(
+                seq, now, row, columns["reason"][i], columns["size"][i], columns["ledger"][i], columns["entry"][i]
+            )
         elif kind == PASS_END:
             self._pass_end(seq, row, columns["reason"][i], columns["size"][i])
         elif kind == SIZE_SAMPLE:
@@ -337,8 +366,9 @@ class BrokerReplay:
         elif kind == CONFIG:
             self._configure(columns["reason"][i], columns["value"][i])
         else:
-            self._cursor(kind, seq, row, columns["ledger"][i], columns["cursor"][i], columns["entry"][i],
-                         columns["result"][i])
+            self._cursor(
+                kind, seq, row, columns["ledger"][i], columns["cursor"][i], columns["entry"][i], columns["result"][i]
+            )
 
     # --- one method per event kind ------------------------------------------------------------------
 
@@ -353,7 +383,9 @@ class BrokerReplay:
         if ts != now and (self.pip430 or self.master):
             self._find("CACHE-FIFO", seq, row, f"inserted with timestamp {ts} at time {now}")
         if self.segmented and size > self.segment_size:
-            self._find("CACHE-SEGMENT-RING", seq, row, f"cached an entry of {size} bytes, segments hold {self.segment_size}")
+            self._find(
+                "CACHE-SEGMENT-RING", seq, row, f"cached an entry of {size} bytes, segments hold {self.segment_size}"
+            )
         if self.pip430:
             handler: list[Any] | None = [0 if count == NULL else count, key]
         elif self.master and count != NULL and count > 0:
@@ -374,18 +406,24 @@ class BrokerReplay:
         if cached is not None and self.pip430 and (cached.handler is None or cached.handler[0] != EVICTED):
             self._find("CACHE-DUPLICATE-MERGE", seq, row, "refused a duplicate instead of merging its count")
         if self.segmented and size <= self.segment_size:
-            self._find("CACHE-SEGMENT-RING", seq, row, f"refused an entry of {size} bytes (segments hold {self.segment_size})")
+            self._find(
+                "CACHE-SEGMENT-RING", seq, row, f"refused an entry of {size} bytes (segments hold {self.segment_size})"
+            )
 
     def _merge(self, key: int, seq: int, row: int, count: int, added: float) -> None:
         entry = self.live.get(key)
         if entry is None or entry.handler is None:
-            self._find("CACHE-READ-COUNT", seq, row, "merged a count into an entry that is not cached or has no handler")
+            self._find(
+                "CACHE-READ-COUNT", seq, row, "merged a count into an entry that is not cached or has no handler"
+            )
             return
         if not self.pip430:
             self._find("CACHE-DUPLICATE-REFUSED", seq, row, "a duplicate insert changed the cached entry's count")
         expected = entry.handler[0] if entry.handler[0] == EVICTED else entry.handler[0] + int(added)
         if count != expected:
-            self._find("CACHE-DUPLICATE-MERGE", seq, row, f"merging {int(added)} reads gave count {count}, expected {expected}")
+            self._find(
+                "CACHE-DUPLICATE-MERGE", seq, row, f"merging {int(added)} reads gave count {count}, expected {expected}"
+            )
         was = self._protected(entry)
         entry.handler[0] = count
         self._track_protection(key, entry, was)
@@ -397,7 +435,7 @@ class BrokerReplay:
         before = handler[0]
         expected = before if self.pip430 and before == EVICTED else before - 1
         self._set_count(handler, expected, seq, row, count, f"release of copy {copy}")
-        if self.pip430 and before == EVICTED and count != NULL and count != EVICTED:
+        if self.pip430 and before == EVICTED and count not in (NULL, EVICTED):
             self._find("CACHE-EVICTED-FINAL", seq, row, f"copy {copy} was EVICTED and its release shows {count}")
 
     def _replay(self, seq: int, row: int, copy: int, count: int, result: int) -> None:
@@ -410,12 +448,14 @@ class BrokerReplay:
         before = handler[0]
         evicted = self.pip430 and before == EVICTED
         if self.pip430 and result != NULL and bool(result) == evicted:
-            self._find("CACHE-EVICTED-FINAL", seq, row, f"incrementExpectedReadCount returned {bool(result)} on count {before}")
+            self._find(
+                "CACHE-EVICTED-FINAL", seq, row, f"incrementExpectedReadCount returned {bool(result)} on count {before}"
+            )
         self._set_count(handler, before if evicted else before + 1, seq, row, count, f"replay through copy {copy}")
 
     def _set_count(self, handler: list[Any], expected: int, seq: int, row: int, shown: int, what: str) -> None:
         """Apply a count change to a shared handler, checking the count the event shows."""
-        if shown != NULL and shown != expected:
+        if shown not in (NULL, expected):
             self._find("CACHE-READ-COUNT", seq, row, f"{what}: count {shown}, expected {expected}")
         key = handler[1]
         entry = self.live.get(key)
@@ -451,16 +491,24 @@ class BrokerReplay:
         protected = self._protected(entry)
         forced = self.pass_kind >= INVALIDATE_PASS
         if self.pip430 and not forced and protected and entry.ts >= now - self.config.ttl_max:
-            self._find("CACHE-PROTECT-UNTIL-EXPIRED", seq, row,
-                       f"removed {position(key)} with count {before}, timestamp {entry.ts}, younger than thresholdMax")
+            self._find(
+                "CACHE-PROTECT-UNTIL-EXPIRED",
+                seq,
+                row,
+                f"removed {position(key)} with count {before}, timestamp {entry.ts}, younger than thresholdMax",
+            )
         if self.pass_kind == TTL_PASS and not self._expired(entry, now):
-            self._find("CACHE-TTL", seq, row, f"removed {position(key)} (timestamp {entry.ts}, count {before}), "
-                       f"not expired at {now}")
+            self._find(
+                "CACHE-TTL",
+                seq,
+                row,
+                f"removed {position(key)} (timestamp {entry.ts}, count {before}), not expired at {now}",
+            )
         if forced and not self._in_range(key):
             self._find("CACHE-NO-STALE-READ", seq, row, f"removed {position(key)}, outside the invalidated range")
         if handler is not None:
             expected = handler[0] - 1 if self.master else EVICTED if forced else handler[0]
-            if count != NULL and count != expected:
+            if count not in (NULL, expected):
                 invariant = "CACHE-EVICTED-FINAL" if self.pip430 and forced else "CACHE-READ-COUNT"
                 self._find(invariant, seq, row, f"the removed entry's handler shows {count}, expected {expected}")
             handler[0] = expected
@@ -473,12 +521,17 @@ class BrokerReplay:
             self._find("CACHE-FIFO", seq, row, f"requeued {position(key)}, which is not cached")
             return
         if not self.master or self.pass_kind not in (SIZE_PASS, TTL_PASS) or ts != now:
-            self._find("CACHE-FIFO", seq, row, f"a requeue of {position(key)} to timestamp {ts} at {now} is not allowed")
+            self._find(
+                "CACHE-FIFO", seq, row, f"a requeue of {position(key)} to timestamp {ts} at {now} is not allowed"
+            )
         config = self.config
         if entry.requeues >= config.max_requeue and not (entry.accessed and config.extend_ttl):
-            self._find("CACHE-BOUNDED-PROTECTION", seq, row,
-                       f"requeued {position(key)} without a read after {entry.requeues} requeues "
-                       f"(max {config.max_requeue})")
+            self._find(
+                "CACHE-BOUNDED-PROTECTION",
+                seq,
+                row,
+                f"requeued {position(key)} without a read after {entry.requeues} requeues (max {config.max_requeue})",
+            )
         entry.ts = ts
         entry.accessed = False
         entry.requeues += 1
@@ -518,8 +571,12 @@ class BrokerReplay:
         elif "CACHE-NO-STALE-READ" in self.check:
             left = [k for k in self.live if self._in_range(k)]
             if left:
-                self._find("CACHE-NO-STALE-READ", seq, row,
-                           f"{len(left)} entries of the range are still cached, e.g. {position(min(left))}")
+                self._find(
+                    "CACHE-NO-STALE-READ",
+                    seq,
+                    row,
+                    f"{len(left)} entries of the range are still cached, e.g. {position(min(left))}",
+                )
         self.pass_kind = None
 
     def _watermark(self, seq: int, row: int, removed: list[Any], after: int) -> None:
@@ -527,8 +584,12 @@ class BrokerReplay:
         trigger, watermark = config.trigger_size, config.watermark_size
         if self.pass_before <= trigger:
             if removed:
-                self._find("CACHE-WATERMARK", seq, row,
-                           f"size {self.pass_before} is not above the trigger {trigger}, yet {len(removed)} entries went")
+                self._find(
+                    "CACHE-WATERMARK",
+                    seq,
+                    row,
+                    f"size {self.pass_before} is not above the trigger {trigger}, yet {len(removed)} entries went",
+                )
             return
         if after > watermark:
             oldest = self._oldest_ts()
@@ -554,8 +615,12 @@ class BrokerReplay:
         if self.pip430:
             first = self._first_unprotected()
             if first is not None and first[0] < now - config.ttl:
-                self._find("CACHE-TTL", seq, row, f"left {position(first[2])} (timestamp {first[0]}, not protected), "
-                           f"expired at {now}")
+                self._find(
+                    "CACHE-TTL",
+                    seq,
+                    row,
+                    f"left {position(first[2])} (timestamp {first[0]}, not protected), expired at {now}",
+                )
 
     def _order(self, invariant: str, seq: int, row: int, removed: list[Any]) -> None:
         """Nothing that entered the queue before the newest removed entry is left, unless exempt."""
@@ -572,23 +637,26 @@ class BrokerReplay:
         # that is not, among those older than the newest removed one.
         unprotected = self._first_unprotected()
         if unprotected is not None and unprotected[1] < newest:
-            self._find(invariant, seq, row, f"kept {position(unprotected[2])}, older than a removed entry and not "
-                       "protected")
+            self._find(
+                invariant, seq, row, f"kept {position(unprotected[2])}, older than a removed entry and not protected"
+            )
             return
         limit = self.pass_now - self.config.ttl_max
         if self.by_ts is None:
             entry = self.live[first[1]]
             if entry.ts < limit:
-                self._find(invariant, seq, row, f"kept {position(first[1])}, older than a removed entry and past "
-                           "thresholdMax")
+                self._find(
+                    invariant, seq, row, f"kept {position(first[1])}, older than a removed entry and past thresholdMax"
+                )
             return
         for enter, key in self.order:
             entry = self.live.get(key)
             if enter >= newest:
                 return
             if entry is not None and entry.enter == enter and entry.ts < limit:
-                self._find(invariant, seq, row, f"kept {position(key)}, older than a removed entry and past "
-                           "thresholdMax")
+                self._find(
+                    invariant, seq, row, f"kept {position(key)}, older than a removed entry and past thresholdMax"
+                )
                 return
 
     def _sample(self, seq: int, row: int, size: int) -> None:
@@ -597,7 +665,9 @@ class BrokerReplay:
             if size > bound:
                 self._find("CACHE-SEGMENT-RING", seq, row, f"size {size} exceeds {bound}")
         elif size != self.total:
-            self._find("CACHE-SIZE-ACCOUNTING", seq, row, f"reported size {size}, cached entries add up to {self.total}")
+            self._find(
+                "CACHE-SIZE-ACCOUNTING", seq, row, f"reported size {size}, cached entries add up to {self.total}"
+            )
 
     def _configure(self, field: str, value: float) -> None:
         if field == "extend_ttl":
@@ -615,7 +685,9 @@ class BrokerReplay:
             cursors.pop((ledger, name), None)
         else:
             where = cursors.get((ledger, name))
-            expected = 0 if where is None else sum(1 for (lg, _), pos in cursors.items() if lg == ledger and pos <= where)
+            expected = (
+                0 if where is None else sum(1 for (lg, _), pos in cursors.items() if lg == ledger and pos <= where)
+            )
             if result != expected:
                 self._find("CACHE-CURSOR-COUNT", seq, row, f"count at or before {name!r} is {expected}, got {result}")
 

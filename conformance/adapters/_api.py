@@ -155,7 +155,7 @@ def load_adapter(name: str, *, timeout: float | None = None, validate_protocol: 
 
         command = name.removeprefix("exec:").strip()
         if not command:
-            raise InputError("--adapter exec: needs a command, as in exec:\"python my_adapter.py\"")
+            raise InputError('--adapter exec: needs a command, as in exec:"python my_adapter.py"')
         return process_factory(command, timeout=timeout, validate_protocol=validate_protocol)
     installed = {ep.name: ep for ep in entry_points(group="ledgerspec.adapters")}
     if name in installed:

@@ -117,7 +117,9 @@ def _observation(data: Any, where: str) -> Observation:
     try:
         return Observation.from_dict(data)
     except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise ProtocolViolation(f"{where}: malformed observation ({type(error).__name__}: {error}): {data!r}"[:600]) from None
+        raise ProtocolViolation(
+            f"{where}: malformed observation ({type(error).__name__}: {error}): {data!r}"[:600]
+        ) from None
 
 
 class _Process:
@@ -142,7 +144,7 @@ class _Process:
 
     def _spawn(self) -> AdapterInfo:
         try:
-            self.popen = subprocess.Popen(  # noqa: S603 - the user's own adapter command
+            self.popen = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
         except OSError as error:
@@ -236,7 +238,8 @@ class _Process:
         popen = self.popen
         if popen is None or popen.poll() is not None:
             raise AdapterCrashed(f"{label}: the process is not running (exit {self._exit()}){self._stderr_note()}")
-        assert popen.stdin is not None and popen.stdout is not None
+        assert popen.stdin is not None
+        assert popen.stdout is not None
         try:
             popen.stdin.write(data)
             popen.stdin.flush()

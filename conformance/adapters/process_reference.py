@@ -32,8 +32,10 @@ class Session:
         if cmd == "start":
             capabilities = sorted(set(CAPABILITIES) - NOT_OBSERVED.get(self.profile, frozenset()))
             implementation = {"name": f"python-reference-{self.profile}", "version": VERSION, "language": "python"}
-            return {"version": 1, "implementation": {**implementation, "profiles": [self.profile],
-                                                     "capabilities": capabilities}}
+            return {
+                "version": 1,
+                "implementation": {**implementation, "profiles": [self.profile], "capabilities": capabilities},
+            }
         if cmd == "configure":
             self.cache = CACHES[self.profile](**request["config"])
             return {}

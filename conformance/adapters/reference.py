@@ -47,7 +47,9 @@ class ReferenceAdapter:
         try:
             return getattr(self.cache, op.kind)(**fields)
         except Exception as error:
-            raise AdapterFault(f"{self.info.name} raised on {op.describe()}: {type(error).__name__}: {error}") from error
+            raise AdapterFault(
+                f"{self.info.name} raised on {op.describe()}: {type(error).__name__}: {error}"
+            ) from error
 
     def observe(self) -> Observation:
         """The cache's snapshot as an observation."""

@@ -12,8 +12,8 @@ from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance._machine import Run
 from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
-from ledgerspec.conformance._smoke import smoke
 from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
+from ledgerspec.conformance._smoke import smoke
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_FAIL, EXIT_OK
 from ledgerspec.spec.cache import PROFILES
@@ -37,7 +37,7 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed, for a reproducible run")
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subcommands: argparse._SubParsersAction) -> None:
     """Add ``conform``, ``replay``, ``adapters`` and ``matrix``."""
     parser = subcommands.add_parser("conform", help="check an adapter against a profile")
     add_adapter_options(parser)
@@ -45,9 +45,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
     parser.add_argument("--invariant", action="append", help="check only these invariants (repeatable)")
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
     parser.add_argument("--junit-xml", metavar="FILE", help="write the report as JUnit XML")
-    parser.add_argument(
-        "--cases-dir", default="ledgerspec-cases", metavar="DIR", help="where failing cases are saved"
-    )
+    parser.add_argument("--cases-dir", default="ledgerspec-cases", metavar="DIR", help="where failing cases are saved")
     parser.set_defaults(run=run_conform)
 
     parser = subcommands.add_parser("replay", help="re-run a saved case against an adapter")
@@ -80,8 +78,12 @@ class Progress:
     def __call__(self, label: str, run: Run) -> None:
         if self.enabled and run.examples % 5 == 1:
             short = label if len(label) < 40 else f"{len(label.split(','))} invariants"
-            print(f"\r{self.prefix}: searching {short}: {run.examples} examples, {run.steps} steps  ",
-                  end="", file=sys.stderr, flush=True)
+            print(
+                f"\r{self.prefix}: searching {short}: {run.examples} examples, {run.steps} steps  ",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def done(self) -> None:
         if self.enabled:
@@ -134,7 +136,9 @@ def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:
     saved = []
     for case in cases:
         directory.mkdir(parents=True, exist_ok=True)
-        slug = re.sub(r"[^a-z0-9]+", "-", f"{report.adapter.name}--{report.profile}--{case.invariant or 'fault'}".lower())
+        slug = re.sub(
+            r"[^a-z0-9]+", "-", f"{report.adapter.name}--{report.profile}--{case.invariant or 'fault'}".lower()
+        )
         path = directory / f"{slug.strip('-')}.json"
         path.write_text(case.dumps(), encoding="utf-8")
         saved.append((case, path))
@@ -200,4 +204,3 @@ def run_matrix(args: argparse.Namespace) -> int:
     if args.junit_xml:
         write_junit(list(reports.values()), args.junit_xml)
     return EXIT_OK
-

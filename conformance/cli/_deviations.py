@@ -27,7 +27,7 @@ Each case is also saved under `{cases}` and replayed by the test suite.
 """
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subcommands: argparse._SubParsersAction) -> None:
     """Add ``deviations``."""
     parser = subcommands.add_parser("deviations", help="regenerate DEVIATIONS.md from the suite's own findings")
     parser.add_argument("--output", default="DEVIATIONS.md", help="where to write the report")

@@ -52,8 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except Exception as error:  # noqa: BLE001 - the one place that turns errors into diagnostics
         code, status = classify(error)
-        hint = type(error).__doc__ if code != "internal-error" else (
-            "a bug in ledgerspec; rerun with LEDGERSPEC_DEBUG=1 for the traceback and report it"
+        hint = (
+            type(error).__doc__
+            if code != "internal-error"
+            else ("a bug in ledgerspec; rerun with LEDGERSPEC_DEBUG=1 for the traceback and report it")
         )
         diagnose(code, f"{type(error).__name__}: {error}" if code == "internal-error" else str(error), hint)
         return status

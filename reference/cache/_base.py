@@ -102,8 +102,11 @@ class ReferenceCache(abc.ABC, Generic[C]):
         return self._now
 
     def listen(self, listener: Listener | None) -> None:
-        """Report every internal event (insert, removal with its reason, requeue, stash, pass start and
-        end, ...) to ``listener``: the hook the trace generator records through. None stops it."""
+        """Report every internal event to ``listener`` (None stops it).
+
+        Inserts, removals with their reason, requeues, stashes, pass starts and ends (traces/FORMAT.md):
+        the hook the trace generator records through.
+        """
         self._listener = listener
 
     # --- helpers for the profiles -----------------------------------------------------------------
@@ -136,8 +139,9 @@ class ReferenceCache(abc.ABC, Generic[C]):
         else:
             self._emit("hit", ledger=ledger, entry=entry, copy=copy, count=count)
 
-    def _pass_start(self, kind: str, *, value: float | None = None, ledger: int | None = None,
-                    entry: int | None = None) -> None:
+    def _pass_start(
+        self, kind: str, *, value: float | None = None, ledger: int | None = None, entry: int | None = None
+    ) -> None:
         self._emit("pass_start", reason=kind, size=self._size(), value=value, ledger=ledger, entry=entry)
 
     def _pass_end(self, kind: str) -> None:

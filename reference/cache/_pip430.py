@@ -142,12 +142,19 @@ class Pip430Cache(ReferenceCache[Wrapper]):
         self._count(reason, len(doomed))
 
     def _removal_events(self, wrapper: Wrapper, counter: str) -> None:
-        """markEvicted (forced removals only) and the removal, with the count the handler keeps."""
+        """MarkEvicted (forced removals only) and the removal, with the count the handler keeps."""
         reason = counter.removeprefix("removed_")
         if reason in ("invalidate", "clear"):
             self._emit("mark_evicted", ledger=wrapper.ledger, entry=wrapper.entry)
-        self._emit("remove", ledger=wrapper.ledger, entry=wrapper.entry, size=wrapper.size,
-                   timestamp=wrapper.ts, count=wrapper.handler.count, reason=reason)
+        self._emit(
+            "remove",
+            ledger=wrapper.ledger,
+            entry=wrapper.entry,
+            size=wrapper.size,
+            timestamp=wrapper.ts,
+            count=wrapper.handler.count,
+            reason=reason,
+        )
 
     def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
         """Every entry of the ledger strictly before the position, by force."""
@@ -254,4 +261,3 @@ class Pip430Cache(ReferenceCache[Wrapper]):
     def stash_size(self) -> int:
         """Count the stashed entries (for tests and coverage statistics). Not an operation."""
         return len(self._stash)
-

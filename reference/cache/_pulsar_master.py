@@ -126,8 +126,15 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         if wrapper.handler is not None:
             wrapper.handler.mark_read()
         if self._listener is not None:
-            self._emit("remove", ledger=wrapper.ledger, entry=wrapper.entry, size=wrapper.size, timestamp=wrapper.ts,
-                       count=self._copy_count(wrapper.handler), reason=reason.removeprefix("removed_"))
+            self._emit(
+                "remove",
+                ledger=wrapper.ledger,
+                entry=wrapper.entry,
+                size=wrapper.size,
+                timestamp=wrapper.ts,
+                count=self._copy_count(wrapper.handler),
+                reason=reason.removeprefix("removed_"),
+            )
 
     def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
         """``removeRange`` / ``clear``: the wrappers stay queued as tombstones (§2.5)."""
@@ -199,8 +206,9 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
     def _requeue(self, now: int) -> None:
         head = self._queue.requeue(now)
         if self._listener is not None:
-            self._emit("requeue", ledger=head.ledger, entry=head.entry, timestamp=now,
-                       count=self._copy_count(head.handler))
+            self._emit(
+                "requeue", ledger=head.ledger, entry=head.entry, timestamp=now, count=self._copy_count(head.handler)
+            )
 
     def evict_size(self, *, now: int) -> None:
         """``doEvictToWatermarkWhenOverThreshold``, then ``evictLeastAccessedEntries(toFree)`` (§2.8, §2.9).

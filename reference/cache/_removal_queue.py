@@ -38,7 +38,16 @@ class Wrapper:
     """
 
     __slots__ = (
-        "accessed", "entry", "handler", "ledger", "removed", "requeues", "seq", "size", "stashed", "ts",
+        "accessed",
+        "entry",
+        "handler",
+        "ledger",
+        "removed",
+        "requeues",
+        "seq",
+        "size",
+        "stashed",
+        "ts",
     )
 
     def __init__(self, ledger: int, entry: int, size: int, ts: int, handler: Any, *, seq: int = 0) -> None:

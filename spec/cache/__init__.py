@@ -89,6 +89,15 @@ __all__ = [
     "op_from_dict",
 ]
 
-assert sorted(__all__) == sorted(name for name in dir() if not name.startswith("_") and name not in {
-    "legacy", "pip430", "pulsar_master", "segmented",
-}), "__all__ must list exactly the public names"
+assert sorted(__all__) == sorted(
+    name
+    for name in dir()
+    if not name.startswith("_")
+    and name
+    not in {
+        "legacy",
+        "pip430",
+        "pulsar_master",
+        "segmented",
+    }
+), "__all__ must list exactly the public names"

@@ -96,9 +96,7 @@ def config_problems(values: dict[str, Any]) -> list[str]:
                 problems.append(f"expected an int >= {low} for {name}, got {value!r} ({type(value).__name__})")
         elif name in _FRACTIONS:
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-                problems.append(
-                    f"expected a number in [0, 1] for {name}, got {value!r} ({type(value).__name__})"
-                )
+                problems.append(f"expected a number in [0, 1] for {name}, got {value!r} ({type(value).__name__})")
         elif name == "extend_ttl" and not isinstance(value, bool):
             problems.append(f"expected a bool for extend_ttl, got {value!r} ({type(value).__name__})")
     return problems

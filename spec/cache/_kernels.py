@@ -127,9 +127,7 @@ def pip430_size_verdict(ts: int, count: int, removed: int, to_free: int, expiry:
     return Verdict.REMOVE
 
 
-def master_should_requeue(
-    count: int | None, requeues: int, accessed: bool, max_requeue: int, extend_ttl: bool
-) -> bool:
+def master_should_requeue(count: int | None, requeues: int, accessed: bool, max_requeue: int, extend_ttl: bool) -> bool:
     """``shouldRequeue`` of the merged ``RangeCacheRemovalQueue`` (pip430-entry-cache.md §2.6).
 
     post: __return__ == ((extend_ttl and accessed) or (has_expected_reads(count) and requeues < max_requeue))

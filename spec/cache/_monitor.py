@@ -327,8 +327,7 @@ def _cursor_count(view: StepView) -> Iterable[str]:
         expected = count_at_or_before(view.cursors, op.ledger, op.cursor)
         if view.result != expected:
             yield (
-                f"count of cursors at or before {op.cursor!r} on ledger {op.ledger} is {expected}, "
-                f"got {view.result!r}"
+                f"count of cursors at or before {op.cursor!r} on ledger {op.ledger} is {expected}, got {view.result!r}"
             )
 
 
@@ -544,6 +543,7 @@ class Monitor:
         outcomes = [o for state in self.states for o in self.profile.step(state, op)]
         if not outcomes:
             raise SpecError(f"{op.describe()} is not allowed by the {self.profile.name} model here")
+
         def seen(outcome: Any) -> Observation:
             return self.project(self.profile.observe(outcome.state))
 

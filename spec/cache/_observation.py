@@ -96,8 +96,12 @@ class Observation:
             entries.append(CachedEntry(**row))
         _expect(_is_int(data["size"]), "size", "an int", data["size"])
         counters = data["counters"]
-        _expect(isinstance(counters, dict) and set(counters) == set(_COUNTER_FIELDS), "counters",
-                f"keys {_COUNTER_FIELDS}", counters)
+        _expect(
+            isinstance(counters, dict) and set(counters) == set(_COUNTER_FIELDS),
+            "counters",
+            f"keys {_COUNTER_FIELDS}",
+            counters,
+        )
         for name, value in counters.items():
             _expect(_is_int(value), f"counters.{name}", "an int", value)
         _expect(isinstance(data["copies"], list), "copies", "a list", data["copies"])

@@ -70,6 +70,4 @@ def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name]
     except KeyError:
-        raise UnknownProfileError(
-            f"unknown profile {name!r}; known profiles: {', '.join(PROFILES)}"
-        ) from None
+        raise UnknownProfileError(f"unknown profile {name!r}; known profiles: {', '.join(PROFILES)}") from None

@@ -105,9 +105,7 @@ def observe(state: State) -> Observation:
         )
     )
     copies = tuple((copy, None if h is None else base.handlers[h]) for copy, h in base.copies)
-    return Observation(
-        entries=entries, size=sum(e.size for e in entries), counters=base.counters, copies=copies
-    )
+    return Observation(entries=entries, size=sum(e.size for e in entries), counters=base.counters, copies=copies)
 
 
 # --- insert and reads ------------------------------------------------------------------------------

@@ -85,8 +85,7 @@ def _freeze(work: _Work) -> State:
         segment_count=work.segment_count,
         segment_size=work.segment_size,
         segments=tuple(
-            tuple(sorted((lg, en, off, length) for (lg, en), (off, length) in index.items()))
-            for index in work.segments
+            tuple(sorted((lg, en, off, length) for (lg, en), (off, length) in index.items())) for index in work.segments
         ),
         current=work.current,
         offset=work.offset,

@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from ledgerspec.conformance._case import load_case
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import load_adapter
@@ -35,9 +34,24 @@ def test_java_example_is_wired_right(harness, capsys):
 
 
 def test_java_example_conforms_to_pip430(harness, capsys, tmp_path):
-    status = main(["conform", "--adapter", harness, "--profile", "pip430", "--settings", "quick",
-                   "--seed", "11", "--validate-protocol", "--json", str(tmp_path / "report.json"),
-                   "--cases-dir", str(tmp_path)])
+    status = main(
+        [
+            "conform",
+            "--adapter",
+            harness,
+            "--profile",
+            "pip430",
+            "--settings",
+            "quick",
+            "--seed",
+            "11",
+            "--validate-protocol",
+            "--json",
+            str(tmp_path / "report.json"),
+            "--cases-dir",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0, out
     report = json.loads((tmp_path / "report.json").read_text())

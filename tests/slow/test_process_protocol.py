@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cli import main
@@ -22,8 +21,10 @@ def process_reference(profile: str) -> str:
 
 
 def statuses(report):
-    return [(row.invariant, row.status, [op.describe() for op in row.case.steps] if row.case else None)
-            for row in report.rows]
+    return [
+        (row.invariant, row.status, [op.describe() for op in row.case.steps] if row.case else None)
+        for row in report.rows
+    ]
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from ledgerspec.conformance._case import SCHEMA_PATH, build_schema, expected_observations, load_case
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-
 from ledgerspec.spec.cache import (
     CATALOGUE,
     CacheConfig,
@@ -30,8 +29,11 @@ from ledgerspec.spec.cache import (
     ReplayIncrement,
     claimed,
     get_profile,
+    legacy,
+    pip430,
+    pulsar_master,
+    segmented,
 )
-from ledgerspec.spec.cache import legacy, pip430, pulsar_master, segmented
 from ledgerspec.spec.cache._base import deterministic
 from ledgerspec.spec.cache._kernels import Verdict, pip430_size_verdict
 
@@ -170,7 +172,7 @@ class Case:
     ops: list[Op]
 
 
-def I(now, ledger, entry, size, reads=0):  # noqa: E741, N802 - a short name keeps scenarios legible
+def I(now, ledger, entry, size, reads=0):  # noqa: E743 - a one-letter name keeps the scenarios legible
     return Insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=reads)
 
 
@@ -178,52 +180,142 @@ CASES = [
     # Any deviation from the model: counts are dropped.
     Case("CACHE-MODEL", "pip430", pip430, Insert, pip430_insert_ignores_count, [I(1, 1, 0, 5, reads=2)]),
     # A protected entry past ttl is re-stamped by the TTL pass: pip430 never changes a timestamp.
-    Case("CACHE-FIFO", "pip430", pip430, EvictTimestamp, pip430_ttl_requeues_protected,
-         [I(0, 1, 0, 1, reads=1), I(1, 1, 1, 1), EvictTimestamp(now=20)]),
+    Case(
+        "CACHE-FIFO",
+        "pip430",
+        pip430,
+        EvictTimestamp,
+        pip430_ttl_requeues_protected,
+        [I(0, 1, 0, 1, reads=1), I(1, 1, 1, 1), EvictTimestamp(now=20)],
+    ),
     # Size 110 > 98, free 60: newest-first removes C (30) and B (40), keeping the older, unprotected A.
-    Case("CACHE-OLDEST-FIRST", "pip430", pip430, EvictSize, pip430_size_newest_first,
-         [I(1, 1, 0, 40), I(2, 2, 0, 40), I(3, 1, 1, 30), EvictSize(now=4)]),
+    Case(
+        "CACHE-OLDEST-FIRST",
+        "pip430",
+        pip430,
+        EvictSize,
+        pip430_size_newest_first,
+        [I(1, 1, 0, 40), I(2, 2, 0, 40), I(3, 1, 1, 30), EvictSize(now=4)],
+    ),
     # A (count 1, young) is removed by size eviction when counts are ignored.
-    Case("CACHE-PROTECT-UNTIL-EXPIRED", "pip430", pip430, EvictSize, pip430_size_ignores_counts,
-         [I(1, 1, 0, 60, reads=1), I(2, 1, 1, 50), EvictSize(now=3)]),
+    Case(
+        "CACHE-PROTECT-UNTIL-EXPIRED",
+        "pip430",
+        pip430,
+        EvictSize,
+        pip430_size_ignores_counts,
+        [I(1, 1, 0, 60, reads=1), I(2, 1, 1, 50), EvictSize(now=3)],
+    ),
     # After a forced removal the handler is EVICTED; the broken increment succeeds.
-    Case("CACHE-EVICTED-FINAL", "pip430", pip430, ReplayIncrement, pip430_increment_after_evicted,
-         [I(1, 1, 0, 5, reads=1), Get(now=2, ledger=1, entry=0), InvalidateLedger(now=3, ledger=1),
-          ReplayIncrement(now=4, copy=0)]),
+    Case(
+        "CACHE-EVICTED-FINAL",
+        "pip430",
+        pip430,
+        ReplayIncrement,
+        pip430_increment_after_evicted,
+        [
+            I(1, 1, 0, 5, reads=1),
+            Get(now=2, ledger=1, entry=0),
+            InvalidateLedger(now=3, ledger=1),
+            ReplayIncrement(now=4, copy=0),
+        ],
+    ),
     # The invalidation does not count its removals: inserted - removed != entries.
-    Case("CACHE-SIZE-ACCOUNTING", "pulsar-master", pulsar_master, InvalidateLedger, master_invalidate_forgets_counter,
-         [I(1, 1, 0, 5), InvalidateLedger(now=2, ledger=1)]),
+    Case(
+        "CACHE-SIZE-ACCOUNTING",
+        "pulsar-master",
+        pulsar_master,
+        InvalidateLedger,
+        master_invalidate_forgets_counter,
+        [I(1, 1, 0, 5), InvalidateLedger(now=2, ledger=1)],
+    ),
     # Size 110, watermark taken from the trigger (98): frees 12, ends at 70 > 50.
-    Case("CACHE-WATERMARK", "pulsar-master", pulsar_master, EvictSize, master_watermark_from_trigger,
-         [I(1, 1, 0, 40), I(2, 1, 1, 40), I(3, 1, 2, 30), EvictSize(now=4)]),
+    Case(
+        "CACHE-WATERMARK",
+        "pulsar-master",
+        pulsar_master,
+        EvictSize,
+        master_watermark_from_trigger,
+        [I(1, 1, 0, 40), I(2, 1, 1, 40), I(3, 1, 2, 30), EvictSize(now=4)],
+    ),
     # ts 0, ttl 10: at now 10 nothing has expired (0 < 0 is false); `<=` removes it.
-    Case("CACHE-TTL", "pulsar-master", pulsar_master, EvictTimestamp, master_ttl_inclusive,
-         [I(0, 1, 0, 1), EvictTimestamp(now=10)]),
+    Case(
+        "CACHE-TTL",
+        "pulsar-master",
+        pulsar_master,
+        EvictTimestamp,
+        master_ttl_inclusive,
+        [I(0, 1, 0, 1), EvictTimestamp(now=10)],
+    ),
     # invalidateEntries((1,1)) must keep (1,1).
-    Case("CACHE-NO-STALE-READ", "legacy", legacy, InvalidateBefore, legacy_invalidate_inclusive,
-         [I(1, 1, 0, 1), I(2, 1, 1, 1), InvalidateBefore(now=3, ledger=1, entry=1)]),
+    Case(
+        "CACHE-NO-STALE-READ",
+        "legacy",
+        legacy,
+        InvalidateBefore,
+        legacy_invalidate_inclusive,
+        [I(1, 1, 0, 1), I(2, 1, 1, 1), InvalidateBefore(now=3, ledger=1, entry=1)],
+    ),
     # max_requeue 1: the second TTL requeue without a read breaks the bound.
-    Case("CACHE-BOUNDED-PROTECTION", "pulsar-master", pulsar_master, EvictTimestamp, master_unbounded_requeue,
-         [I(0, 1, 0, 1, reads=1), EvictTimestamp(now=20), EvictTimestamp(now=40)]),
+    Case(
+        "CACHE-BOUNDED-PROTECTION",
+        "pulsar-master",
+        pulsar_master,
+        EvictTimestamp,
+        master_unbounded_requeue,
+        [I(0, 1, 0, 1, reads=1), EvictTimestamp(now=20), EvictTimestamp(now=40)],
+    ),
     # Two cursors at 0 and 5: the count for the second is 2, strictly-before says 1.
-    Case("CACHE-CURSOR-COUNT", "segmented", segmented, CursorCount, segmented_count_strictly_before,
-         [CursorAdd(now=1, ledger=1, cursor="a", entry=0), CursorAdd(now=2, ledger=1, cursor="b", entry=0),
-          CursorSeek(now=3, ledger=1, cursor="b", entry=5), CursorCount(now=4, ledger=1, cursor="b")]),
+    Case(
+        "CACHE-CURSOR-COUNT",
+        "segmented",
+        segmented,
+        CursorCount,
+        segmented_count_strictly_before,
+        [
+            CursorAdd(now=1, ledger=1, cursor="a", entry=0),
+            CursorAdd(now=2, ledger=1, cursor="b", entry=0),
+            CursorSeek(now=3, ledger=1, cursor="b", entry=5),
+            CursorCount(now=4, ledger=1, cursor="b"),
+        ],
+    ),
     # Releasing a copy must decrement the shared count (2 -> 1).
-    Case("CACHE-READ-COUNT", "pulsar-master", pulsar_master, pulsar_master.Release, master_release_keeps_count,
-         [I(1, 1, 0, 5, reads=2), Get(now=2, ledger=1, entry=0), Get(now=3, ledger=1, entry=0),
-          pulsar_master.Release(now=4, copy=0)]),
+    Case(
+        "CACHE-READ-COUNT",
+        "pulsar-master",
+        pulsar_master,
+        pulsar_master.Release,
+        master_release_keeps_count,
+        [
+            I(1, 1, 0, 5, reads=2),
+            Get(now=2, ledger=1, entry=0),
+            Get(now=3, ledger=1, entry=0),
+            pulsar_master.Release(now=4, copy=0),
+        ],
+    ),
     # The duplicate replaces the entry (new timestamp and count) instead of merging.
-    Case("CACHE-DUPLICATE-MERGE", "pip430", pip430, Insert, pip430_duplicate_replaces,
-         [I(1, 1, 0, 5, reads=1), I(2, 1, 0, 5, reads=1)]),
-    Case("CACHE-DUPLICATE-REFUSED", "legacy", legacy, Insert, legacy_duplicate_replaces,
-         [I(1, 1, 0, 5), I(2, 1, 0, 7)]),
+    Case(
+        "CACHE-DUPLICATE-MERGE",
+        "pip430",
+        pip430,
+        Insert,
+        pip430_duplicate_replaces,
+        [I(1, 1, 0, 5, reads=1), I(2, 1, 0, 5, reads=1)],
+    ),
+    Case(
+        "CACHE-DUPLICATE-REFUSED", "legacy", legacy, Insert, legacy_duplicate_replaces, [I(1, 1, 0, 5), I(2, 1, 0, 7)]
+    ),
     # Size 100 = max: the merged code still caches the next insert.
-    Case("CACHE-INSERT-ACCEPTED", "pulsar-master", pulsar_master, Insert, master_refuses_at_max,
-         [I(1, 1, 0, 100), I(2, 1, 1, 1)]),
+    Case(
+        "CACHE-INSERT-ACCEPTED",
+        "pulsar-master",
+        pulsar_master,
+        Insert,
+        master_refuses_at_max,
+        [I(1, 1, 0, 100), I(2, 1, 1, 1)],
+    ),
     # An entry of 129 bytes in 128-byte segments must not be cached.
-    Case("CACHE-SEGMENT-RING", "segmented", segmented, Insert, segmented_caches_oversized,
-         [I(1, 1, 0, 129)]),
+    Case("CACHE-SEGMENT-RING", "segmented", segmented, Insert, segmented_caches_oversized, [I(1, 1, 0, 129)]),
 ]
 
 

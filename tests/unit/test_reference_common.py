@@ -202,7 +202,13 @@ def test_snapshot_is_what_the_spec_observation_reads_and_writes(name):
     assert Observation.from_dict(snapshot).to_dict() == snapshot
     assert [(e["ledger"], e["entry"]) for e in snapshot["entries"]] == [(1, 7), (2, 5)]
     assert list(snapshot["counters"]) == [
-        "inserted", "hits", "misses", "removed_size", "removed_ttl", "removed_invalidate", "removed_clear",
+        "inserted",
+        "hits",
+        "misses",
+        "removed_size",
+        "removed_ttl",
+        "removed_invalidate",
+        "removed_clear",
     ]
 
 

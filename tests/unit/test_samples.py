@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ledgerspec.traces._local import check_local
 
 SAMPLES = Path(__file__).resolve().parents[2] / "traces" / "samples"
@@ -18,7 +17,9 @@ TRACES = sorted(p for p in SAMPLES.iterdir() if p.suffix in {".jsonl", ".parquet
 
 
 def expected_of(path: Path) -> dict:
-    name = path.name.removesuffix(".jsonl") + ".expected.json" if path.suffix == ".jsonl" else path.name + ".expected.json"
+    name = (
+        path.name.removesuffix(".jsonl") + ".expected.json" if path.suffix == ".jsonl" else path.name + ".expected.json"
+    )
     return json.loads((SAMPLES / name).read_text())
 
 
@@ -40,8 +41,30 @@ def test_sample_gets_its_expected_verdict(path: Path):
 def test_generator_reproduces_a_sample(tmp_path: Path):
     out = tmp_path / "pip430-bad.jsonl"
     config = '{"max_size": 1000000, "ttl": 5000000, "ttl_max": 25000000, "max_requeue": 3, "segment_size_max": 250000}'
-    command = [sys.executable, "-m", "ledgerspec.conformance.cli", "traces", "generate", "--profile", "pip430",
-               "--workload", "mixed", "--brokers", "2", "--topics", "4", "--events", "1500", "--seed", "1",
-               "--config", config, "--inject", "all", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "ledgerspec.conformance.cli",
+        "traces",
+        "generate",
+        "--profile",
+        "pip430",
+        "--workload",
+        "mixed",
+        "--brokers",
+        "2",
+        "--topics",
+        "4",
+        "--events",
+        "1500",
+        "--seed",
+        "1",
+        "--config",
+        config,
+        "--inject",
+        "all",
+        "--out",
+        str(out),
+    ]
     subprocess.run(command, check=True, capture_output=True)
     assert out.read_bytes() == (SAMPLES / "pip430-bad.jsonl").read_bytes()

@@ -88,7 +88,11 @@ def test_legacy_configure_resizes(run):
     results, _ = run(
         "legacy",
         LEGACY,
-        [Configure(now=1, max_size=10), Insert(now=2, ledger=1, entry=0, size=10), Insert(now=3, ledger=1, entry=1, size=1)],
+        [
+            Configure(now=1, max_size=10),
+            Insert(now=2, ledger=1, entry=0, size=10),
+            Insert(now=3, ledger=1, entry=1, size=1),
+        ],
     )
     assert results[1:] == [True, False]
 

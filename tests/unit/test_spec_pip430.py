@@ -52,7 +52,7 @@ def test_duplicate_insert_merges_count(run):
 def test_size_pass_stashes_protected_and_frees_oldest(run):
     # A 40 (count 1), B 40, C 30: size 110 > 98, free 110 - 50 = 60.
     # A protected and young -> stashed; B removed (40 < 60); C removed (70 >= 60) -> stop.
-    results, obs = run(
+    _, obs = run(
         P,
         SMALL,
         [

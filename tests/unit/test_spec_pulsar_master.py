@@ -169,5 +169,7 @@ def test_resize_to_zero_evicts_everything_on_the_next_pass(run):
 
 
 def test_clear_counts_every_entry(run):
-    _, obs = run(P, SMALL, [Insert(now=0, ledger=1, entry=0, size=1), Insert(now=1, ledger=2, entry=0, size=1), Clear(now=2)])
+    _, obs = run(
+        P, SMALL, [Insert(now=0, ledger=1, entry=0, size=1), Insert(now=1, ledger=2, entry=0, size=1), Clear(now=2)]
+    )
     assert obs.counters.removed_clear == 2

@@ -48,7 +48,7 @@ def main() -> None:
                 reply["result"]["extra"] = 1
             if mode == "bad-observation" and applies == 3:
                 reply["result"]["observation"]["size"] = "big"
-            if mode == "nondeterministic" and kind == "insert" and random.random() < 0.5:  # noqa: S311
+            if mode == "nondeterministic" and kind == "insert" and random.random() < 0.5:
                 reply["result"]["results"] = [not reply["result"]["results"][0]]
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()

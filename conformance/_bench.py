@@ -1,0 +1,198 @@
+"""Benchmarks of the hot paths: reference operations, lockstep conformance, the process protocol.
+
+Every figure is measured in one run and, where a comparison is meant, reported as a ratio to a
+baseline measured in the same run (the machine is shared and noisy). ``ledgerspec bench`` prints
+them; BENCHMARKS.md records them with the command.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ledgerspec.conformance._engine import conform
+from ledgerspec.conformance._presets import get_preset
+from ledgerspec.conformance.adapters import AdapterFactory, load_adapter
+from ledgerspec.reference.cache import CACHES
+from ledgerspec.spec.cache import (
+    CacheConfig,
+    EvictSize,
+    EvictTimestamp,
+    Get,
+    Insert,
+    Op,
+    Release,
+)
+
+MIXED_CONFIG = CacheConfig(max_size=8 * 1024 * 1024, ttl=1_000_000_000, ttl_max=5_000_000_000)
+
+
+def mixed_workload(operations: int, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
+    """A broker-like mix of operations, as (method, keyword arguments).
+
+    Tailing inserts expected by 0-3 cursors, reads of recent and older entries (hits and misses),
+    releases of the copies, a TTL pass every ~10 ms and a size eviction whenever the inserts since
+    the last one may have crossed the trigger.
+    """
+    rng = random.Random(seed)
+    now, tails, open_copies, calls = 0, [0] * 16, 0, []
+    since_size, next_ttl = 0, 10_000_000
+    while len(calls) < operations:
+        now += rng.randint(20, 200) * 1000
+        ledger = rng.randrange(16)
+        roll = rng.random()
+        if roll < 0.4:
+            size = int(rng.lognormvariate(8.5, 1.0)) + 64
+            calls.append(
+                (
+                    "insert",
+                    {
+                        "now": now,
+                        "ledger": ledger,
+                        "entry": tails[ledger],
+                        "size": size,
+                        "expected_reads": rng.randint(0, 3),
+                    },
+                )
+            )
+            tails[ledger] += 1
+            since_size += size
+            if since_size > MIXED_CONFIG.max_size // 50:
+                calls.append(("evict_size", {"now": now}))
+                since_size = 0
+        elif roll < 0.75:
+            entry = max(0, tails[ledger] - int(rng.expovariate(1 / 20)))
+            calls.append(("get", {"now": now, "ledger": ledger, "entry": entry}))
+            open_copies += 1
+        elif open_copies:
+            calls.append(("release", {"now": now, "copy": None}))
+            open_copies -= 1
+        if now >= next_ttl:
+            calls.append(("evict_timestamp", {"now": now}))
+            next_ttl = now + 10_000_000
+    return calls
+
+
+def reference_ops_per_second(profile: str, calls: list[tuple[str, dict[str, Any]]]) -> tuple[float, int]:
+    """Run the workload on a fresh reference cache; (operations per second, operations run)."""
+    cache = CACHES[profile](**MIXED_CONFIG.to_dict())
+    copies: list[int] = []
+    started = time.perf_counter()
+    for method, kwargs in calls:
+        if method == "release":
+            if not copies:
+                continue
+            cache.release(now=kwargs["now"], copy=copies.pop(0))
+        elif method == "get":
+            copy = cache.get(**kwargs)
+            if copy is not None:
+                copies.append(copy)
+        else:
+            getattr(cache, method)(**kwargs)
+    elapsed = time.perf_counter() - started
+    return len(calls) / elapsed, len(calls)
+
+
+def lockstep_steps_per_second(factory: AdapterFactory, profile: str, seed: int = 1) -> tuple[float, int, str]:
+    """One passing conformance run (quick settings): (steps per second, steps, verdict)."""
+    report = conform(factory, profile=profile, settings="quick", seed=seed)
+    return report.steps / report.seconds, report.steps, report.verdict
+
+
+def round_trips(factory: AdapterFactory, steps: int = 3000, seed: int = 2) -> dict[str, float]:
+    """Time each step of a conformance-like mix: one apply, its reply and the observation after it.
+
+    On the ``minimal`` preset's configuration, where a handful of entries is cached; microseconds.
+    """
+    rng = random.Random(seed)
+    adapter = factory()
+    adapter.start(get_preset("minimal").config)
+    ops: list[Op] = []
+    copies: list[int] = []
+    samples = []
+    try:
+        for now in range(1, steps + 1):
+            roll = rng.random()
+            if roll < 0.45:
+                op: Op = Insert(now=now, ledger=rng.randrange(4), entry=now, size=rng.randint(1, 120), expected_reads=1)
+            elif roll < 0.8:
+                op = Get(now=now, ledger=rng.randrange(4), entry=max(1, now - rng.randint(1, 30)))
+            elif roll < 0.95 and copies:
+                op = Release(now=now, copy=copies.pop())
+            elif roll < 0.9:
+                op = EvictTimestamp(now=now)
+            else:
+                op = EvictSize(now=now)
+            ops.append(op)
+            started = time.perf_counter()
+            result = adapter.apply(op)
+            adapter.observe()
+            samples.append((time.perf_counter() - started) * 1e6)
+            if isinstance(op, Get) and result is not None:
+                copies.append(result)
+    finally:
+        adapter.stop()
+        closer = getattr(factory, "close", None)
+        if callable(closer):
+            closer()
+    samples.sort()
+    return {
+        "median_us": statistics.median(samples),
+        "p90_us": samples[int(len(samples) * 0.9)],
+        "p99_us": samples[int(len(samples) * 0.99)],
+        "steps_per_second": len(samples) / (sum(samples) / 1e6),
+    }
+
+
+def java_example_command(build: Path) -> str:
+    """Compile the Java example into ``build``; the exec: command that runs it."""
+    javac = shutil.which("javac")
+    if javac is None:
+        raise RuntimeError("javac (JDK 17) is needed for the Java example")
+    sources = sorted(str(p) for p in (Path(__file__).parent / "adapters" / "java-example" / "src").glob("*.java"))
+    subprocess.run([javac, "-d", str(build), *sources], check=True)
+    return f"exec:java -cp {build} Harness"
+
+
+def run_all(out: Callable[[str], None] = print, operations: int = 200_000) -> None:
+    """Every benchmark, printed as it goes."""
+    calls = mixed_workload(operations)
+    out(f"reference, mixed workload of {len(calls)} operations (ops/s, best of 3):")
+    for profile in CACHES:
+        rate = max(reference_ops_per_second(profile, calls)[0] for _ in range(3))
+        out(f"  {profile:<14} {rate:>12,.0f} ops/s")
+    python_process = f"exec:{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pip430"
+    with tempfile.TemporaryDirectory() as build:
+        java = java_example_command(Path(build))
+        adapters = [
+            ("reference-pip430 (in-process)", "reference-pip430"),
+            ("python process", python_process),
+            ("java-example process", java),
+        ]
+        out("\nlockstep conformance, quick settings, profile pip430 (steps/s):")
+        baseline = None
+        for label, name in adapters:
+            rate, steps, verdict = lockstep_steps_per_second(load_adapter(name), "pip430")
+            baseline = baseline or rate
+            out(f"  {label:<30} {rate:>9,.0f} steps/s  ({steps} steps, {verdict}, {rate / baseline:.2f}x in-process)")
+        for profile in ("pulsar-master", "legacy", "segmented"):
+            rate, steps, verdict = lockstep_steps_per_second(load_adapter(f"reference-{profile}"), profile)
+            out(f"  reference-{profile:<20} {rate:>9,.0f} steps/s  ({steps} steps, {verdict})")
+        out("\nround trip per step (apply with observation), 3000 steps:")
+        baseline = None
+        for label, name in adapters:
+            figures = round_trips(load_adapter(name))
+            baseline = baseline or figures["median_us"]
+            out(
+                f"  {label:<30} median {figures['median_us']:7.1f} us  p90 {figures['p90_us']:7.1f}  "
+                f"p99 {figures['p99_us']:7.1f}  {figures['steps_per_second']:>9,.0f} steps/s  "
+                f"({figures['median_us'] / baseline:.1f}x in-process)"
+            )

@@ -1,0 +1,20 @@
+"""``ledgerspec bench``: the figures behind BENCHMARKS.md (reference, lockstep, process protocol)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    """Add ``bench``."""
+    parser = subcommands.add_parser("bench", help="benchmark the reference, lockstep runs and the process protocol")
+    parser.add_argument("--operations", type=int, default=200_000, help="size of the reference's mixed workload")
+    parser.set_defaults(run=run_bench)
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    """Print every figure."""
+    from ledgerspec.conformance._bench import run_all  # noqa: PLC0415 - heavy
+
+    run_all(operations=args.operations)
+    return 0
