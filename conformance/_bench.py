@@ -43,7 +43,8 @@ def mixed_workload(operations: int, seed: int = 0) -> list[tuple[str, dict[str, 
     the last one may have crossed the trigger.
     """
     rng = random.Random(seed)
-    now, tails, open_copies, calls = 0, [0] * 16, 0, []
+    now, tails, open_copies = 0, [0] * 16, 0
+    calls: list[tuple[str, dict[str, Any]]] = []
     since_size, next_ttl = 0, 10_000_000
     while len(calls) < operations:
         now += rng.randint(20, 200) * 1000

@@ -309,7 +309,7 @@ class BrokerReplay:
                 cursors[ledgers[i], columns["cursor"][i]] = entries[i]
             elif kind == RELEASE:
                 copy = copies_col[i]
-                handler = copies.pop(copy, 0)
+                handler = copies.pop(copy, 0)  # type: ignore[arg-type]  # 0: no such copy
                 if handler is None:
                     if counts[i] != NULL and (master or self.pip430):
                         self._find(
@@ -643,17 +643,16 @@ class BrokerReplay:
             return
         limit = self.pass_now - self.config.ttl_max
         if self.by_ts is None:
-            entry = self.live[first[1]]
-            if entry.ts < limit:
+            if self.live[first[1]].ts < limit:
                 self._find(
                     invariant, seq, row, f"kept {position(first[1])}, older than a removed entry and past thresholdMax"
                 )
             return
         for enter, key in self.order:
-            entry = self.live.get(key)
+            found = self.live.get(key)
             if enter >= newest:
                 return
-            if entry is not None and entry.enter == enter and entry.ts < limit:
+            if found is not None and found.enter == enter and found.ts < limit:
                 self._find(
                     invariant, seq, row, f"kept {position(key)}, older than a removed entry and past thresholdMax"
                 )

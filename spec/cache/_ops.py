@@ -233,4 +233,4 @@ def op_from_dict(data: Any, *, where: str = "operation") -> Op:
                 f"{where}: field {name!r} of {kind}: expected {field.type}, got {value!r} ({type(value).__name__})"
             )
         values[name] = value
-    return cls(**values)
+    return cls(**values)  # type: ignore[arg-type]  # each value was checked against its field's type
