@@ -174,6 +174,7 @@ FINDINGS: tuple[Finding, ...] = (
         "CACHE-WATERMARK",
         {},
         "eviction is scheduled only by an insert that sees the size above the trigger",
+        frozenset({"configure", "evict_timestamp"}),
     ),
     Finding(
         "L5",

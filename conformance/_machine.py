@@ -317,7 +317,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
 
         # --- configuration ------------------------------------------------------------------------
 
-        @precondition(lambda _self: can("configure"))
+        @precondition(lambda _self: can("configure") and "configure" not in run.exclude)
         @rule(
             field=st.sampled_from(["max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl"]),
             data=st.data(),

@@ -38,8 +38,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     """Add one item per invariant when an adapter is given."""
     if config.getoption(OPTION_ADAPTER) is None:
         return
-    from ledgerspec.spec.cache import CATALOGUE  # noqa: PLC0415 - only when the plugin is used
+    from ledgerspec.conformance import ConformanceError  # noqa: PLC0415 - only when the plugin is used
+    from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
+    from ledgerspec.spec.cache import CATALOGUE  # noqa: PLC0415
 
+    try:
+        load_adapter(config.getoption(OPTION_ADAPTER))
+    except ConformanceError as error:
+        raise pytest.UsageError(f"ledgerspec: {error}") from None
     run = _SharedRun(config)
     items.extend(
         InvariantItem.from_parent(session, name=f"ledgerspec[{invariant.id}]", invariant=invariant.id, run=run)

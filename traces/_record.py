@@ -136,6 +136,8 @@ class RecordingAdapter:
     ) -> None:
         position = (op.ledger, op.entry)
         gone = [p for p in old if p not in new]
+        if gone and result is True and position in old:
+            gone.append(position)  # overwritten in a rotating insert: it leaves and comes back newest
         if gone:  # a ring rotates inside an insert
             self._emit("pass_start", op.now, reason="size", size=before.size)
             self._removals(gone, old, after, "size", op.now)

@@ -180,7 +180,12 @@ def _checked_factory(target: Any, name: str) -> AdapterFactory:
         raise InputError(f"adapter {name!r} names {target!r}, which is not a factory (a zero-argument callable)")
 
     def factory() -> CacheAdapter:
-        adapter = target()
+        try:
+            adapter = target()
+        except AdapterFault:
+            raise
+        except Exception as error:
+            raise AdapterFault(f"adapter {name!r}: its factory raised {type(error).__name__}: {error}") from error
         if not isinstance(adapter, CacheAdapter):
             raise AdapterFault(f"adapter {name!r}: its factory returned {type(adapter).__name__}, not a CacheAdapter")
         return adapter

@@ -127,7 +127,11 @@ def _order_violations(view: StepView, what: str) -> Iterable[str]:
         return
     newest_removed = max(removed, key=lambda e: view.entered.get(e.position, -1))
     limit = view.entered.get(newest_removed.position, -1)
+    op = view.op
+    reinserted = (op.ledger, op.entry) if isinstance(op, Insert) and view.result is True else None
     for before, after in view.kept():
+        if before.position == reinserted:
+            continue  # overwritten by this very insert: it entered again, at the tail (the ring)
         if view.entered.get(before.position, -1) < limit and not _skipped(before, after, view):
             yield (
                 f"{what} removed {newest_removed.position} but kept {before.position}, which entered the "

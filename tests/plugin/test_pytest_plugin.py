@@ -1,0 +1,56 @@
+"""The pytest plugin, run inside pytest's own pytester: one item per invariant, failures carry the
+counterexample, unclaimed invariants are skipped with the reason, and nothing heavy loads without
+the option."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+pytest_plugins = ["pytester"]
+
+
+def test_plugin_passes_a_conforming_adapter(pytester):
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--ledgerspec-adapter=reference-segmented",
+        "--ledgerspec-seed=4",
+        "--ledgerspec-examples=15",
+        "-rs",
+    )
+    result.assert_outcomes(passed=4, skipped=12)
+    result.stdout.fnmatch_lines(["*not claimed (segmented)*"])
+
+
+def test_plugin_fails_with_the_counterexample(pytester):
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--ledgerspec-adapter=reference-pulsar-master",
+        "--ledgerspec-profile=pip430",
+        "--ledgerspec-seed=1",
+        "--ledgerspec-examples=30",
+    )
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) >= 3
+    result.stdout.fnmatch_lines(["*CACHE-DUPLICATE-MERGE*", "*breaks here*"])
+
+
+def test_plugin_reports_an_unknown_adapter(pytester):
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ledgerspec-adapter=nope")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*unknown adapter 'nope'*"])
+
+
+def test_plugin_adds_nothing_and_loads_nothing_without_the_option(pytester):
+    pytester.makepyfile("def test_one():\n    assert True\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    code = (
+        "import sys, ledgerspec.conformance.pytest_plugin;"
+        "heavy = [m for m in ('hypothesis', 'pyarrow', 'pyspark', 'ledgerspec.conformance._engine') if m in sys.modules];"
+        "print(heavy)"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

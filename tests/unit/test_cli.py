@@ -1,0 +1,138 @@
+"""The command line: output, exit codes, reports, and errors as diagnostics (never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ledgerspec.conformance.cli import main
+
+
+def test_spec_show_json_lists_the_catalogue(capsys):
+    assert main(["spec", "show", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert len(document["invariants"]) >= 10
+    assert {p for i in document["invariants"] for p in i["profiles"]} == set(document["profiles"])
+    for invariant in document["invariants"]:
+        assert invariant["statement"] and invariant["source"] and invariant["profiles"]
+
+
+def test_spec_show_for_one_profile(capsys):
+    assert main(["spec", "show", "--profile", "segmented"]) == 0
+    out = capsys.readouterr().out
+    assert "CACHE-SEGMENT-RING" in out
+    assert "CACHE-TTL" not in out
+
+
+def test_conform_pass_writes_json_and_junit(tmp_path, capsys):
+    status = main(
+        [
+            "conform",
+            "--adapter",
+            "reference-segmented",
+            "--seed",
+            "3",
+            "--examples",
+            "20",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--junit-xml",
+            str(tmp_path / "r.xml"),
+            "--cases-dir",
+            str(tmp_path / "cases"),
+        ]
+    )
+    assert status == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["verdict"] == "PASS"
+    assert {row["status"] for row in report["rows"]} == {"pass", "not claimed"}
+    suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
+    assert suite is not None
+    assert suite.get("failures") == "0"
+    assert "PASS: adapter reference-segmented" in capsys.readouterr().out
+    assert not (tmp_path / "cases").exists()
+
+
+def test_conform_fail_saves_replayable_cases(tmp_path, capsys):
+    cases = tmp_path / "cases"
+    status = main(
+        [
+            "conform",
+            "--adapter",
+            "reference-pulsar-master",
+            "--profile",
+            "pip430",
+            "--seed",
+            "1",
+            "--invariant",
+            "CACHE-DUPLICATE-MERGE",
+            "--cases-dir",
+            str(cases),
+            "--junit-xml",
+            str(tmp_path / "r.xml"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "CACHE-DUPLICATE-MERGE" in out and "breaks here" in out
+    saved = list(cases.glob("*.json"))
+    assert len(saved) == 1
+    failures = ET.parse(tmp_path / "r.xml").getroot().iter("failure")
+    assert any("CACHE-DUPLICATE-MERGE" in (f.text or "") for f in failures)
+    assert main(["replay", str(saved[0]), "--adapter", "reference-pulsar-master"]) == 1
+    assert main(["replay", str(saved[0]), "--adapter", "reference-pip430"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["conform", "--adapter", "no-such-adapter"], "unknown adapter 'no-such-adapter'"),
+        (["conform", "--adapter", "no_such_module:factory"], "cannot import module 'no_such_module'"),
+        (["conform", "--adapter", "json:JSONDecoder"], "not a CacheAdapter"),
+        (["conform", "--adapter", "json:dumps"], "its factory raised TypeError"),
+        (["conform", "--adapter", "reference-pip430", "--invariant", "CACHE-NOPE"], "unknown invariant"),
+        (["replay", "/nonexistent/case.json", "--adapter", "reference-pip430"], "cannot read the case"),
+    ],
+)
+def test_bad_input_is_a_diagnostic_with_exit_2(argv, message, capsys):
+    assert main(argv) in (2, 3)
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_bad_case_files_name_the_place(tmp_path, capsys):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"description": "x", ')
+    assert main(["replay", str(broken), "--adapter", "reference-pip430"]) == 2
+    assert "line 1" in capsys.readouterr().err
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(
+        json.dumps(
+            {
+                "manifest": {"suite": "ledgerspec-entry-cache", "spec_version": "1"},
+                "description": "x",
+                "profile": "pip430",
+                "config": {},
+                "steps": [{"op": "insert", "now": 1, "ledger": 1, "entry": 0}],
+            }
+        )
+    )
+    assert main(["replay", str(wrong), "--adapter", "reference-pip430"]) == 2
+    assert "steps/0" in capsys.readouterr().err
+
+
+def test_adapters_lists_the_references(capsys):
+    assert main(["adapters"]) == 0
+    out = capsys.readouterr().out
+    for profile in ("pip430", "pulsar-master", "legacy", "segmented"):
+        assert f"reference-{profile}" in out
+
+
+def test_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["conform"])
+    assert raised.value.code == 2
+    assert "--adapter" in capsys.readouterr().err
