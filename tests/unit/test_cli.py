@@ -6,7 +6,6 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from ledgerspec.conformance.cli import main
 
 
@@ -16,7 +15,9 @@ def test_spec_show_json_lists_the_catalogue(capsys):
     assert len(document["invariants"]) >= 10
     assert {p for i in document["invariants"] for p in i["profiles"]} == set(document["profiles"])
     for invariant in document["invariants"]:
-        assert invariant["statement"] and invariant["source"] and invariant["profiles"]
+        assert invariant["statement"]
+        assert invariant["source"]
+        assert invariant["profiles"]
 
 
 def test_spec_show_for_one_profile(capsys):
@@ -76,7 +77,8 @@ def test_conform_fail_saves_replayable_cases(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert status == 1
-    assert "CACHE-DUPLICATE-MERGE" in out and "breaks here" in out
+    assert "CACHE-DUPLICATE-MERGE" in out
+    assert "breaks here" in out
     saved = list(cases.glob("*.json"))
     assert len(saved) == 1
     failures = ET.parse(tmp_path / "r.xml").getroot().iter("failure")
