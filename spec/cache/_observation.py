@@ -80,42 +80,80 @@ class Observation:
 
     @classmethod
     def from_dict(cls, data: Any) -> Observation:
-        """Inverse of :meth:`to_dict`; a TypeError names the first field of the wrong shape or type."""
-        _expect(isinstance(data, dict), "observation", "an object", data)
-        for key in ("entries", "size", "counters", "copies"):
-            _expect(key in data, key, "present", None)
-        _expect(isinstance(data["entries"], list), "entries", "a list", data["entries"])
-        entries = []
-        for index, row in enumerate(data["entries"]):
-            where = f"entries[{index}]"
-            _expect(isinstance(row, dict) and set(row) == set(_ENTRY_FIELDS), where, f"keys {_ENTRY_FIELDS}", row)
-            for name in ("ledger", "entry", "size"):
-                _expect(_is_int(row[name]), f"{where}.{name}", "an int", row[name])
-            for name in ("count", "timestamp"):
-                _expect(row[name] is None or _is_int(row[name]), f"{where}.{name}", "an int or null", row[name])
-            entries.append(CachedEntry(**row))
-        _expect(_is_int(data["size"]), "size", "an int", data["size"])
-        counters = data["counters"]
-        _expect(
-            isinstance(counters, dict) and set(counters) == set(_COUNTER_FIELDS),
-            "counters",
-            f"keys {_COUNTER_FIELDS}",
-            counters,
-        )
-        for name, value in counters.items():
-            _expect(_is_int(value), f"counters.{name}", "an int", value)
-        _expect(isinstance(data["copies"], list), "copies", "a list", data["copies"])
-        copies = []
-        for index, pair in enumerate(data["copies"]):
-            ok = isinstance(pair, list | tuple) and len(pair) == 2 and _is_int(pair[0])
-            _expect(ok and (pair[1] is None or _is_int(pair[1])), f"copies[{index}]", "[id, count or null]", pair)
-            copies.append((pair[0], pair[1]))
-        return cls(
-            entries=tuple(sorted(entries)),
-            size=data["size"],
-            counters=Counters(**counters),
-            copies=tuple(sorted(copies)),
-        )
+        """Inverse of :meth:`to_dict`; a TypeError names the first field of the wrong shape or type.
+
+        Checked strictly (it is how adapters report), and cheaply: one pass of type tests, and the
+        detailed diagnosis only when something is wrong.
+        """
+        try:
+            entries = data["entries"]
+            counters = data["counters"]
+            rows = []
+            for row in entries:
+                ledger, entry, size, count = row["ledger"], row["entry"], row["size"], row["count"]
+                timestamp = row["timestamp"]
+                if (
+                    len(row) != len(_ENTRY_FIELDS)
+                    or type(ledger) is not int
+                    or type(entry) is not int
+                    or type(size) is not int
+                    or (count is not None and type(count) is not int)
+                    or (timestamp is not None and type(timestamp) is not int)
+                ):
+                    raise _Malformed
+                rows.append(CachedEntry(ledger=ledger, entry=entry, size=size, count=count, timestamp=timestamp))
+            copies = []
+            for pair in data["copies"]:
+                copy, count = pair
+                if type(copy) is not int or (count is not None and type(count) is not int):
+                    raise _Malformed
+                copies.append((copy, count))
+            if (
+                type(data["size"]) is not int
+                or len(counters) != len(_COUNTER_FIELDS)
+                or any(type(value) is not int for value in counters.values())
+            ):
+                raise _Malformed
+            parsed = cls(
+                entries=tuple(sorted(rows)),
+                size=data["size"],
+                counters=Counters(**counters),
+                copies=tuple(sorted(copies)),
+            )
+        except (_Malformed, KeyError, TypeError, ValueError, AttributeError):
+            _diagnose(data)
+            raise
+        return parsed
+
+
+class _Malformed(Exception):
+    """Internal: something in an observation has the wrong shape; :func:`_diagnose` says what."""
+
+
+def _diagnose(data: Any) -> None:
+    """Raise a TypeError naming the first field of a malformed observation."""
+    _expect(isinstance(data, dict), "observation", "an object", data)
+    for key in ("entries", "size", "counters", "copies"):
+        _expect(key in data, key, "present", None)
+    _expect(isinstance(data["entries"], list), "entries", "a list", data["entries"])
+    for index, row in enumerate(data["entries"]):
+        where = f"entries[{index}]"
+        _expect(isinstance(row, dict) and set(row) == set(_ENTRY_FIELDS), where, f"keys {_ENTRY_FIELDS}", row)
+        for name in ("ledger", "entry", "size"):
+            _expect(_is_int(row[name]), f"{where}.{name}", "an int", row[name])
+        for name in ("count", "timestamp"):
+            _expect(row[name] is None or _is_int(row[name]), f"{where}.{name}", "an int or null", row[name])
+    _expect(_is_int(data["size"]), "size", "an int", data["size"])
+    counters = data["counters"]
+    ok = isinstance(counters, dict) and set(counters) == set(_COUNTER_FIELDS)
+    _expect(ok, "counters", f"keys {_COUNTER_FIELDS}", counters)
+    for name, value in counters.items():
+        _expect(_is_int(value), f"counters.{name}", "an int", value)
+    _expect(isinstance(data["copies"], list), "copies", "a list", data["copies"])
+    for index, pair in enumerate(data["copies"]):
+        ok = isinstance(pair, list | tuple) and len(pair) == 2 and _is_int(pair[0])
+        _expect(ok and (pair[1] is None or _is_int(pair[1])), f"copies[{index}]", "[id, count or null]", pair)
+    raise TypeError("observation: malformed")
 
 
 def describe_difference(expected: Observation, actual: Observation) -> list[str]:
