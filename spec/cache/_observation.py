@@ -85,49 +85,41 @@ class Observation:
         Checked strictly (it is how adapters report), and cheaply: one pass of type tests, and the
         detailed diagnosis only when something is wrong.
         """
-        try:
-            entries = data["entries"]
-            counters = data["counters"]
-            rows = []
-            for row in entries:
-                ledger, entry, size, count = row["ledger"], row["entry"], row["size"], row["count"]
-                timestamp = row["timestamp"]
-                if (
-                    len(row) != len(_ENTRY_FIELDS)
-                    or type(ledger) is not int
-                    or type(entry) is not int
-                    or type(size) is not int
-                    or (count is not None and type(count) is not int)
-                    or (timestamp is not None and type(timestamp) is not int)
-                ):
-                    raise _Malformed
-                rows.append(CachedEntry(ledger=ledger, entry=entry, size=size, count=count, timestamp=timestamp))
-            copies = []
-            for pair in data["copies"]:
-                copy, count = pair
-                if type(copy) is not int or (count is not None and type(count) is not int):
-                    raise _Malformed
-                copies.append((copy, count))
-            if (
-                type(data["size"]) is not int
-                or len(counters) != len(_COUNTER_FIELDS)
-                or any(type(value) is not int for value in counters.values())
-            ):
-                raise _Malformed
-            parsed = cls(
-                entries=tuple(sorted(rows)),
-                size=data["size"],
-                counters=Counters(**counters),
-                copies=tuple(sorted(copies)),
-            )
-        except (_Malformed, KeyError, TypeError, ValueError, AttributeError):
+        if not _well_formed(data):
             _diagnose(data)
-            raise
-        return parsed
+        return cls(
+            entries=tuple(sorted(CachedEntry(**row) for row in data["entries"])),
+            size=data["size"],
+            counters=Counters(**data["counters"]),
+            copies=tuple(sorted((copy, count) for copy, count in data["copies"])),
+        )
 
 
-class _Malformed(Exception):
-    """Internal: something in an observation has the wrong shape; :func:`_diagnose` says what."""
+def _well_formed(data: Any) -> bool:
+    """The fast test: every field present with its type (ints are not bools)."""
+    try:
+        for row in data["entries"]:
+            count, timestamp = row["count"], row["timestamp"]
+            if (
+                len(row) != len(_ENTRY_FIELDS)
+                or type(row["ledger"]) is not int
+                or type(row["entry"]) is not int
+                or type(row["size"]) is not int
+                or (count is not None and type(count) is not int)
+                or (timestamp is not None and type(timestamp) is not int)
+            ):
+                return False
+        for copy, count in data["copies"]:
+            if type(copy) is not int or (count is not None and type(count) is not int):
+                return False
+        counters = data["counters"]
+        return (
+            type(data["size"]) is int
+            and len(counters) == len(_COUNTER_FIELDS)
+            and all(type(counters[name]) is int for name in _COUNTER_FIELDS)
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
 
 
 def _diagnose(data: Any) -> None:
