@@ -195,10 +195,14 @@ class ReferenceCache(abc.ABC, Generic[C]):
         }
         changes = {name: value for name, value in given.items() if value is not None}
         check_config(changes, where="configure")
+        self._check_changes(changes)
         self._now = now
         self._config = self._config.changed(changes)
         for name, value in changes.items():
             self._emit("config", reason=name, value=float(value))
+
+    def _check_changes(self, changes: dict[str, Any]) -> None:
+        """A profile's own limits on run-time changes (the ring cannot be resized)."""
 
     @abc.abstractmethod
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
@@ -217,13 +221,24 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._now = now
         return tuple(self._read_one(ledger, entry) for entry in range(first, last + 1))
 
-    @abc.abstractmethod
     def release(self, *, now: int, copy: int) -> None:
-        """Release an open dispatched copy."""
+        """Release an open dispatched copy; without read counts (legacy, ring) that only closes it."""
+        self._check_clock(now)
+        self._open_copy(copy, "release")
+        self._now = now
+        del self._copies[copy]
+        self._emit("release", copy=copy)
 
-    @abc.abstractmethod
     def replay_increment(self, *, now: int, copy: int) -> bool | None:
-        """Key_Shared replay through an open copy: ``incrementExpectedReadCount()``."""
+        """Key_Shared replay through an open copy: ``incrementExpectedReadCount()``.
+
+        Without read counts (legacy, ring) nothing happens, but the copy must be open.
+        """
+        self._check_clock(now)
+        self._open_copy(copy, "replay_increment")
+        self._now = now
+        self._emit("replay_increment", copy=copy)
+        return None
 
     @abc.abstractmethod
     def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:

@@ -121,21 +121,6 @@ class LegacyCache(ReferenceCache[None]):
             self._read_event(ledger, entry, copy, None)
         return copy
 
-    def release(self, *, now: int, copy: int) -> None:
-        """No read counts: releasing a copy only closes it."""
-        self._check_clock(now)
-        self._open_copy(copy, "release")
-        self._now = now
-        del self._copies[copy]
-        self._emit("release", copy=copy)
-
-    def replay_increment(self, *, now: int, copy: int) -> None:
-        """No read counts: nothing happens, but the copy must be open."""
-        self._check_clock(now)
-        self._open_copy(copy, "replay_increment")
-        self._now = now
-        self._emit("replay_increment", copy=copy)
-
     # --- removal ----------------------------------------------------------------------------------
 
     def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgerspec.reference.cache._base import ReferenceCache
+from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches
 from ledgerspec.reference.cache._read_count import Pip430ReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper
@@ -26,7 +26,7 @@ def _can_evict(wrapper: Wrapper) -> bool:
     return handler.can_evict()
 
 
-class Pip430Cache(ReferenceCache[Wrapper]):
+class Pip430Cache(QueuedCache[Wrapper]):
     """The PIP text's cache: queue + stash, two TTLs, EVICTED sentinel, merged duplicates.
 
     An open copy remembers the wrapper it was dispatched from, whose handler it shares, so that a
@@ -155,31 +155,6 @@ class Pip430Cache(ReferenceCache[Wrapper]):
             count=wrapper.handler.count,
             reason=reason,
         )
-
-    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
-        """Every entry of the ledger strictly before the position, by force."""
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("invalidate", ledger=ledger, entry=entry)
-        self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
-        self._pass_end("invalidate")
-
-    def invalidate_ledger(self, *, now: int, ledger: int) -> None:
-        """Every entry of the ledger (ledger deletion), by force."""
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("invalidate", ledger=ledger)
-        self._force_remove(self._ranges.pop_ledger(ledger), "removed_invalidate")
-        self._pass_end("invalidate")
-
-    def clear(self, *, now: int) -> None:
-        """Every entry of the cache, by force; every queued wrapper is then a tombstone, so drop them."""
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("clear")
-        self._force_remove(self._ranges.pop_all(), "removed_clear")
-        self._queue.clear()
-        self._pass_end("clear")
 
     # --- eviction (normal eviction does not call markEvicted) -------------------------------------
 

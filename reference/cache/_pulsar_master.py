@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgerspec.reference.cache._base import ReferenceCache
+from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches
 from ledgerspec.reference.cache._read_count import MergedReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper
 
 
-class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
+class PulsarMasterCache(QueuedCache[MergedReadCount | None]):
     """The merged cache: one queue with requeue, accessed flag, one TTL, duplicates refused.
 
     An open copy remembers the handler it shares (None for an entry inserted with no expected reads).
@@ -141,31 +141,6 @@ class PulsarMasterCache(ReferenceCache[MergedReadCount | None]):
         for wrapper in doomed:
             self._queue.tombstone(wrapper)
             self._removed(wrapper, reason)
-
-    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
-        """``invalidateEntries(pos)``: ``removeRange`` of the ledger's entries strictly before it."""
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("invalidate", ledger=ledger, entry=entry)
-        self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
-        self._pass_end("invalidate")
-
-    def invalidate_ledger(self, *, now: int, ledger: int) -> None:
-        """``invalidateAllEntries(ledgerId)``."""
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("invalidate", ledger=ledger)
-        self._force_remove(self._ranges.pop_ledger(ledger), "removed_invalidate")
-        self._pass_end("invalidate")
-
-    def clear(self, *, now: int) -> None:
-        """``clear()``; every queued wrapper is then a tombstone, so the queue is dropped at once."""
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("clear")
-        self._force_remove(self._ranges.pop_all(), "removed_clear")
-        self._queue.clear()
-        self._pass_end("clear")
 
     # --- eviction ---------------------------------------------------------------------------------
 

@@ -91,30 +91,12 @@ class SegmentedCache(ReferenceCache[None]):
 
     # --- operations -------------------------------------------------------------------------------
 
-    def configure(
-        self,
-        *,
-        now: int,
-        max_size: int | None = None,
-        watermark: float | None = None,
-        ttl: int | None = None,
-        ttl_max: int | None = None,
-        max_requeue: int | None = None,
-        extend_ttl: bool | None = None,
-    ) -> None:
-        """Refuse a ``max_size``: the ring cannot be resized; other fields are kept but unused."""
-        self._check_clock(now)
+    def _check_changes(self, changes: dict[str, Any]) -> None:
+        """Refuse a new ``max_size``: the ring cannot be resized; other fields are kept but unused."""
+        max_size = changes.get("max_size")
         require(
             max_size is None or max_size == self._config.max_size,
             f"configure: the ring cannot be resized, got max_size={max_size!r}",
-        )
-        super().configure(
-            now=now,
-            watermark=watermark,
-            ttl=ttl,
-            ttl_max=ttl_max,
-            max_requeue=max_requeue,
-            extend_ttl=extend_ttl,
         )
 
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
@@ -188,21 +170,6 @@ class SegmentedCache(ReferenceCache[None]):
         if self._listener is not None:
             self._read_event(ledger, entry, copy, None)
         return copy
-
-    def release(self, *, now: int, copy: int) -> None:
-        """No read counts: releasing a copy only closes it."""
-        self._check_clock(now)
-        self._open_copy(copy, "release")
-        self._now = now
-        del self._copies[copy]
-        self._emit("release", copy=copy)
-
-    def replay_increment(self, *, now: int, copy: int) -> None:
-        """No read counts: nothing happens, but the copy must be open."""
-        self._check_clock(now)
-        self._open_copy(copy, "replay_increment")
-        self._now = now
-        self._emit("replay_increment", copy=copy)
 
     def _nothing(self, now: int) -> None:
         """Per-ledger invalidation, clear and TTL/size passes do nothing: rotation is the only eviction."""

@@ -1,0 +1,55 @@
+"""What the two PIP-430 caches share: per-ledger range caches in front of one removal queue.
+
+Forced removals (invalidate a position, a ledger, clear) are the same walk in both; what happens to
+each removed wrapper differs (pip430 marks its handler EVICTED, the merged code leaves a tombstone
+and releases the cache's value), so each profile provides ``_force_remove``.
+
+Complexity: invalidate_before O((k + 1) log n); invalidate_ledger and clear O(k log n).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import TypeVar
+
+from ledgerspec.reference.cache._base import ReferenceCache
+from ledgerspec.reference.cache._range_cache import RangeCaches
+from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper
+
+C = TypeVar("C")
+
+
+class QueuedCache(ReferenceCache[C]):
+    """A reference cache with range caches (``_ranges``) and a removal queue (``_queue``)."""
+
+    _ranges: RangeCaches[Wrapper]
+    _queue: RemovalQueue
+
+    @abc.abstractmethod
+    def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
+        """Finish removing wrappers the range caches no longer map (counting them under ``reason``)."""
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        """``invalidateEntries(pos)``: ``removeRange`` of the ledger's entries strictly before it (§2.5)."""
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("invalidate", ledger=ledger, entry=entry)
+        self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
+        self._pass_end("invalidate")
+
+    def invalidate_ledger(self, *, now: int, ledger: int) -> None:
+        """``invalidateAllEntries(ledgerId)``: ledger deletion or a read failure."""
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("invalidate", ledger=ledger)
+        self._force_remove(self._ranges.pop_ledger(ledger), "removed_invalidate")
+        self._pass_end("invalidate")
+
+    def clear(self, *, now: int) -> None:
+        """``clear()``: every queued wrapper is then a tombstone, so the queue is dropped at once."""
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("clear")
+        self._force_remove(self._ranges.pop_all(), "removed_clear")
+        self._queue.clear()
+        self._pass_end("clear")
