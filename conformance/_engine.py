@@ -1,8 +1,9 @@
 """The conformance engine: search for counterexamples, one invariant at a time, and report.
 
 A run starts with every invariant the profile claims and the adapter can be checked on. Hypothesis
-searches for any violation and shrinks it; the invariants broken at the last step of the minimal
-example are recorded as failed, each with its case, and the search goes on with the rest. It ends
+searches for any violation (its own shrinking is off: it replays the whole history hundreds of times,
+minutes per failure) and :func:`minimize` makes the history short for each invariant broken at its
+last step; those are recorded as failed, each with its case, and the search goes on with the rest. It ends
 when a search finds nothing (the rest pass) or every invariant has failed. An adapter fault ends it
 at once: it is reported as an error, never as a verdict.
 """
@@ -26,7 +27,18 @@ from ledgerspec.conformance._machine import Broken, Faulted, Run, Step, make_mac
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec import SpecError
-from ledgerspec.spec.cache import CATALOGUE, INVARIANTS, Insert, Monitor, Op, Violation
+from ledgerspec.spec.cache import (
+    CATALOGUE,
+    INVARIANTS,
+    Get,
+    GetRange,
+    Insert,
+    Monitor,
+    Op,
+    Release,
+    ReplayIncrement,
+    Violation,
+)
 
 _TIMES, _COUNTS, _COPIES = "observe_timestamps", "observe_counts", "observe_copies"
 _NEEDS: dict[str, dict[str, frozenset[str]]] = {
@@ -245,13 +257,13 @@ def probe(factory: AdapterFactory) -> AdapterInfo:
 
 
 def minimize(run: Run, invariant: str, history: list[Step], config: Any) -> tuple[list[Step], list[Violation]]:
-    """Make a counterexample shorter after Hypothesis has shrunk it.
+    """Make a counterexample short: the search does not shrink, this does, knowing the domain.
 
-    Hypothesis cannot delete a step whose removal shifts later choices, and a burst of writes that
-    pushes the cache over its trigger needs every write. So, while the invariant still breaks: shift
-    the clock to start at 1, delete steps one at a time, and when no deletion works, enlarge one
-    insert to a bigger preset size (fewer writes then fill the cache) and try deleting again. Every
-    step keeps its own ``now``, so the clock still increases; a trial that becomes invalid (a copy
+    While the invariant still breaks: shift the clock to start at 1 (and again at the end), delete
+    runs of steps (halving the run length down to single steps, as delta debugging does), and when
+    no deletion works, enlarge one insert to a bigger preset size (fewer writes then fill the cache)
+    and try deleting again. A replay stops at the step where the invariant breaks, so the tail goes
+    for free. Every step keeps its own ``now``, so the clock still increases; a trial that becomes invalid (a copy
     or cursor that no longer exists) is rejected.
     """
     ops = [step.op for step in history]
@@ -259,10 +271,11 @@ def minimize(run: Run, invariant: str, history: list[Step], config: Any) -> tupl
     if best is None:
         return history, []
     while True:
-        smaller = _delete_one(run, invariant, best, config) or _enlarge_one(run, invariant, best, config)
+        smaller = _delete_runs(run, invariant, best, config) or _enlarge_one(run, invariant, best, config)
         if smaller is None:
-            return best
+            break
         best = smaller
+    return replay_steps(run, invariant, _shift([step.op for step in best[0]]), config) or best
 
 
 def _shift(ops: list[Op]) -> list[Op]:
@@ -272,13 +285,54 @@ def _shift(ops: list[Op]) -> list[Op]:
     return [dataclasses.replace(op, now=op.now - shift) for op in ops]
 
 
-def _delete_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
-    ops = [step.op for step in best[0]]
-    for index in range(len(ops) - 1, -1, -1):
-        trial = replay_steps(run, invariant, ops[:index] + ops[index + 1 :], config)
-        if trial is not None:
-            return trial
-    return None
+def _delete_runs(run: Run, invariant: str, best: Any, config: Any) -> Any:
+    """The shortest failure found by deleting runs of steps, longest runs first; None if none goes."""
+    improved = None
+    length = max(1, len(best[0]) // 2)
+    while length >= 1:
+        end = len(best[0])
+        while end > 0:
+            start = max(0, end - length)
+            trial = replay_steps(run, invariant, _cut(best[0], start, end), config)
+            if trial is not None:
+                best = improved = trial
+                end = min(start, len(best[0]))
+            else:
+                end = start
+        length //= 2
+    return improved
+
+
+def _cut(history: list[Step], start: int, end: int) -> list[Op]:
+    """The ops without ``history[start:end]``, and without the releases of the copies those dispatched.
+
+    Copy ids count up from 0 in order of dispatch (SPEC.md), so the copies of the steps kept are
+    renumbered: a release keeps naming the copy it released, not whichever copy now has its old id.
+    """
+    ops: list[Op] = []
+    renumbered: dict[int, int] = {}
+    for index, step in enumerate(history):
+        dispatched = _dispatched(step)
+        if start <= index < end:
+            continue
+        op = step.op
+        if isinstance(op, Release | ReplayIncrement):
+            if op.copy not in renumbered:
+                continue
+            op = dataclasses.replace(op, copy=renumbered[op.copy])
+        for copy in dispatched:
+            renumbered[copy] = len(renumbered)
+        ops.append(op)
+    return ops
+
+
+def _dispatched(step: Step) -> list[int]:
+    """The copy ids a read step returned."""
+    if isinstance(step.op, Get) and isinstance(step.result, int):
+        return [step.result]
+    if isinstance(step.op, GetRange) and isinstance(step.result, list | tuple):
+        return [copy for copy in step.result if isinstance(copy, int)]
+    return []
 
 
 def _enlarge_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
@@ -290,7 +344,7 @@ def _enlarge_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
         for size in sorted((s for s in run.preset.sizes if s > op.size), reverse=True):
             enlarged = [*ops[:index], dataclasses.replace(op, size=size), *ops[index + 1 :]]
             trial = replay_steps(run, invariant, enlarged, config)
-            if trial is not None and _delete_one(run, invariant, trial, config) is not None:
+            if trial is not None and _delete_runs(run, invariant, trial, config) is not None:
                 return trial
     return None
 

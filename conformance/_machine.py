@@ -209,11 +209,15 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
 
         # --- reads --------------------------------------------------------------------------------
 
-        @rule(target=copies, position=st.one_of(positions, st.tuples(ledgers, entries)))
-        def read(self, position: tuple[int, int]) -> Any:
-            """A read of a position inserted before (a hit unless it left) or of any position."""
-            copy = self.step(Get(now=self.tick(), ledger=position[0], entry=position[1]))
-            return multiple() if copy is None else multiple(copy)
+        @rule(target=copies, position=st.one_of(positions, st.tuples(ledgers, entries)), readers=st.integers(1, 3))
+        def read(self, position: tuple[int, int], readers: int) -> Any:
+            """A read of a position inserted before (a hit unless it left) or of any position.
+
+            By one to three subscriptions: copies of one entry share its handler, so releasing one
+            shows its effect on the other (the only way a released copy's handler stays observable).
+            """
+            got = [self.step(Get(now=self.tick(), ledger=position[0], entry=position[1])) for _ in range(readers)]
+            return multiple(*[copy for copy in got if copy is not None])
 
         @precondition(lambda _self: can("get_range"))
         @rule(target=copies, ledger=ledgers, first=entries, length=st.integers(0, 3))
@@ -304,12 +308,19 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
         # --- removal ------------------------------------------------------------------------------
 
         @precondition(allowed("invalidate"))
-        @rule(kind=st.sampled_from(["before", "ledger", "clear"]), ledger=ledgers, entry=entries)
-        def invalidate(self, kind: str, ledger: int, entry: int) -> None:
-            """Forced removal: the slowest reader moved, the ledger is deleted, or the ledger closes."""
-            now = self.tick()
+        @rule(
+            kind=st.sampled_from(["before", "ledger", "clear"]),
+            position=st.one_of(positions, st.tuples(ledgers, entries)),
+        )
+        def invalidate(self, kind: str, position: tuple[int, int]) -> None:
+            """Forced removal: the slowest reader moved past a position, the ledger is deleted, or it closes.
+
+            Aimed at positions written before half of the time, so forced removals meet cached and
+            dispatched entries (markEvicted on a handler that copies still share).
+            """
+            now, (ledger, entry) = self.tick(), position
             if kind == "before":
-                self.step(InvalidateBefore(now=now, ledger=ledger, entry=entry))
+                self.step(InvalidateBefore(now=now, ledger=ledger, entry=entry + 1))
             elif kind == "ledger":
                 self.step(InvalidateLedger(now=now, ledger=ledger))
             else:

@@ -105,7 +105,7 @@ def get_settings(name: str) -> SearchSettings:
 
 
 def hypothesis_settings(search: SearchSettings, *, examples: int | None = None) -> settings:
-    """Hypothesis settings for one search: no database, no deadline, quiet; shrinking on."""
+    """Hypothesis settings for one search: no database, no deadline, quiet; no shrinking (``minimize`` does it)."""
     return settings(
         max_examples=examples or search.examples,
         stateful_step_count=search.steps,
@@ -114,6 +114,6 @@ def hypothesis_settings(search: SearchSettings, *, examples: int | None = None) 
         derandomize=False,
         report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        phases=(Phase.explicit, Phase.generate),
         suppress_health_check=list(HealthCheck),
     )

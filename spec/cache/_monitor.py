@@ -368,14 +368,16 @@ def _groups(view: StepView) -> dict[tuple[Position, int], tuple[int | None, list
         if copy in before_copies and origin not in groups:
             groups[origin] = (before_copies[copy], [])
     before_entries = view.before.by_position()
+    live_copies: dict[tuple[Position, int], list[int]] = {}
+    for copy, origin in view.copy_origin.items():
+        if copy in after_copies:
+            live_copies.setdefault(origin, []).append(copy)
     for origin, (_, members) in groups.items():
         position = origin[0]
         same = view.incarnation.get(position, -1) == origin[1]
         if position in after_entries and position in before_entries and same:
             members.append((f"entry {position}", after_entries[position].count))
-        for copy, copy_origin in view.copy_origin.items():
-            if copy_origin == origin and copy in after_copies:
-                members.append((f"copy {copy}", after_copies[copy]))
+        members.extend((f"copy {copy}", after_copies[copy]) for copy in live_copies.get(origin, ()))
     return groups
 
 
