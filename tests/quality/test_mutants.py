@@ -1,0 +1,57 @@
+"""The kill matrix as tests: the suite must kill every mutant of tests/quality/mutants.py.
+
+Each mutant is run with the ``ci`` settings (what ``ledgerspec mutants`` runs) and a fixed seed,
+stopping at the first failure; it must be killed within the targets of issue 3 (a counterexample of 8
+steps or fewer) and its counterexample must replay as a failure of the same invariant. The kill rate
+over many seeds is measured by ``benchmarks/mutants.sh`` (BENCHMARKS.md). The reference classes themselves must
+pass their profiles with the same settings, so that a kill is the mutant's bug and not a harness
+artefact. ``ledgerspec mutants`` runs the same matrix with any settings and prints it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ledgerspec.conformance._engine import conform
+from ledgerspec.conformance._mutants import Mutant, factory_for, load_mutants, run_mutant
+from ledgerspec.conformance._replay import replay
+from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.reference.cache import CACHES
+from ledgerspec.spec.cache import PROFILES
+
+SETTINGS = "ci"
+SEED = 1
+MUTANTS = load_mutants(Path(__file__).with_name("mutants.py"))
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[mutant.name for mutant in MUTANTS])
+def test_mutant_is_killed_and_its_counterexample_replays(mutant: Mutant) -> None:
+    kill = run_mutant(mutant, settings=SETTINGS, seed=SEED)
+    assert kill.report.fault is None, kill.report.fault
+    assert kill.killed, f"{mutant.name} survived ({mutant.description})"
+    assert kill.steps is not None
+    assert kill.steps <= 8, f"{mutant.name}: counterexample of {kill.steps} steps"
+    for row in kill.rows:
+        assert row.case is not None
+        outcome = replay(row.case, factory_for(mutant))
+        assert outcome.verdict == "FAIL", outcome.render()
+        assert {v.invariant for v in outcome.violations} == {row.invariant}, outcome.render()
+
+
+@pytest.mark.parametrize("profile", sorted(CACHES))
+def test_reference_passes_its_profile_with_the_same_settings(profile: str) -> None:
+    report = conform(
+        lambda: ReferenceAdapter(profile), profile=profile, settings=SETTINGS, seed=SEED, stop_at_first=True
+    )
+    assert report.verdict == "PASS", [(row.invariant, row.detail) for row in report.failed()]
+
+
+def test_mutants_cover_every_profile() -> None:
+    assert len(MUTANTS) >= 15
+    assert {mutant.profile for mutant in MUTANTS} == set(PROFILES)
+    assert len({mutant.name for mutant in MUTANTS}) == len(MUTANTS)
+    for mutant in MUTANTS:
+        assert mutant.name.startswith(f"{mutant.profile}-"), mutant.name
+        assert issubclass(mutant.cache_class, CACHES[mutant.profile]), mutant.name
+        assert mutant.cache_class.__doc__, f"{mutant.name}: the docstring names the bug and the invariant"
