@@ -1,4 +1,4 @@
-"""``ledgerspec traces generate | check | record``."""
+"""``ledgerspec traces generate | check | record | bench``."""
 
 from __future__ import annotations
 
@@ -59,6 +59,14 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     record.add_argument("--out", required=True)
     record.set_defaults(run=run_record)
+
+    bench = actions.add_parser("bench", help="time the local and Spark checkers on one Parquet trace")
+    bench.add_argument("path", nargs="?", help="a Parquet trace (default: generate one of --events events)")
+    bench.add_argument("--events", type=int, default=2_000_000, help="events of the generated trace")
+    bench.add_argument("--processes", type=int, default=2, help="worker processes of the generator")
+    bench.add_argument("--master", default="local[2]", help="Spark master URL")
+    bench.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    bench.set_defaults(run=run_bench)
 
 
 def _config(text: str | None) -> CacheConfig:
@@ -181,3 +189,25 @@ def run_record(args: argparse.Namespace) -> int:
     )
     print(f"recorded {count} events of {args.adapter} to {args.out}", file=sys.stdout)
     return 0
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    """Benchmark both checkers on a trace (generated into a temporary folder if none is given)."""
+    import tempfile  # noqa: PLC0415
+
+    from ledgerspec.traces._bench import bench_engines, render  # noqa: PLC0415
+    from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory(prefix="ledgerspec-bench-") as scratch:
+        path = args.path
+        if path is None:
+            path = str(Path(scratch) / "bench.parquet")
+            made = generate_trace(path, events=args.events, brokers=8, seed=0, processes=args.processes)
+            print(
+                f"generated {made.events:,} events in {made.seconds:.1f} s ({made.events / made.seconds:,.0f} events/s)"
+            )
+        report = bench_engines(path, master=args.master)
+    print(render(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0 if report["agree"] else 1

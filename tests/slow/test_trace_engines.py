@@ -1,0 +1,134 @@
+"""The Spark checker gives exactly the local checker's result: verdict, counts, and every violation
+with its row, message, event and context, in the same order; and UNKNOWN, never OK, when it cannot
+finish. One Spark session serves the whole module."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from ledgerspec.traces import _spark
+from ledgerspec.traces._generate import generate_trace
+from ledgerspec.traces._inject import injectable
+from ledgerspec.traces._io import open_trace
+from ledgerspec.traces._local import check_local
+from ledgerspec.traces._spark import check_spark, spark_session
+
+SAMPLES = Path(__file__).resolve().parents[2] / "traces" / "samples"
+SAMPLE_TRACES = sorted(p for p in SAMPLES.iterdir() if p.suffix in {".jsonl", ".parquet"})
+
+
+@pytest.fixture(scope="module")
+def spark():
+    # Not stopped here: test_trace_bad_input.py, run next, gets the same session back, warm (a new one
+    # costs 10-20 s of JVM start and warm-up on a 2-core machine). The JVM ends with the interpreter.
+    return spark_session("local[2]")
+
+
+def comparable(result) -> dict:
+    """The report without what legitimately differs between engines."""
+    report = result.to_dict()
+    del report["engine"], report["seconds"]
+    return report
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # Small partitions spread the brokers over several Spark partitions (and several brokers
+        # share one); the default puts a trace this small in one partition.
+        ("pip430", "mixed", 2_000),
+        ("pulsar-master", "key-shared", None),
+        ("legacy", "catchup", None),
+        ("segmented", "fanout", 2_000),
+    ],
+    ids=lambda case: "-".join(map(str, case)),
+)
+def test_spark_equals_local_on_every_injected_violation(spark, tmp_path, monkeypatch, case):
+    profile, workload, rows_per_partition = case
+    if rows_per_partition:
+        monkeypatch.setattr(_spark, "ROWS_PER_PARTITION", rows_per_partition)
+    injected = injectable(profile)
+    generated = generate_trace(
+        str(tmp_path / f"{profile}.parquet"),
+        workload=workload,
+        brokers=3,
+        topics=12,
+        events=20_000,
+        seed=11,
+        profile=profile,
+        inject=injected,
+    )
+    local = check_local(generated.path)
+    remote = check_spark(generated.path, spark=spark)
+    assert remote.engine == "spark"
+    assert comparable(remote) == comparable(local)
+    assert remote.verdict == "VIOLATION"
+    found = {(v.invariant, v.broker, v.seq) for v in remote.violations}
+    assert found == {(v["invariant"], v["broker"], v["seq"]) for v in generated.expected()["violations"]}
+    assert {v.invariant for v in remote.violations} == set(injected)
+    assert all(v.event for v in remote.violations)
+    assert any(v.context for v in remote.violations)
+
+
+@pytest.mark.parametrize("profile", ["pip430", "pulsar-master", "legacy", "segmented"])
+def test_clean_traces_are_ok_in_both_engines(spark, tmp_path, profile):
+    path = generate_trace(
+        str(tmp_path / f"{profile}.parquet"),
+        workload="mixed",
+        brokers=3,
+        topics=9,
+        events=10_000,
+        seed=5,
+        profile=profile,
+    ).path
+    local, remote = check_local(path), check_spark(path, spark=spark)
+    assert comparable(remote) == comparable(local)
+    assert remote.verdict == "OK"
+    assert remote.events == local.events > 0
+
+
+@pytest.mark.parametrize("path", SAMPLE_TRACES, ids=[p.name for p in SAMPLE_TRACES])
+def test_spark_equals_local_on_the_shipped_samples(spark, path):
+    # JSON lines (every profile) and Parquet, ok and bad.
+    assert comparable(check_spark(path, spark=spark)) == comparable(check_local(path))
+
+
+def test_a_trace_ending_inside_a_pass_is_unknown_in_both(spark, tmp_path):
+    # broker-0 stops right after it starts its last pass; the other broker is complete.
+    path = generate_trace(
+        str(tmp_path / "full.parquet"), brokers=2, topics=4, events=6_000, seed=3, profile="pip430"
+    ).path
+    table = pq.read_table(path)
+    brokers, kinds = table["broker"].to_pylist(), table["kind"].to_pylist()
+    cut = max(i for i, (b, k) in enumerate(zip(brokers, kinds, strict=True)) if b == "broker-0" and k == "pass_start")
+    truncated = tmp_path / "ends-in-a-pass.parquet"
+    pq.write_table(table.filter([b != "broker-0" or i <= cut for i, b in enumerate(brokers)]), truncated)
+    local, remote = check_local(truncated), check_spark(truncated, spark=spark)
+    assert comparable(remote) == comparable(local)
+    assert remote.verdict == "UNKNOWN"
+    assert remote.unknown == [f"broker 'broker-0': the trace ends inside a {table['reason'][cut]} pass"]
+
+
+def test_an_exhausted_budget_is_unknown_never_ok(spark, tmp_path):
+    path = generate_trace(str(tmp_path / "clean.parquet"), brokers=2, topics=4, events=4_000, seed=2).path
+    result = check_spark(path, spark=spark, budget=0.0)
+    assert result.verdict == "UNKNOWN"
+    assert "budget of 0 s ran out" in result.unknown[0]
+    assert json.loads(json.dumps(result.to_dict()))["verdict"] == "UNKNOWN"
+
+
+def test_the_budget_cancels_a_running_job(spark, tmp_path):
+    # A job far longer than the budget: the timer cancels it by its tag within about a second.
+    path = generate_trace(str(tmp_path / "any.jsonl"), brokers=1, topics=1, events=50, seed=2).path
+    trace = open_trace(path)
+    endless = spark.range(0, 1 << 62, numPartitions=2).selectExpr("sum(id % 7)")
+    started = time.perf_counter()
+    with _spark._Budget(spark, 1.0, started) as clock, pytest.raises(_spark._OutOfTimeError):
+        clock.run(endless.collect, trace)
+    assert time.perf_counter() - started < 30
+    # The session is still usable afterwards, and the tag is gone.
+    assert spark.range(3).count() == 3

@@ -1,0 +1,648 @@
+"""The PySpark trace checker: DataFrame operations around one stateful replay per broker.
+
+``check_spark(path)`` gives the same :class:`CheckResult` as ``check_local(path)`` (verdict, events,
+brokers, counts, violations with their context, ``unknown``) for every valid trace, and the same
+:class:`TraceInputError` for an invalid one with one problem. A check is three Spark jobs at most:
+
+1. Driver, no job: ``open_trace`` reads and checks the header and the schema from the Parquet footer
+   (the same code and messages as the local checker); a JSON-lines trace (small by design) is read and
+   validated in the driver and handed to Spark as an Arrow table with explicit row numbers.
+2. One pass with one shuffle: rows are hash-partitioned by broker and sorted by (broker, row). Row
+   checks are one column expression (:func:`problem_sql`), the seq order is a ``lag`` window over the
+   same partitioning and order, so Spark plans a single exchange and a single sort for the window and
+   the replay. ``mapInArrow`` then runs one :class:`BrokerReplay` per broker over the Arrow batches of
+   its partition (the only Python: the replay is stateful and cannot be a column expression). It emits
+   findings, per-broker counts and summaries, and at most one error per broker: its first bad row.
+3. Only if there are violations: the context of each reported violation, a ``collect_list`` window of
+   +-CONTEXT rows over the brokers with violations (:func:`context_of`).
+
+Partitions. Every invariant checked on traces is checked on the events of one broker in ``seq`` order
+(``_check.PARTITIONS``): a broker has one removal queue, so size, watermark, queue order and TTL
+checks are global to the broker and never split per ledger; entries, copies and their shared handlers
+never leave their broker; the cursor count is per ledger, and a ledger belongs to one broker, so the
+broker partition is also sound for it. Hash partitioning by broker puts all of a broker's rows in one
+Spark partition; sorting by (broker, row) gives them in file order, which is seq order once the seq
+check has passed. Nothing crosses brokers, so partitions are independent: the result is the same for
+any number of partitions.
+
+Cluster use (``master="spark://..."``, ``yarn``, ``k8s://...``): the executors run the replay, so they
+need this package (``pip install ledgerspec`` or the repository, same version as the driver) and
+pyarrow in the Python that ``PYSPARK_PYTHON`` names (default: the driver's ``sys.executable``, which
+suits identical images). The trace must be readable at the same path by the driver (which reads the
+header) and the executors (which read the rows): a shared file system, or an ``hdfs://`` mount seen
+as a local path on the driver. JSON-lines traces are read by the driver only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
+from ledgerspec.traces._errors import TraceError, TraceInputError
+from ledgerspec.traces._format import COLUMNS, CONFIG_FIELDS, KINDS, SCHEMA
+from ledgerspec.traces._io import NON_NEGATIVE, TraceFile, open_trace
+from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, python_columns
+
+if TYPE_CHECKING:
+    from ledgerspec.spec.cache import CacheConfig
+    from pyspark.sql import DataFrame, SparkSession
+
+BATCH_ROWS = 1 << 16
+"""Rows per Arrow batch handed to the replay: large batches amortize the per-batch conversion."""
+ROWS_PER_PARTITION = 250_000
+"""Fewer replay partitions for small traces (each costs a task); at most ``spark.sql.shuffle.partitions``."""
+
+OUTPUT = pa.schema(
+    [
+        pa.field("what", pa.string()),
+        pa.field("broker", pa.string()),
+        pa.field("invariant", pa.string()),
+        pa.field("seq", pa.int64()),
+        pa.field("row", pa.int64()),
+        pa.field("message", pa.string()),
+        pa.field("n", pa.int64()),
+    ]
+)
+"""What the replay emits, one row per fact. ``what`` is ``finding`` (invariant, broker, seq, row,
+message), ``count`` (invariant, broker, n violations), ``broker`` (broker, first row, n events, message:
+the reason the broker's verdict is incomplete, or null), ``error`` (broker, row, message; invariant
+``input``, ``structure`` or ``internal``) or ``time`` (invariant: what was timed, n: nanoseconds)."""
+OUTPUT_DDL = ", ".join(f"{f.name} {'string' if f.type == pa.string() else 'long'}" for f in OUTPUT)
+
+
+# --- row checks as column expressions --------------------------------------------------------------
+
+
+def _checks() -> list[tuple[str, ...]]:
+    """Every row check of ``_io.check_batch``, in its order; a check's index is its problem code."""
+    checks: list[tuple[str, ...]] = [("null", column) for column in ("broker", "seq", "time", "kind")]
+    checks.append(("kind",))
+    checks += [("negative", column) for column in NON_NEGATIVE]
+    for kind in KINDS.values():
+        checks += [("required", kind.name, name) for name in kind.required]
+        if kind.reasons:
+            checks.append(("reason", kind.name))
+    checks.append(("config",))
+    checks.append(("seq",))
+    return checks
+
+
+CHECKS = _checks()
+CODES = {check: code for code, check in enumerate(CHECKS)}
+
+
+def _literal(text: str) -> str:
+    """A Spark SQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _one_of(values: Any) -> str:
+    return ", ".join(_literal(v) for v in values)
+
+
+def problem_sql(previous_seq: str = "prev") -> str:
+    """The code of the first check (in ``check_batch`` order) a row fails, or null; then the seq order.
+
+    One SQL expression (one call to the JVM to build, compiled into the scan's generated code). Row
+    checks need only the row. The seq check needs the previous row of the same broker in file order
+    (``previous_seq``, a ``lag`` over the broker partition ordered by row): seq must increase strictly
+    per broker, a property of one broker's rows, so the broker partition is sound for it.
+    """
+    checks = [f"WHEN `{name}` IS NULL THEN {CODES['null', name]}" for name in ("broker", "seq", "time", "kind")]
+    checks.append(f"WHEN `kind` NOT IN ({_one_of(KINDS)}) THEN {CODES['kind',]}")
+    checks += [f"WHEN `{name}` < 0 THEN {CODES['negative', name]}" for name in NON_NEGATIVE]
+    per_kind = []
+    for kind in KINDS.values():
+        inner = [f"WHEN `{name}` IS NULL THEN {CODES['required', kind.name, name]}" for name in kind.required]
+        if kind.reasons:
+            inner.append(f"WHEN `reason` NOT IN ({_one_of(kind.reasons)}) THEN {CODES['reason', kind.name]}")
+        if kind.name == "config":
+            inner.append(f"WHEN `reason` NOT IN ({_one_of(CONFIG_FIELDS)}) THEN {CODES['config',]}")
+        per_kind.append(f"WHEN `kind` = {_literal(kind.name)} THEN CASE {' '.join(inner)} END")
+    row = f"CASE {' '.join(checks)} ELSE CASE {' '.join(per_kind)} END END"
+    order = f"CASE WHEN `{previous_seq}` IS NOT NULL AND `seq` <= `{previous_seq}` THEN {CODES['seq',]} END"
+    return f"coalesce({row}, {order})"
+
+
+def describe_problem(code: int, values: dict[str, Any]) -> str:
+    """The local checker's message for a row failing check ``code`` (without the file name)."""
+    check, row = CHECKS[code], values["row"]
+    if check[0] == "null":
+        return f"row {row}: field {check[1]!r} is null"
+    if check[0] == "kind":
+        return f"row {row}: field 'kind': unknown event kind {values['kind']!r}"
+    if check[0] == "negative":
+        return f"row {row}: field {check[1]!r} is negative ({values[check[1]]})"
+    if check[0] == "required":
+        return f"row {row}: field {check[2]!r} is required for {check[1]!r}"
+    if check[0] == "reason":
+        reasons = ", ".join(KINDS[check[1]].reasons)
+        return f"row {row}: field 'reason': {values['reason']!r} is not one of {reasons} for {check[1]!r}"
+    if check[0] == "config":
+        return f"row {row}: field 'reason': config field {values['reason']!r} is not one of {', '.join(CONFIG_FIELDS)}"
+    seq, previous = values["seq"], values["prev"]
+    what = "repeats" if seq == previous else "goes back from"
+    return f"row {row}: field 'seq': {seq} {what} {previous} for broker {values['broker']!r}"
+
+
+# --- the replay, inside mapInArrow ----------------------------------------------------------------
+
+
+class PartitionReplay:
+    """The replay of one Spark partition: its brokers one after another, each from its first row.
+
+    Runs on the broker partition: rows arrive sorted by (broker, row), so a broker's rows are
+    contiguous and in file order, and only one :class:`BrokerReplay` is alive at a time (memory is
+    bounded by one broker's live entries). A broker is replayed up to its first bad row (a problem
+    code from :func:`problem_sql`, or a structure error raised by the replay); that row becomes its
+    one ``error`` output, and the driver raises for the smallest such row over all brokers.
+    """
+
+    def __init__(self, profile: str, config: CacheConfig, invariants: set[str], keep: int) -> None:
+        self.profile, self.config, self.invariants, self.keep = profile, config, invariants, keep
+        self.out: dict[str, list[Any]] = {name: [] for name in OUTPUT.names}
+        self.replay: BrokerReplay | None = None
+        self.broker: str | None = None
+        self.first_row = 0
+        self.events = 0
+        self.stopped = False
+        self.started = False
+        self.timings = {"convert": 0, "replay": 0}
+
+    def _emit(
+        self,
+        what: str,
+        broker: str | None,
+        *,
+        invariant: str | None = None,
+        seq: int | None = None,
+        row: int | None = None,
+        message: str | None = None,
+        n: int | None = None,
+    ) -> None:
+        for name, value in zip(OUTPUT.names, (what, broker, invariant, seq, row, message, n), strict=True):
+            self.out[name].append(value)
+
+    def take(self) -> pa.RecordBatch | None:
+        """The rows emitted since the last take, as one batch (None if there are none)."""
+        if not self.out["what"]:
+            return None
+        batch = pa.RecordBatch.from_pydict(self.out, schema=OUTPUT)
+        self.out = {name: [] for name in OUTPUT.names}
+        return batch
+
+    def _start(self, broker: str | None, first_row: int) -> None:
+        self._finish()
+        self.broker, self.first_row, self.events, self.stopped = broker, first_row, 0, False
+        self.started = True
+        self.replay = None
+        if broker is not None:
+            self.replay = BrokerReplay(broker, self.profile, self.config, self.invariants, keep=self.keep)
+
+    def _finish(self) -> None:
+        """Emit the current broker's findings, counts and summary (nothing after an error: the check fails)."""
+        replay = self.replay
+        if not self.started or self.stopped or replay is None:
+            return
+        for f in replay.findings:
+            self._emit("finding", f.broker, invariant=f.invariant, seq=f.seq, row=f.row, message=f.message)
+        for invariant, count in replay.counts.items():
+            self._emit("count", self.broker, invariant=invariant, n=count)
+        self._emit("broker", self.broker, row=self.first_row, message=replay.finish(), n=self.events)
+
+    def _stop(self, kind: str, row: int, message: str, seq: int | None = None) -> None:
+        self._emit("error", self.broker, invariant=kind, seq=seq, row=row, message=message)
+        self.stopped = True
+
+    def feed(self, batch: pa.RecordBatch) -> None:
+        """Replay one Arrow batch (columns of the trace, ``row``, ``prev`` and ``problem``)."""
+        runs = pc.run_end_encode(batch.column("broker"))
+        rows = batch.column("row")
+        problems = batch.column("problem")
+        bad = [] if problems.null_count == len(problems) else pc.indices_nonzero(pc.is_valid(problems)).to_pylist()
+        start = 0
+        for broker, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
+            if not self.started or broker != self.broker:
+                self._start(broker, rows[start].as_py())
+            if not self.stopped:
+                first_bad = next((i for i in bad if start <= i < end), None)
+                stop = end if first_bad is None else first_bad
+                if stop > start:
+                    self._replay(batch.slice(start, stop - start))
+                if first_bad is not None and not self.stopped:
+                    values = {name: batch.column(name)[first_bad].as_py() for name in batch.schema.names}
+                    self._stop("input", values["row"], describe_problem(values["problem"], values), values["seq"])
+            start = end
+
+    def _replay(self, rows: pa.RecordBatch) -> None:
+        assert self.replay is not None, "a null broker is always a bad row"
+        clock = time.perf_counter_ns()
+        columns = python_columns(rows)
+        numbers = rows.column("row").to_numpy().tolist()
+        converted = time.perf_counter_ns()
+        self.timings["convert"] += converted - clock
+        try:
+            self.replay.feed(columns, numbers)
+        except TraceStructureError as error:
+            self._stop("structure", error.row, str(error), error.seq)
+        except Exception as error:  # noqa: BLE001 - reported as a row, never as a worker traceback
+            self._stop("internal", numbers[0], f"{type(error).__name__}: {error}")
+        self.events += len(numbers)
+        self.timings["replay"] += time.perf_counter_ns() - converted
+
+    def close(self) -> None:
+        """End of the partition: the last broker's summary and this partition's timings."""
+        self._finish()
+        self.started = False
+        for what, nanos in self.timings.items():
+            self._emit("time", None, invariant=what, n=nanos)
+
+
+def replay_function(profile: str, config: CacheConfig, invariants: set[str], keep: int) -> Any:
+    """The ``mapInArrow`` function: a :class:`PartitionReplay` over the partition's batches."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        started = time.perf_counter_ns()
+        partition = PartitionReplay(profile, config, invariants, keep)
+        for batch in batches:
+            partition.feed(batch)
+            out = partition.take()
+            if out is not None:
+                yield out
+        partition.timings["partition"] = time.perf_counter_ns() - started
+        partition.close()
+        out = partition.take()
+        if out is not None:
+            yield out
+
+    return run
+
+
+# --- the session -------------------------------------------------------------------------------------
+
+_LOG4J = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def spark_session(master: str | None = None, **conf: str) -> SparkSession:
+    """A quiet Spark session for checking traces: ``local[*]`` unless ``master`` names a cluster.
+
+    Logs at ERROR from the start (a log4j2 file for the driver JVM, so even start-up warnings are
+    dropped), no UI, no progress bars; Arrow on; batches of :data:`BATCH_ROWS` rows for the replay,
+    with no byte limit (Spark checks it by measuring the batch on every row: about as much JVM CPU as
+    the scan, shuffle and sort together).
+
+    Shuffle partitions: sixteen per core locally. A broker's rows stay in one partition, and hashing
+    puts several brokers in some partitions and none in others; small partitions keep the last task
+    short (40 brokers on 8 partitions: the largest holds 1.6x the mean, a long tail on 2 cores).
+    Small traces use fewer (:data:`ROWS_PER_PARTITION`).
+
+    The Python workers run this interpreter locally (``spark.pyspark.python``); on a cluster,
+    ``PYSPARK_PYTHON`` if set, else the same path. ``conf`` adds or overrides settings.
+    """
+    from pyspark.sql import SparkSession  # noqa: PLC0415 - pyspark only where Spark runs
+
+    master = master or "local[*]"
+    local = master.startswith("local")
+    python = sys.executable if local else os.environ.get("PYSPARK_PYTHON", sys.executable)
+    # PySpark takes the workers' interpreter from this variable when the driver is a plain Python
+    # process (spark.pyspark.python only reaches processes started by spark-submit).
+    os.environ["PYSPARK_PYTHON"] = python
+    cores = os.cpu_count() or 2
+    if local and master not in ("local", "local[*]"):
+        with contextlib.suppress(ValueError):
+            cores = int(master[len("local[") : -1].split(",")[0])
+    settings = {
+        "spark.app.name": "ledgerspec-traces",
+        "spark.log.level": "ERROR",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.execution.arrow.maxRecordsPerBatch": str(BATCH_ROWS),
+        # Int.MaxValue turns off the per-row byte-size check of the batches sent to Python
+        # (ArrowWriter.sizeInBytes on every row): half the JVM's CPU in the replay stage otherwise.
+        "spark.sql.execution.arrow.maxBytesPerBatch": str(2**31 - 1),
+        "spark.sql.shuffle.partitions": str(16 * cores if local else 200),
+        "spark.pyspark.python": python,
+        "spark.pyspark.driver.python": sys.executable,
+        "spark.python.worker.reuse": "true",
+    }
+    if local:
+        settings["spark.driver.memory"] = "2g"
+        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={_log4j_file().as_uri()}"
+    settings.update(conf)
+    builder = SparkSession.builder.master(master)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _log4j_file() -> Path:
+    path = Path(tempfile.gettempdir()) / f"ledgerspec-log4j2-{os.getuid() if hasattr(os, 'getuid') else 0}.properties"
+    if not path.is_file() or path.read_text() != _LOG4J:
+        path.write_text(_LOG4J)
+    return path
+
+
+# --- the checker -------------------------------------------------------------------------------------
+
+
+class _OutOfTimeError(Exception):
+    """The budget ran out and the job was cancelled."""
+
+
+class _Budget:
+    """Cancels this check's Spark jobs (by job tag) once ``seconds`` have passed since ``started``.
+
+    A timer thread keeps cancelling every half second until the check ends, so a job that starts just
+    after the deadline is cancelled too. Only jobs with this check's tag are touched, never other jobs
+    of a shared session.
+    """
+
+    def __init__(self, spark: SparkSession, seconds: float | None, started: float) -> None:
+        self.context = spark.sparkContext
+        self.seconds, self.started = seconds, started
+        self.tag = f"ledgerspec-check-{uuid.uuid4().hex}"
+        self.expired = threading.Event()
+        self.done = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> Self:
+        self.context.addJobTag(self.tag)
+        if self.seconds is not None:
+            self.thread = threading.Thread(target=self._watch, name="ledgerspec-budget", daemon=True)
+            self.thread.start()
+        return self
+
+    def _watch(self) -> None:
+        assert self.seconds is not None
+        if self.done.wait(max(0.0, self.started + self.seconds - time.perf_counter())):
+            return
+        self.expired.set()
+        while True:
+            with contextlib.suppress(Exception):
+                self.context.cancelJobsWithTag(self.tag)
+            if self.done.wait(0.5):
+                return
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+        with contextlib.suppress(Exception):
+            self.context.removeJobTag(self.tag)
+
+    def check(self) -> None:
+        """Raise :class:`_OutOfTimeError` if the deadline has passed (call before and after each job)."""
+        if self.expired.is_set() or (self.seconds is not None and time.perf_counter() - self.started > self.seconds):
+            self.expired.set()
+            raise _OutOfTimeError
+
+    def run(self, action: Any, trace: TraceFile) -> Any:
+        """Run a Spark action: a cancellation by the budget is :class:`_OutOfTimeError`, a failure a trace error."""
+        self.check()
+        try:
+            value = action()
+        except TraceError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure of the job: a cancellation or a trace error
+            if self.expired.is_set():
+                raise _OutOfTimeError from None
+            raise _spark_failure(error, trace) from None
+        self.check()
+        return value
+
+
+def _spark_failure(error: Exception, trace: TraceFile) -> TraceError:
+    """A failed Spark job as a trace error: one line, no Java or worker traceback."""
+    text = str(error)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+    if trace.format == "parquet" and any(
+        mark in text for mark in ("FAILED_READ_FILE", "ParquetDecodingException", "CANNOT_READ_FILE_FOOTER")
+    ):
+        return TraceInputError(f"{trace.path}: the Parquet data cannot be read (truncated or corrupt?): {first}")
+    return TraceError(f"{trace.path}: the Spark job failed: {first}")
+
+
+@dataclass
+class SparkRun:
+    """What one Spark check did, for the benchmark: the result and where the time went."""
+
+    result: CheckResult
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Driver phases (wall clock) and worker time summed over partitions (``worker_*``)."""
+    partitions: int = 0
+
+
+def check_spark(
+    path: str | Path, *, master: str | None = None, budget: float | None = None, spark: SparkSession | None = None
+) -> CheckResult:
+    """Check one trace with Spark; ``budget`` (seconds) cancels the jobs and returns UNKNOWN, never OK.
+
+    ``spark`` is an existing session (``master`` is then ignored); otherwise :func:`spark_session`
+    gets or creates one, which stays open for later checks.
+    """
+    return run_spark(path, master=master, budget=budget, spark=spark).result
+
+
+def run_spark(
+    path: str | Path, *, master: str | None = None, budget: float | None = None, spark: SparkSession | None = None
+) -> SparkRun:
+    """:func:`check_spark`, with the timings of its phases."""
+    started = time.perf_counter()
+    trace = open_trace(path)
+    if trace.format == "parquet" and pq.read_metadata(trace.path).num_rows == 0:
+        raise TraceInputError(f"{trace.path}: the trace has no events")
+    profile = trace.header.profile
+    result = CheckResult(path=str(trace.path), engine="spark", profile=profile)
+    run = SparkRun(result=result)
+    session = spark if spark is not None else spark_session(master)
+    run.seconds["session"] = time.perf_counter() - started
+    with _Budget(session, budget, started) as clock:
+        try:
+            events, rows_in_file = clock.run(lambda: trace_frame(session, trace), trace)
+            staged, run.partitions = replay_frame(events, session, rows_in_file)
+            replay = replay_function(profile, trace.config, set(trace_invariants(profile)), KEEP_PER_INVARIANT)
+            mark = time.perf_counter()
+            rows = clock.run(lambda: staged.mapInArrow(replay, OUTPUT_DDL).collect(), trace)
+            run.seconds["replay"] = time.perf_counter() - mark
+        except _OutOfTimeError:
+            result.unknown.append(_out_of_time(budget, started, "before the replay finished"))
+            result.seconds = time.perf_counter() - started
+            return run
+        chosen = _aggregate(rows, trace, result, run)
+        try:
+            mark = time.perf_counter()
+            result.violations = context_of(events, chosen, clock, trace)
+            run.seconds["context"] = time.perf_counter() - mark
+        except _OutOfTimeError:
+            result.violations = [TraceViolation(f.invariant, f.broker, f.seq, f.row, f.message) for f in chosen]
+            result.unknown.append(_out_of_time(budget, started, "before the context of the violations was read"))
+    result.seconds = time.perf_counter() - started
+    return run
+
+
+def _out_of_time(budget: float | None, started: float, what: str) -> str:
+    return (
+        f"stopped after {time.perf_counter() - started:.1f} s, {what}: the budget of {budget:g} s ran out "
+        "(the Spark jobs were cancelled)"
+    )
+
+
+def trace_frame(spark: SparkSession, trace: TraceFile) -> tuple[DataFrame, int]:
+    """The trace's rows with their row number in the file (``row``), columns in schema order; the row count.
+
+    Parquet: ``open_trace`` has checked the footer's schema with ``_io.check_schema`` (the local
+    checker's code and messages), so Spark reads with that schema, all columns nullable: no schema
+    inference job, and no null check optimized away. The row number is ``_metadata.row_index`` (the
+    row's index in its file, whatever the splits). JSON lines: read and validated in the driver (small
+    traces by design), numbered there.
+    """
+    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
+    from pyspark.sql.pandas.types import from_arrow_type  # noqa: PLC0415
+    from pyspark.sql.types import StructField, StructType  # noqa: PLC0415
+
+    if trace.format == "parquet":
+        schema = StructType([StructField(f.name, from_arrow_type(f.type), nullable=True) for f in SCHEMA])
+        frame = spark.read.schema(schema).parquet(_hadoop_path(trace.path))
+        rows = pq.read_metadata(trace.path).num_rows
+        return frame.select(*COLUMNS, F.col("_metadata.row_index").alias("row")), rows
+    batches = [batch for _, batch in trace.batches()]
+    table = pa.Table.from_batches(batches)
+    table = table.append_column("row", pa.array(range(table.num_rows), pa.int64()))
+    return spark.createDataFrame(table), table.num_rows
+
+
+def _hadoop_path(path: Path) -> str:
+    """An absolute path with Hadoop's glob characters escaped: the file itself, never a pattern."""
+    text = str(path.resolve())
+    for char in "\\[]{}*?":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def replay_frame(events: DataFrame, spark: SparkSession, rows: int) -> tuple[DataFrame, int]:
+    """The rows, partitioned by broker and sorted by (broker, row), with ``prev`` and ``problem``.
+
+    One exchange (hash by broker) and one sort serve both the ``lag`` window of the seq check and the
+    replay: the window's required distribution and order are exactly those of the repartition and
+    ``sortWithinPartitions``, so Spark plans no second shuffle or sort.
+    """
+    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
+
+    most = int(spark.conf.get("spark.sql.shuffle.partitions") or "8")
+    partitions = max(1, min(most, -(-rows // ROWS_PER_PARTITION)))
+    staged = (
+        events.repartition(partitions, "broker")
+        .withColumn("prev", F.expr("lag(seq) OVER (PARTITION BY broker ORDER BY row)"))
+        .withColumn("problem", F.expr(problem_sql("prev")))
+        .sortWithinPartitions("broker", "row")
+    )
+    return staged, partitions
+
+
+def _aggregate(rows: list[Any], trace: TraceFile, result: CheckResult, run: SparkRun) -> list[Finding]:
+    """The replay's output into the result: first error, counts, brokers, unknown; the findings to report."""
+    errors = [r for r in rows if r.what == "error"]
+    if errors:
+        first = min(errors, key=lambda r: (r.row, r.message))
+        if first.invariant == "internal":
+            raise TraceError(
+                f"{trace.path}: the replay of broker {first.broker!r} failed at row {first.row}: {first.message}"
+            )
+        raise TraceInputError(f"{trace.path}: {first.message}")
+    summaries = sorted((r for r in rows if r.what == "broker"), key=lambda r: r.row)
+    result.events = sum(r.n for r in summaries)
+    if result.events == 0:
+        raise TraceInputError(f"{trace.path}: the trace has no events")
+    result.brokers = len(summaries)
+    reason = next((r.message for r in summaries if r.message), None)
+    if reason:
+        result.unknown.append(reason)
+    for r in rows:
+        if r.what == "count":
+            result.counts[r.invariant] = result.counts.get(r.invariant, 0) + r.n
+        elif r.what == "time":
+            run.seconds[f"worker_{r.invariant}"] = run.seconds.get(f"worker_{r.invariant}", 0.0) + r.n / 1e9
+    findings = [Finding(r.invariant, r.broker, r.seq, r.row, r.message) for r in rows if r.what == "finding"]
+    return select(findings, result.counts)
+
+
+def context_of(events: DataFrame, findings: list[Finding], clock: _Budget, trace: TraceFile) -> list[TraceViolation]:
+    """Each finding with its event and the CONTEXT events of its broker before and after it.
+
+    Runs on the broker partition, over the brokers with violations only: a window of +-CONTEXT rows
+    in file order (the broker's sequence) collects the violating seqs near each row, so each kept row
+    knows which violations it surrounds. Sound because context is defined within one broker.
+    """
+    if not findings:
+        return []
+    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
+
+    targets: dict[str, set[int]] = {}
+    for f in findings:
+        targets.setdefault(f.broker, set()).add(f.seq)
+    target = " ".join(
+        f"WHEN broker = {_literal(broker)} AND seq IN ({', '.join(map(str, sorted(seqs)))}) THEN seq"
+        for broker, seqs in sorted(targets.items())
+    )
+    near = (
+        "collect_list(target) OVER (PARTITION BY broker ORDER BY row "
+        f"ROWS BETWEEN {CONTEXT} PRECEDING AND {CONTEXT} FOLLOWING)"
+    )
+    rows = clock.run(
+        lambda: (
+            events.where(F.col("broker").isin(sorted(targets)))
+            .withColumn("target", F.expr(f"CASE {target} END"))
+            .withColumn("near", F.expr(near))
+            .where(F.size("near") > 0)
+            .select(*COLUMNS, "row", F.explode("near").alias("target"))
+            .collect()
+        ),
+        trace,
+    )
+    around: dict[tuple[str, int], list[Any]] = {}
+    for r in rows:
+        around.setdefault((r.broker, r.target), []).append(r)
+    events_of: dict[tuple[str, int], dict[str, Any]] = {}
+    context: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for key, near_rows in around.items():
+        near_rows.sort(key=lambda r: r.row)
+        at = next(i for i, r in enumerate(near_rows) if r.seq == key[1])
+        as_events = [{c: r[c] for c in COLUMNS if r[c] is not None} for r in near_rows]
+        events_of[key] = as_events[at]
+        context[key] = as_events[:at] + as_events[at + 1 :]
+    return [
+        TraceViolation(
+            invariant=f.invariant,
+            broker=f.broker,
+            seq=f.seq,
+            row=f.row,
+            message=f.message,
+            event=events_of.get((f.broker, f.seq), {}),
+            context=context.get((f.broker, f.seq), []),
+        )
+        for f in findings
+    ]
