@@ -10,11 +10,12 @@ at once: it is reported as an error, never as a verdict.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -399,6 +400,35 @@ def _record(run: Run, ops: list[Op], config: Any) -> list[tuple[Any, Any]] | Non
         adapter.stop()
 
 
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Keep Hypothesis from mixing constants of the loaded modules into its draws, for reproducible seeds.
+
+    Hypothesis (6.131 on) draws some values from the literals of every "local" module imported so far,
+    and an editable install makes ledgerspec local, a wheel does not: the same ``--seed`` would then
+    search differently in a checkout, in CI, and after an extra import. Private API, so only if it is
+    there; without it the search is as good, only less reproducible across installs.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - a Hypothesis without local constants
+        yield
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if original is None or cache is None or not hasattr(providers, "Constants"):
+        yield
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty  # noqa: SLF001
+    cache.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original  # noqa: SLF001
+        cache.cache.clear()
+
+
 def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | Faulted | None:
     machine = make_machine(run)
     test = get_state_machine_test(
@@ -409,7 +439,8 @@ def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | 
     )
     test = hypothesis_seed(seed)(test)
     try:
-        test()
+        with _no_local_constants():
+            test()
     except (Broken, Faulted) as found:
         return found
     except Flaky as error:

@@ -33,7 +33,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--output", default="DEVIATIONS.md", help="where to write the report")
     parser.add_argument("--cases-dir", default="conformance/cases/findings", help="where to save the cases")
     parser.add_argument("--settings", choices=list(SETTINGS), default="ci")
-    parser.add_argument("--seed", type=int, default=430)
+    parser.add_argument("--seed", type=int, default=2)
     parser.set_defaults(run=run_deviations)
 
 

@@ -19,6 +19,8 @@ from ledgerspec.conformance.cli._deviations import find
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "findings"
 OBSERVABLE = [f for f in FINDINGS if f.invariant is not None]
+SEED = 2
+"""The default seed of `ledgerspec deviations`; the rate of each finding over seeds is in BENCHMARKS.md."""
 
 
 def test_references_pass_their_own_profiles():
@@ -29,7 +31,7 @@ def test_references_pass_their_own_profiles():
 
 @pytest.mark.parametrize("finding", OBSERVABLE, ids=[f.key for f in OBSERVABLE])
 def test_the_search_finds_each_deviation(finding):
-    case = find(finding, settings="ci", seed=430)
+    case = find(finding, settings="ci", seed=SEED)
     assert case is not None, f"{finding.key} ({finding.invariant}) was not found"
     assert len(case.steps) <= 8
     assert replay(case, load_adapter(finding.adapter)).verdict == "FAIL"
