@@ -63,6 +63,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     bench = actions.add_parser("bench", help="time the local and Spark checkers on one Parquet trace")
     bench.add_argument("path", nargs="?", help="a Parquet trace (default: generate one of --events events)")
     bench.add_argument("--events", type=int, default=2_000_000, help="events of the generated trace")
+    bench.add_argument("--brokers", type=int, default=16, help="brokers of the generated trace")
     bench.add_argument("--processes", type=int, default=2, help="worker processes of the generator")
     bench.add_argument("--master", default="local[2]", help="Spark master URL")
     bench.add_argument("--json", metavar="FILE", help="write the figures as JSON")
@@ -202,7 +203,7 @@ def run_bench(args: argparse.Namespace) -> int:
         path = args.path
         if path is None:
             path = str(Path(scratch) / "bench.parquet")
-            made = generate_trace(path, events=args.events, brokers=8, seed=0, processes=args.processes)
+            made = generate_trace(path, events=args.events, brokers=args.brokers, seed=0, processes=args.processes)
             print(
                 f"generated {made.events:,} events in {made.seconds:.1f} s ({made.events / made.seconds:,.0f} events/s)"
             )

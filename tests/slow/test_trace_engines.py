@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from ledgerspec.conformance.cli import main
 from ledgerspec.traces import _spark
 from ledgerspec.traces._generate import generate_trace
 from ledgerspec.traces._inject import injectable
@@ -132,3 +133,17 @@ def test_the_budget_cancels_a_running_job(spark, tmp_path):
     assert time.perf_counter() - started < 30
     # The session is still usable afterwards, and the tag is gone.
     assert spark.range(3).count() == 3
+
+
+def test_traces_bench_measures_both_engines_and_they_agree(spark, capsys, tmp_path):
+    report = tmp_path / "bench.json"
+    status = main(["traces", "bench", "--events", "30000", "--brokers", "3", "--json", str(report)])
+    figures = json.loads(report.read_text())
+    assert status == 0, capsys.readouterr().out
+    assert figures["agree"] is True
+    assert figures["local"]["verdict"] == figures["spark"]["verdict"] == "OK"
+    assert figures["events"] >= 30000
+    assert figures["local"]["events_per_second"] > 0
+    assert figures["spark"]["events_per_second"] > 0
+    assert figures["scan_sort"]["seconds"] > 0
+    assert "spark / scan-and-sort" in capsys.readouterr().out
