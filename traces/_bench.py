@@ -33,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
@@ -264,7 +265,7 @@ class _Sampler:
         }
 
 
-def _cpu_seconds(since: dict[str, float] | None = None) -> dict[str, float]:
+def _cpu_seconds(since: Mapping[str, float | None] | None = None) -> dict[str, float | None]:
     """CPU seconds (user + system) of the Spark JVM and of the Python workers, or their use ``since``.
 
     Sums ``/proc/PID/stat`` over the descendants of this process, with the CPU of their reaped
@@ -282,8 +283,11 @@ def _cpu_seconds(since: dict[str, float] | None = None) -> dict[str, float]:
             seconds = sum(int(value) for value in fields[11:15]) / tick
             used["jvm" if b"java" in program else "python_workers"] += seconds
     if since is None:
-        return used
-    return {name: round(used[name] - since.get(name, 0.0), 1) for name in used}
+        return dict(used)
+    spent = {name: round(used[name] - (since.get(name) or 0.0), 1) for name in used}
+    # A worker that exits and is not yet reaped takes its CPU with it: the difference is then not a
+    # measurement, and is reported as unknown rather than as a (negative) number.
+    return {name: (value if value >= 0 else None) for name, value in spent.items()}
 
 
 def _descendants(root: int) -> list[int]:
