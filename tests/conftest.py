@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,3 +28,37 @@ def run_model(profile: str, config: CacheConfig, ops: Sequence[Op]) -> tuple[lis
 def run() -> Callable[[str, CacheConfig, Sequence[Op]], tuple[list[Any], Observation]]:
     """The :func:`run_model` helper."""
     return run_model
+
+
+def seeded_queue_run(cache: Any, seed: int, steps: int) -> dict[str, Any]:
+    """A reproducible mixed workload for the two PIP-430 caches: valid operations only, by ``random.Random(seed)``."""
+    rng = random.Random(seed)
+    now, open_copies = 0, []
+    for _ in range(steps):
+        now += rng.randint(0, 3)
+        roll, ledger, entry = rng.random(), rng.randint(1, 3), rng.randint(0, 15)
+        if roll < 0.4:
+            size, reads = rng.randint(1, 150), rng.randint(0, 3)
+            cache.insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=reads)
+        elif roll < 0.6:
+            hits = cache.get_range(now=now, ledger=ledger, first=entry, last=entry + 2)
+            open_copies += [copy for copy in hits if copy is not None]
+        elif roll < 0.7 and open_copies:
+            cache.release(now=now, copy=open_copies.pop(rng.randrange(len(open_copies))))
+        elif roll < 0.75 and open_copies:
+            cache.replay_increment(now=now, copy=rng.choice(open_copies))
+        elif roll < 0.85:
+            cache.evict_size(now=now)
+        elif roll < 0.95:
+            cache.evict_timestamp(now=now)
+        elif roll < 0.98:
+            cache.invalidate_before(now=now, ledger=ledger, entry=entry)
+        else:
+            cache.invalidate_ledger(now=now, ledger=ledger)
+    return cache.snapshot()
+
+
+@pytest.fixture
+def seeded_run() -> Callable[[Any, int, int], dict[str, Any]]:
+    """The :func:`seeded_queue_run` workload (its pinned results are in the reference tests)."""
+    return seeded_queue_run
