@@ -337,7 +337,7 @@ def _dispatched(step: Step) -> list[int]:
 
 
 def _enlarge_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
-    """Replace one insert's size by a larger one if that lets a later deletion succeed."""
+    """Replace one insert's size by a larger one if that lets a deletion succeed; the shorter failure."""
     ops = [step.op for step in best[0]]
     for index, op in enumerate(ops):
         if not isinstance(op, Insert):
@@ -345,8 +345,9 @@ def _enlarge_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
         for size in sorted((s for s in run.preset.sizes if s > op.size), reverse=True):
             enlarged = [*ops[:index], dataclasses.replace(op, size=size), *ops[index + 1 :]]
             trial = replay_steps(run, invariant, enlarged, config)
-            if trial is not None and _delete_runs(run, invariant, trial, config) is not None:
-                return trial
+            shorter = _delete_runs(run, invariant, trial, config) if trial is not None else None
+            if shorter is not None:
+                return shorter
     return None
 
 
