@@ -46,40 +46,59 @@ def config_schema() -> dict[str, Any]:
     }
 
 
+def _entry_schema() -> dict[str, Any]:
+    fields = {f.name: _JSON_TYPES[str(f.type)] for f in dataclasses.fields(CachedEntry)}
+    return {"type": "object", "required": list(fields), "properties": fields, "additionalProperties": False}
+
+
+def _counters_schema() -> dict[str, Any]:
+    counters = {f.name: {"type": "integer", "minimum": 0} for f in dataclasses.fields(Counters)}
+    return {"type": "object", "required": list(counters), "properties": counters, "additionalProperties": False}
+
+
+_COPY = {
+    "type": "array",
+    "prefixItems": [{"type": "integer", "minimum": 0}, {"type": ["integer", "null"]}],
+    "minItems": 2,
+    "maxItems": 2,
+}
+
+
 def observation_schema() -> dict[str, Any]:
     """``Observation.to_dict()``."""
-    entry_fields = {f.name: _JSON_TYPES[str(f.type)] for f in dataclasses.fields(CachedEntry)}
-    counters = {f.name: {"type": "integer", "minimum": 0} for f in dataclasses.fields(Counters)}
     return {
         "type": "object",
         "required": ["entries", "size", "counters", "copies"],
         "additionalProperties": False,
         "properties": {
-            "entries": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": list(entry_fields),
-                    "properties": entry_fields,
-                    "additionalProperties": False,
-                },
-            },
+            "entries": {"type": "array", "items": _entry_schema()},
             "size": {"type": "integer"},
-            "counters": {
-                "type": "object",
-                "required": list(counters),
-                "properties": counters,
-                "additionalProperties": False,
-            },
-            "copies": {
-                "type": "array",
-                "items": {
-                    "type": "array",
-                    "prefixItems": [{"type": "integer", "minimum": 0}, {"type": ["integer", "null"]}],
-                    "minItems": 2,
-                    "maxItems": 2,
-                },
-            },
+            "counters": _counters_schema(),
+            "copies": {"type": "array", "items": _COPY},
+        },
+    }
+
+
+def observation_delta_schema() -> dict[str, Any]:
+    """What changed since the previous observation (conformance/adapters/_delta.py)."""
+    pair = [{"type": "integer"}, {"type": "integer"}]
+    position = {"type": "array", "prefixItems": pair, "minItems": 2, "maxItems": 2}
+    return {
+        "type": "object",
+        "description": (
+            "The observation as a difference from the previous one the implementation sent (full or delta) "
+            "since configure, or from the empty cache: entries added or changed, positions removed, copies "
+            "opened or changed, copy ids closed; size and counters in full. Removals apply first."
+        ),
+        "required": ["entries", "removed", "size", "counters", "copies", "closed"],
+        "additionalProperties": False,
+        "properties": {
+            "entries": {"type": "array", "items": _entry_schema()},
+            "removed": {"type": "array", "items": position},
+            "size": {"type": "integer"},
+            "counters": _counters_schema(),
+            "copies": {"type": "array", "items": _COPY},
+            "closed": {"type": "array", "items": {"type": "integer", "minimum": 0}},
         },
     }
 
@@ -127,5 +146,6 @@ def protocol_common_schema() -> dict[str, Any]:
                 ]
             },
             "observation": observation_schema(),
+            "observation_delta": observation_delta_schema(),
         },
     }

@@ -1,7 +1,9 @@
 """The runner side of process protocol v1 (conformance/protocol/README.md): ``--adapter exec:COMMAND``.
 
 One child process serves many examples: each example sends ``configure`` (a fresh cache) and then one
-``apply`` with ``observe: true`` per step, so a step is one round trip. A process that died is started
+``apply`` with ``observe`` per step, so a step is one round trip. The observation comes as a delta when
+the implementation announces ``observation_deltas`` (conformance/adapters/_delta.py); with
+``--validate-protocol`` every delta is also checked against a full ``observe``. A process that died is started
 again for the next example (``restart="crash"``), or every example gets a new process
 (``restart="example"``). Everything the process does wrong is an :class:`AdapterFault` subclass
 naming the command, the line and the captured stderr.
@@ -23,9 +25,12 @@ from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, InputError
 from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION, AdapterInfo, result_problem
+from ledgerspec.conformance.adapters._delta import DeltaDecoder
 from ledgerspec.spec.cache import CacheConfig, Observation, Op
 
 PROTOCOL_VERSION = 1
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+"""One encoder for every request: ``json.dumps`` with separators builds a new one per call."""
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "protocol" / "v1"
 
 
@@ -82,38 +87,76 @@ class ProcessAdapter:
         self._process = process
         self.info = process.info
         self._observation: Observation | None = None
+        self._decoder = DeltaDecoder()
 
     def start(self, config: CacheConfig) -> None:
         """A fresh cache: restart the process if needed, then ``configure``."""
         self._process.ensure_running(restart=self._process.restart == "example")
         self._process.request("configure", config=config.to_dict())
         self._observation = None
+        self._decoder.reset()
 
     def apply(self, op: Op) -> Any:
-        """One ``apply`` with ``observe: true``; the observation is kept for :meth:`observe`."""
+        """One ``apply`` with ``observe``; the observation is kept for :meth:`observe`."""
         need = NEEDS_BY_OPERATION.get(type(op))
-        reply = self._process.request("apply", ops=[op.to_dict()], observe=True, what=op, need=need)
-        results, observation = reply.get("results"), reply.get("observation")
+        process = self._process
+        observe = "delta" if process.deltas else True
+        reply = process.request("apply", ops=[op.to_dict()], observe=observe, what=op, need=need)
+        results = reply.get("results")
         if not isinstance(results, list) or len(results) != 1:
             raise ProtocolViolation(f"apply of {op.kind}: expected one result, got {results!r}")
         problem = result_problem(op, results[0])
         if problem:
             raise ProtocolViolation(f"apply of {op.describe()}: {problem}")
         result = tuple(results[0]) if isinstance(results[0], list) else results[0]
-        self._observation = _observation(observation, f"apply of {op.kind}") if observation is not None else None
+        where = _Label("apply", op, process.seq)
+        if "observation" in reply:
+            self._observation = self._decoder.full(_observation(reply["observation"], where))
+        elif "delta" in reply:
+            try:
+                self._observation = self._decoder.apply(reply["delta"])
+            except (ValueError, TypeError) as error:
+                raise ProtocolViolation(f"{where}: malformed delta: {error}") from None
+            if process.validators is not None:
+                self._check_delta(where)
+        else:
+            self._observation = None
         return result
+
+    def _check_delta(self, where: _Label) -> None:
+        """--validate-protocol: the observation rebuilt from deltas must equal a full ``observe``."""
+        full = _observation(self._process.request("observe"), "observe")
+        if full != self._observation:
+            raise ProtocolViolation(
+                f"{where}: the observation rebuilt from deltas differs from a full observe: "
+                f"rebuilt {self._observation!r}, observed {full!r}"[:900]
+            )
 
     def observe(self) -> Observation:
         """The observation that came with the last ``apply``, or an ``observe`` round trip."""
         if self._observation is not None:
             return self._observation
-        return _observation(self._process.request("observe"), "observe")
+        self._observation = self._decoder.full(_observation(self._process.request("observe"), "observe"))
+        return self._observation
 
     def stop(self) -> None:
         """Nothing: the process serves the next example. ``process_factory(...).close()`` ends it."""
 
 
-def _observation(data: Any, where: str) -> Observation:
+class _Label:
+    """Names a request in fault messages; made on every step, so it is formatted only when one is raised."""
+
+    __slots__ = ("cmd", "seq", "what")
+
+    def __init__(self, cmd: str, what: Any = None, seq: int | None = None) -> None:
+        self.cmd, self.what, self.seq = cmd, what, seq
+
+    def __str__(self) -> str:
+        text = self.cmd + (f" of {self.what.describe()}" if isinstance(self.what, Op) else "")
+        return text if self.seq is None else f"{text} (seq {self.seq})"
+
+
+def _observation(data: Any, where: object) -> Observation:
     try:
         return Observation.from_dict(data)
     except (KeyError, TypeError, ValueError, IndexError) as error:
@@ -138,6 +181,7 @@ class _Process:
         self.buffer = b""
         self.seq = 0
         self.stderr: collections.deque[str] = collections.deque(maxlen=40)
+        self.deltas = False
         self.info: AdapterInfo = self._spawn()
 
     # --- life cycle ---------------------------------------------------------------------------------
@@ -159,6 +203,10 @@ class _Process:
         implementation = reply.get("implementation")
         if not isinstance(implementation, dict):
             raise ProtocolViolation(f"start: no implementation object in {reply!r}")
+        deltas = implementation.get("observation_deltas", False)
+        if not isinstance(deltas, bool):
+            raise ProtocolViolation(f"start: observation_deltas must be a boolean, got {deltas!r}")
+        self.deltas = deltas
         try:
             return AdapterInfo(
                 name=str(implementation["name"]),
@@ -205,10 +253,10 @@ class _Process:
         """Send one request and return its ``result``; every failure is an :class:`AdapterFault`."""
         self.seq += 1
         message = {"cmd": cmd, "seq": self.seq, **fields}
-        label = f"{cmd}" + (f" of {what.describe()}" if isinstance(what, Op) else "")
+        label = _Label(cmd, what)
         if self.validators is not None:
             self._validate(cmd, "request", message, json.dumps(message))
-        line = self._exchange(json.dumps(message, separators=(",", ":")).encode() + b"\n", label)
+        line = self._exchange(_compact(message).encode() + b"\n", label)
         try:
             reply = json.loads(line)
         except json.JSONDecodeError as error:
@@ -234,7 +282,7 @@ class _Process:
             raise ProtocolViolation(f"{label}: result must be an object, got {result!r}")
         return result
 
-    def _exchange(self, data: bytes, label: str) -> str:
+    def _exchange(self, data: bytes, label: _Label) -> str:
         popen = self.popen
         if popen is None or popen.poll() is not None:
             raise AdapterCrashed(f"{label}: the process is not running (exit {self._exit()}){self._stderr_note()}")

@@ -4,6 +4,7 @@
 
 Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; exceptions become ``errored``.
 Operations go to the reference cache's method of the same name, with the operation's fields.
+Observations go out as deltas when asked (``observe: "delta"``), diffed from full snapshots.
 """
 
 from __future__ import annotations
@@ -15,8 +16,12 @@ import traceback
 from typing import Any
 
 from ledgerspec.conformance.adapters._api import CAPABILITIES
+from ledgerspec.conformance.adapters._delta import DeltaEncoder
 from ledgerspec.conformance.adapters.reference import NOT_OBSERVED, VERSION
 from ledgerspec.reference.cache import CACHES
+
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+"""One encoder for every reply: ``json.dumps`` with separators builds a new one per call."""
 
 
 class Session:
@@ -25,6 +30,7 @@ class Session:
     def __init__(self, profile: str) -> None:
         self.profile = profile
         self.cache: Any = None
+        self.encoder = DeltaEncoder()
 
     def handle(self, request: dict[str, Any]) -> Any:
         """The result of one request; raises on anything wrong (the caller replies ``errored``)."""
@@ -32,12 +38,11 @@ class Session:
         if cmd == "start":
             capabilities = sorted(set(CAPABILITIES) - NOT_OBSERVED.get(self.profile, frozenset()))
             implementation = {"name": f"python-reference-{self.profile}", "version": VERSION, "language": "python"}
-            return {
-                "version": 1,
-                "implementation": {**implementation, "profiles": [self.profile], "capabilities": capabilities},
-            }
+            claims = {"profiles": [self.profile], "capabilities": capabilities, "observation_deltas": True}
+            return {"version": 1, "implementation": {**implementation, **claims}}
         if cmd == "configure":
             self.cache = CACHES[self.profile](**request["config"])
+            self.encoder.reset()
             return {}
         if cmd == "apply":
             results = []
@@ -45,12 +50,21 @@ class Session:
                 fields = {key: value for key, value in op.items() if key != "op"}
                 value = getattr(self.cache, op["op"])(**fields)
                 results.append(list(value) if isinstance(value, tuple) else value)
-            return {"results": results, **({"observation": self.cache.snapshot()} if request.get("observe") else {})}
+            observe = request.get("observe", False)
+            if observe == "delta":
+                return {"results": results, "delta": self.encoder.delta(self.cache.snapshot())}
+            return {"results": results, **({"observation": self.observation()} if observe else {})}
         if cmd == "observe":
-            return self.cache.snapshot()
+            return self.observation()
         if cmd == "stop":
             return {}
         raise ValueError(f"unknown command {cmd!r}")
+
+    def observation(self) -> dict[str, Any]:
+        """A full snapshot, which later deltas are against."""
+        snapshot = self.cache.snapshot()
+        self.encoder.sent_full(snapshot)
+        return snapshot
 
 
 def reply_to(session: Session, line: str) -> tuple[dict[str, Any], bool]:
@@ -70,7 +84,7 @@ def serve(profile: str, lines: Any = sys.stdin, out: Any = sys.stdout) -> None:
     session = Session(profile)
     for line in lines:
         reply, stop = reply_to(session, line)
-        out.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        out.write(_compact(reply) + "\n")
         out.flush()
         if stop:
             return

@@ -109,8 +109,9 @@ class RangeCaches(Generic[V]):
     def items(self) -> Iterator[tuple[int, int, V]]:
         """(ledger, entry, value) in position order."""
         for ledger in sorted(self._ledgers):
-            for entry, value in self._ledgers[ledger].items():
-                yield ledger, entry, value
+            entries = self._ledgers[ledger]
+            for entry in entries:  # iterating a SortedDict's keys and indexing beats its items view
+                yield ledger, entry, entries[entry]
 
     def _account_removed(self, ledger: int, size: int, count: int) -> None:
         self._sizes[ledger] -= size

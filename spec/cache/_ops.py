@@ -21,8 +21,8 @@ class Op:
     now: int
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-data form: ``{"op": kind, field: value, ...}``."""
-        return {"op": self.kind, **dataclasses.asdict(self)}
+        """Plain-data form: ``{"op": kind, field: value, ...}`` (every field is a scalar: no deep copy)."""
+        return {"op": self.kind, **vars(self)}
 
     def describe(self) -> str:
         """A line a person can read, which is also valid Python that rebuilds the operation."""

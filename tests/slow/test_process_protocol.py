@@ -65,6 +65,26 @@ def test_broken_fake_is_an_adapter_fault(mode, fault, capsys, tmp_path):
     assert "FAIL " not in out.split("ADAPTER FAULT")[0]  # no invariant reported as failed
 
 
+def test_a_wrong_delta_is_caught_by_validate_protocol(capsys, tmp_path):
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} stale-delta"
+    args = ["conform", "--adapter", adapter, "--seed", "1", "--settings", "quick", "--cases-dir", str(tmp_path)]
+    # Unvalidated, the runner trusts the deltas: the entries they fail to remove look cached.
+    assert main(args) == 1
+    assert "FAIL " in capsys.readouterr().out
+    assert main([*args, "--validate-protocol"]) == 3
+    out = capsys.readouterr().out
+    assert "ADAPTER FAULT: ProtocolViolation" in out
+    assert "differs from a full observe" in out
+
+
+def test_full_observations_without_deltas_give_the_same_verdicts():
+    kwargs = {"profile": "pip430", "settings": "quick", "examples": 40, "seed": 7}
+    in_process = conform(load_adapter("reference-pip430"), **kwargs)
+    full = conform(load_adapter(f"exec:{PYTHON} {shlex.quote(str(FAKE))} full-observations"), **kwargs)
+    assert full.verdict == in_process.verdict == "PASS"
+    assert statuses(full) == statuses(in_process)
+
+
 def test_crash_report_carries_stderr(capsys, tmp_path):
     adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} crash"
     main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)])

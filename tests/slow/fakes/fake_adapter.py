@@ -26,6 +26,8 @@ def main() -> None:
         reply, stop = reply_to(session, line)
         if request["cmd"] == "start" and mode == "lying":
             reply["result"]["implementation"]["capabilities"].append("cursors")
+        if request["cmd"] == "start" and mode == "full-observations":
+            del reply["result"]["implementation"]["observation_deltas"]
         if request["cmd"] == "apply":
             applies += 1
             kind = request["ops"][0]["op"]
@@ -47,7 +49,9 @@ def main() -> None:
             if mode == "schema" and "result" in reply:
                 reply["result"]["extra"] = 1
             if mode == "bad-observation" and applies == 3:
-                reply["result"]["observation"]["size"] = "big"
+                reply["result"]["delta"]["size"] = "big"
+            if mode == "stale-delta" and "result" in reply:
+                reply["result"]["delta"]["removed"] = []  # the runner goes on seeing removed entries
             if mode == "nondeterministic" and kind == "insert" and random.random() < 0.5:
                 reply["result"]["results"] = [not reply["result"]["results"][0]]
         sys.stdout.write(json.dumps(reply) + "\n")

@@ -39,6 +39,7 @@ public final class Harness {
     }
 
     private Pip430Cache cache;
+    private final Deltas deltas = new Deltas();
 
     public static void main(String[] args) throws IOException {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
@@ -106,6 +107,7 @@ public final class Harness {
             implementation.put("language", "java");
             implementation.put("profiles", List.of("pip430"));
             implementation.put("capabilities", CAPABILITIES);
+            implementation.put("observation_deltas", Boolean.TRUE);
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("version", 1L);
             result.put("implementation", implementation);
@@ -113,13 +115,14 @@ public final class Harness {
         }
         if ("configure".equals(cmd)) {
             cache = new Pip430Cache(CacheConfig.fromJson(object(request.get("config"), "config")));
+            deltas.reset();
             return Map.of();
         }
         if ("apply".equals(cmd)) {
             return apply(request);
         }
         if ("observe".equals(cmd)) {
-            return requireCache().observe();
+            return deltas.sentFull(requireCache().observe());
         }
         if ("stop".equals(cmd)) {
             cache = null;
@@ -142,8 +145,8 @@ public final class Harness {
             throw new BadRequest("apply needs a non-empty list of ops");
         }
         Object observe = request.getOrDefault("observe", Boolean.FALSE);
-        if (!(observe instanceof Boolean)) {
-            throw new BadRequest("observe must be a boolean, got " + CacheConfig.describe(observe));
+        if (!(observe instanceof Boolean) && !"delta".equals(observe)) {
+            throw new BadRequest("observe must be a boolean or \"delta\", got " + CacheConfig.describe(observe));
         }
         // check every operation before applying any, so a malformed batch changes nothing
         List<Map<String, Object>> ops = new ArrayList<>();
@@ -165,8 +168,10 @@ public final class Harness {
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("results", results);
-        if ((Boolean) observe) {
-            result.put("observation", target.observe());
+        if ("delta".equals(observe)) {
+            result.put("delta", deltas.delta(target.observe()));
+        } else if ((Boolean) observe) {
+            result.put("observation", deltas.sentFull(target.observe()));
         }
         return result;
     }

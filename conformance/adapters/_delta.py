@@ -1,0 +1,143 @@
+"""Observations as differences: process protocol v1's ``observe: "delta"`` (conformance/protocol/README.md).
+
+A full observation carries every cached entry on every step; parsing it dominated a round trip once
+the cache held a few dozen entries. A delta carries what changed since the implementation's previous
+observation (the empty cache right after ``configure``): entries added or changed, positions removed,
+copies opened or changed, copies closed, and the size and counters in full. Removals apply before
+additions, so a position removed and cached again in one step may appear in both.
+
+:class:`DeltaEncoder` is the implementation's side (it diffs two full snapshots, so an adapter only
+ever has to produce full observations); :class:`DeltaDecoder` is the runner's, and checks every field
+it reads, naming the first bad one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerspec.spec.cache import CachedEntry, Counters, Observation
+from sortedcontainers import SortedDict
+
+_ENTRY_KEYS = frozenset(("ledger", "entry", "size", "count", "timestamp"))
+_COUNTER_KEYS = frozenset(f for f in Counters.__dataclass_fields__)
+_DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "closed"))
+
+
+class DeltaEncoder:
+    """The implementation's side: the delta from the last observation sent to a new full snapshot."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[int, int], dict[str, Any]] = {}
+        self.copies: dict[int, int | None] = {}
+
+    def reset(self) -> None:
+        """A fresh cache (``configure``): the next delta is against the empty observation."""
+        self.entries, self.copies = {}, {}
+
+    def sent_full(self, snapshot: dict[str, Any]) -> None:
+        """A full observation was sent; later deltas are against it."""
+        self.entries = {(row["ledger"], row["entry"]): row for row in snapshot["entries"]}
+        self.copies = dict(snapshot["copies"])
+
+    def delta(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """The delta to ``snapshot`` (an ``Observation.to_dict()`` shape); it becomes the new base."""
+        before, after = self.entries, {(row["ledger"], row["entry"]): row for row in snapshot["entries"]}
+        copies_before, copies_after = self.copies, dict(snapshot["copies"])
+        self.entries, self.copies = after, copies_after
+        return {
+            "entries": [row for position, row in after.items() if before.get(position) != row],
+            "removed": [list(position) for position in before if position not in after],
+            "size": snapshot["size"],
+            "counters": snapshot["counters"],
+            "copies": [[c, n] for c, n in copies_after.items() if c not in copies_before or copies_before[c] != n],
+            "closed": [copy for copy in copies_before if copy not in copies_after],
+        }
+
+
+class DeltaDecoder:
+    """The runner's side: the implementation's observation, kept up to date by deltas."""
+
+    def __init__(self) -> None:
+        self.entries: SortedDict = SortedDict()
+        self.copies: dict[int, int | None] = {}
+
+    def reset(self) -> None:
+        """A fresh cache (``configure``)."""
+        self.entries, self.copies = SortedDict(), {}
+
+    def full(self, observation: Observation) -> Observation:
+        """A full observation arrived: it is the new base."""
+        self.entries = SortedDict((cached.position, cached) for cached in observation.entries)
+        self.copies = dict(observation.copies)
+        return observation
+
+    def apply(self, delta: Any) -> Observation:
+        """The observation after ``delta``; a ValueError names the first malformed or impossible field."""
+        problem = _delta_problem(delta)
+        if problem:
+            raise ValueError(problem)
+        entries, copies = self.entries, self.copies
+        for index, (ledger, entry) in enumerate(delta["removed"]):
+            if entries.pop((ledger, entry), None) is None:
+                raise ValueError(f"removed[{index}]: ({ledger}, {entry}) is not in the previous observation")
+        for row in delta["entries"]:
+            cached = CachedEntry(**row)
+            entries[cached.position] = cached
+        for index, copy in enumerate(delta["closed"]):
+            if copies.pop(copy, _ABSENT) is _ABSENT:
+                raise ValueError(f"closed[{index}]: copy {copy} is not open in the previous observation")
+        for copy, count in delta["copies"]:
+            copies[copy] = count
+        return Observation(
+            entries=tuple(entries.values()),
+            size=delta["size"],
+            counters=Counters(**delta["counters"]),
+            copies=tuple(sorted(copies.items())),
+        )
+
+
+_ABSENT = object()
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _is_int_or_null(value: Any) -> bool:
+    return value is None or type(value) is int
+
+
+def _delta_problem(delta: Any) -> str | None:
+    """The first malformed field of a delta, as ``field: what is wrong``; None if well formed."""
+    if not isinstance(delta, dict) or delta.keys() != _DELTA_KEYS:
+        return f"delta: an object with exactly the keys {sorted(_DELTA_KEYS)}, got {delta!r}"[:300]
+    for name in ("entries", "removed", "copies", "closed"):
+        if not isinstance(delta[name], list):
+            return f"{name}: a list, got {delta[name]!r}"[:300]
+    for index, row in enumerate(delta["entries"]):
+        if not isinstance(row, dict) or row.keys() != _ENTRY_KEYS:
+            return f"entries[{index}]: an object with exactly the keys {sorted(_ENTRY_KEYS)}, got {row!r}"[:300]
+        for name in ("ledger", "entry", "size"):
+            if not _is_int(row[name]):
+                return f"entries[{index}].{name}: an int, got {row[name]!r}"
+        for name in ("count", "timestamp"):
+            if not _is_int_or_null(row[name]):
+                return f"entries[{index}].{name}: an int or null, got {row[name]!r}"
+    for index, position in enumerate(delta["removed"]):
+        if not (isinstance(position, list) and len(position) == 2 and all(map(_is_int, position))):
+            return f"removed[{index}]: a [ledger, entry] pair of ints, got {position!r}"
+    for index, pair in enumerate(delta["copies"]):
+        if not (isinstance(pair, list) and len(pair) == 2 and _is_int(pair[0]) and _is_int_or_null(pair[1])):
+            return f"copies[{index}]: a [copy id, count or null] pair, got {pair!r}"
+    for index, copy in enumerate(delta["closed"]):
+        if not _is_int(copy):
+            return f"closed[{index}]: a copy id (int), got {copy!r}"
+    if not _is_int(delta["size"]):
+        return f"size: an int, got {delta['size']!r}"
+    counters = delta["counters"]
+    if not isinstance(counters, dict) or counters.keys() != _COUNTER_KEYS:
+        return f"counters: an object with exactly the keys {sorted(_COUNTER_KEYS)}, got {counters!r}"[:300]
+    for name, value in counters.items():
+        if not _is_int(value):
+            return f"counters.{name}: an int, got {value!r}"
+    return None

@@ -1,0 +1,101 @@
+"""Process protocol v1: the committed common schema is the code's, and observation deltas round-trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ledgerspec.conformance._schemas import protocol_common_schema
+from ledgerspec.conformance.adapters._delta import DeltaDecoder, DeltaEncoder
+from ledgerspec.spec.cache import Counters, Observation
+
+COMMON = Path(__file__).resolve().parents[2] / "conformance" / "protocol" / "v1" / "common.json"
+
+
+def test_common_schema_file_is_generated_from_the_code():
+    assert json.loads(COMMON.read_text()) == protocol_common_schema()
+
+
+positions = st.tuples(st.integers(0, 3), st.integers(0, 6))
+rows = st.dictionaries(
+    positions,
+    st.tuples(st.integers(1, 9), st.none() | st.integers(-1, 3), st.none() | st.integers(0, 50)),
+    max_size=12,
+)
+copies = st.dictionaries(st.integers(0, 20), st.none() | st.integers(-1, 3), max_size=6)
+
+
+def snapshot(entries: dict, open_copies: dict, size: int) -> dict:
+    counters = dict.fromkeys(Counters.__dataclass_fields__, size)
+    return Observation.from_dict(
+        {
+            "entries": [
+                {"ledger": lg, "entry": en, "size": sz, "count": ct, "timestamp": ts}
+                for (lg, en), (sz, ct, ts) in sorted(entries.items())
+            ],
+            "size": size,
+            "counters": counters,
+            "copies": [[c, n] for c, n in sorted(open_copies.items())],
+        }
+    ).to_dict()
+
+
+@given(st.lists(st.tuples(rows, copies, st.booleans()), min_size=1, max_size=8))
+def test_decoded_deltas_rebuild_every_observation(steps):
+    encoder, decoder = DeltaEncoder(), DeltaDecoder()
+    for index, (entries, open_copies, full) in enumerate(steps):
+        sent = snapshot(entries, open_copies, index)
+        if full:
+            encoder.sent_full(sent)
+            rebuilt = decoder.full(Observation.from_dict(sent))
+        else:
+            delta = json.loads(json.dumps(encoder.delta(sent)))
+            rebuilt = decoder.apply(delta)
+        assert rebuilt == Observation.from_dict(sent)
+
+
+def test_an_unchanged_cache_sends_an_empty_delta():
+    encoder = DeltaEncoder()
+    sent = snapshot({(1, 2): (5, 1, 7)}, {0: 1}, 5)
+    assert encoder.delta(sent)["entries"]
+    delta = encoder.delta(sent)
+    assert (delta["entries"], delta["removed"], delta["copies"], delta["closed"]) == ([], [], [], [])
+
+
+def good_delta() -> dict:
+    entry = {"ledger": 1, "entry": 2, "size": 5, "count": 1, "timestamp": 7}
+    counters = dict.fromkeys(Counters.__dataclass_fields__, 0)
+    return {"entries": [entry], "removed": [], "size": 5, "counters": counters, "copies": [[0, 1]], "closed": []}
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "named"),
+    [
+        (("entries", 0, "size"), "5", "entries[0].size: an int"),
+        (("entries", 0, "count"), 1.5, "entries[0].count: an int or null"),
+        (("removed",), [[1]], "removed[0]: a [ledger, entry] pair"),
+        (("removed",), [[9, 9]], "removed[0]: (9, 9) is not in the previous observation"),
+        (("copies",), [[0, "1"]], "copies[0]: a [copy id, count or null] pair"),
+        (("closed",), [4], "closed[0]: copy 4 is not open"),
+        (("size",), True, "size: an int"),
+        (("counters", "hits"), None, "counters.hits: an int"),
+    ],
+)
+def test_a_malformed_delta_names_its_field(path, value, named):
+    delta = good_delta()
+    target = delta
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(ValueError, match=named.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
+        DeltaDecoder().apply(delta)
+
+
+def test_a_delta_with_missing_keys_is_refused():
+    delta = good_delta()
+    del delta["closed"]
+    with pytest.raises(ValueError, match="exactly the keys"):
+        DeltaDecoder().apply(delta)
