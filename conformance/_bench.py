@@ -108,49 +108,54 @@ def lockstep_steps_per_second(factory: AdapterFactory, profile: str, seed: int =
     return report.steps / report.seconds, report.steps, report.verdict
 
 
-def round_trips(factory: AdapterFactory, steps: int = 3000, seed: int = 2) -> dict[str, float]:
+def round_trips(factory: AdapterFactory, steps: int = 3000, seed: int = 2, warmup: int = 1000) -> dict[str, float]:
     """Time each step of a conformance-like mix: one apply, its reply and the observation after it.
 
     On the ``minimal`` preset's configuration, where a handful of entries is cached; microseconds.
+    ``warmup`` steps on a first cache are not timed (a JVM compiles its hot code meanwhile).
     """
-    rng = random.Random(seed)
     adapter = factory()
-    adapter.start(get_preset("minimal").config)
-    ops: list[Op] = []
-    copies: list[int] = []
-    samples = []
     try:
-        for now in range(1, steps + 1):
-            roll = rng.random()
-            if roll < 0.45:
-                op: Op = Insert(now=now, ledger=rng.randrange(4), entry=now, size=rng.randint(1, 120), expected_reads=1)
-            elif roll < 0.8:
-                op = Get(now=now, ledger=rng.randrange(4), entry=max(1, now - rng.randint(1, 30)))
-            elif roll < 0.95 and copies:
-                op = Release(now=now, copy=copies.pop())
-            elif roll < 0.9:
-                op = EvictTimestamp(now=now)
-            else:
-                op = EvictSize(now=now)
-            ops.append(op)
-            started = time.perf_counter()
-            result = adapter.apply(op)
-            adapter.observe()
-            samples.append((time.perf_counter() - started) * 1e6)
-            if isinstance(op, Get) and result is not None:
-                copies.append(result)
+        _timed_steps(adapter, warmup, seed)
+        samples = sorted(_timed_steps(adapter, steps, seed))
     finally:
         adapter.stop()
         closer = getattr(factory, "close", None)
         if callable(closer):
             closer()
-    samples.sort()
     return {
         "median_us": statistics.median(samples),
         "p90_us": samples[int(len(samples) * 0.9)],
         "p99_us": samples[int(len(samples) * 0.99)],
         "steps_per_second": len(samples) / (sum(samples) / 1e6),
     }
+
+
+def _timed_steps(adapter: Any, steps: int, seed: int) -> list[float]:
+    """A fresh cache, then ``steps`` timed steps; microseconds each."""
+    rng = random.Random(seed)
+    adapter.start(get_preset("minimal").config)
+    copies: list[int] = []
+    samples = []
+    for now in range(1, steps + 1):
+        roll = rng.random()
+        if roll < 0.45:
+            op: Op = Insert(now=now, ledger=rng.randrange(4), entry=now, size=rng.randint(1, 120), expected_reads=1)
+        elif roll < 0.8:
+            op = Get(now=now, ledger=rng.randrange(4), entry=max(1, now - rng.randint(1, 30)))
+        elif roll < 0.95 and copies:
+            op = Release(now=now, copy=copies.pop())
+        elif roll < 0.9:
+            op = EvictTimestamp(now=now)
+        else:
+            op = EvictSize(now=now)
+        started = time.perf_counter()
+        result = adapter.apply(op)
+        adapter.observe()
+        samples.append((time.perf_counter() - started) * 1e6)
+        if isinstance(op, Get) and result is not None:
+            copies.append(result)
+    return samples
 
 
 def java_example_command(build: Path) -> str:
@@ -187,7 +192,7 @@ def run_all(out: Callable[[str], None] = print, operations: int = 200_000) -> No
         for profile in ("pulsar-master", "legacy", "segmented"):
             rate, steps, verdict = lockstep_steps_per_second(load_adapter(f"reference-{profile}"), profile)
             out(f"  reference-{profile:<20} {rate:>9,.0f} steps/s  ({steps} steps, {verdict})")
-        out("\nround trip per step (apply with observation), 3000 steps:")
+        out("\nround trip per step (apply with observation), 3000 steps after 1000 untimed:")
         baseline = None
         for label, name in adapters:
             figures = round_trips(load_adapter(name))

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
-from sortedcontainers import SortedDict
 
 _ENTRY_KEYS = frozenset(("ledger", "entry", "size", "count", "timestamp"))
 _COUNTER_KEYS = frozenset(f for f in Counters.__dataclass_fields__)
@@ -55,19 +54,25 @@ class DeltaEncoder:
 
 
 class DeltaDecoder:
-    """The runner's side: the implementation's observation, kept up to date by deltas."""
+    """The runner's side: the implementation's observation, kept up to date by deltas.
+
+    Entries by position in a plain dict, with the sorted positions kept until the set of positions
+    changes: most steps change a count or nothing, and then the entries tuple is one C-level map.
+    """
 
     def __init__(self) -> None:
-        self.entries: SortedDict = SortedDict()
-        self.copies: dict[int, int | None] = {}
+        self.reset()
 
     def reset(self) -> None:
         """A fresh cache (``configure``)."""
-        self.entries, self.copies = SortedDict(), {}
+        self.entries: dict[tuple[int, int], CachedEntry] = {}
+        self.order: list[tuple[int, int]] = []
+        self.copies: dict[int, int | None] = {}
 
     def full(self, observation: Observation) -> Observation:
         """A full observation arrived: it is the new base."""
-        self.entries = SortedDict((cached.position, cached) for cached in observation.entries)
+        self.entries = {cached.position: cached for cached in observation.entries}
+        self.order = list(self.entries)
         self.copies = dict(observation.copies)
         return observation
 
@@ -76,20 +81,24 @@ class DeltaDecoder:
         problem = _delta_problem(delta)
         if problem:
             raise ValueError(problem)
-        entries, copies = self.entries, self.copies
+        entries, copies, reordered = self.entries, self.copies, False
         for index, (ledger, entry) in enumerate(delta["removed"]):
             if entries.pop((ledger, entry), None) is None:
                 raise ValueError(f"removed[{index}]: ({ledger}, {entry}) is not in the previous observation")
+            reordered = True
         for row in delta["entries"]:
             cached = CachedEntry(**row)
+            reordered = reordered or cached.position not in entries
             entries[cached.position] = cached
         for index, copy in enumerate(delta["closed"]):
             if copies.pop(copy, _ABSENT) is _ABSENT:
                 raise ValueError(f"closed[{index}]: copy {copy} is not open in the previous observation")
         for copy, count in delta["copies"]:
             copies[copy] = count
+        if reordered:
+            self.order = sorted(entries)
         return Observation(
-            entries=tuple(entries.values()),
+            entries=tuple(map(entries.__getitem__, self.order)),
             size=delta["size"],
             counters=Counters(**delta["counters"]),
             copies=tuple(sorted(copies.items())),
@@ -118,10 +127,10 @@ def _delta_problem(delta: Any) -> str | None:
         if not isinstance(row, dict) or row.keys() != _ENTRY_KEYS:
             return f"entries[{index}]: an object with exactly the keys {sorted(_ENTRY_KEYS)}, got {row!r}"[:300]
         for name in ("ledger", "entry", "size"):
-            if not _is_int(row[name]):
+            if type(row[name]) is not int:
                 return f"entries[{index}].{name}: an int, got {row[name]!r}"
         for name in ("count", "timestamp"):
-            if not _is_int_or_null(row[name]):
+            if row[name] is not None and type(row[name]) is not int:
                 return f"entries[{index}].{name}: an int or null, got {row[name]!r}"
     for index, position in enumerate(delta["removed"]):
         if not (isinstance(position, list) and len(position) == 2 and all(map(_is_int, position))):
@@ -130,14 +139,14 @@ def _delta_problem(delta: Any) -> str | None:
         if not (isinstance(pair, list) and len(pair) == 2 and _is_int(pair[0]) and _is_int_or_null(pair[1])):
             return f"copies[{index}]: a [copy id, count or null] pair, got {pair!r}"
     for index, copy in enumerate(delta["closed"]):
-        if not _is_int(copy):
+        if type(copy) is not int:
             return f"closed[{index}]: a copy id (int), got {copy!r}"
-    if not _is_int(delta["size"]):
+    if type(delta["size"]) is not int:
         return f"size: an int, got {delta['size']!r}"
     counters = delta["counters"]
     if not isinstance(counters, dict) or counters.keys() != _COUNTER_KEYS:
         return f"counters: an object with exactly the keys {sorted(_COUNTER_KEYS)}, got {counters!r}"[:300]
-    for name, value in counters.items():
-        if not _is_int(value):
-            return f"counters.{name}: an int, got {value!r}"
+    if not all(type(value) is int for value in counters.values()):
+        name, value = next((n, v) for n, v in counters.items() if type(v) is not int)
+        return f"counters.{name}: an int, got {value!r}"
     return None
