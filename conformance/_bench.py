@@ -108,16 +108,20 @@ def lockstep_steps_per_second(factory: AdapterFactory, profile: str, seed: int =
     return report.steps / report.seconds, report.steps, report.verdict
 
 
-def round_trips(factory: AdapterFactory, steps: int = 3000, seed: int = 2, warmup: int = 1000) -> dict[str, float]:
+def round_trips(
+    factory: AdapterFactory, steps: int = 3000, seed: int = 2, warmup: int = 1000, preset: str = "minimal"
+) -> dict[str, float]:
     """Time each step of a conformance-like mix: one apply, its reply and the observation after it.
 
-    On the ``minimal`` preset's configuration, where a handful of entries is cached; microseconds.
+    On the ``minimal`` preset's configuration a handful of entries is cached; on ``pulsar-defaults``
+    nothing is evicted, so the cache grows by about one entry every other step. Microseconds.
     ``warmup`` steps on a first cache are not timed (a JVM compiles its hot code meanwhile).
     """
+    config = get_preset(preset).config
     adapter = factory()
     try:
-        _timed_steps(adapter, warmup, seed)
-        samples = sorted(_timed_steps(adapter, steps, seed))
+        _timed_steps(adapter, config, warmup, seed)
+        samples = sorted(_timed_steps(adapter, config, steps, seed))
     finally:
         adapter.stop()
         closer = getattr(factory, "close", None)
@@ -131,10 +135,10 @@ def round_trips(factory: AdapterFactory, steps: int = 3000, seed: int = 2, warmu
     }
 
 
-def _timed_steps(adapter: Any, steps: int, seed: int) -> list[float]:
+def _timed_steps(adapter: Any, config: CacheConfig, steps: int, seed: int) -> list[float]:
     """A fresh cache, then ``steps`` timed steps; microseconds each."""
     rng = random.Random(seed)
-    adapter.start(get_preset("minimal").config)
+    adapter.start(config)
     copies: list[int] = []
     samples = []
     for now in range(1, steps + 1):
@@ -182,23 +186,25 @@ def run_all(out: Callable[[str], None] = print, operations: int = 200_000) -> No
             ("reference-pip430 (in-process)", "reference-pip430"),
             ("python process", python_process),
             ("java-example process", java),
+            ("python process, full observations", f"{python_process} --full-observations"),
         ]
         out("\nlockstep conformance, quick settings, profile pip430 (steps/s):")
         baseline = None
         for label, name in adapters:
             rate, steps, verdict = lockstep_steps_per_second(load_adapter(name), "pip430")
             baseline = baseline or rate
-            out(f"  {label:<30} {rate:>9,.0f} steps/s  ({steps} steps, {verdict}, {rate / baseline:.2f}x in-process)")
+            out(f"  {label:<34} {rate:>9,.0f} steps/s  ({steps} steps, {verdict}, {rate / baseline:.2f}x in-process)")
         for profile in ("pulsar-master", "legacy", "segmented"):
             rate, steps, verdict = lockstep_steps_per_second(load_adapter(f"reference-{profile}"), profile)
-            out(f"  reference-{profile:<20} {rate:>9,.0f} steps/s  ({steps} steps, {verdict})")
-        out("\nround trip per step (apply with observation), 3000 steps after 1000 untimed:")
-        baseline = None
-        for label, name in adapters:
-            figures = round_trips(load_adapter(name))
-            baseline = baseline or figures["median_us"]
-            out(
-                f"  {label:<30} median {figures['median_us']:7.1f} us  p90 {figures['p90_us']:7.1f}  "
-                f"p99 {figures['p99_us']:7.1f}  {figures['steps_per_second']:>9,.0f} steps/s  "
-                f"({figures['median_us'] / baseline:.1f}x in-process)"
-            )
+            out(f"  reference-{profile:<24} {rate:>9,.0f} steps/s  ({steps} steps, {verdict})")
+        for preset, what in (("minimal", "a few entries cached"), ("pulsar-defaults", "a cache growing to ~1,350")):
+            out(f"\nround trip per step (apply with observation), {what}, 3000 steps after 1000 untimed:")
+            baseline = None
+            for label, name in adapters:
+                figures = round_trips(load_adapter(name), preset=preset)
+                baseline = baseline or figures["median_us"]
+                out(
+                    f"  {label:<34} median {figures['median_us']:7.1f} us  p90 {figures['p90_us']:7.1f}  "
+                    f"p99 {figures['p99_us']:7.1f}  {figures['steps_per_second']:>9,.0f} steps/s  "
+                    f"({figures['median_us'] / baseline:.1f}x in-process)"
+                )

@@ -1,10 +1,12 @@
 """The reference implementation behind process protocol v1: a tiny adapter loop, and a model for one.
 
-    python -m ledgerspec.conformance.adapters.process_reference --profile pip430
+    python -m ledgerspec.conformance.adapters.process_reference --profile pip430 [--full-observations]
 
 Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; exceptions become ``errored``.
 Operations go to the reference cache's method of the same name, with the operation's fields.
-Observations go out as deltas when asked (``observe: "delta"``), diffed from full snapshots.
+Observations go out as deltas when asked (``observe: "delta"``), diffed from full snapshots;
+``--full-observations`` does not announce deltas, so the runner asks for full observations (to
+measure the difference, and to keep that path of the runner tested).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ _compact = json.JSONEncoder(separators=(",", ":")).encode
 class Session:
     """The state of one adapter process: its profile and the current cache."""
 
-    def __init__(self, profile: str) -> None:
+    def __init__(self, profile: str, *, deltas: bool = True) -> None:
         self.profile = profile
+        self.deltas = deltas
         self.cache: Any = None
         self.encoder = DeltaEncoder()
 
@@ -38,7 +41,7 @@ class Session:
         if cmd == "start":
             capabilities = sorted(set(CAPABILITIES) - NOT_OBSERVED.get(self.profile, frozenset()))
             implementation = {"name": f"python-reference-{self.profile}", "version": VERSION, "language": "python"}
-            claims = {"profiles": [self.profile], "capabilities": capabilities, "observation_deltas": True}
+            claims = {"profiles": [self.profile], "capabilities": capabilities, "observation_deltas": self.deltas}
             return {"version": 1, "implementation": {**implementation, **claims}}
         if cmd == "configure":
             self.cache = CACHES[self.profile](**request["config"])
@@ -79,9 +82,9 @@ def reply_to(session: Session, line: str) -> tuple[dict[str, Any], bool]:
     return reply, request.get("cmd") == "stop"
 
 
-def serve(profile: str, lines: Any = sys.stdin, out: Any = sys.stdout) -> None:
+def serve(profile: str, lines: Any = sys.stdin, out: Any = sys.stdout, *, deltas: bool = True) -> None:
     """Answer requests until ``stop`` or the end of input, one flushed line each."""
-    session = Session(profile)
+    session = Session(profile, deltas=deltas)
     for line in lines:
         reply, stop = reply_to(session, line)
         out.write(_compact(reply) + "\n")
@@ -91,10 +94,12 @@ def serve(profile: str, lines: Any = sys.stdin, out: Any = sys.stdout) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse ``--profile`` and serve stdin."""
+    """Parse the options and serve stdin."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=sorted(CACHES), default="pip430")
-    serve(parser.parse_args(argv).profile)
+    parser.add_argument("--full-observations", action="store_true", help="do not offer observation deltas")
+    args = parser.parse_args(argv)
+    serve(args.profile, deltas=not args.full_observations)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ledgerspec.conformance._bench import round_trips
 from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cli import main
@@ -80,7 +81,7 @@ def test_a_wrong_delta_is_caught_by_validate_protocol(capsys, tmp_path):
 def test_full_observations_without_deltas_give_the_same_verdicts():
     kwargs = {"profile": "pip430", "settings": "quick", "examples": 40, "seed": 7}
     in_process = conform(load_adapter("reference-pip430"), **kwargs)
-    full = conform(load_adapter(f"exec:{PYTHON} {shlex.quote(str(FAKE))} full-observations"), **kwargs)
+    full = conform(load_adapter(process_reference("pip430") + " --full-observations"), **kwargs)
     assert full.verdict == in_process.verdict == "PASS"
     assert statuses(full) == statuses(in_process)
 
@@ -109,3 +110,10 @@ def test_smoke_checks_wiring_not_conformance(capsys):
 def test_unknown_command_is_a_usage_error(capsys):
     assert main(["smoke", "--adapter", "exec:/nonexistent/adapter --x"]) == 2
     assert "cannot start it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("preset", ["minimal", "pulsar-defaults"])
+def test_round_trip_bench_times_every_step(preset):
+    figures = round_trips(load_adapter(process_reference("pip430")), steps=60, warmup=10, preset=preset)
+    assert 0 < figures["median_us"] <= figures["p90_us"] <= figures["p99_us"]
+    assert figures["steps_per_second"] > 0

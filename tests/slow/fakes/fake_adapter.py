@@ -26,8 +26,6 @@ def main() -> None:
         reply, stop = reply_to(session, line)
         if request["cmd"] == "start" and mode == "lying":
             reply["result"]["implementation"]["capabilities"].append("cursors")
-        if request["cmd"] == "start" and mode == "full-observations":
-            del reply["result"]["implementation"]["observation_deltas"]
         if request["cmd"] == "apply":
             applies += 1
             kind = request["ops"][0]["op"]
