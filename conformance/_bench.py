@@ -169,7 +169,7 @@ def java_example_command(build: Path) -> str:
         raise RuntimeError("javac (JDK 17) is needed for the Java example")
     sources = sorted(str(p) for p in (Path(__file__).parent / "adapters" / "java-example" / "src").glob("*.java"))
     subprocess.run([javac, "-d", str(build), *sources], check=True)
-    return f"exec:java -cp {build} Harness"
+    return f"exec:java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp {build} Harness"  # see its README
 
 
 def run_all(out: Callable[[str], None] = print, operations: int = 200_000) -> None:
