@@ -8,11 +8,12 @@ brokers, counts, violations with their context, ``unknown``) for every valid tra
    (the same code and messages as the local checker); a JSON-lines trace (small by design) is read and
    validated in the driver and handed to Spark as an Arrow table with explicit row numbers.
 2. One pass with one shuffle: rows are hash-partitioned by broker and sorted by (broker, row). Row
-   checks are one column expression (:func:`problem_sql`), the seq order is a ``lag`` window over the
-   same partitioning and order, so Spark plans a single exchange and a single sort for the window and
-   the replay. ``mapInArrow`` then runs one :class:`BrokerReplay` per broker over the Arrow batches of
-   its partition (the only Python: the replay is stateful and cannot be a column expression). It emits
-   findings, per-broker counts and summaries, and at most one error per broker: its first bad row.
+   checks are one column expression (:func:`problem_sql`) evaluated in the scan. ``mapInArrow`` then
+   runs one :class:`BrokerReplay` per broker over the Arrow batches of its partition (the only
+   Python: the replay is stateful and cannot be a column expression), and checks the seq order on
+   the way, vectorized per batch (the rows arrive in file order per broker; a ``lag`` window would
+   make Spark buffer every broker's rows a second time). It emits findings, per-broker counts and
+   summaries, and at most one error per broker: its first bad row.
 3. Only if there are violations: the context of each reported violation, a ``collect_list`` window of
    +-CONTEXT rows over the brokers with violations (:func:`context_of`).
 
@@ -47,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -113,13 +115,13 @@ def _one_of(values: Any) -> str:
     return ", ".join(_literal(v) for v in values)
 
 
-def problem_sql(previous_seq: str = "prev") -> str:
-    """The code of the first check (in ``check_batch`` order) a row fails, or null; then the seq order.
+def problem_sql() -> str:
+    """The code of the first row check (in ``check_batch`` order) a row fails, or null.
 
-    One SQL expression (one call to the JVM to build, compiled into the scan's generated code). Row
-    checks need only the row. The seq check needs the previous row of the same broker in file order
-    (``previous_seq``, a ``lag`` over the broker partition ordered by row): seq must increase strictly
-    per broker, a property of one broker's rows, so the broker partition is sound for it.
+    One SQL expression (one call to the JVM to build, compiled into the scan's generated code); row
+    checks need only the row. The seq order, which needs the previous row of the same broker, is
+    checked in the replay task (:meth:`PartitionReplay.feed`), where the rows arrive in that order
+    anyway: a ``lag`` window would make Spark buffer each broker's rows once more.
     """
     checks = [f"WHEN `{name}` IS NULL THEN {CODES['null', name]}" for name in ("broker", "seq", "time", "kind")]
     checks.append(f"WHEN `kind` NOT IN ({_one_of(KINDS)}) THEN {CODES['kind',]}")
@@ -132,9 +134,7 @@ def problem_sql(previous_seq: str = "prev") -> str:
         if kind.name == "config":
             inner.append(f"WHEN `reason` NOT IN ({_one_of(CONFIG_FIELDS)}) THEN {CODES['config',]}")
         per_kind.append(f"WHEN `kind` = {_literal(kind.name)} THEN CASE {' '.join(inner)} END")
-    row = f"CASE {' '.join(checks)} ELSE CASE {' '.join(per_kind)} END END"
-    order = f"CASE WHEN `{previous_seq}` IS NOT NULL AND `seq` <= `{previous_seq}` THEN {CODES['seq',]} END"
-    return f"coalesce({row}, {order})"
+    return f"CASE {' '.join(checks)} ELSE CASE {' '.join(per_kind)} END END"
 
 
 def describe_problem(code: int, values: dict[str, Any]) -> str:
@@ -180,6 +180,7 @@ class PartitionReplay:
         self.events = 0
         self.stopped = False
         self.started = False
+        self.last_seq: int | None = None
         self.timings = {"convert": 0, "replay": 0}
 
     def _emit(
@@ -207,6 +208,7 @@ class PartitionReplay:
     def _start(self, broker: str | None, first_row: int) -> None:
         self._finish()
         self.broker, self.first_row, self.events, self.stopped = broker, first_row, 0, False
+        self.last_seq = None
         self.started = True
         self.replay = None
         if broker is not None:
@@ -228,23 +230,45 @@ class PartitionReplay:
         self.stopped = True
 
     def feed(self, batch: pa.RecordBatch) -> None:
-        """Replay one Arrow batch (columns of the trace, ``row``, ``prev`` and ``problem``)."""
+        """Replay one Arrow batch (columns of the trace, ``row`` and ``problem``).
+
+        The seq order is checked here, vectorized: a row whose seq is not above the previous row of
+        its broker (the row before it in the batch, or the broker's last row of the previous batch)
+        has the seq problem, unless a row check (``problem``) fails on it first.
+        """
         runs = pc.run_end_encode(batch.column("broker"))
         rows = batch.column("row")
         problems = batch.column("problem")
         bad = [] if problems.null_count == len(problems) else pc.indices_nonzero(pc.is_valid(problems)).to_pylist()
+        seqs = batch.column("seq").fill_null(0).to_numpy()
+        # down[i]: row i's seq does not go up from row i - 1 (a broker's first row in the batch is
+        # compared with the broker's last seq below instead).
+        down = np.flatnonzero(seqs[1:] <= seqs[:-1]) + 1 if len(seqs) > 1 else np.zeros(0, np.int64)
         start = 0
         for broker, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
             if not self.started or broker != self.broker:
                 self._start(broker, rows[start].as_py())
             if not self.stopped:
-                first_bad = next((i for i in bad if start <= i < end), None)
-                stop = end if first_bad is None else first_bad
-                if stop > start:
-                    self._replay(batch.slice(start, stop - start))
-                if first_bad is not None and not self.stopped:
+                first_problem = next((i for i in bad if start <= i < end), end)
+                previous = self.last_seq
+                first_down = end
+                if previous is not None and int(seqs[start]) <= previous:
+                    first_down = start
+                else:
+                    after = int(np.searchsorted(down, start, side="right"))
+                    if after < len(down) and down[after] < end:
+                        first_down = int(down[after])
+                first_bad = min(first_problem, first_down)
+                if first_bad > start:
+                    self._replay(batch.slice(start, first_bad - start))
+                if first_bad < end and not self.stopped:
                     values = {name: batch.column(name)[first_bad].as_py() for name in batch.schema.names}
+                    if first_bad < first_problem:
+                        values["problem"] = CODES["seq",]
+                        values["prev"] = previous if first_bad == start else int(seqs[first_bad - 1])
                     self._stop("input", values["row"], describe_problem(values["problem"], values), values["seq"])
+                elif not self.stopped:
+                    self.last_seq = int(seqs[end - 1])
             start = end
 
     def _replay(self, rows: pa.RecordBatch) -> None:
@@ -544,11 +568,9 @@ def _hadoop_path(path: Path) -> str:
 
 
 def replay_frame(events: DataFrame, spark: SparkSession, rows: int) -> tuple[DataFrame, int]:
-    """The rows, partitioned by broker and sorted by (broker, row), with ``prev`` and ``problem``.
+    """The rows, partitioned by broker and sorted by (broker, row), with ``problem`` (row checks).
 
-    One exchange (hash by broker) and one sort serve both the ``lag`` window of the seq check and the
-    replay: the window's required distribution and order are exactly those of the repartition and
-    ``sortWithinPartitions``, so Spark plans no second shuffle or sort.
+    One exchange (hash by broker) and one sort; the seq order is checked in the replay task.
     """
     from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
 
@@ -556,8 +578,7 @@ def replay_frame(events: DataFrame, spark: SparkSession, rows: int) -> tuple[Dat
     partitions = max(1, min(most, -(-rows // ROWS_PER_PARTITION)))
     staged = (
         events.repartition(partitions, "broker")
-        .withColumn("prev", F.expr("lag(seq) OVER (PARTITION BY broker ORDER BY row)"))
-        .withColumn("problem", F.expr(problem_sql("prev")))
+        .withColumn("problem", F.expr(problem_sql()))
         .sortWithinPartitions("broker", "row")
     )
     return staged, partitions
