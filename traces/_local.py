@@ -104,14 +104,14 @@ def _check_part(path: str, index: int, workers: int, budget: float | None) -> _P
                 part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
                 break
             part.events += batch.num_rows
-            for broker, rows, columns in split_by_broker(batch, first_row, index, workers):
+            for broker, rows, columns, start, stop in split_by_broker(batch, first_row, index, workers):
                 replay = replays.get(broker)
                 if replay is None:
                     replay = replays[broker] = BrokerReplay(
                         broker, profile, trace.config, invariants, keep=KEEP_PER_INVARIANT
                     )
-                check_seq(columns["seq"], rows, broker, last_seq, str(trace.path))
-                replay.feed(columns, rows)
+                check_seq(columns["seq"][start:stop], rows[start:stop], broker, last_seq, str(trace.path))
+                replay.feed(columns, rows, start, stop)
     except TraceInputError as error:
         part.error = (_row_of(str(error)), str(error))
     except TraceStructureError as error:
@@ -135,12 +135,14 @@ def _row_of(message: str) -> int:
 
 def split_by_broker(
     batch: pa.RecordBatch, first_row: int, index: int = 0, workers: int = 1
-) -> Iterator[tuple[str, list[int], dict[str, list[Any]]]]:
-    """(broker, row numbers, Python columns) per broker, each in file order, brokers in name order.
+) -> Iterator[tuple[str, list[int], dict[str, list[Any]], int, int]]:
+    """(broker, row numbers, Python columns, start, stop) per broker, brokers in name order.
 
-    Only the brokers of process ``index`` of ``workers`` (:func:`_owned`). Row numbers count from
-    ``first_row``. One stable sort of the rows by the broker's rank among the batch's names (an int,
-    from a dictionary encoding), one ``take`` of the owned rows, one conversion.
+    The row numbers and columns are those of the batch's owned rows, grouped by broker: the broker's
+    rows are ``start:stop`` of them, in file order. Only the brokers of process ``index`` of
+    ``workers`` (:func:`_owned`). Row numbers count from ``first_row``. One stable sort of the rows
+    by the broker's rank among the batch's names (an int, from a dictionary encoding), one ``take``
+    of the owned rows, one conversion, no copies per broker.
     """
     encoded = pc.dictionary_encode(batch.column("broker"))
     names = encoded.dictionary.to_pylist()
@@ -168,10 +170,7 @@ def split_by_broker(
     ends = np.cumsum(np.bincount(rows_rank[order], minlength=len(names) + 1)[rank[owned]]).tolist()
     start = 0
     for i, end in zip(owned, ends, strict=True):
-        if start == 0 and end == len(rows):
-            yield names[i], rows, columns
-        else:
-            yield names[i], rows[start:end], {name: values[start:end] for name, values in columns.items()}
+        yield names[i], rows, columns, start, end
         start = end
 
 

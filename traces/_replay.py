@@ -309,8 +309,11 @@ class BrokerReplay:
             self.pass_removed,
         )
 
-    def feed(self, columns: dict[str, list[Any]], rows: list[int]) -> None:
+    def feed(self, columns: dict[str, list[Any]], rows: list[int], start: int = 0, stop: int | None = None) -> None:
         """Replay events given as :func:`python_columns`; ``rows`` are their row numbers in the input.
+
+        Only the events at ``start:stop`` (default: all), so the columns of a batch can be shared by
+        its brokers without copying them.
 
         The commonest kinds of a sequential cache (requeue, insert, remove in an eviction pass, cursor
         seek, hit, release, miss) are inlined when the event passes every check; anything else, or any
@@ -325,7 +328,8 @@ class BrokerReplay:
         master, pip430 = self.master, self.pip430
         plain_insert = not (pip430 or self.segmented)
         max_requeue, extend_ttl, ttl, evicting, pass_reason, ttl_pass, low, high, removed = self._fast_state()
-        for i, kind in enumerate(kinds):
+        for i in range(start, len(kinds) if stop is None else stop):
+            kind = kinds[i]
             if kind == REQUEUE:
                 entry = live.get(keys[i])
                 now = times[i]
