@@ -82,7 +82,13 @@ def python_columns(batch: pa.RecordBatch) -> dict[str, list[Any]]:
     """
     columns: dict[str, list[Any]] = {}
     for name in INT_COLUMNS:
-        columns[name] = batch.column(name).fill_null(NULL).to_numpy().tolist()
+        column = batch.column(name)
+        if column.null_count * 10 < len(column) * 9:
+            columns[name] = column.fill_null(NULL).to_numpy().tolist()
+        else:  # mostly null (e.g. ``result``): make Python ints for the few values only
+            values = np.full(len(column), NULL, dtype=object)
+            values[pc.indices_nonzero(pc.is_valid(column)).to_numpy()] = column.drop_null().to_numpy()
+            columns[name] = values.tolist()
     columns["kind"] = pc.index_in(batch.column("kind"), value_set=_KIND_NAMES).to_numpy().tolist()
     for name in ("reason", "cursor", "value"):
         column = batch.column(name)
