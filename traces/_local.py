@@ -8,16 +8,19 @@ broker) in a second pass, over the brokers that have violations only.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -81,14 +84,9 @@ class _Part:
     """(row, message) of the first bad row this process saw."""
 
 
-def _mine(batch: pa.RecordBatch, index: int, workers: int) -> pa.RecordBatch | None:
-    """The rows of the brokers assigned to process ``index`` (by a stable hash of the broker name)."""
-    if workers == 1:
-        return batch
-    encoded = pc.dictionary_encode(batch.column("broker"))
-    owners = pa.array([zlib.crc32(name.encode()) % workers == index for name in encoded.dictionary.to_pylist()])
-    mask = pc.take(owners, encoded.indices)
-    return batch.filter(mask) if pc.any(mask).as_py() else None
+def _owned(name: str, index: int, workers: int) -> bool:
+    """Whether process ``index`` of ``workers`` replays broker ``name`` (a stable hash of the name)."""
+    return workers == 1 or zlib.crc32(name.encode()) % workers == index
 
 
 def _check_part(path: str, index: int, workers: int, budget: float | None) -> _Part:
@@ -106,19 +104,14 @@ def _check_part(path: str, index: int, workers: int, budget: float | None) -> _P
                 part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
                 break
             part.events += batch.num_rows
-            mine = _mine(
-                batch.append_column("row", pa.array(range(first_row, first_row + batch.num_rows))), index, workers
-            )
-            if mine is None:
-                continue
-            for broker, rows, columns in split_by_broker(mine, 0):
+            for broker, rows, columns, start, stop in split_by_broker(batch, first_row, index, workers):
                 replay = replays.get(broker)
                 if replay is None:
                     replay = replays[broker] = BrokerReplay(
                         broker, profile, trace.config, invariants, keep=KEEP_PER_INVARIANT
                     )
-                check_seq(columns["seq"], rows, broker, last_seq, str(trace.path))
-                replay.feed(columns, rows)
+                check_seq(columns["seq"][start:stop], rows[start:stop], broker, last_seq, str(trace.path))
+                replay.feed(columns, rows, start, stop)
     except TraceInputError as error:
         part.error = (_row_of(str(error)), str(error))
     except TraceStructureError as error:
@@ -140,31 +133,53 @@ def _row_of(message: str) -> int:
     return int(match.group(1)) if match else -1
 
 
-def split_by_broker(batch: pa.RecordBatch, first_row: int) -> Iterator[tuple[str, list[int], dict[str, list[Any]]]]:
-    """(broker, row numbers, Python columns) per broker, each in file order.
+def split_by_broker(
+    batch: pa.RecordBatch, first_row: int, index: int = 0, workers: int = 1
+) -> Iterator[tuple[str, list[int], dict[str, list[Any]], int, int]]:
+    """(broker, row numbers, Python columns, start, stop) per broker, brokers in name order.
 
-    The row numbers come from the batch's ``row`` column if it has one, else from ``first_row``.
+    The row numbers and columns are those of the batch's owned rows, grouped by broker: the broker's
+    rows are ``start:stop`` of them, in file order. Only the brokers of process ``index`` of
+    ``workers`` (:func:`_owned`). Row numbers count from ``first_row``. One stable sort of the rows
+    by the broker's rank among the batch's names (an int, from a dictionary encoding), one ``take``
+    of the owned rows, one conversion, no copies per broker.
     """
-    order = pc.sort_indices(batch, sort_keys=[("broker", "ascending")])
-    taken = batch.take(order)
-    if "row" in batch.schema.names:
-        rows = taken.column("row").to_numpy().tolist()
+    encoded = pc.dictionary_encode(batch.column("broker"))
+    names = encoded.dictionary.to_pylist()
+    # Rows with a null broker (only in a batch another process checks, and reports) get code
+    # len(names), owned by nobody.
+    codes = encoded.indices.fill_null(len(names)).to_numpy()
+    ranked = sorted(range(len(names)), key=names.__getitem__)
+    rank = np.empty(len(names) + 1, np.int64)
+    rank[ranked] = np.arange(len(names))
+    rank[len(names)] = len(names)
+    rows_rank = rank[codes]
+    owned = [i for i in ranked if _owned(names[i], index, workers)]
+    if not owned:
+        return
+    if len(owned) < len(names) or encoded.indices.null_count:
+        keep = np.zeros(len(names) + 1, bool)
+        keep[owned] = True
+        selected = np.flatnonzero(keep[codes])
+        order = selected[np.argsort(rows_rank[selected], kind="stable")]
     else:
-        rows = pc.add(order, first_row).to_numpy().tolist()
+        order = np.argsort(rows_rank, kind="stable")
+    taken = batch.take(pa.array(order))
+    rows = (order + first_row).tolist()
     columns = python_columns(taken)
-    runs = pc.run_end_encode(taken.column("broker"))
+    ends = np.cumsum(np.bincount(rows_rank[order], minlength=len(names) + 1)[rank[owned]]).tolist()
     start = 0
-    for broker, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
-        if start == 0 and end == len(rows):
-            yield broker, rows, columns
-        else:
-            yield broker, rows[start:end], {name: values[start:end] for name, values in columns.items()}
+    for i, end in zip(owned, ends, strict=True):
+        yield names[i], rows, columns, start, end
         start = end
 
 
 def check_seq(seqs: list[int], rows: list[int], broker: str, last_seq: dict[str, int], where: str) -> None:
     """Seq strictly increases per broker, in file order."""
     previous = last_seq.get(broker)
+    if seqs and (previous is None or seqs[0] > previous) and all(map(operator.lt, seqs, islice(seqs, 1, None))):
+        last_seq[broker] = seqs[-1]  # in order (checked at C speed); otherwise find the first bad row
+        return
     for seq, row in zip(seqs, rows, strict=True):
         if previous is not None and seq <= previous:
             what = "repeats" if seq == previous else "goes back from"

@@ -61,6 +61,8 @@ SIZE_PASS, TTL_PASS, INVALIDATE_PASS, CLEAR_PASS = range(4)
 _INT_CONFIG = {"max_size", "ttl", "ttl_max", "max_requeue"}
 _WIDE = 1 << 127
 _KIND_NAMES = pa.array(list(KINDS))
+_NO_PASS = object()
+"""Equal to no reason: the inline removal path is off (no pass open, or not pulsar-master)."""
 
 
 def position(key: int) -> tuple[int, int]:
@@ -80,7 +82,13 @@ def python_columns(batch: pa.RecordBatch) -> dict[str, list[Any]]:
     """
     columns: dict[str, list[Any]] = {}
     for name in INT_COLUMNS:
-        columns[name] = batch.column(name).fill_null(NULL).to_numpy().tolist()
+        column = batch.column(name)
+        if column.null_count * 10 < len(column) * 9:
+            columns[name] = column.fill_null(NULL).to_numpy().tolist()
+        else:  # mostly null (e.g. ``result``): make Python ints for the few values only
+            values = np.full(len(column), NULL, dtype=object)
+            values[pc.indices_nonzero(pc.is_valid(column)).to_numpy()] = column.drop_null().to_numpy()
+            columns[name] = values.tolist()
     columns["kind"] = pc.index_in(batch.column("kind"), value_set=_KIND_NAMES).to_numpy().tolist()
     for name in ("reason", "cursor", "value"):
         column = batch.column(name)
@@ -182,7 +190,8 @@ class BrokerReplay:
         now_protected = self._protected(entry)
         if was_protected and not now_protected:
             self.unprotected_live += 1
-            heapq.heappush(self.unprotected, (entry.ts, entry.enter, key))
+            if self.pip430:  # the heap is read by pip430's checks only
+                heapq.heappush(self.unprotected, (entry.ts, entry.enter, key))
         elif now_protected and not was_protected:
             self.unprotected_live -= 1
 
@@ -243,6 +252,27 @@ class BrokerReplay:
         ledger, entry = position(key)
         return ledger == self.pass_ledger and (self.pass_entry == NULL or entry < self.pass_entry)
 
+    def _narrow_range(self) -> tuple[int, int]:
+        """``[low, high)``: the narrow keys in the range of the open invalidate pass.
+
+        A narrow key of the pass's ledger L is in ``[L << 32, (L << 32) + limit)``; no narrow key of
+        another ledger and no wide key is (wide keys are at least ``_WIDE``, far above any such bound).
+        Empty if the ledger has no narrow keys.
+        """
+        ledger, limit = self.pass_ledger, self.pass_entry
+        if not 0 <= ledger < 2**31:
+            return 0, 0
+        low = ledger << 32
+        return low, low + (1 << 32 if limit == NULL or limit > 1 << 32 else max(limit, 0))
+
+    def _left_in_range(self) -> list[int]:
+        """The live keys in the range of the open invalidate or clear pass (what :meth:`_in_range` accepts)."""
+        if self.pass_kind == CLEAR_PASS:
+            return list(self.live)
+        low, high = self._narrow_range()
+        in_range = self._in_range
+        return [k for k in self.live if low <= k < high or (k >= _WIDE and in_range(k))]
+
     def _expired(self, entry: _Entry, now: int) -> bool:
         config = self.config
         if self.pip430:
@@ -258,23 +288,61 @@ class BrokerReplay:
 
     # --- the loop -----------------------------------------------------------------------------------
 
-    def feed(self, columns: dict[str, list[Any]], rows: list[int]) -> None:
-        """Replay events given as :func:`python_columns`; ``rows`` are their row numbers in the input."""
+    def _fast_state(self) -> tuple[int, bool, int, bool, object, bool, int, int, list[tuple[int, int, int]]]:
+        """What the inline paths of :meth:`feed` read, as locals, refreshed after every rare event.
+
+        Only rare events change the configuration or open and close passes. ``low``/``high``: a
+        narrow key in ``[low, high)`` is in the range of the open pass (every key for a clear pass;
+        for an invalidate pass see :meth:`_narrow_range`); other keys go to :meth:`_remove`, which
+        tests the range in full.
+        """
+        config, kind = self.config, self.pass_kind
+        evicting = self.master and kind in (TTL_PASS, SIZE_PASS)
+        removing = self.master and kind is not None
+        reason = None if kind is None else PASS_NAMES[kind]
+        low, high = 0, 1 << 64
+        if kind == INVALIDATE_PASS:
+            low, high = self._narrow_range()
+        return (
+            config.max_requeue,
+            config.extend_ttl,
+            config.ttl,
+            evicting,
+            reason if removing else _NO_PASS,
+            kind == TTL_PASS,
+            low,
+            high,
+            self.pass_removed,
+        )
+
+    def feed(self, columns: dict[str, list[Any]], rows: list[int], start: int = 0, stop: int | None = None) -> None:
+        """Replay events given as :func:`python_columns`; ``rows`` are their row numbers in the input.
+
+        Only the events at ``start:stop`` (default: all), so the columns of a batch can be shared by
+        its brokers without copying them.
+
+        The commonest kinds of a sequential cache (requeue, insert, remove in an eviction pass, cursor
+        seek, hit, release, miss) are inlined when the event passes every check; anything else, or any
+        event that may be a violation, goes to the kind's method, which checks it from scratch (the
+        inline paths change nothing before they know the event is clean).
+        """
         kinds, keys, seqs, times = columns["kind"], columns["key"], columns["seq"], columns["time"]
         sizes, counts, stamps, copies_col = columns["size"], columns["count"], columns["timestamp"], columns["copy"]
+        reasons, cursor_names = columns["reason"], columns["cursor"]
         live, copies, cursors, order = self.live, self.copies, self.cursors, self.order
         ledgers, entries = columns["ledger"], columns["entry"]
-        master = self.master
-        max_requeue, extend_ttl = self.config.max_requeue, self.config.extend_ttl
-        for i, kind in enumerate(kinds):
+        master, pip430 = self.master, self.pip430
+        plain_insert = not (pip430 or self.segmented)
+        max_requeue, extend_ttl, ttl, evicting, pass_reason, ttl_pass, low, high, removed = self._fast_state()
+        for i in range(start, len(kinds) if stop is None else stop):
+            kind = kinds[i]
             if kind == REQUEUE:
                 entry = live.get(keys[i])
                 now = times[i]
                 if (
                     entry is not None
-                    and master
+                    and evicting
                     and stamps[i] == now
-                    and self.pass_kind in (TTL_PASS, SIZE_PASS)
                     and (entry.requeues < max_requeue or (entry.accessed and extend_ttl))
                     and self.by_ts is None
                     and now >= self.latest_ts
@@ -283,12 +351,65 @@ class BrokerReplay:
                     entry.accessed = False
                     entry.requeues += 1
                     self.latest_ts = now
-                    self.enter += 1
-                    entry.enter = self.enter
-                    order.append((self.enter, keys[i]))
+                    enter = self.enter + 1
+                    self.enter = enter
+                    entry.enter = enter
+                    order.append((enter, keys[i]))
                 else:
                     self._requeue(keys[i], seqs[i], now, rows[i], stamps[i])
-                    max_requeue, extend_ttl = self.config.max_requeue, self.config.extend_ttl
+            elif kind == INSERT:
+                key = keys[i]
+                ts = stamps[i]
+                if plain_insert and ts == times[i] and key not in live:
+                    count = counts[i]
+                    size = sizes[i]
+                    entry = _Entry(size, ts, [count, key] if master and count > 0 else None, 0)
+                    live[key] = entry
+                    self.total += size
+                    if entry.handler is None:
+                        self.unprotected_live += 1
+                    if self.by_ts is None and ts >= self.latest_ts:
+                        self.latest_ts = ts
+                        enter = self.enter + 1
+                        self.enter = enter
+                        entry.enter = enter
+                        order.append((enter, key))
+                    else:
+                        self._enqueue(key, entry)
+                else:
+                    self._insert(key, seqs[i], times[i], rows[i], sizes[i], counts[i], ts)
+            elif kind == REMOVE:
+                key = keys[i]
+                entry = live.get(key)
+                if (
+                    entry is not None
+                    and reasons[i] == pass_reason
+                    and sizes[i] == entry.size
+                    and low <= key < high
+                    and (not ttl_pass or entry.ts < times[i] - ttl)
+                ):
+                    # pulsar-master, inside a pass of the event's reason: the checks of _remove that
+                    # apply (for every pass, the handler shows one read less; for invalidate, the range).
+                    handler = entry.handler
+                    if handler is None:
+                        protected = False
+                    else:
+                        before = handler[0]
+                        count = counts[i]
+                        if count != NULL and count != before - 1:
+                            self._remove(key, seqs[i], times[i], rows[i], sizes[i], count, reasons[i])
+                            continue
+                        protected = before > 0
+                        handler[0] = before - 1
+                    removed.append((entry.enter, key, entry.size))
+                    del live[key]
+                    self.total -= entry.size
+                    if not protected:
+                        self.unprotected_live -= 1
+                else:
+                    self._remove(key, seqs[i], times[i], rows[i], sizes[i], counts[i], reasons[i])
+            elif kind == CURSOR_SEEK:
+                cursors[ledgers[i], cursor_names[i]] = entries[i]
             elif kind == HIT:
                 entry = live.get(keys[i])
                 if entry is None:
@@ -305,43 +426,33 @@ class BrokerReplay:
                     )
                 copies[copies_col[i]] = handler
                 entry.accessed = True
-            elif kind == CURSOR_SEEK:
-                cursors[ledgers[i], columns["cursor"][i]] = entries[i]
             elif kind == RELEASE:
                 copy = copies_col[i]
                 handler = copies.pop(copy, 0)  # type: ignore[arg-type]  # 0: no such copy
                 if handler is None:
-                    if counts[i] != NULL and (master or self.pip430):
+                    if counts[i] != NULL and (master or pip430):
                         self._find(
                             "CACHE-READ-COUNT",
                             seqs[i],
                             rows[i],
                             f"copy {copy} has no handler but its release shows count {counts[i]}",
                         )
-                elif handler == 0 or not master or handler[0] <= 1 or counts[i] not in (NULL, handler[0] - 1):
+                elif handler == 0 or not master or handler[0] < 1 or counts[i] not in (NULL, handler[0] - 1):
                     self._release(seqs[i], rows[i], copy, counts[i], handler)
-                else:
+                elif handler[0] > 1:
                     handler[0] -= 1
-            elif kind == INSERT:
-                key = keys[i]
-                if key in live or (stamps[i] != times[i] and not self.segmented) or self.pip430 or self.segmented:
-                    self._insert(key, seqs[i], times[i], rows[i], sizes[i], counts[i], stamps[i])
                 else:
-                    count = counts[i]
-                    entry = _Entry(sizes[i], stamps[i], [count, key] if master and count > 0 else None, 0)
-                    live[key] = entry
-                    self.total += entry.size
-                    if entry.handler is None:
+                    # The last read: the count drops to 0 and a live entry it guards loses its protection.
+                    handler[0] = 0
+                    entry = live.get(handler[1])
+                    if entry is not None and entry.handler is handler:
                         self.unprotected_live += 1
-                    self._enqueue(key, entry)
-            elif kind == REMOVE:
-                self._remove(keys[i], seqs[i], times[i], rows[i], sizes[i], counts[i], columns["reason"][i])
             elif kind == MISS:
                 if keys[i] in live:
                     self._find("CACHE-NO-STALE-READ", seqs[i], rows[i], f"miss on {position(keys[i])}, which is cached")
             else:
                 self._rare(kind, columns, i, rows[i])
-                max_requeue, extend_ttl = self.config.max_requeue, self.config.extend_ttl
+                max_requeue, extend_ttl, ttl, evicting, pass_reason, ttl_pass, low, high, removed = self._fast_state()
 
     def _rare(self, kind: int, columns: dict[str, list[Any]], i: int, row: int) -> None:
         seq, now, key = columns["seq"][i], columns["time"][i], columns["key"][i]
@@ -569,7 +680,7 @@ class BrokerReplay:
             self._survivors(seq, row)
             self._order("CACHE-FIFO", seq, row, removed)
         elif "CACHE-NO-STALE-READ" in self.check:
-            left = [k for k in self.live if self._in_range(k)]
+            left = self._left_in_range()
             if left:
                 self._find(
                     "CACHE-NO-STALE-READ",

@@ -7,12 +7,14 @@ brokers, counts, violations with their context, ``unknown``) for every valid tra
 1. Driver, no job: ``open_trace`` reads and checks the header and the schema from the Parquet footer
    (the same code and messages as the local checker); a JSON-lines trace (small by design) is read and
    validated in the driver and handed to Spark as an Arrow table with explicit row numbers.
-2. One pass with one shuffle: rows are hash-partitioned by broker and sorted by (broker, row). Row
-   checks are one column expression (:func:`problem_sql`), the seq order is a ``lag`` window over the
-   same partitioning and order, so Spark plans a single exchange and a single sort for the window and
-   the replay. ``mapInArrow`` then runs one :class:`BrokerReplay` per broker over the Arrow batches of
-   its partition (the only Python: the replay is stateful and cannot be a column expression). It emits
-   findings, per-broker counts and summaries, and at most one error per broker: its first bad row.
+2. One pass with one shuffle: rows are hash-partitioned by broker and sorted by (broker, row), and
+   nothing else happens in the JVM. ``mapInArrow`` then runs one :class:`BrokerReplay` per broker
+   over the Arrow batches of its partition (the replay is stateful and cannot be a column
+   expression), and checks the rows on the way, vectorized per batch: the row checks of
+   ``check_batch`` (:func:`suspect_rows`, then :func:`row_problem` on the few suspects) and the seq
+   order (the rows arrive in file order per broker). Both were SQL before (a CASE expression and a
+   ``lag`` window) and cost the JVM more than they cost numpy. It emits findings, per-broker counts
+   and summaries, and at most one error per broker: its first bad row.
 3. Only if there are violations: the context of each reported violation, a ``collect_list`` window of
    +-CONTEXT rows over the brokers with violations (:func:`context_of`).
 
@@ -47,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -109,32 +112,77 @@ def _literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _one_of(values: Any) -> str:
-    return ", ".join(_literal(v) for v in values)
+_KIND_LIST = list(KINDS.values())
+_KIND_NAMES = pa.array([kind.name for kind in _KIND_LIST])
+_REQUIRED_BY = {
+    name: np.array([name in kind.required for kind in _KIND_LIST] + [False])
+    for name in COLUMNS
+    if any(name in kind.required for kind in _KIND_LIST)
+}
+"""Per column, indexed by kind code (the last slot: an unknown kind), whether the kind requires it."""
 
 
-def problem_sql(previous_seq: str = "prev") -> str:
-    """The code of the first check (in ``check_batch`` order) a row fails, or null; then the seq order.
+def row_problem(values: dict[str, Any]) -> int | None:
+    """The code of the first row check (in ``check_batch`` order) the row fails, or None.
 
-    One SQL expression (one call to the JVM to build, compiled into the scan's generated code). Row
-    checks need only the row. The seq check needs the previous row of the same broker in file order
-    (``previous_seq``, a ``lag`` over the broker partition ordered by row): seq must increase strictly
-    per broker, a property of one broker's rows, so the broker partition is sound for it.
+    The row's values as Python objects (None for null); the order is :data:`CHECKS`: nulls in the
+    key columns, an unknown kind, negative ids and sizes, then the fields the kind requires, its
+    reason, and a config event's field.
     """
-    checks = [f"WHEN `{name}` IS NULL THEN {CODES['null', name]}" for name in ("broker", "seq", "time", "kind")]
-    checks.append(f"WHEN `kind` NOT IN ({_one_of(KINDS)}) THEN {CODES['kind',]}")
-    checks += [f"WHEN `{name}` < 0 THEN {CODES['negative', name]}" for name in NON_NEGATIVE]
-    per_kind = []
-    for kind in KINDS.values():
-        inner = [f"WHEN `{name}` IS NULL THEN {CODES['required', kind.name, name]}" for name in kind.required]
-        if kind.reasons:
-            inner.append(f"WHEN `reason` NOT IN ({_one_of(kind.reasons)}) THEN {CODES['reason', kind.name]}")
-        if kind.name == "config":
-            inner.append(f"WHEN `reason` NOT IN ({_one_of(CONFIG_FIELDS)}) THEN {CODES['config',]}")
-        per_kind.append(f"WHEN `kind` = {_literal(kind.name)} THEN CASE {' '.join(inner)} END")
-    row = f"CASE {' '.join(checks)} ELSE CASE {' '.join(per_kind)} END END"
-    order = f"CASE WHEN `{previous_seq}` IS NOT NULL AND `seq` <= `{previous_seq}` THEN {CODES['seq',]} END"
-    return f"coalesce({row}, {order})"
+    for name in ("broker", "seq", "time", "kind"):
+        if values[name] is None:
+            return CODES["null", name]
+    kind = KINDS.get(values["kind"])
+    if kind is None:
+        return CODES["kind",]
+    for name in NON_NEGATIVE:
+        if values[name] is not None and values[name] < 0:
+            return CODES["negative", name]
+    for name in kind.required:
+        if values[name] is None:
+            return CODES["required", kind.name, name]
+    reason = values["reason"]
+    if kind.reasons and reason is not None and reason not in kind.reasons:
+        return CODES["reason", kind.name]
+    if kind.name == "config" and reason is not None and reason not in CONFIG_FIELDS:
+        return CODES["config",]
+    return None
+
+
+def suspect_rows(batch: pa.RecordBatch) -> list[int]:
+    """The rows of a batch that may fail a row check, in order: every row that does, and maybe more.
+
+    Vectorized (pyarrow and numpy over the whole batch); :func:`row_problem` then decides on each
+    suspect, so only rows that really fail a check are reported. In a valid trace there are none.
+    """
+    flag = np.zeros(batch.num_rows, bool)
+    for name in ("broker", "seq", "time", "kind"):
+        if batch.column(name).null_count:
+            flag |= _mask(pc.is_null(batch.column(name)))
+    kinds = pc.index_in(batch.column("kind"), value_set=_KIND_NAMES)
+    if kinds.null_count:
+        flag |= _mask(pc.is_null(kinds))
+    codes = kinds.fill_null(len(_KIND_LIST)).to_numpy()
+    for name in NON_NEGATIVE:
+        least = pc.min(batch.column(name)).as_py()
+        if least is not None and least < 0:
+            flag |= _mask(pc.less(batch.column(name), 0))
+    for name, required in _REQUIRED_BY.items():
+        if batch.column(name).null_count:
+            flag |= required[codes] & _mask(pc.is_null(batch.column(name)))
+    reason = batch.column("reason")
+    for kind in _KIND_LIST:
+        allowed = kind.reasons or (CONFIG_FIELDS if kind.name == "config" else ())
+        if allowed:
+            of_kind = codes == kind.code
+            if of_kind.any():
+                flag |= of_kind & ~_mask(pc.is_in(reason, value_set=pa.array(allowed)))
+    return np.flatnonzero(flag).tolist()
+
+
+def _mask(array: pa.Array) -> np.ndarray:
+    """A boolean Arrow array as numpy, null as False."""
+    return array.fill_null(False).to_numpy(zero_copy_only=False)
 
 
 def describe_problem(code: int, values: dict[str, Any]) -> str:
@@ -166,8 +214,8 @@ class PartitionReplay:
 
     Runs on the broker partition: rows arrive sorted by (broker, row), so a broker's rows are
     contiguous and in file order, and only one :class:`BrokerReplay` is alive at a time (memory is
-    bounded by one broker's live entries). A broker is replayed up to its first bad row (a problem
-    code from :func:`problem_sql`, or a structure error raised by the replay); that row becomes its
+    bounded by one broker's live entries). A broker is replayed up to its first bad row (a failed row
+    check, a seq that does not go up, or a structure error raised by the replay); that row becomes its
     one ``error`` output, and the driver raises for the smallest such row over all brokers.
     """
 
@@ -180,6 +228,7 @@ class PartitionReplay:
         self.events = 0
         self.stopped = False
         self.started = False
+        self.last_seq: int | None = None
         self.timings = {"convert": 0, "replay": 0}
 
     def _emit(
@@ -207,6 +256,7 @@ class PartitionReplay:
     def _start(self, broker: str | None, first_row: int) -> None:
         self._finish()
         self.broker, self.first_row, self.events, self.stopped = broker, first_row, 0, False
+        self.last_seq = None
         self.started = True
         self.replay = None
         if broker is not None:
@@ -228,24 +278,51 @@ class PartitionReplay:
         self.stopped = True
 
     def feed(self, batch: pa.RecordBatch) -> None:
-        """Replay one Arrow batch (columns of the trace, ``row``, ``prev`` and ``problem``)."""
+        """Replay one Arrow batch (columns of the trace and ``row``), checking its rows on the way.
+
+        Row checks: :func:`suspect_rows` over the batch, :func:`row_problem` on each suspect. The seq
+        order, vectorized: a row whose seq is not above the previous row of its broker (the row
+        before it in the batch, or the broker's last row of the previous batch) has the seq problem,
+        unless a row check fails on it first.
+        """
         runs = pc.run_end_encode(batch.column("broker"))
         rows = batch.column("row")
-        problems = batch.column("problem")
-        bad = [] if problems.null_count == len(problems) else pc.indices_nonzero(pc.is_valid(problems)).to_pylist()
+        suspects = suspect_rows(batch)
+        seqs = batch.column("seq").fill_null(0).to_numpy()
+        # down[i]: row i's seq does not go up from row i - 1 (a broker's first row in the batch is
+        # compared with the broker's last seq below instead).
+        down = np.flatnonzero(seqs[1:] <= seqs[:-1]) + 1 if len(seqs) > 1 else np.zeros(0, np.int64)
         start = 0
         for broker, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
             if not self.started or broker != self.broker:
                 self._start(broker, rows[start].as_py())
             if not self.stopped:
-                first_bad = next((i for i in bad if start <= i < end), None)
-                stop = end if first_bad is None else first_bad
-                if stop > start:
-                    self._replay(batch.slice(start, stop - start))
-                if first_bad is not None and not self.stopped:
-                    values = {name: batch.column(name)[first_bad].as_py() for name in batch.schema.names}
-                    self._stop("input", values["row"], describe_problem(values["problem"], values), values["seq"])
+                first_problem = next((i for i in suspects if start <= i < end and self._problem(batch, i)), end)
+                previous = self.last_seq
+                first_down = end
+                if previous is not None and int(seqs[start]) <= previous:
+                    first_down = start
+                else:
+                    after = int(np.searchsorted(down, start, side="right"))
+                    if after < len(down) and down[after] < end:
+                        first_down = int(down[after])
+                first_bad = min(first_problem, first_down)
+                if first_bad > start:
+                    self._replay(batch.slice(start, first_bad - start))
+                if first_bad < end and not self.stopped:
+                    values = _values(batch, first_bad)
+                    code = row_problem(values)
+                    if code is None:
+                        code = CODES["seq",]
+                        values["prev"] = previous if first_bad == start else int(seqs[first_bad - 1])
+                    self._stop("input", values["row"], describe_problem(code, values), values["seq"])
+                elif not self.stopped:
+                    self.last_seq = int(seqs[end - 1])
             start = end
+
+    @staticmethod
+    def _problem(batch: pa.RecordBatch, index: int) -> bool:
+        return row_problem(_values(batch, index)) is not None
 
     def _replay(self, rows: pa.RecordBatch) -> None:
         assert self.replay is not None, "a null broker is always a bad row"
@@ -269,6 +346,11 @@ class PartitionReplay:
         self.started = False
         for what, nanos in self.timings.items():
             self._emit("time", None, invariant=what, n=nanos)
+
+
+def _values(batch: pa.RecordBatch, index: int) -> dict[str, Any]:
+    """One row of a batch as Python values."""
+    return {name: batch.column(name)[index].as_py() for name in batch.schema.names}
 
 
 def replay_function(profile: str, config: CacheConfig, invariants: set[str], keep: int) -> Any:
@@ -544,22 +626,13 @@ def _hadoop_path(path: Path) -> str:
 
 
 def replay_frame(events: DataFrame, spark: SparkSession, rows: int) -> tuple[DataFrame, int]:
-    """The rows, partitioned by broker and sorted by (broker, row), with ``prev`` and ``problem``.
+    """The rows, partitioned by broker and sorted by (broker, row): one exchange and one sort.
 
-    One exchange (hash by broker) and one sort serve both the ``lag`` window of the seq check and the
-    replay: the window's required distribution and order are exactly those of the repartition and
-    ``sortWithinPartitions``, so Spark plans no second shuffle or sort.
+    The row checks and the seq order are checked in the replay task (:meth:`PartitionReplay.feed`).
     """
-    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
-
     most = int(spark.conf.get("spark.sql.shuffle.partitions") or "8")
     partitions = max(1, min(most, -(-rows // ROWS_PER_PARTITION)))
-    staged = (
-        events.repartition(partitions, "broker")
-        .withColumn("prev", F.expr("lag(seq) OVER (PARTITION BY broker ORDER BY row)"))
-        .withColumn("problem", F.expr(problem_sql("prev")))
-        .sortWithinPartitions("broker", "row")
-    )
+    staged = events.repartition(partitions, "broker").sortWithinPartitions("broker", "row")
     return staged, partitions
 
 
