@@ -42,6 +42,7 @@ from ledgerspec.traces import _local
 from ledgerspec.traces._check import KEEP_PER_INVARIANT, trace_invariants
 from ledgerspec.traces._io import open_trace
 from ledgerspec.traces._local import check_local, check_seq, split_by_broker
+from ledgerspec.traces._partitions import broker_counts
 from ledgerspec.traces._replay import BrokerReplay
 
 TARGETS = {"spark_events_per_second": 2_000_000, "spark_over_scan_sort": 3.0, "local_events_per_second": 1_000_000}
@@ -109,7 +110,7 @@ def bench_engines(
         scan_sort.sortWithinPartitions("broker", "seq"),
         f"read.parquet, repartition({run.partitions}, broker), sortWithinPartitions(broker, seq), noop write",
     )
-    staged, _ = replay_frame(events, session, rows)
+    staged, _ = replay_frame(events, session, rows, broker_counts(trace))
     report["staged"] = _noop(staged, "the checker's plan up to the replay: scan with the row index, shuffle, sort")
     report["spark_over_scan_sort"] = round(report["spark"]["seconds"] / report["scan_sort"]["seconds"], 2)
     report["met"] = {

@@ -28,6 +28,7 @@ from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, T
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, open_trace
+from ledgerspec.traces._partitions import broker_counts, pack
 from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, python_columns
 
 PARALLEL_FROM = 500_000
@@ -39,7 +40,8 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
 
     Brokers are independent (every check is per broker), so large Parquet traces are split by broker
     over ``workers`` processes (default: the CPU count), each streaming the whole file and replaying
-    its own brokers; the results are merged exactly as one process would have produced them.
+    its own brokers; the results are merged exactly as one process would have produced them. The
+    brokers are packed by their event counts (traces/_partitions.py), so the processes finish together.
     """
     started = time.perf_counter()
     trace = open_trace(path)
@@ -50,8 +52,10 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     if workers <= 1:
         parts = [_check_part(str(path), 0, 1, budget)]
     else:
+        counts = broker_counts(trace)
+        owners = None if counts is None else {b: i for i, bin_ in enumerate(pack(counts, workers)) for b in bin_}
         with get_context("spawn").Pool(workers) as pool:
-            parts = pool.starmap(_check_part, [(str(path), i, workers, budget) for i in range(workers)])
+            parts = pool.starmap(_check_part, [(str(path), i, workers, budget, owners) for i in range(workers)])
     errors = [part.error for part in parts if part.error is not None]
     if errors:
         _, message = min(errors)
@@ -84,12 +88,18 @@ class _Part:
     """(row, message) of the first bad row this process saw."""
 
 
-def _owned(name: str, index: int, workers: int) -> bool:
-    """Whether process ``index`` of ``workers`` replays broker ``name`` (a stable hash of the name)."""
-    return workers == 1 or zlib.crc32(name.encode()) % workers == index
+def _owned(name: str, index: int, workers: int, owners: dict[str, int] | None = None) -> bool:
+    """Whether process ``index`` of ``workers`` replays broker ``name``: by ``owners``, else a stable hash."""
+    if workers == 1:
+        return True
+    if owners is not None and name in owners:
+        return owners[name] == index
+    return zlib.crc32(name.encode()) % workers == index
 
 
-def _check_part(path: str, index: int, workers: int, budget: float | None) -> _Part:
+def _check_part(
+    path: str, index: int, workers: int, budget: float | None, owners: dict[str, int] | None = None
+) -> _Part:
     """Replay the brokers assigned to process ``index`` of ``workers``."""
     started = time.perf_counter()
     trace = open_trace(path)
@@ -104,7 +114,7 @@ def _check_part(path: str, index: int, workers: int, budget: float | None) -> _P
                 part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
                 break
             part.events += batch.num_rows
-            for broker, rows, columns, start, stop in split_by_broker(batch, first_row, index, workers):
+            for broker, rows, columns, start, stop in split_by_broker(batch, first_row, index, workers, owners):
                 replay = replays.get(broker)
                 if replay is None:
                     replay = replays[broker] = BrokerReplay(
@@ -134,7 +144,7 @@ def _row_of(message: str) -> int:
 
 
 def split_by_broker(
-    batch: pa.RecordBatch, first_row: int, index: int = 0, workers: int = 1
+    batch: pa.RecordBatch, first_row: int, index: int = 0, workers: int = 1, owners: dict[str, int] | None = None
 ) -> Iterator[tuple[str, list[int], dict[str, list[Any]], int, int]]:
     """(broker, row numbers, Python columns, start, stop) per broker, brokers in name order.
 
@@ -154,7 +164,7 @@ def split_by_broker(
     rank[ranked] = np.arange(len(names))
     rank[len(names)] = len(names)
     rows_rank = rank[codes]
-    owned = [i for i in ranked if _owned(names[i], index, workers)]
+    owned = [i for i in ranked if _owned(names[i], index, workers, owners)]
     if not owned:
         return
     if len(owned) < len(names) or encoded.indices.null_count:

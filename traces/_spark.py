@@ -57,6 +57,7 @@ from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, T
 from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._format import COLUMNS, CONFIG_FIELDS, KINDS, SCHEMA
 from ledgerspec.traces._io import NON_NEGATIVE, TraceFile, open_trace
+from ledgerspec.traces._partitions import broker_counts, placement
 from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, python_columns
 
 if TYPE_CHECKING:
@@ -565,7 +566,8 @@ def run_spark(
     with _Budget(session, budget, started) as clock:
         try:
             events, rows_in_file = clock.run(lambda: trace_frame(session, trace), trace)
-            staged, run.partitions = replay_frame(events, session, rows_in_file)
+            counts = broker_counts(trace)
+            staged, run.partitions = replay_frame(events, session, rows_in_file, counts)
             replay = replay_function(profile, trace.config, set(trace_invariants(profile)), KEEP_PER_INVARIANT)
             mark = time.perf_counter()
             rows = clock.run(lambda: staged.mapInArrow(replay, OUTPUT_DDL).collect(), trace)
@@ -625,14 +627,31 @@ def _hadoop_path(path: Path) -> str:
     return text
 
 
-def replay_frame(events: DataFrame, spark: SparkSession, rows: int) -> tuple[DataFrame, int]:
+def replay_frame(
+    events: DataFrame, spark: SparkSession, rows: int, counts: dict[str, int] | None = None
+) -> tuple[DataFrame, int]:
     """The rows, partitioned by broker and sorted by (broker, row): one exchange and one sort.
 
-    The row checks and the seq order are checked in the replay task (:meth:`PartitionReplay.feed`).
+    With the events per broker (``counts``), the brokers are placed in balanced partitions
+    (traces/_partitions.py); without, by the hash of their name. The row checks and the seq order are
+    checked in the replay task (:meth:`PartitionReplay.feed`).
     """
+    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
+
     most = int(spark.conf.get("spark.sql.shuffle.partitions") or "8")
     partitions = max(1, min(most, -(-rows // ROWS_PER_PARTITION)))
-    staged = events.repartition(partitions, "broker").sortWithinPartitions("broker", "row")
+    keys = placement(spark, counts, partitions) if counts else None
+    if keys is None:
+        return events.repartition(partitions, "broker").sortWithinPartitions("broker", "row"), partitions
+    pairs = [(F.lit(broker), F.lit(key).cast("bigint")) for broker, key in keys.items()]
+    mapping = F.create_map(*[part for pair in pairs for part in pair])
+    partitions = len(set(keys.values()))
+    staged = (
+        events.withColumn("_partition", mapping[F.col("broker")])
+        .repartition(partitions, "_partition")
+        .sortWithinPartitions("broker", "row")
+        .drop("_partition")
+    )
     return staged, partitions
 
 

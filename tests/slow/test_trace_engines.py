@@ -39,19 +39,22 @@ def comparable(result) -> dict:
 @pytest.mark.parametrize(
     "case",
     [
-        # Small partitions spread the brokers over several Spark partitions (and several brokers
-        # share one); the default puts a trace this small in one partition.
-        ("pip430", "mixed", 2_000),
-        ("pulsar-master", "key-shared", None),
-        ("legacy", "catchup", None),
-        ("segmented", "fanout", 2_000),
+        # Small partitions spread the 3 brokers over several Spark partitions: one each when packed
+        # by their counts (2,000), two sharing one (10,000); the default puts a trace this small in
+        # one partition. "hash" is the placement without counts: by the hash of the broker name.
+        ("pip430", "mixed", 2_000, "packed"),
+        ("pulsar-master", "key-shared", None, "packed"),
+        ("legacy", "catchup", 2_000, "hash"),
+        ("segmented", "fanout", 10_000, "packed"),
     ],
     ids=lambda case: "-".join(map(str, case)),
 )
 def test_spark_equals_local_on_every_injected_violation(spark, tmp_path, monkeypatch, case):
-    profile, workload, rows_per_partition = case
+    profile, workload, rows_per_partition, placement = case
     if rows_per_partition:
         monkeypatch.setattr(_spark, "ROWS_PER_PARTITION", rows_per_partition)
+    if placement == "hash":
+        monkeypatch.setattr(_spark, "broker_counts", lambda trace: None)
     injected = injectable(profile)
     generated = generate_trace(
         str(tmp_path / f"{profile}.parquet"),
@@ -73,6 +76,30 @@ def test_spark_equals_local_on_every_injected_violation(spark, tmp_path, monkeyp
     assert {v.invariant for v in remote.violations} == set(injected)
     assert all(v.event for v in remote.violations)
     assert any(v.context for v in remote.violations)
+
+
+@pytest.mark.parametrize(("rows_per_partition", "placed"), [(2_000, [1, 1, 1]), (5_000, [1, 2])])  # brokers in each
+def test_packed_brokers_get_a_partition_each_heaviest_first(spark, tmp_path, monkeypatch, rows_per_partition, placed):
+    from pyspark.sql import functions as F  # noqa: N812
+
+    monkeypatch.setattr(_spark, "ROWS_PER_PARTITION", rows_per_partition)
+    path = generate_trace(str(tmp_path / "t.parquet"), brokers=3, topics=6, events=6_000, seed=3).path
+    trace = open_trace(path)
+    events, rows = _spark.trace_frame(spark, trace)
+    counts = _spark.broker_counts(trace)
+    assert sum(counts.values()) == rows
+    staged, partitions = _spark.replay_frame(events, spark, rows, counts)
+    assert partitions == len(placed)
+    by_partition = (
+        staged.groupBy(F.spark_partition_id().alias("p"))
+        .agg(F.collect_set("broker").alias("brokers"), F.count("*").alias("n"))
+        .orderBy("p")
+        .collect()
+    )
+    assert sorted(len(row.brokers) for row in by_partition) == placed
+    assert [row.p for row in by_partition] == list(range(len(placed)))
+    loads = [row.n for row in by_partition]
+    assert loads == sorted(loads, reverse=True)
 
 
 @pytest.mark.parametrize("profile", ["pip430", "pulsar-master", "legacy", "segmented"])
