@@ -7,7 +7,8 @@ brokers, counts, violations with their context, ``unknown``) for every valid tra
 1. Driver, no job: ``open_trace`` reads and checks the header and the schema from the Parquet footer
    (the same code and messages as the local checker); a JSON-lines trace (small by design) is read and
    validated in the driver and handed to Spark as an Arrow table with explicit row numbers.
-2. One pass with one shuffle: rows are hash-partitioned by broker and sorted by (broker, row), and
+2. One pass with one shuffle: rows are partitioned by broker (brokers packed by their event counts,
+   traces/_partitions.py, or hashed by name without counts) and sorted by (broker, row), and
    nothing else happens in the JVM. ``mapInArrow`` then runs one :class:`BrokerReplay` per broker
    over the Arrow batches of its partition (the replay is stateful and cannot be a column
    expression), and checks the rows on the way, vectorized per batch: the row checks of
@@ -22,8 +23,8 @@ Partitions. Every invariant checked on traces is checked on the events of one br
 (``_check.PARTITIONS``): a broker has one removal queue, so size, watermark, queue order and TTL
 checks are global to the broker and never split per ledger; entries, copies and their shared handlers
 never leave their broker; the cursor count is per ledger, and a ledger belongs to one broker, so the
-broker partition is also sound for it. Hash partitioning by broker puts all of a broker's rows in one
-Spark partition; sorting by (broker, row) gives them in file order, which is seq order once the seq
+broker partition is also sound for it. Partitioning by broker (one key per broker, packed or hashed)
+puts all of a broker's rows in one Spark partition; sorting by (broker, row) gives them in file order, which is seq order once the seq
 check has passed. Nothing crosses brokers, so partitions are independent: the result is the same for
 any number of partitions.
 
@@ -395,10 +396,11 @@ def spark_session(master: str | None = None, **conf: str) -> SparkSession:
     with no byte limit (Spark checks it by measuring the batch on every row: about as much JVM CPU as
     the scan, shuffle and sort together).
 
-    Shuffle partitions: sixteen per core locally. A broker's rows stay in one partition, and hashing
-    puts several brokers in some partitions and none in others; small partitions keep the last task
-    short (40 brokers on 8 partitions: the largest holds 1.6x the mean, a long tail on 2 cores).
-    Small traces use fewer (:data:`ROWS_PER_PARTITION`).
+    Shuffle partitions: sixteen per core locally, the most the checker uses. A broker's rows stay in
+    one partition; with the brokers' counts they are packed, one bin per partition, heaviest first
+    (traces/_partitions.py); without, hashing puts several brokers in some partitions and none in
+    others, and small partitions keep the last task short. Small traces use fewer
+    (:data:`ROWS_PER_PARTITION`).
 
     The Python workers run this interpreter locally (``spark.pyspark.python``); on a cluster,
     ``PYSPARK_PYTHON`` if set, else the same path. ``conf`` adds or overrides settings.
