@@ -24,9 +24,9 @@ Partitions. Every invariant checked on traces is checked on the events of one br
 checks are global to the broker and never split per ledger; entries, copies and their shared handlers
 never leave their broker; the cursor count is per ledger, and a ledger belongs to one broker, so the
 broker partition is also sound for it. Partitioning by broker (one key per broker, packed or hashed)
-puts all of a broker's rows in one Spark partition; sorting by (broker, row) gives them in file order, which is seq order once the seq
-check has passed. Nothing crosses brokers, so partitions are independent: the result is the same for
-any number of partitions.
+puts all of a broker's rows in one Spark partition; sorting by (broker, row) gives them in file
+order, which is seq order once the seq check has passed. Nothing crosses brokers, so partitions are
+independent: the result is the same for any number of partitions.
 
 Cluster use (``master="spark://..."``, ``yarn``, ``k8s://...``): the executors run the replay, so they
 need this package (``pip install ledgerspec`` or the repository, same version as the driver) and
