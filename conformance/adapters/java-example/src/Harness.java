@@ -53,8 +53,7 @@ public final class Harness {
             }
             Map<String, Object> reply = new LinkedHashMap<>();
             boolean stop = harness.serve(line, reply);
-            out.print(Json.write(reply));
-            out.print('\n');
+            out.print(Json.write(reply) + "\n"); // one write: a reply split in two wakes the runner twice
             out.flush();
             if (stop) {
                 break;
