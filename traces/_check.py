@@ -71,6 +71,20 @@ class TraceViolation:
             "context": self.context,
         }
 
+    @classmethod
+    def of(cls, finding: Any, events: dict[Any, Any], contexts: dict[Any, Any]) -> TraceViolation:
+        """A replay finding with its event and context, looked up by (broker, seq); empty if unknown."""
+        key = (finding.broker, finding.seq)
+        return cls(
+            invariant=finding.invariant,
+            broker=finding.broker,
+            seq=finding.seq,
+            row=finding.row,
+            message=finding.message,
+            event=events.get(key, {}),
+            context=contexts.get(key, []),
+        )
+
 
 @dataclass
 class CheckResult:

@@ -226,15 +226,4 @@ def attach_context(trace: TraceFile, findings: list[Finding]) -> list[TraceViola
                 around[broker, seq] = list(history[broker][-CONTEXT:])
                 waiting[broker].append((seq, CONTEXT))
             history[broker] = [*history[broker][-(CONTEXT - 1) :], event] if CONTEXT > 1 else [event]
-    return [
-        TraceViolation(
-            invariant=f.invariant,
-            broker=f.broker,
-            seq=f.seq,
-            row=f.row,
-            message=f.message,
-            event=events.get((f.broker, f.seq), {}),
-            context=around.get((f.broker, f.seq), []),
-        )
-        for f in findings
-    ]
+    return [TraceViolation.of(f, events, around) for f in findings]

@@ -584,7 +584,7 @@ def run_spark(
             result.violations = context_of(events, chosen, clock, trace)
             run.seconds["context"] = time.perf_counter() - mark
         except _OutOfTimeError:
-            result.violations = [TraceViolation(f.invariant, f.broker, f.seq, f.row, f.message) for f in chosen]
+            result.violations = [TraceViolation.of(f, {}, {}) for f in chosen]
             result.unknown.append(_out_of_time(budget, started, "before the context of the violations was read"))
     result.seconds = time.perf_counter() - started
     return run
@@ -728,15 +728,4 @@ def context_of(events: DataFrame, findings: list[Finding], clock: _Budget, trace
         as_events = [{c: r[c] for c in COLUMNS if r[c] is not None} for r in near_rows]
         events_of[key] = as_events[at]
         context[key] = as_events[:at] + as_events[at + 1 :]
-    return [
-        TraceViolation(
-            invariant=f.invariant,
-            broker=f.broker,
-            seq=f.seq,
-            row=f.row,
-            message=f.message,
-            event=events_of.get((f.broker, f.seq), {}),
-            context=context.get((f.broker, f.seq), []),
-        )
-        for f in findings
-    ]
+    return [TraceViolation.of(f, events_of, context) for f in findings]
