@@ -18,7 +18,7 @@ from typing import Any
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
 
 _ENTRY_KEYS = frozenset(("ledger", "entry", "size", "count", "timestamp"))
-_COUNTER_KEYS = frozenset(f for f in Counters.__dataclass_fields__)
+_COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
 _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "closed"))
 
 
@@ -26,12 +26,12 @@ class DeltaEncoder:
     """The implementation's side: the delta from the last observation sent to a new full snapshot."""
 
     def __init__(self) -> None:
-        self.entries: dict[tuple[int, int], dict[str, Any]] = {}
-        self.copies: dict[int, int | None] = {}
+        self.reset()
 
     def reset(self) -> None:
         """A fresh cache (``configure``): the next delta is against the empty observation."""
-        self.entries, self.copies = {}, {}
+        self.entries: dict[tuple[int, int], dict[str, Any]] = {}
+        self.copies: dict[int, int | None] = {}
 
     def sent_full(self, snapshot: dict[str, Any]) -> None:
         """A full observation was sent; later deltas are against it."""
@@ -40,9 +40,9 @@ class DeltaEncoder:
 
     def delta(self, snapshot: dict[str, Any]) -> dict[str, Any]:
         """The delta to ``snapshot`` (an ``Observation.to_dict()`` shape); it becomes the new base."""
-        before, after = self.entries, {(row["ledger"], row["entry"]): row for row in snapshot["entries"]}
-        copies_before, copies_after = self.copies, dict(snapshot["copies"])
-        self.entries, self.copies = after, copies_after
+        before, copies_before = self.entries, self.copies
+        self.sent_full(snapshot)
+        after, copies_after = self.entries, self.copies
         return {
             "entries": [row for position, row in after.items() if before.get(position) != row],
             "removed": [list(position) for position in before if position not in after],
