@@ -9,7 +9,7 @@ back, a truncated or empty file, bad JSON. Nothing is skipped silently.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,22 @@ class TraceFile:
             rows += batch.num_rows
         if rows == 0:
             raise TraceInputError(f"{self.path}: the trace has no events")
+
+    def row_groups(self, groups: Iterable[int]) -> Iterator[tuple[int, int, pa.RecordBatch]]:
+        """(row group, first row number, batch) of some row groups of a Parquet trace, in file order, unchecked.
+
+        For a process that reads only its share of the file: the caller runs :func:`check_batch` on
+        the groups it is responsible for.
+        """
+        metadata = _parquet_file(self.path).metadata
+        starts = [0]
+        for group in range(metadata.num_row_groups):
+            starts.append(starts[-1] + metadata.row_group(group).num_rows)
+        for group in sorted(groups):
+            rows = starts[group]
+            for batch in _parquet_batches(self.path, [group]):
+                yield group, rows, batch
+                rows += batch.num_rows
 
 
 def open_trace(spec: str | Path) -> TraceFile:
@@ -137,10 +153,10 @@ def check_schema(schema: pa.Schema, where: str) -> None:
             raise TraceInputError(f"{where}: column {field.name!r} has type {actual}, expected {field.type}")
 
 
-def _parquet_batches(path: Path) -> Iterator[pa.RecordBatch]:
+def _parquet_batches(path: Path, groups: list[int] | None = None) -> Iterator[pa.RecordBatch]:
     parquet = _parquet_file(path)
     try:
-        for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=list(COLUMNS)):
+        for batch in parquet.iter_batches(batch_size=BATCH_ROWS, row_groups=groups, columns=list(COLUMNS)):
             yield batch.cast(SCHEMA) if batch.schema != SCHEMA else batch
     except (pa.ArrowInvalid, OSError) as error:
         raise TraceInputError(f"{path}: the Parquet data cannot be read (truncated or corrupt?): {error}") from None

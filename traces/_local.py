@@ -13,7 +13,7 @@ import os
 import re
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from multiprocessing import get_context
@@ -27,9 +27,9 @@ import pyarrow.parquet as pq
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
-from ledgerspec.traces._io import TraceFile, open_trace
-from ledgerspec.traces._partitions import broker_counts, pack
-from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, python_columns
+from ledgerspec.traces._io import TraceFile, check_batch, open_trace
+from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
+from ledgerspec.traces._replay import BrokerReplay, Columns, Finding, TraceStructureError, python_columns
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""
@@ -39,9 +39,10 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     """Check one trace file; ``budget`` (seconds) turns an unfinished check into UNKNOWN.
 
     Brokers are independent (every check is per broker), so large Parquet traces are split by broker
-    over ``workers`` processes (default: the CPU count), each streaming the whole file and replaying
-    its own brokers; the results are merged exactly as one process would have produced them. The
-    brokers are packed by their event counts (traces/_partitions.py), so the processes finish together.
+    over ``workers`` processes (default: the CPU count), each replaying its own brokers; the results
+    are merged exactly as one process would have produced them. The brokers are packed by their event
+    counts (traces/_partitions.py), so the processes finish together. A process reads only the row
+    groups that may hold its brokers (:func:`plan_groups`), else the whole file.
     """
     started = time.perf_counter()
     trace = open_trace(path)
@@ -54,8 +55,13 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     else:
         counts = broker_counts(trace)
         owners = None if counts is None else {b: i for i, bin_ in enumerate(pack(counts, workers)) for b in bin_}
+        brokers = None if owners is None else group_brokers(trace)
+        plans = [None if brokers is None else plan_groups(brokers, i, workers, owners) for i in range(workers)]
+        shares = [(str(path), i, workers, budget, owners, plans[i]) for i in range(workers)]
         with get_context("spawn").Pool(workers) as pool:
-            parts = pool.starmap(_check_part, [(str(path), i, workers, budget, owners) for i in range(workers)])
+            parts = pool.starmap(_check_part, shares)
+            if any(part.stale for part in parts):  # a footer claimed one broker for a mixed group
+                parts = pool.starmap(_check_part, [share[:-1] for share in shares])
     errors = [part.error for part in parts if part.error is not None]
     if errors:
         _, message = min(errors)
@@ -67,7 +73,7 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
             result.counts[invariant] = result.counts.get(invariant, 0) + count
         result.unknown += [reason for reason in part.unknown if reason not in result.unknown]
         result.brokers += part.brokers
-    result.events = parts[0].events
+    result.events = sum(part.events for part in parts)
     result.unknown.sort()
     chosen = select(findings, result.counts)
     result.violations = attach_context(trace, chosen)
@@ -80,12 +86,15 @@ class _Part:
     """What one process found for its share of the brokers."""
 
     events: int = 0
+    """Rows checked by this process (every row is checked by one process)."""
     brokers: int = 0
     findings: list[Finding] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
     error: tuple[int, str] | None = None
     """(row, message) of the first bad row this process saw."""
+    stale: bool = False
+    """A row group planned as one broker's holds others: redo without the plan."""
 
 
 def _owned(name: str, index: int, workers: int, owners: dict[str, int] | None = None) -> bool:
@@ -97,10 +106,53 @@ def _owned(name: str, index: int, workers: int, owners: dict[str, int] | None = 
     return zlib.crc32(name.encode()) % workers == index
 
 
+def plan_groups(
+    brokers: list[str | None], index: int, workers: int, owners: dict[str, int] | None
+) -> dict[int, str | None]:
+    """The Parquet row groups process ``index`` reads, each with its one broker, or None if it mixes brokers.
+
+    ``brokers``: the one broker of each group (:func:`group_brokers`). The process reads its brokers'
+    groups, and checks them; it reads every mixed group, and checks every ``workers``-th of them.
+    So each row is checked by exactly one process, and each broker's rows are all read by its owner.
+    """
+    return {
+        group: broker
+        for group, broker in enumerate(brokers)
+        if broker is None or _owned(broker, index, workers, owners)
+    }
+
+
+class _StalePlanError(Exception):
+    """A row group does not hold only the broker its footer statistics gave (say, truncated statistics)."""
+
+
+def _read_share(
+    trace: TraceFile, index: int, workers: int, groups: dict[int, str | None] | None
+) -> Iterator[tuple[int, pa.RecordBatch, bool]]:
+    """(first row, batch, whether this process checks it) of what process ``index`` reads, checked as due."""
+    if groups is None:
+        for number, (first_row, batch) in enumerate(trace.batches(check=lambda n: n % workers == index)):
+            yield first_row, batch, number % workers == index
+        return
+    for group, first_row, batch in trace.row_groups(groups):
+        broker = groups[group]
+        checked = broker is not None or group % workers == index
+        if checked:
+            check_batch(batch, first_row, str(trace.path))
+        if broker is not None and not pc.all(pc.equal(batch.column("broker"), broker)).as_py():
+            raise _StalePlanError
+        yield first_row, batch, checked
+
+
 def _check_part(
-    path: str, index: int, workers: int, budget: float | None, owners: dict[str, int] | None = None
+    path: str,
+    index: int,
+    workers: int,
+    budget: float | None,
+    owners: dict[str, int] | None = None,
+    groups: dict[int, str | None] | None = None,
 ) -> _Part:
-    """Replay the brokers assigned to process ``index`` of ``workers``."""
+    """Replay the brokers of process ``index`` of ``workers``, reading ``groups`` if given (:func:`plan_groups`)."""
     started = time.perf_counter()
     trace = open_trace(path)
     profile = trace.header.profile
@@ -109,11 +161,11 @@ def _check_part(
     replays: dict[str, BrokerReplay] = {}
     last_seq: dict[str, int] = {}
     try:
-        for first_row, batch in trace.batches(check=lambda number: number % workers == index):
+        for first_row, batch, checked in _read_share(trace, index, workers, groups):
             if budget is not None and time.perf_counter() - started > budget:
                 part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
                 break
-            part.events += batch.num_rows
+            part.events += batch.num_rows if checked else 0
             for broker, rows, columns, start, stop in split_by_broker(batch, first_row, index, workers, owners):
                 replay = replays.get(broker)
                 if replay is None:
@@ -126,6 +178,9 @@ def _check_part(
         part.error = (_row_of(str(error)), str(error))
     except TraceStructureError as error:
         part.error = (error.row, f"{trace.path}: {error}")
+    except _StalePlanError:
+        part.stale = True
+        return part
     if part.error is None:
         for replay in replays.values():
             part.findings += replay.findings
@@ -145,7 +200,7 @@ def _row_of(message: str) -> int:
 
 def split_by_broker(
     batch: pa.RecordBatch, first_row: int, index: int = 0, workers: int = 1, owners: dict[str, int] | None = None
-) -> Iterator[tuple[str, list[int], dict[str, list[Any]], int, int]]:
+) -> Iterator[tuple[str, Sequence[int], Columns, int, int]]:
     """(broker, row numbers, Python columns, start, stop) per broker, brokers in name order.
 
     The row numbers and columns are those of the batch's owned rows, grouped by broker: the broker's
@@ -156,6 +211,10 @@ def split_by_broker(
     """
     encoded = pc.dictionary_encode(batch.column("broker"))
     names = encoded.dictionary.to_pylist()
+    if len(names) == 1 and not encoded.indices.null_count:  # one broker (a Parquet row group per broker)
+        if _owned(names[0], index, workers, owners):
+            yield names[0], range(first_row, first_row + batch.num_rows), python_columns(batch), 0, batch.num_rows
+        return
     # Rows with a null broker (only in a batch another process checks, and reports) get code
     # len(names), owned by nobody.
     codes = encoded.indices.fill_null(len(names)).to_numpy()
@@ -184,7 +243,7 @@ def split_by_broker(
         start = end
 
 
-def check_seq(seqs: list[int], rows: list[int], broker: str, last_seq: dict[str, int], where: str) -> None:
+def check_seq(seqs: list[int], rows: Sequence[int], broker: str, last_seq: dict[str, int], where: str) -> None:
     """Seq strictly increases per broker, in file order."""
     previous = last_seq.get(broker)
     if seqs and (previous is None or seqs[0] > previous) and all(map(operator.lt, seqs, islice(seqs, 1, None))):

@@ -27,23 +27,43 @@ MAX_BROKERS = 10_000
 """Above this many brokers the placement map would bloat the plan; hash partitioning is balanced enough."""
 
 
-def broker_counts(trace: TraceFile) -> dict[str, int] | None:
-    """Events per broker of a Parquet trace, or None if they cannot be had cheaply.
+def group_brokers(trace: TraceFile) -> list[str | None] | None:
+    """The one broker of each row group of a Parquet trace, by its footer statistics (min = max, no nulls).
 
-    From the footer for row groups of one broker (min = max, no nulls), reading only the broker column
-    of the row groups that mix brokers.
+    None for a group that mixes brokers (or whose statistics do not say); None for the whole trace if it
+    is not Parquet or its footer cannot be read. A writer may truncate long statistics, so a reader of a
+    group must confirm it holds only that broker (``_local`` does) before relying on it to skip groups.
     """
     if trace.format != "parquet":
         return None
     try:
-        file = pq.ParquetFile(trace.path, read_dictionary=["broker"])
-        metadata = file.metadata
+        metadata = pq.read_metadata(trace.path)
         index = metadata.schema.to_arrow_schema().get_field_index("broker")
-        counts: Counter[str] = Counter()
+        brokers: list[str | None] = []
         for group in range(metadata.num_row_groups):
             stats = metadata.row_group(group).column(index).statistics
-            if stats is not None and stats.has_min_max and stats.min == stats.max and stats.null_count == 0:
-                counts[stats.min] += metadata.row_group(group).num_rows
+            one = stats is not None and stats.has_min_max and stats.min == stats.max and stats.null_count == 0
+            brokers.append(str(stats.min) if one else None)
+    except (OSError, pa.ArrowException):
+        return None  # the read reports a broken file the usual way
+    return brokers
+
+
+def broker_counts(trace: TraceFile) -> dict[str, int] | None:
+    """Events per broker of a Parquet trace, or None if they cannot be had cheaply.
+
+    From the footer for row groups of one broker (:func:`group_brokers`), reading only the broker column
+    of the row groups that mix brokers.
+    """
+    brokers = group_brokers(trace)
+    if brokers is None:
+        return None
+    try:
+        file = pq.ParquetFile(trace.path, read_dictionary=["broker"])
+        counts: Counter[str] = Counter()
+        for group, broker in enumerate(brokers):
+            if broker is not None:
+                counts[broker] += file.metadata.row_group(group).num_rows
                 continue
             column = file.read_row_group(group, columns=["broker"]).column(0).combine_chunks()
             for item in pc.value_counts(column).to_pylist():

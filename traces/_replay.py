@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ from ledgerspec.traces._format import INT_COLUMNS, KINDS
 
 NULL = -(2**63)
 """Stand-in for a null integer in the replay's columns (Arrow nulls are filled with it)."""
+NEVER = 2**64
+"""Above every timestamp (an int64)."""
 
 (
     CONFIG,
@@ -73,26 +76,59 @@ def position(key: int) -> tuple[int, int]:
     return key >> 32, key & 0xFFFFFFFF
 
 
-def python_columns(batch: pa.RecordBatch) -> dict[str, list[Any]]:
+LAZY_COLUMNS = ("ledger", "entry", "value", "result")
+"""Columns the inline paths of :meth:`BrokerReplay.feed` never read: converted when a rare event does."""
+
+
+class Columns(dict[str, list[Any]]):
+    """A batch's columns as Python lists (see :func:`python_columns`); :data:`LAZY_COLUMNS` on first use.
+
+    Turning Arrow into Python objects is a third of the replay's cost; the lazy columns are read by
+    rare events only, so most batches never pay for them.
+    """
+
+    def __init__(self, batch: pa.RecordBatch) -> None:
+        super().__init__()
+        self.batch = batch
+
+    def __missing__(self, name: str) -> list[Any]:
+        if name not in LAZY_COLUMNS:
+            raise KeyError(name)
+        column = self.batch.column(name)
+        values = _object_list(column) if name == "value" else _int_list(column)
+        self[name] = values
+        return values
+
+
+def _int_list(column: pa.Array) -> list[int]:
+    """Integers with nulls as :data:`NULL`."""
+    if column.null_count * 10 < len(column) * 9:
+        return column.fill_null(NULL).to_numpy().tolist()  # type: ignore[no-any-return]
+    # Mostly null (e.g. ``result``): make Python ints for the few values only.
+    values = np.full(len(column), NULL, dtype=object)
+    values[pc.indices_nonzero(pc.is_valid(column)).to_numpy()] = column.drop_null().to_numpy()
+    return values.tolist()  # type: ignore[no-any-return]
+
+
+def _object_list(column: pa.Array) -> list[Any]:
+    return column.to_pylist() if column.null_count < len(column) else [None] * len(column)
+
+
+def python_columns(batch: pa.RecordBatch) -> Columns:
     """The columns the replay reads, as Python lists: integers with nulls as :data:`NULL`, kinds as codes.
 
     ``key`` packs (ledger, entry) into one int: ``ledger << 32 | entry`` when the ledger is below 2**31
     and the entry below 2**32 (vectorized), otherwise a tagged wide int; both forms are unique and a
-    position always gets the same key, whatever batch it is in.
+    position always gets the same key, whatever batch it is in. :data:`LAZY_COLUMNS` are converted
+    when first read.
     """
-    columns: dict[str, list[Any]] = {}
+    columns = Columns(batch)
     for name in INT_COLUMNS:
-        column = batch.column(name)
-        if column.null_count * 10 < len(column) * 9:
-            columns[name] = column.fill_null(NULL).to_numpy().tolist()
-        else:  # mostly null (e.g. ``result``): make Python ints for the few values only
-            values = np.full(len(column), NULL, dtype=object)
-            values[pc.indices_nonzero(pc.is_valid(column)).to_numpy()] = column.drop_null().to_numpy()
-            columns[name] = values.tolist()
+        if name not in LAZY_COLUMNS:
+            columns[name] = _int_list(batch.column(name))
     columns["kind"] = pc.index_in(batch.column("kind"), value_set=_KIND_NAMES).to_numpy().tolist()
-    for name in ("reason", "cursor", "value"):
-        column = batch.column(name)
-        columns[name] = column.to_pylist() if column.null_count < len(column) else [None] * len(column)
+    for name in ("reason", "cursor"):
+        columns[name] = _object_list(batch.column(name))
     ledger = batch.column("ledger").fill_null(-1).to_numpy()
     entry = batch.column("entry").fill_null(-1).to_numpy()
     narrow = (ledger >= 0) & (ledger < 2**31) & (entry >= 0) & (entry < 2**32)
@@ -158,6 +194,7 @@ class BrokerReplay:
         self.by_ts: list[tuple[int, int, int]] | None = None
         """A heap of (timestamp, enter, key), only once timestamps have entered out of order."""
         self.latest_ts = NULL
+        """The newest timestamp entered, while they enter in order; :data:`NEVER` once :attr:`by_ts` is on."""
         self.unprotected: list[tuple[int, int, int]] = []
         self.unprotected_live = 0
         self.total = 0
@@ -207,6 +244,7 @@ class BrokerReplay:
             self.latest_ts = ts
         else:
             self.by_ts = [(e.ts, e.enter, k) for k, e in self.live.items()]
+            self.latest_ts = NEVER  # the inline paths of feed test only ``now >= latest_ts``
             heapq.heapify(self.by_ts)
         if self.pip430 and not self._protected(entry):
             heapq.heappush(self.unprotected, (ts, self.enter, key))
@@ -315,7 +353,7 @@ class BrokerReplay:
             self.pass_removed,
         )
 
-    def feed(self, columns: dict[str, list[Any]], rows: list[int], start: int = 0, stop: int | None = None) -> None:
+    def feed(self, columns: Columns, rows: Sequence[int], start: int = 0, stop: int | None = None) -> None:
         """Replay events given as :func:`python_columns`; ``rows`` are their row numbers in the input.
 
         Only the events at ``start:stop`` (default: all), so the columns of a batch can be shared by
@@ -330,7 +368,6 @@ class BrokerReplay:
         sizes, counts, stamps, copies_col = columns["size"], columns["count"], columns["timestamp"], columns["copy"]
         reasons, cursor_names = columns["reason"], columns["cursor"]
         live, copies, cursors, order = self.live, self.copies, self.cursors, self.order
-        ledgers, entries = columns["ledger"], columns["entry"]
         master, pip430 = self.master, self.pip430
         plain_insert = not (pip430 or self.segmented)
         max_requeue, extend_ttl, ttl, evicting, pass_reason, ttl_pass, low, high, removed = self._fast_state()
@@ -344,7 +381,6 @@ class BrokerReplay:
                     and evicting
                     and stamps[i] == now
                     and (entry.requeues < max_requeue or (entry.accessed and extend_ttl))
-                    and self.by_ts is None
                     and now >= self.latest_ts
                 ):
                     entry.ts = now
@@ -368,7 +404,7 @@ class BrokerReplay:
                     self.total += size
                     if entry.handler is None:
                         self.unprotected_live += 1
-                    if self.by_ts is None and ts >= self.latest_ts:
+                    if ts >= self.latest_ts:
                         self.latest_ts = ts
                         enter = self.enter + 1
                         self.enter = enter
@@ -409,7 +445,8 @@ class BrokerReplay:
                 else:
                     self._remove(key, seqs[i], times[i], rows[i], sizes[i], counts[i], reasons[i])
             elif kind == CURSOR_SEEK:
-                cursors[ledgers[i], cursor_names[i]] = entries[i]
+                ledger, entry_id = position(keys[i])  # never null: a cursor event has both ledger and entry
+                cursors[ledger, cursor_names[i]] = entry_id
             elif kind == HIT:
                 entry = live.get(keys[i])
                 if entry is None:
@@ -454,7 +491,7 @@ class BrokerReplay:
                 self._rare(kind, columns, i, rows[i])
                 max_requeue, extend_ttl, ttl, evicting, pass_reason, ttl_pass, low, high, removed = self._fast_state()
 
-    def _rare(self, kind: int, columns: dict[str, list[Any]], i: int, row: int) -> None:
+    def _rare(self, kind: int, columns: Columns, i: int, row: int) -> None:
         seq, now, key = columns["seq"][i], columns["time"][i], columns["key"][i]
         if kind == STASH:
             self._stash(key, seq, now, row)
