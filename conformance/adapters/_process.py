@@ -330,23 +330,25 @@ class _Process:
     def _spin(self, until: float) -> None:
         """Poll stdout without blocking until ``until`` (perf_counter), yielding the core between polls.
 
-        A reply read here costs no wake-up of the runner. Yielding lets the implementation (or anything
-        else) run on this core first; only when the last reply came within SPIN_SECONDS, so a slow
-        implementation or a busy machine turns it off by itself.
+        A reply read here costs no wake-up of the runner, and yielding lets the implementation (or
+        anything else) run on this core first. ``_exchange`` polls only while replies come within
+        SPIN_SECONDS, so a slow implementation or a busy machine turns polling off by itself.
         """
         while True:
             try:
                 chunk = os.read(self.stdout_fd, 1 << 16)
             except BlockingIOError:
-                if time.perf_counter() > until:
-                    return
-                os.sched_yield()
-                continue
-            if not chunk:
+                chunk = None
+            if chunk == b"":
                 return  # end of file: _read_line reports the crash
-            self.buffer += chunk
-            if b"\n" in chunk:
+            if chunk is not None:
+                self.buffer += chunk
+                if b"\n" in chunk:
+                    return
+            if time.perf_counter() > until:
                 return
+            if chunk is None:
+                os.sched_yield()
 
     def _read_line(self, label: _Label) -> None:
         """Read stdout into the buffer until it holds a whole line, within the timeout."""
