@@ -133,10 +133,8 @@ _RESULT_TYPES: dict[str, tuple[type, ...]] = {
 def result_problem(op: Op, result: Any) -> str | None:
     """What is wrong with the *type* of an operation's result (spec/cache/SPEC.md §3), if anything."""
     allowed = _RESULT_TYPES.get(op.kind, (type(None),))
-    names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-    if isinstance(result, bool) and bool not in allowed:
-        return f"result of {op.kind} must be {names}, got {result!r}"
-    if not isinstance(result, allowed):
+    if (isinstance(result, bool) and bool not in allowed) or not isinstance(result, allowed):
+        names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
         return f"result of {op.kind} must be {names}, got {result!r}"
     if isinstance(result, list | tuple) and not all(
         r is None or (isinstance(r, int) and not isinstance(r, bool)) for r in result

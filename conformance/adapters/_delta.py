@@ -13,13 +13,14 @@ it reads, naming the first bad one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
 
 _ENTRY_KEYS = frozenset(("ledger", "entry", "size", "count", "timestamp"))
 _COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
 _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "closed"))
+_T = TypeVar("_T")
 
 
 class DeltaEncoder:
@@ -87,9 +88,9 @@ class DeltaDecoder:
                 raise ValueError(f"removed[{index}]: ({ledger}, {entry}) is not in the previous observation")
             reordered = True
         for row in delta["entries"]:
-            cached = CachedEntry(**row)
-            reordered = reordered or cached.position not in entries
-            entries[cached.position] = cached
+            position = (row["ledger"], row["entry"])
+            reordered = reordered or position not in entries
+            entries[position] = _checked(CachedEntry, row)
         for index, copy in enumerate(delta["closed"]):
             if copies.pop(copy, _ABSENT) is _ABSENT:
                 raise ValueError(f"closed[{index}]: copy {copy} is not open in the previous observation")
@@ -97,15 +98,28 @@ class DeltaDecoder:
             copies[copy] = count
         if reordered:
             self.order = sorted(entries)
-        return Observation(
-            entries=tuple(map(entries.__getitem__, self.order)),
-            size=delta["size"],
-            counters=Counters(**delta["counters"]),
-            copies=tuple(sorted(copies.items())),
-        )
+        fields = {
+            "entries": tuple(map(entries.__getitem__, self.order)),
+            "size": delta["size"],
+            "counters": _checked(Counters, delta["counters"]),
+            "copies": tuple(sorted(copies.items())),
+        }
+        return _checked(Observation, fields)
 
 
 _ABSENT = object()
+
+
+def _checked(cls: type[_T], fields: dict[str, Any]) -> _T:
+    """An instance of a frozen dataclass from exactly its fields, already checked by :func:`_delta_problem`.
+
+    Its generated ``__init__`` sets each field through ``object.__setattr__``; this sets them at once,
+    a quarter of the time (about 2 us a step for the counters alone). Equality, hashing and order
+    work on the fields as usual.
+    """
+    instance = object.__new__(cls)
+    instance.__dict__.update(fields)
+    return instance
 
 
 def _is_int(value: Any) -> bool:
@@ -146,7 +160,7 @@ def _delta_problem(delta: Any) -> str | None:
     counters = delta["counters"]
     if not isinstance(counters, dict) or counters.keys() != _COUNTER_KEYS:
         return f"counters: an object with exactly the keys {sorted(_COUNTER_KEYS)}, got {counters!r}"[:300]
-    if not all(type(value) is int for value in counters.values()):
+    if {*map(type, counters.values())} != {int}:
         name, value = next((n, v) for n, v in counters.items() if type(v) is not int)
         return f"counters.{name}: an int, got {value!r}"
     return None

@@ -50,8 +50,8 @@ class Session:
         if cmd == "apply":
             results = []
             for op in request["ops"]:
-                fields = {key: value for key, value in op.items() if key != "op"}
-                value = getattr(self.cache, op["op"])(**fields)
+                fields = dict(op)
+                value = getattr(self.cache, fields.pop("op"))(**fields)
                 results.append(list(value) if isinstance(value, tuple) else value)
             observe = request.get("observe", False)
             if observe == "delta":
@@ -70,7 +70,7 @@ class Session:
         return snapshot
 
 
-def reply_to(session: Session, line: str) -> tuple[dict[str, Any], bool]:
+def reply_to(session: Session, line: str | bytes) -> tuple[dict[str, Any], bool]:
     """The reply to one request line, and whether it was ``stop``."""
     request: dict[str, Any] = {}
     try:
@@ -82,12 +82,17 @@ def reply_to(session: Session, line: str) -> tuple[dict[str, Any], bool]:
     return reply, request.get("cmd") == "stop"
 
 
-def serve(profile: str, lines: Any = sys.stdin, out: Any = sys.stdout, *, deltas: bool = True) -> None:
-    """Answer requests until ``stop`` or the end of input, one flushed line each."""
+def serve(profile: str, lines: Any = None, out: Any = None, *, deltas: bool = True) -> None:
+    """Answer requests until ``stop`` or the end of input, one flushed line each.
+
+    Bytes both ways by default (stdin's and stdout's buffers): no text layer to decode and encode
+    every line, and one write per reply.
+    """
     session = Session(profile, deltas=deltas)
-    for line in lines:
+    out = sys.stdout.buffer if out is None else out
+    for line in sys.stdin.buffer if lines is None else lines:
         reply, stop = reply_to(session, line)
-        out.write(_compact(reply) + "\n")
+        out.write(_compact(reply).encode() + b"\n")
         out.flush()
         if stop:
             return
