@@ -13,14 +13,13 @@ it reads, naming the first bad one.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
 
 _ENTRY_KEYS = frozenset(("ledger", "entry", "size", "count", "timestamp"))
 _COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
 _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "closed"))
-_T = TypeVar("_T")
 
 
 class DeltaEncoder:
@@ -90,7 +89,7 @@ class DeltaDecoder:
         for row in delta["entries"]:
             position = (row["ledger"], row["entry"])
             reordered = reordered or position not in entries
-            entries[position] = _checked(CachedEntry, row)
+            entries[position] = CachedEntry(**row)
         for index, copy in enumerate(delta["closed"]):
             if copies.pop(copy, _ABSENT) is _ABSENT:
                 raise ValueError(f"closed[{index}]: copy {copy} is not open in the previous observation")
@@ -98,28 +97,15 @@ class DeltaDecoder:
             copies[copy] = count
         if reordered:
             self.order = sorted(entries)
-        fields = {
-            "entries": tuple(map(entries.__getitem__, self.order)),
-            "size": delta["size"],
-            "counters": _checked(Counters, delta["counters"]),
-            "copies": tuple(sorted(copies.items())),
-        }
-        return _checked(Observation, fields)
+        return Observation(
+            entries=tuple(map(entries.__getitem__, self.order)),
+            size=delta["size"],
+            counters=Counters(**delta["counters"]),
+            copies=tuple(sorted(copies.items())),
+        )
 
 
 _ABSENT = object()
-
-
-def _checked(cls: type[_T], fields: dict[str, Any]) -> _T:
-    """An instance of a frozen dataclass from exactly its fields, already checked by :func:`_delta_problem`.
-
-    Its generated ``__init__`` sets each field through ``object.__setattr__``; this sets them at once,
-    a quarter of the time (about 2 us a step for the counters alone). Equality, hashing and order
-    work on the fields as usual.
-    """
-    instance = object.__new__(cls)
-    instance.__dict__.update(fields)
-    return instance
 
 
 def _is_int(value: Any) -> bool:
