@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._format import COLUMNS, CONFIG_FIELDS, FORMAT, KINDS, SCHEMA, VERSION, Header
+from ledgerspec.traces._format import COLUMNS, FORMAT, SCHEMA, VERSION, Header
+from ledgerspec.traces._rows import check_batch
 
-KIND_NAMES = pa.array(list(KINDS))
-NON_NEGATIVE = ("ledger", "entry", "size", "copy")
 BATCH_ROWS = 1 << 16
 
 
@@ -216,64 +214,6 @@ def _to_batch(columns: dict[str, list[Any]], path: Path) -> pa.RecordBatch:
         return pa.RecordBatch.from_pydict(columns, schema=SCHEMA)
     except (pa.ArrowInvalid, OverflowError) as error:
         raise TraceInputError(f"{path}: {error}") from None
-
-
-# --- checks on a batch ---------------------------------------------------------------------------------
-
-
-def check_batch(batch: pa.RecordBatch, first_row: int, where: str) -> None:
-    """Row-level checks: non-null keys, known kinds, required fields, no negative sizes or ids.
-
-    Seq order is per broker and spans batches; the replay checks it (``_local`` / ``_spark``).
-    """
-    for column in ("broker", "seq", "time", "kind"):
-        nulls = batch.column(column).null_count
-        if nulls:
-            row = first_row + _first_true(pc.is_null(batch.column(column)))
-            raise TraceInputError(f"{where}: row {row}: field {column!r} is null")
-    codes = pc.index_in(batch.column("kind"), value_set=KIND_NAMES)
-    if codes.null_count:
-        index = _first_true(pc.is_null(codes))
-        kind = batch.column("kind")[index].as_py()
-        raise TraceInputError(f"{where}: row {first_row + index}: field 'kind': unknown event kind {kind!r}")
-    for name in NON_NEGATIVE:
-        negative = pc.less(batch.column(name), 0)
-        if pc.any(negative).as_py():
-            index = _first_true(pc.fill_null(negative, False))
-            value = batch.column(name)[index].as_py()
-            raise TraceInputError(f"{where}: row {first_row + index}: field {name!r} is negative ({value})")
-    for kind in KINDS.values():
-        mask = pc.equal(batch.column("kind"), kind.name)
-        if not pc.any(mask).as_py():
-            continue
-        for field in kind.required:
-            missing = pc.and_(mask, pc.is_null(batch.column(field)))
-            if pc.any(missing).as_py():
-                index = _first_true(missing)
-                raise TraceInputError(
-                    f"{where}: row {first_row + index}: field {field!r} is required for {kind.name!r}"
-                )
-        if kind.reasons:
-            bad = pc.and_(mask, pc.invert(pc.is_in(batch.column("reason"), value_set=pa.array(kind.reasons))))
-            if pc.any(pc.fill_null(bad, False)).as_py():
-                index = _first_true(pc.fill_null(bad, False))
-                raise TraceInputError(
-                    f"{where}: row {first_row + index}: field 'reason': {batch.column('reason')[index].as_py()!r} "
-                    f"is not one of {', '.join(kind.reasons)} for {kind.name!r}"
-                )
-    config = pc.equal(batch.column("kind"), "config")
-    if pc.any(config).as_py():
-        bad = pc.and_(config, pc.invert(pc.is_in(batch.column("reason"), value_set=pa.array(CONFIG_FIELDS))))
-        if pc.any(pc.fill_null(bad, False)).as_py():
-            index = _first_true(pc.fill_null(bad, False))
-            raise TraceInputError(
-                f"{where}: row {first_row + index}: field 'reason': config field "
-                f"{batch.column('reason')[index].as_py()!r} is not one of {', '.join(CONFIG_FIELDS)}"
-            )
-
-
-def _first_true(mask: pa.Array) -> int:
-    return int(pc.index(mask, True).as_py())
 
 
 # --- writing -----------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ brokers, counts, violations with their context, ``unknown``) for every valid tra
    nothing else happens in the JVM. ``mapInArrow`` then runs one :class:`BrokerReplay` per broker
    over the Arrow batches of its partition (the replay is stateful and cannot be a column
    expression), and checks the rows on the way, vectorized per batch: the row checks of
-   ``check_batch`` (:func:`suspect_rows`, then :func:`row_problem` on the few suspects) and the seq
+   traces/_rows.py (``suspect_rows``, then ``row_problem`` on the few suspects) and the seq
    order (the rows arrive in file order per broker). Both were SQL before (a CASE expression and a
    ``lag`` window) and cost the JVM more than they cost numpy. It emits findings, per-broker counts
    and summaries, and at most one error per broker: its first bad row.
@@ -56,10 +56,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
 from ledgerspec.traces._errors import TraceError, TraceInputError
-from ledgerspec.traces._format import COLUMNS, CONFIG_FIELDS, KINDS, SCHEMA
-from ledgerspec.traces._io import NON_NEGATIVE, TraceFile, open_trace
+from ledgerspec.traces._format import COLUMNS, SCHEMA
+from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, placement
 from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, python_columns
+from ledgerspec.traces._rows import CODES, describe_problem, row_problem, row_values, suspect_rows
 
 if TYPE_CHECKING:
     from ledgerspec.spec.cache import CacheConfig
@@ -88,124 +89,9 @@ the reason the broker's verdict is incomplete, or null), ``error`` (broker, row,
 OUTPUT_DDL = ", ".join(f"{f.name} {'string' if f.type == pa.string() else 'long'}" for f in OUTPUT)
 
 
-# --- row checks as column expressions --------------------------------------------------------------
-
-
-def _checks() -> list[tuple[str, ...]]:
-    """Every row check of ``_io.check_batch``, in its order; a check's index is its problem code."""
-    checks: list[tuple[str, ...]] = [("null", column) for column in ("broker", "seq", "time", "kind")]
-    checks.append(("kind",))
-    checks += [("negative", column) for column in NON_NEGATIVE]
-    for kind in KINDS.values():
-        checks += [("required", kind.name, name) for name in kind.required]
-        if kind.reasons:
-            checks.append(("reason", kind.name))
-    checks.append(("config",))
-    checks.append(("seq",))
-    return checks
-
-
-CHECKS = _checks()
-CODES = {check: code for code, check in enumerate(CHECKS)}
-
-
 def _literal(text: str) -> str:
     """A Spark SQL string literal."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-_KIND_LIST = list(KINDS.values())
-_KIND_NAMES = pa.array([kind.name for kind in _KIND_LIST])
-_REQUIRED_BY = {
-    name: np.array([name in kind.required for kind in _KIND_LIST] + [False])
-    for name in COLUMNS
-    if any(name in kind.required for kind in _KIND_LIST)
-}
-"""Per column, indexed by kind code (the last slot: an unknown kind), whether the kind requires it."""
-
-
-def row_problem(values: dict[str, Any]) -> int | None:
-    """The code of the first row check (in ``check_batch`` order) the row fails, or None.
-
-    The row's values as Python objects (None for null); the order is :data:`CHECKS`: nulls in the
-    key columns, an unknown kind, negative ids and sizes, then the fields the kind requires, its
-    reason, and a config event's field.
-    """
-    for name in ("broker", "seq", "time", "kind"):
-        if values[name] is None:
-            return CODES["null", name]
-    kind = KINDS.get(values["kind"])
-    if kind is None:
-        return CODES["kind",]
-    for name in NON_NEGATIVE:
-        if values[name] is not None and values[name] < 0:
-            return CODES["negative", name]
-    for name in kind.required:
-        if values[name] is None:
-            return CODES["required", kind.name, name]
-    reason = values["reason"]
-    if kind.reasons and reason is not None and reason not in kind.reasons:
-        return CODES["reason", kind.name]
-    if kind.name == "config" and reason is not None and reason not in CONFIG_FIELDS:
-        return CODES["config",]
-    return None
-
-
-def suspect_rows(batch: pa.RecordBatch) -> list[int]:
-    """The rows of a batch that may fail a row check, in order: every row that does, and maybe more.
-
-    Vectorized (pyarrow and numpy over the whole batch); :func:`row_problem` then decides on each
-    suspect, so only rows that really fail a check are reported. In a valid trace there are none.
-    """
-    flag = np.zeros(batch.num_rows, bool)
-    for name in ("broker", "seq", "time", "kind"):
-        if batch.column(name).null_count:
-            flag |= _mask(pc.is_null(batch.column(name)))
-    kinds = pc.index_in(batch.column("kind"), value_set=_KIND_NAMES)
-    if kinds.null_count:
-        flag |= _mask(pc.is_null(kinds))
-    codes = kinds.fill_null(len(_KIND_LIST)).to_numpy()
-    for name in NON_NEGATIVE:
-        least = pc.min(batch.column(name)).as_py()
-        if least is not None and least < 0:
-            flag |= _mask(pc.less(batch.column(name), 0))
-    for name, required in _REQUIRED_BY.items():
-        if batch.column(name).null_count:
-            flag |= required[codes] & _mask(pc.is_null(batch.column(name)))
-    reason = batch.column("reason")
-    for kind in _KIND_LIST:
-        allowed = kind.reasons or (CONFIG_FIELDS if kind.name == "config" else ())
-        if allowed:
-            of_kind = codes == kind.code
-            if of_kind.any():
-                flag |= of_kind & ~_mask(pc.is_in(reason, value_set=pa.array(allowed)))
-    return np.flatnonzero(flag).tolist()
-
-
-def _mask(array: pa.Array) -> np.ndarray:
-    """A boolean Arrow array as numpy, null as False."""
-    return array.fill_null(False).to_numpy(zero_copy_only=False)
-
-
-def describe_problem(code: int, values: dict[str, Any]) -> str:
-    """The local checker's message for a row failing check ``code`` (without the file name)."""
-    check, row = CHECKS[code], values["row"]
-    if check[0] == "null":
-        return f"row {row}: field {check[1]!r} is null"
-    if check[0] == "kind":
-        return f"row {row}: field 'kind': unknown event kind {values['kind']!r}"
-    if check[0] == "negative":
-        return f"row {row}: field {check[1]!r} is negative ({values[check[1]]})"
-    if check[0] == "required":
-        return f"row {row}: field {check[2]!r} is required for {check[1]!r}"
-    if check[0] == "reason":
-        reasons = ", ".join(KINDS[check[1]].reasons)
-        return f"row {row}: field 'reason': {values['reason']!r} is not one of {reasons} for {check[1]!r}"
-    if check[0] == "config":
-        return f"row {row}: field 'reason': config field {values['reason']!r} is not one of {', '.join(CONFIG_FIELDS)}"
-    seq, previous = values["seq"], values["prev"]
-    what = "repeats" if seq == previous else "goes back from"
-    return f"row {row}: field 'seq': {seq} {what} {previous} for broker {values['broker']!r}"
 
 
 # --- the replay, inside mapInArrow ----------------------------------------------------------------
@@ -312,7 +198,7 @@ class PartitionReplay:
                 if first_bad > start:
                     self._replay(batch.slice(start, first_bad - start))
                 if first_bad < end and not self.stopped:
-                    values = _values(batch, first_bad)
+                    values = row_values(batch, first_bad)
                     code = row_problem(values)
                     if code is None:
                         code = CODES["seq",]
@@ -324,7 +210,7 @@ class PartitionReplay:
 
     @staticmethod
     def _problem(batch: pa.RecordBatch, index: int) -> bool:
-        return row_problem(_values(batch, index)) is not None
+        return row_problem(row_values(batch, index)) is not None
 
     def _replay(self, rows: pa.RecordBatch) -> None:
         assert self.replay is not None, "a null broker is always a bad row"
@@ -348,11 +234,6 @@ class PartitionReplay:
         self.started = False
         for what, nanos in self.timings.items():
             self._emit("time", None, invariant=what, n=nanos)
-
-
-def _values(batch: pa.RecordBatch, index: int) -> dict[str, Any]:
-    """One row of a batch as Python values."""
-    return {name: batch.column(name)[index].as_py() for name in batch.schema.names}
 
 
 def replay_function(profile: str, config: CacheConfig, invariants: set[str], keep: int) -> Any:
