@@ -327,6 +327,15 @@ class _Process:
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line.decode("utf-8", "replace")
 
+    def _read_some(self) -> bytes | None:
+        """Append what stdout holds to the buffer, without blocking: the chunk (b"" at end of file), or None."""
+        try:
+            chunk = os.read(self.stdout_fd, 1 << 16)
+        except BlockingIOError:
+            return None
+        self.buffer += chunk
+        return chunk
+
     def _spin(self, until: float) -> None:
         """Poll stdout without blocking until ``until`` (perf_counter), yielding the core between polls.
 
@@ -335,18 +344,9 @@ class _Process:
         SPIN_SECONDS, so a slow implementation or a busy machine turns polling off by itself.
         """
         while True:
-            try:
-                chunk = os.read(self.stdout_fd, 1 << 16)
-            except BlockingIOError:
-                chunk = None
-            if chunk == b"":
-                return  # end of file: _read_line reports the crash
-            if chunk is not None:
-                self.buffer += chunk
-                if b"\n" in chunk:
-                    return
-            if time.perf_counter() > until:
-                return
+            chunk = self._read_some()
+            if chunk == b"" or (chunk and b"\n" in chunk) or time.perf_counter() > until:
+                return  # at the end of file, _read_line reports the crash
             if chunk is None:
                 os.sched_yield()
 
@@ -355,16 +355,11 @@ class _Process:
         assert self.selector is not None
         deadline = time.monotonic() + self.timeout
         while True:
-            try:
-                chunk = os.read(self.stdout_fd, 1 << 16)
-            except BlockingIOError:
-                chunk = None
+            chunk = self._read_some()
             if chunk == b"":
                 raise AdapterCrashed(f"{label}: the process closed stdout (exit {self._exit()}){self._stderr_note()}")
-            if chunk is not None:
-                self.buffer += chunk
-                if b"\n" in chunk:
-                    return
+            if chunk and b"\n" in chunk:
+                return
             remaining = deadline - time.monotonic()
             if remaining <= 0 or (chunk is None and not self.selector.select(remaining)):
                 self.kill()
