@@ -39,11 +39,9 @@ from typing import Any, Self
 
 import pyarrow.parquet as pq
 from ledgerspec.traces import _local
-from ledgerspec.traces._check import KEEP_PER_INVARIANT, trace_invariants
 from ledgerspec.traces._io import open_trace
-from ledgerspec.traces._local import check_local, check_seq, split_by_broker
+from ledgerspec.traces._local import Replays, check_local, split_by_broker
 from ledgerspec.traces._partitions import broker_counts
-from ledgerspec.traces._replay import BrokerReplay
 
 TARGETS = {"spark_events_per_second": 2_000_000, "spark_over_scan_sort": 3.0, "local_events_per_second": 1_000_000}
 """The issue's targets: Spark at least 2M events/s on local[2] and at most 3x the scan and sort; local 1M."""
@@ -172,10 +170,7 @@ def _local_phases(path: Path) -> dict[str, float]:
     (the context pass is left out: it only reads the brokers with violations).
     """
     trace = open_trace(path)
-    profile = trace.header.profile
-    invariants = set(trace_invariants(profile))
-    replays: dict[str, BrokerReplay] = {}
-    last_seq: dict[str, int] = {}
+    replays = Replays(trace)
     read = split = replay = 0.0
     events = 0
     started = clock = time.perf_counter()
@@ -183,11 +178,7 @@ def _local_phases(path: Path) -> dict[str, float]:
         read_at = time.perf_counter()
         parts = list(split_by_broker(batch, first_row))
         split_at = time.perf_counter()
-        for broker, rows, columns, start, stop in parts:
-            if broker not in replays:
-                replays[broker] = BrokerReplay(broker, profile, trace.config, invariants, keep=KEEP_PER_INVARIANT)
-            check_seq(columns["seq"][start:stop], rows[start:stop], broker, last_seq, str(path))
-            replays[broker].feed(columns, rows, start, stop)
+        replays.feed(parts)
         events += batch.num_rows
         read, split = read + read_at - clock, split + split_at - read_at
         clock = time.perf_counter()

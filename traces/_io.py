@@ -55,13 +55,13 @@ class TraceFile:
         For a process that reads only its share of the file: the caller runs :func:`check_batch` on
         the groups it is responsible for.
         """
-        metadata = _parquet_file(self.path).metadata
+        parquet = _parquet_file(self.path)
         starts = [0]
-        for group in range(metadata.num_row_groups):
-            starts.append(starts[-1] + metadata.row_group(group).num_rows)
+        for group in range(parquet.metadata.num_row_groups):
+            starts.append(starts[-1] + parquet.metadata.row_group(group).num_rows)
         for group in sorted(groups):
             rows = starts[group]
-            for batch in _parquet_batches(self.path, [group]):
+            for batch in _parquet_batches(self.path, parquet, [group]):  # one group at a time: batches span groups
                 yield group, rows, batch
                 rows += batch.num_rows
 
@@ -151,8 +151,11 @@ def check_schema(schema: pa.Schema, where: str) -> None:
             raise TraceInputError(f"{where}: column {field.name!r} has type {actual}, expected {field.type}")
 
 
-def _parquet_batches(path: Path, groups: list[int] | None = None) -> Iterator[pa.RecordBatch]:
-    parquet = _parquet_file(path)
+def _parquet_batches(
+    path: Path, parquet: pq.ParquetFile | None = None, groups: list[int] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """The trace's batches, or those of some row groups; ``parquet``: the file, if already open."""
+    parquet = _parquet_file(path) if parquet is None else parquet
     try:
         for batch in parquet.iter_batches(batch_size=BATCH_ROWS, row_groups=groups, columns=list(COLUMNS)):
             yield batch.cast(SCHEMA) if batch.schema != SCHEMA else batch

@@ -13,7 +13,7 @@ import os
 import re
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from multiprocessing import get_context
@@ -53,10 +53,10 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     if workers <= 1:
         parts = [_check_part(str(path), 0, 1, budget)]
     else:
-        counts = broker_counts(trace)
+        brokers = group_brokers(trace)
+        counts = None if brokers is None else broker_counts(trace, brokers)
         owners = None if counts is None else {b: i for i, bin_ in enumerate(pack(counts, workers)) for b in bin_}
-        brokers = None if owners is None else group_brokers(trace)
-        plans = [None if brokers is None else plan_groups(brokers, i, workers, owners) for i in range(workers)]
+        plans = [None if owners is None else plan_groups(brokers, i, workers, owners) for i in range(workers)]
         shares = [(str(path), i, workers, budget, owners, plans[i]) for i in range(workers)]
         with get_context("spawn").Pool(workers) as pool:
             parts = pool.starmap(_check_part, shares)
@@ -155,25 +155,15 @@ def _check_part(
     """Replay the brokers of process ``index`` of ``workers``, reading ``groups`` if given (:func:`plan_groups`)."""
     started = time.perf_counter()
     trace = open_trace(path)
-    profile = trace.header.profile
-    invariants = set(trace_invariants(profile))
     part = _Part()
-    replays: dict[str, BrokerReplay] = {}
-    last_seq: dict[str, int] = {}
+    replays = Replays(trace)
     try:
         for first_row, batch, checked in _read_share(trace, index, workers, groups):
             if budget is not None and time.perf_counter() - started > budget:
                 part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
                 break
             part.events += batch.num_rows if checked else 0
-            for broker, rows, columns, start, stop in split_by_broker(batch, first_row, index, workers, owners):
-                replay = replays.get(broker)
-                if replay is None:
-                    replay = replays[broker] = BrokerReplay(
-                        broker, profile, trace.config, invariants, keep=KEEP_PER_INVARIANT
-                    )
-                check_seq(columns["seq"][start:stop], rows[start:stop], broker, last_seq, str(trace.path))
-                replay.feed(columns, rows, start, stop)
+            replays.feed(split_by_broker(batch, first_row, index, workers, owners))
     except TraceInputError as error:
         part.error = (_row_of(str(error)), str(error))
     except TraceStructureError as error:
@@ -182,15 +172,37 @@ def _check_part(
         part.stale = True
         return part
     if part.error is None:
-        for replay in replays.values():
+        for replay in replays.by_broker.values():
             part.findings += replay.findings
             for invariant, count in replay.counts.items():
                 part.counts[invariant] = part.counts.get(invariant, 0) + count
             reason = replay.finish()
             if reason:
                 part.unknown.append(reason)
-    part.brokers = len(replays)
+    part.brokers = len(replays.by_broker)
     return part
+
+
+class Replays:
+    """The replays of one process's brokers, each made when its broker first shows, and their last seq."""
+
+    def __init__(self, trace: TraceFile) -> None:
+        self.trace = trace
+        self.invariants = set(trace_invariants(trace.header.profile))
+        self.by_broker: dict[str, BrokerReplay] = {}
+        self.last_seq: dict[str, int] = {}
+
+    def feed(self, parts: Iterable[tuple[str, Sequence[int], Columns, int, int]]) -> None:
+        """Check the seq order of each broker's slice of a batch and replay it (:func:`split_by_broker`)."""
+        trace = self.trace
+        for broker, rows, columns, start, stop in parts:
+            replay = self.by_broker.get(broker)
+            if replay is None:
+                replay = self.by_broker[broker] = BrokerReplay(
+                    broker, trace.header.profile, trace.config, self.invariants, keep=KEEP_PER_INVARIANT
+                )
+            check_seq(columns["seq"][start:stop], rows[start:stop], broker, self.last_seq, str(trace.path))
+            replay.feed(columns, rows, start, stop)
 
 
 def _row_of(message: str) -> int:

@@ -49,13 +49,13 @@ def group_brokers(trace: TraceFile) -> list[str | None] | None:
     return brokers
 
 
-def broker_counts(trace: TraceFile) -> dict[str, int] | None:
+def broker_counts(trace: TraceFile, brokers: list[str | None] | None = None) -> dict[str, int] | None:
     """Events per broker of a Parquet trace, or None if they cannot be had cheaply.
 
-    From the footer for row groups of one broker (:func:`group_brokers`), reading only the broker column
-    of the row groups that mix brokers.
+    From the footer for row groups of one broker (``brokers``, else read by :func:`group_brokers`),
+    reading only the broker column of the row groups that mix brokers.
     """
-    brokers = group_brokers(trace)
+    brokers = group_brokers(trace) if brokers is None else brokers
     if brokers is None:
         return None
     try:
