@@ -313,9 +313,9 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
     ops: list[Op] = []
     renumbered: dict[int, int] = {}
     for index, step in enumerate(history):
-        dispatched = _dispatched(step)
         if start <= index < end:
             continue
+        dispatched = _dispatched(step)
         op = step.op
         if isinstance(op, Release | ReplayIncrement):
             if op.copy not in renumbered:

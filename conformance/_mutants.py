@@ -125,14 +125,13 @@ def factory_for(mutant: Mutant) -> Callable[[], ReferenceAdapter]:
     return lambda: ReferenceAdapter(mutant.profile, cache_class=mutant.cache_class, name=mutant.name)
 
 
-def run_mutant(mutant: Mutant, *, settings: str = "ci", seed: int = 0, examples: int | None = None) -> Kill:
+def run_mutant(mutant: Mutant, *, settings: str = "ci", seed: int = 0) -> Kill:
     """Run the suite against one mutant, stopping at the first failure."""
     report = conform(
         factory_for(mutant),
         profile=mutant.profile,
         settings=settings,
         seed=seed,
-        examples=examples,
         stop_at_first=True,
     )
     return Kill(mutant, report)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
 
-_ENTRY_KEYS = frozenset(("ledger", "entry", "size", "count", "timestamp"))
+_ENTRY_KEYS = frozenset(CachedEntry.__dataclass_fields__)
 _COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
 _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "closed"))
 

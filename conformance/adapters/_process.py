@@ -267,6 +267,9 @@ class _Process:
         if self.selector is not None:
             self.selector.close()
             self.selector = None
+        if self.stderr is not None:
+            self.stderr.close()
+            self.stderr = None
 
     # --- one round trip ---------------------------------------------------------------------------
 

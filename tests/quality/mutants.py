@@ -253,7 +253,7 @@ class _KeepsAccessedQueue(RemovalQueue):
 
     def requeue(self, now: int) -> Wrapper:
         head = self._queue.popleft()
-        head.ts = now
+        head.ts = now  # bug: no ``head.accessed = False``
         head.requeues += 1
         self._queue.append(head)
         return head
@@ -276,7 +276,7 @@ class _KeepsTimestampQueue(RemovalQueue):
 
     def requeue(self, now: int) -> Wrapper:
         head = self._queue.popleft()
-        head.accessed = False
+        head.accessed = False  # bug: no ``head.ts = now``
         head.requeues += 1
         self._queue.append(head)
         return head

@@ -3,9 +3,10 @@
 Each mutant is run with the ``ci`` settings (what ``ledgerspec mutants`` runs) and a fixed seed,
 stopping at the first failure; it must be killed within the targets of issue 3 (a counterexample of 8
 steps or fewer) and its counterexample must replay as a failure of the same invariant. The kill rate
-over many seeds is measured by ``benchmarks/mutants.sh`` (BENCHMARKS.md). The reference classes themselves must
-pass their profiles with the same settings, so that a kill is the mutant's bug and not a harness
-artefact. ``ledgerspec mutants`` runs the same matrix with any settings and prints it.
+over many seeds is measured by ``ledgerspec mutants --settings ci --seed 1 --seeds 5``
+(BENCHMARKS.md). The reference classes themselves must pass their profiles with the same settings,
+so that a kill is the mutant's bug and not a harness artefact. ``ledgerspec mutants`` runs the same
+matrix with any settings and prints it.
 """
 
 from __future__ import annotations
