@@ -29,7 +29,14 @@ from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, check_batch, open_trace
 from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
-from ledgerspec.traces._replay import BrokerReplay, Columns, Finding, TraceStructureError, python_columns
+from ledgerspec.traces._replay import (
+    BrokerReplay,
+    Columns,
+    Finding,
+    TraceStructureError,
+    cycle_collection_paused,
+    python_columns,
+)
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""
@@ -158,12 +165,13 @@ def _check_part(
     part = _Part()
     replays = Replays(trace)
     try:
-        for first_row, batch, checked in _read_share(trace, index, workers, groups):
-            if budget is not None and time.perf_counter() - started > budget:
-                part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
-                break
-            part.events += batch.num_rows if checked else 0
-            replays.feed(split_by_broker(batch, first_row, index, workers, owners))
+        with cycle_collection_paused():
+            for first_row, batch, checked in _read_share(trace, index, workers, groups):
+                if budget is not None and time.perf_counter() - started > budget:
+                    part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
+                    break
+                part.events += batch.num_rows if checked else 0
+                replays.feed(split_by_broker(batch, first_row, index, workers, owners))
     except TraceInputError as error:
         part.error = (_row_of(str(error)), str(error))
     except TraceStructureError as error:

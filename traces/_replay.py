@@ -8,9 +8,9 @@ verdicts.
 
 The replay keeps only what is live: cached entries, open copies and their handlers, the queue order,
 cursors. Memory is bounded by the live entries, not by the length of the trace. Each event costs
-O(1) amortized; a pass end costs O(1) plus lazily dropped stale queue items. The queue order (a deque
-of entries in the order they entered the queue) also gives the oldest timestamp while timestamps
-enter in order, as they do in a sequential cache; a trace whose timestamps enter out of order (racing
+O(1) amortized; a pass end costs O(1). The live entries are kept in queue order (an ordered dict:
+an insert adds at the end, a requeue moves to the end), which also gives the oldest timestamp while
+timestamps enter in order, as they do in a sequential cache; a trace whose timestamps enter out of order (racing
 inserters, E2) switches the replay to heaps for exactness.
 
 The hot loop (``feed``) handles the frequent kinds inline; the rest have one method each.
@@ -18,9 +18,11 @@ The hot loop (``feed``) handles the frequent kinds inline; the rest have one met
 
 from __future__ import annotations
 
+import gc
 import heapq
-from collections import deque
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +76,25 @@ def position(key: int) -> tuple[int, int]:
         key ^= _WIDE
         return key >> 64, key & ((1 << 64) - 1)
     return key >> 32, key & 0xFFFFFFFF
+
+
+@contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while replaying; reference counting still frees everything.
+
+    The replay makes no reference cycles (entries, handlers and queue items hold ints and each other
+    one way only; tests/unit/test_trace_replay.py checks it), so the collector finds nothing, yet its
+    scans of the live entries and the batch's columns cost a quarter of a local check (BENCHMARKS.md).
+    Process-wide, so the collector is turned back on only if it was on before, and it runs once after.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+            gc.collect()
 
 
 LAZY_COLUMNS = ("ledger", "entry", "value", "result")
@@ -187,10 +208,10 @@ class BrokerReplay:
         self.segmented = profile == "segmented"
         self.enabled = config.max_size > 0
         self.segment_count, self.segment_size = geometry(config)
-        self.live: dict[int, _Entry] = {}
+        self.live: OrderedDict[int, _Entry] = OrderedDict()
+        """The live entries by key, in queue order (the order they last entered the queue)."""
         self.copies: dict[int, list[Any] | None] = {}
         self.cursors: dict[tuple[int, str], int] = {}
-        self.order: deque[tuple[int, int]] = deque()
         self.by_ts: list[tuple[int, int, int]] | None = None
         """A heap of (timestamp, enter, key), only once timestamps have entered out of order."""
         self.latest_ts = NULL
@@ -236,7 +257,7 @@ class BrokerReplay:
         """The entry enters the queue at the tail (insert or requeue), with its timestamp."""
         self.enter += 1
         entry.enter = self.enter
-        self.order.append((self.enter, key))
+        self.live.move_to_end(key)
         ts = entry.ts
         if self.by_ts is not None:
             heapq.heappush(self.by_ts, (ts, self.enter, key))
@@ -275,13 +296,9 @@ class BrokerReplay:
         return None
 
     def _first_in_queue(self) -> tuple[int, int] | None:
-        order, live = self.order, self.live
-        while order:
-            enter, key = order[0]
-            entry = live.get(key)
-            if entry is not None and entry.enter == enter:
-                return order[0]
-            order.popleft()
+        """(enter, key) of the live entry at the head of the queue."""
+        for key, entry in self.live.items():
+            return entry.enter, key
         return None
 
     def _in_range(self, key: int) -> bool:
@@ -367,7 +384,7 @@ class BrokerReplay:
         kinds, keys, seqs, times = columns["kind"], columns["key"], columns["seq"], columns["time"]
         sizes, counts, stamps, copies_col = columns["size"], columns["count"], columns["timestamp"], columns["copy"]
         reasons, cursor_names = columns["reason"], columns["cursor"]
-        live, copies, cursors, order = self.live, self.copies, self.cursors, self.order
+        live, copies, cursors, move_to_end = self.live, self.copies, self.cursors, self.live.move_to_end
         master, pip430 = self.master, self.pip430
         plain_insert = not (pip430 or self.segmented)
         max_requeue, extend_ttl, ttl, evicting, pass_reason, ttl_pass, low, high, removed = self._fast_state()
@@ -390,7 +407,7 @@ class BrokerReplay:
                     enter = self.enter + 1
                     self.enter = enter
                     entry.enter = enter
-                    order.append((enter, keys[i]))
+                    move_to_end(keys[i])
                 else:
                     self._requeue(keys[i], seqs[i], now, rows[i], stamps[i])
             elif kind == INSERT:
@@ -409,7 +426,6 @@ class BrokerReplay:
                         enter = self.enter + 1
                         self.enter = enter
                         entry.enter = enter
-                        order.append((enter, key))
                     else:
                         self._enqueue(key, entry)
                 else:
@@ -796,11 +812,10 @@ class BrokerReplay:
                     invariant, seq, row, f"kept {position(first[1])}, older than a removed entry and past thresholdMax"
                 )
             return
-        for enter, key in self.order:
-            found = self.live.get(key)
-            if enter >= newest:
+        for key, found in self.live.items():
+            if found.enter >= newest:
                 return
-            if found is not None and found.enter == enter and found.ts < limit:
+            if found.ts < limit:
                 self._find(
                     invariant, seq, row, f"kept {position(key)}, older than a removed entry and past thresholdMax"
                 )

@@ -59,7 +59,13 @@ from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._format import COLUMNS, SCHEMA
 from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, placement
-from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, python_columns
+from ledgerspec.traces._replay import (
+    BrokerReplay,
+    Finding,
+    TraceStructureError,
+    cycle_collection_paused,
+    python_columns,
+)
 from ledgerspec.traces._rows import CODES, describe_problem, row_problem, row_values, suspect_rows
 
 if TYPE_CHECKING:
@@ -242,11 +248,12 @@ def replay_function(profile: str, config: CacheConfig, invariants: set[str], kee
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         started = time.perf_counter_ns()
         partition = PartitionReplay(profile, config, invariants, keep)
-        for batch in batches:
-            partition.feed(batch)
-            out = partition.take()
-            if out is not None:
-                yield out
+        with cycle_collection_paused():
+            for batch in batches:
+                partition.feed(batch)
+                out = partition.take()
+                if out is not None:
+                    yield out
         partition.timings["partition"] = time.perf_counter_ns() - started
         partition.close()
         out = partition.take()
