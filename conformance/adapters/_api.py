@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -23,6 +24,17 @@ from ledgerspec.spec.cache import (
     Op,
     ReplayIncrement,
 )
+
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def json_line(message: Any) -> bytes:
+    """One line of the process protocol, either way: compact JSON and a newline.
+
+    One encoder for every line: ``json.dumps`` with separators builds a new one per call.
+    """
+    return _compact(message).encode() + b"\n"
+
 
 CAPABILITIES: dict[str, str] = {
     "cursors": "cursor_add/remove/seek/count: the active-cursor container",

@@ -23,13 +23,11 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from ledgerspec.conformance._errors import AdapterFault, InputError
-from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION, AdapterInfo, result_problem
+from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION, AdapterInfo, json_line, result_problem
 from ledgerspec.conformance.adapters._delta import DeltaDecoder
 from ledgerspec.spec.cache import CacheConfig, Observation, Op
 
 PROTOCOL_VERSION = 1
-_compact = json.JSONEncoder(separators=(",", ":")).encode
-"""One encoder for every request: ``json.dumps`` with separators builds a new one per call."""
 SPIN_SECONDS = 80e-6
 """How long the runner polls for a reply before it blocks (conformance/protocol/README.md, "Latency")."""
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "protocol" / "v1"
@@ -277,10 +275,10 @@ class _Process:
         """Send one request and return its ``result``; every failure is an :class:`AdapterFault`."""
         self.seq += 1
         message = {"cmd": cmd, "seq": self.seq, **fields}
-        label = _Label(cmd, what)
+        label = _Label(cmd, what, self.seq)
         if self.validators is not None:
             self._validate(cmd, "request", message, json.dumps(message))
-        line = self._exchange(_compact(message).encode() + b"\n", label)
+        line = self._exchange(json_line(message), label)
         try:
             reply = json.loads(line)
         except json.JSONDecodeError as error:

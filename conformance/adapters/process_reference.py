@@ -17,13 +17,10 @@ import sys
 import traceback
 from typing import Any
 
-from ledgerspec.conformance.adapters._api import CAPABILITIES
+from ledgerspec.conformance.adapters._api import CAPABILITIES, json_line
 from ledgerspec.conformance.adapters._delta import DeltaEncoder
 from ledgerspec.conformance.adapters.reference import NOT_OBSERVED, VERSION
 from ledgerspec.reference.cache import CACHES
-
-_compact = json.JSONEncoder(separators=(",", ":")).encode
-"""One encoder for every reply: ``json.dumps`` with separators builds a new one per call."""
 
 
 class Session:
@@ -92,7 +89,7 @@ def serve(profile: str, lines: Any = None, out: Any = None, *, deltas: bool = Tr
     out = sys.stdout.buffer if out is None else out
     for line in sys.stdin.buffer if lines is None else lines:
         reply, stop = reply_to(session, line)
-        out.write(_compact(reply).encode() + b"\n")
+        out.write(json_line(reply))
         out.flush()
         if stop:
             return
