@@ -199,7 +199,7 @@ def summary(kills: list[Kill]) -> str:
 
 
 def to_json(kills: list[Kill], *, settings: str, seed: int) -> dict[str, Any]:
-    """The kill matrix as plain data, each kill with its counterexamples."""
+    """The kill matrix as plain data, each kill with its seed and counterexamples (``seed``: the first run's)."""
     killed = [kill for kill in kills if kill.killed]
     steps = [kill.steps for kill in killed if kill.steps is not None]
     return {
@@ -214,6 +214,7 @@ def to_json(kills: list[Kill], *, settings: str, seed: int) -> dict[str, Any]:
             {
                 "name": kill.mutant.name,
                 "profile": kill.mutant.profile,
+                "seed": kill.report.seed,
                 "description": kill.mutant.description,
                 "killed": kill.killed,
                 "invariant": kill.invariant,

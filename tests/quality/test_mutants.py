@@ -11,6 +11,7 @@ matrix with any settings and prints it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance._mutants import Mutant, factory_for, load_mutants, run_mutant
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cli import main
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import PROFILES
 
@@ -56,3 +58,18 @@ def test_mutants_cover_every_profile() -> None:
         assert mutant.name.startswith(f"{mutant.profile}-"), mutant.name
         assert issubclass(mutant.cache_class, CACHES[mutant.profile]), mutant.name
         assert mutant.cache_class.__doc__, f"{mutant.name}: the docstring names the bug and the invariant"
+
+
+def test_the_json_matrix_names_the_seed_of_each_run(tmp_path) -> None:
+    """With --seeds N each mutant is run N times; each entry says which seed found (or missed) it."""
+    out = tmp_path / "matrix.json"
+    path = str(Path(__file__).with_name("mutants.py"))
+    args = ["mutants", "--path", path, "--mutant", "pip430-newest-first", "--settings", SETTINGS]
+    status = main([*args, "--seed", "7", "--seeds", "2", "--json", str(out)])
+    document = json.loads(out.read_text())
+    assert status == 0
+    assert document["seed"] == 7
+    assert [(entry["name"], entry["seed"]) for entry in document["mutants"]] == [
+        ("pip430-newest-first", 7),
+        ("pip430-newest-first", 8),
+    ]
