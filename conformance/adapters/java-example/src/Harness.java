@@ -3,7 +3,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +42,9 @@ public final class Harness {
     private final Deltas deltas = new Deltas();
 
     public static void main(String[] args) throws IOException {
-        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+        // Replies are ASCII (Json.write escapes the rest), so they go out as bytes, with no writer
+        // turning each line into chars and back.
+        OutputStream out = new FileOutputStream(FileDescriptor.out);
         System.setOut(System.err);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Harness harness = new Harness();
@@ -53,8 +55,8 @@ public final class Harness {
             }
             Map<String, Object> reply = new LinkedHashMap<>();
             boolean stop = harness.serve(line, reply);
-            out.print(Json.write(reply) + "\n"); // one write: a reply split in two wakes the runner twice
-            out.flush();
+            out.write((Json.write(reply) + "\n").getBytes(StandardCharsets.US_ASCII)); // one write: a
+            out.flush(); // reply split in two wakes the runner twice
             if (stop) {
                 break;
             }

@@ -325,6 +325,10 @@ final class Json {
 
     private static void writeString(StringBuilder out, String s) {
         out.append('"');
+        if (plain(s)) { // keys and most values: nothing to escape
+            out.append(s).append('"');
+            return;
+        }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             switch (c) {
@@ -342,5 +346,16 @@ final class Json {
             }
         }
         out.append('"');
+    }
+
+    /** Printable ASCII without a quote or a backslash: written as it is. */
+    private static boolean plain(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+                return false;
+            }
+        }
+        return true;
     }
 }
