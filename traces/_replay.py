@@ -10,8 +10,8 @@ The replay keeps only what is live: cached entries, open copies and their handle
 cursors. Memory is bounded by the live entries, not by the length of the trace. Each event costs
 O(1) amortized; a pass end costs O(1). The live entries are kept in queue order (an ordered dict:
 an insert adds at the end, a requeue moves to the end), which also gives the oldest timestamp while
-timestamps enter in order, as they do in a sequential cache; a trace whose timestamps enter out of order (racing
-inserters, E2) switches the replay to heaps for exactness.
+timestamps enter in order, as they do in a sequential cache; a trace whose timestamps enter out of
+order (racing inserters, E2) switches the replay to heaps for exactness.
 
 The hot loop (``feed``) handles the frequent kinds inline; the rest have one method each.
 """
@@ -82,9 +82,10 @@ def position(key: int) -> tuple[int, int]:
 def cycle_collection_paused() -> Iterator[None]:
     """Pause Python's cycle collector while replaying; reference counting still frees everything.
 
-    The replay makes no reference cycles (entries, handlers and queue items hold ints and each other
-    one way only; tests/unit/test_trace_replay.py checks it), so the collector finds nothing, yet its
-    scans of the live entries and the batch's columns cost a quarter of a local check (BENCHMARKS.md).
+    The replay makes no reference cycles (entries, handlers and heap items hold ints and each other
+    one way only; tests/slow/test_trace_replay_cycles.py checks it), so the collector finds nothing,
+    yet its scans of the live entries and the batch's columns cost a quarter of a local check
+    (BENCHMARKS.md).
     Process-wide, so the collector is turned back on only if it was on before, and it runs once after.
     """
     was_enabled = gc.isenabled()
