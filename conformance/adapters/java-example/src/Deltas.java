@@ -15,38 +15,56 @@ import java.util.Objects;
  * the first delta is against the empty cache. Generic over the observation maps; copy it as it is.
  */
 final class Deltas {
-    private Map<List<Object>, Object> entries = new HashMap<>();
+    private List<Object> entries = new ArrayList<>();
     private Map<Object, Object> copies = new HashMap<>();
 
     /** A fresh cache: the next delta is against the empty observation. */
     void reset() {
-        entries = new HashMap<>();
+        entries = new ArrayList<>();
         copies = new HashMap<>();
     }
 
     /** A full observation was sent; later deltas are against it. */
+    @SuppressWarnings("unchecked")
     Map<String, Object> sentFull(Map<String, Object> observation) {
-        entries = entriesOf(observation);
+        entries = (List<Object>) observation.get("entries");
         copies = copiesOf(observation);
         return observation;
     }
 
-    /** The delta from the last observation sent to {@code observation}, which becomes the new base. */
+    /**
+     * The delta from the last observation sent to {@code observation}, which becomes the new base.
+     *
+     * <p>Entries are compared in one walk over the two lists, which the protocol has in position
+     * order: no map per step. Were an observation out of order, a position could come out both
+     * removed and changed; removals apply first, so the runner still rebuilds the right entries.
+     */
+    @SuppressWarnings("unchecked")
     Map<String, Object> delta(Map<String, Object> observation) {
-        Map<List<Object>, Object> after = entriesOf(observation);
-        Map<Object, Object> copiesAfter = copiesOf(observation);
+        List<Object> after = (List<Object>) observation.get("entries");
         List<Object> changed = new ArrayList<>();
-        for (Map.Entry<List<Object>, Object> row : after.entrySet()) {
-            if (!row.getValue().equals(entries.get(row.getKey()))) {
-                changed.add(row.getValue());
-            }
-        }
         List<Object> removed = new ArrayList<>();
-        for (List<Object> position : entries.keySet()) {
-            if (!after.containsKey(position)) {
-                removed.add(position);
+        int i = 0;
+        int j = 0;
+        while (i < after.size() || j < entries.size()) {
+            Map<String, Object> now = i < after.size() ? (Map<String, Object>) after.get(i) : null;
+            Map<String, Object> was = j < entries.size() ? (Map<String, Object>) entries.get(j) : null;
+            int order = now == null ? 1 : was == null ? -1 : byPosition(now, was);
+            if (order < 0) { // a new position
+                changed.add(now);
+                i++;
+            } else if (order > 0) { // a position gone
+                removed.add(List.of(was.get("ledger"), was.get("entry")));
+                j++;
+            } else { // the same position: sent again only if the row changed
+                if (!now.equals(was)) {
+                    changed.add(now);
+                }
+                i++;
+                j++;
             }
         }
+        Map<Object, Object> copiesAfter = copiesOf(observation);
         List<Object> copyRows = new ArrayList<>();
         for (Map.Entry<Object, Object> copy : copiesAfter.entrySet()) {
             if (!copies.containsKey(copy.getKey()) || !Objects.equals(copies.get(copy.getKey()), copy.getValue())) {
@@ -71,14 +89,14 @@ final class Deltas {
         return delta;
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<List<Object>, Object> entriesOf(Map<String, Object> observation) {
-        Map<List<Object>, Object> byPosition = new LinkedHashMap<>();
-        for (Object row : (List<Object>) observation.get("entries")) {
-            Map<String, Object> entry = (Map<String, Object>) row;
-            byPosition.put(List.of(entry.get("ledger"), entry.get("entry")), entry);
-        }
-        return byPosition;
+    /** Position order of two entry rows: by ledger, then entry. */
+    private static int byPosition(Map<String, Object> a, Map<String, Object> b) {
+        int ledger = Long.compare(number(a, "ledger"), number(b, "ledger"));
+        return ledger != 0 ? ledger : Long.compare(number(a, "entry"), number(b, "entry"));
+    }
+
+    private static long number(Map<String, Object> row, String field) {
+        return ((Number) row.get(field)).longValue();
     }
 
     @SuppressWarnings("unchecked")
