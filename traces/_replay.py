@@ -8,10 +8,12 @@ verdicts.
 
 The replay keeps only what is live: cached entries, open copies and their handlers, the queue order,
 cursors. Memory is bounded by the live entries, not by the length of the trace. Each event costs
-O(1) amortized; a pass end costs O(1). The live entries are kept in queue order (an ordered dict:
-an insert adds at the end, a requeue moves to the end), which also gives the oldest timestamp while
-timestamps enter in order, as they do in a sequential cache; a trace whose timestamps enter out of
-order (racing inserters, E2) switches the replay to heaps for exactness.
+O(1) amortized. A size or TTL pass end costs O(1), except where pip430's exemptions make it look past
+the queue's head; an invalidate or clear pass end scans the live entries. The live entries are kept
+in queue order (an ordered dict: an insert adds at the end, a requeue moves to the end), which also
+gives the oldest timestamp while timestamps enter in order, as they do in a sequential cache; a
+trace whose timestamps enter out of order (racing inserters, E2) switches the replay to heaps for
+exactness.
 
 The hot loop (``feed``) handles the frequent kinds inline; the rest have one method each.
 """

@@ -248,6 +248,8 @@ def replay_function(profile: str, config: CacheConfig, invariants: set[str], kee
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         started = time.perf_counter_ns()
         partition = PartitionReplay(profile, config, invariants, keep)
+        # Paused across the yields too: PySpark's worker closes this iterator in a ``finally``, which
+        # turns the collector back on even when a task stops early.
         with cycle_collection_paused():
             for batch in batches:
                 partition.feed(batch)

@@ -3,6 +3,7 @@ broken fake is reported as its own adapter fault with exit code 3, never as a ve
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -64,6 +65,9 @@ def test_broken_fake_is_an_adapter_fault(mode, fault, capsys, tmp_path):
     assert status == 3, out
     assert f"ADAPTER FAULT: {fault}" in out
     assert "FAIL " not in out.split("ADAPTER FAULT")[0]  # no invariant reported as failed
+    if mode != "nondeterministic":  # found by replaying steps, not in one request
+        fault_line = next(line for line in out.splitlines() if "ADAPTER FAULT" in line)
+        assert re.search(r"apply of .* \(seq \d+\): ", fault_line), "the fault names the request and its seq"
 
 
 def test_a_wrong_delta_is_caught_by_validate_protocol(capsys, tmp_path):

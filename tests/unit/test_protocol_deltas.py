@@ -57,6 +57,22 @@ def test_decoded_deltas_rebuild_every_observation(steps):
         assert rebuilt == Observation.from_dict(sent)
 
 
+def test_a_delta_after_a_full_observation_is_read_against_it():
+    """The decoder reuses what a delta leaves unchanged, but never across a full observation or a reset."""
+    decoder = DeltaDecoder()
+    first = snapshot({(1, 1): (5, 1, 3)}, {0: 1}, 4)
+    other = snapshot({(2, 2): (6, None, 7)}, {}, 9)
+    encoder = DeltaEncoder()
+    decoder.apply(json.loads(json.dumps(encoder.delta(first))))
+    encoder.sent_full(other)
+    assert decoder.full(Observation.from_dict(other)) == Observation.from_dict(other)
+    back = decoder.apply(json.loads(json.dumps(encoder.delta(first))))  # counters as two steps ago
+    assert back == Observation.from_dict(first)
+    decoder.reset()
+    encoder.reset()
+    assert decoder.apply(json.loads(json.dumps(encoder.delta(first)))) == Observation.from_dict(first)
+
+
 def test_an_unchanged_cache_sends_an_empty_delta():
     encoder = DeltaEncoder()
     sent = snapshot({(1, 2): (5, 1, 7)}, {0: 1}, 5)

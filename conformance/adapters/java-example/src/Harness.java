@@ -16,7 +16,7 @@ import java.util.Map;
  * The adapter loop: ledgerspec process protocol v1 (conformance/protocol/README.md) over stdin/stdout.
  *
  * <p>One JSON request per line in, exactly one reply line out (result, skipped or errored), echoing
- * {@code seq}, flushed. Logs go to stderr; {@code System.out} is pointed at stderr too, so a stray
+ * {@code seq}, in one unbuffered write. Logs go to stderr; {@code System.out} is pointed at stderr too, so a stray
  * print can never corrupt the reply stream. Any exception while serving a request becomes an
  * {@code errored} reply with its message and stack trace, and the loop goes on. {@code stop} replies
  * and exits 0; so does the end of stdin.
@@ -55,8 +55,9 @@ public final class Harness {
             }
             Map<String, Object> reply = new LinkedHashMap<>();
             boolean stop = harness.serve(line, reply);
-            out.write((Json.write(reply) + "\n").getBytes(StandardCharsets.US_ASCII)); // one write: a
-            out.flush(); // reply split in two wakes the runner twice
+            // One write of the whole line (a reply split in two wakes the runner twice); the stream
+            // is unbuffered, so the line is on the pipe when the call returns.
+            out.write((Json.write(reply) + "\n").getBytes(StandardCharsets.US_ASCII));
             if (stop) {
                 break;
             }
