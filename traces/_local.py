@@ -37,6 +37,7 @@ from ledgerspec.traces._replay import (
     cycle_collection_paused,
     python_columns,
 )
+from ledgerspec.traces._rows import CODES, describe_problem
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""
@@ -271,8 +272,8 @@ def check_seq(seqs: list[int], rows: Sequence[int], broker: str, last_seq: dict[
         return
     for seq, row in zip(seqs, rows, strict=True):
         if previous is not None and seq <= previous:
-            what = "repeats" if seq == previous else "goes back from"
-            raise TraceInputError(f"{where}: row {row}: field 'seq': {seq} {what} {previous} for broker {broker!r}")
+            values = {"row": row, "seq": seq, "prev": previous, "broker": broker}
+            raise TraceInputError(f"{where}: {describe_problem(CODES['seq',], values)}")
         previous = seq
     if previous is not None:
         last_seq[broker] = previous
