@@ -197,14 +197,43 @@ def run_all(out: Callable[[str], None] = print, operations: int = 200_000) -> No
         for profile in ("pulsar-master", "legacy", "segmented"):
             rate, steps, verdict = lockstep_steps_per_second(load_adapter(f"reference-{profile}"), profile)
             out(f"  reference-{profile:<24} {rate:>9,.0f} steps/s  ({steps} steps, {verdict})")
-        for preset, what in (("minimal", "a few entries cached"), ("pulsar-defaults", "a cache growing to ~1,350")):
+        for preset, what, rounds in (
+            ("minimal", "a few entries cached", ROUNDS),
+            ("pulsar-defaults", "a cache growing to ~1,350", 1),
+        ):
             out(f"\nround trip per step (apply with observation), {what}, 3000 steps after 1000 untimed:")
-            baseline = None
-            for label, name in adapters:
-                figures = round_trips(load_adapter(name), preset=preset)
-                baseline = baseline or figures["median_us"]
-                out(
-                    f"  {label:<34} median {figures['median_us']:7.1f} us  p90 {figures['p90_us']:7.1f}  "
-                    f"p99 {figures['p99_us']:7.1f}  {figures['steps_per_second']:>9,.0f} steps/s  "
-                    f"({figures['median_us'] / baseline:.1f}x in-process)"
-                )
+            if rounds > 1:
+                out(f"  ({rounds} rounds, the adapters taking turns; the median and range of the rounds' medians)")
+            figures = interleaved_round_trips(adapters, rounds, preset)
+            for (label, _), line in zip(adapters, _round_trip_lines(figures), strict=True):
+                out(f"  {label:<34} {line}")
+
+
+ROUNDS = 5
+"""Rounds of the minimal preset's round trips: the machine's speed drifts within a minute."""
+
+
+def interleaved_round_trips(adapters: list[tuple[str, str]], rounds: int, preset: str) -> list[list[dict[str, float]]]:
+    """:func:`round_trips` of every adapter, in turns, ``rounds`` times: ``figures[round][adapter]``.
+
+    Taking turns spreads the machine's slow and fast spells over every adapter alike, and a ratio
+    taken within one round compares adapters measured seconds apart.
+    """
+    return [[round_trips(load_adapter(name), preset=preset) for _, name in adapters] for _ in range(rounds)]
+
+
+def _round_trip_lines(figures: list[list[dict[str, float]]]) -> list[str]:
+    """One line per adapter: medians over the rounds, and the ratio to the first adapter's (in-process)."""
+    lines = []
+    for index in range(len(figures[0])):
+        mine = [round_[index] for round_ in figures]
+        medians = sorted(f["median_us"] for f in mine)
+        ratio = statistics.median(round_[index]["median_us"] / round_[0]["median_us"] for round_ in figures)
+        spread = f" ({medians[0]:.1f}-{medians[-1]:.1f})" if len(medians) > 1 else ""
+        lines.append(
+            f"median {statistics.median(medians):7.1f} us{spread}  "
+            f"p90 {statistics.median(f['p90_us'] for f in mine):7.1f}  "
+            f"p99 {statistics.median(f['p99_us'] for f in mine):7.1f}  "
+            f"{statistics.median(f['steps_per_second'] for f in mine):>9,.0f} steps/s  ({ratio:.1f}x in-process)"
+        )
+    return lines

@@ -25,13 +25,14 @@ from ledgerspec.spec.cache import (
     ReplayIncrement,
 )
 
-_compact = json.JSONEncoder(separators=(",", ":")).encode
+_compact = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def json_line(message: Any) -> bytes:
     """One line of the process protocol, either way: compact JSON and a newline.
 
-    One encoder for every line: ``json.dumps`` with separators builds a new one per call.
+    One encoder for every line: ``json.dumps`` with separators builds a new one per call. Messages
+    are trees of plain data, so the encoder skips its check for reference cycles.
     """
     return _compact(message).encode() + b"\n"
 

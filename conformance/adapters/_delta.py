@@ -13,8 +13,10 @@ it reads, naming the first bad one.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
+from ledgerspec.reference.cache import EntryRow
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
 
 _ENTRY_KEYS = frozenset(CachedEntry.__dataclass_fields__)
@@ -23,34 +25,60 @@ _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "cl
 
 
 class DeltaEncoder:
-    """The implementation's side: the delta from the last observation sent to a new full snapshot."""
+    """The implementation's side: the delta from the last observation sent to a new full snapshot.
+
+    Entries and copies are kept as sets of tuples, so a delta is two set differences each, in C;
+    only what changed becomes JSON-shaped again.
+    """
 
     def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
         """A fresh cache (``configure``): the next delta is against the empty observation."""
-        self.entries: dict[tuple[int, int], dict[str, Any]] = {}
-        self.copies: dict[int, int | None] = {}
+        self.entries: set[EntryRow] = set()
+        self.copies: set[tuple[int, int | None]] = set()
 
     def sent_full(self, snapshot: dict[str, Any]) -> None:
         """A full observation was sent; later deltas are against it."""
-        self.entries = {(row["ledger"], row["entry"]): row for row in snapshot["entries"]}
-        self.copies = dict(snapshot["copies"])
+        self.sent_full_rows(*_rows(snapshot))
+
+    def sent_full_rows(self, entries: list[EntryRow], copies: list[tuple[int, int | None]]) -> None:
+        """:meth:`sent_full` of a snapshot as rows (``ReferenceCache.snapshot_rows``)."""
+        self.entries, self.copies = set(entries), set(copies)
 
     def delta(self, snapshot: dict[str, Any]) -> dict[str, Any]:
         """The delta to ``snapshot`` (an ``Observation.to_dict()`` shape); it becomes the new base."""
-        before, copies_before = self.entries, self.copies
-        self.sent_full(snapshot)
-        after, copies_after = self.entries, self.copies
+        entries, copies = _rows(snapshot)
+        return self.delta_rows(entries, snapshot["size"], snapshot["counters"], copies)
+
+    def delta_rows(
+        self, entries: list[EntryRow], size: int, counters: dict[str, int], copies: list[tuple[int, int | None]]
+    ) -> dict[str, Any]:
+        """:meth:`delta` of a snapshot as rows (``ReferenceCache.snapshot_rows``)."""
+        after, copies_after = set(entries), set(copies)
+        added, gone = after - self.entries, self.entries - after
+        opened, shut = copies_after - self.copies, self.copies - copies_after
+        self.entries, self.copies = after, copies_after
+        still = {row[:2] for row in added}
+        reopened = {copy for copy, _ in opened}
         return {
-            "entries": [row for position, row in after.items() if before.get(position) != row],
-            "removed": [list(position) for position in before if position not in after],
-            "size": snapshot["size"],
-            "counters": snapshot["counters"],
-            "copies": [[c, n] for c, n in copies_after.items() if c not in copies_before or copies_before[c] != n],
-            "closed": [copy for copy in copies_before if copy not in copies_after],
+            "entries": [dict(zip(_ENTRY_ORDER, row, strict=True)) for row in sorted(added)],
+            "removed": sorted([ledger, entry] for ledger, entry, *_ in gone if (ledger, entry) not in still),
+            "size": size,
+            "counters": counters,
+            "copies": sorted([copy, count] for copy, count in opened),
+            "closed": sorted(copy for copy, _ in shut if copy not in reopened),
         }
+
+
+_ENTRY_ORDER = ("ledger", "entry", "size", "count", "timestamp")
+_entry_row = itemgetter(*_ENTRY_ORDER)
+
+
+def _rows(snapshot: dict[str, Any]) -> tuple[list[EntryRow], list[tuple[int, int | None]]]:
+    """A snapshot's entries and copies as tuples."""
+    return list(map(_entry_row, snapshot["entries"])), list(map(tuple, snapshot["copies"]))
 
 
 class DeltaDecoder:

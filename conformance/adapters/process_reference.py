@@ -4,9 +4,9 @@
 
 Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; exceptions become ``errored``.
 Operations go to the reference cache's method of the same name, with the operation's fields.
-Observations go out as deltas when asked (``observe: "delta"``), diffed from full snapshots;
-``--full-observations`` does not announce deltas, so the runner asks for full observations (to
-measure the difference, and to keep that path of the runner tested).
+Observations go out as deltas when asked (``observe: "delta"``), diffed from full snapshots taken as
+tuples (``snapshot_rows``); ``--full-observations`` does not announce deltas, so the runner asks for
+full observations (to measure the difference, and to keep that path of the runner tested).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Session:
                 results.append(list(value) if isinstance(value, tuple) else value)
             observe = request.get("observe", False)
             if observe == "delta":
-                return {"results": results, "delta": self.encoder.delta(self.cache.snapshot())}
+                return {"results": results, "delta": self.encoder.delta_rows(*self.cache.snapshot_rows())}
             return {"results": results, **({"observation": self.observation()} if observe else {})}
         if cmd == "observe":
             return self.observation()
@@ -71,7 +71,7 @@ def reply_to(session: Session, line: str | bytes) -> tuple[dict[str, Any], bool]
     """The reply to one request line, and whether it was ``stop``."""
     request: dict[str, Any] = {}
     try:
-        request = json.loads(line)
+        request = json.loads(line.decode() if isinstance(line, bytes) else line)  # str parses faster
         reply = {"seq": request["seq"], "result": session.handle(request)}
     except Exception as error:  # noqa: BLE001 - every failure is reported as errored
         message = f"{type(error).__name__}: {error}"

@@ -5,7 +5,7 @@ Each class behaves exactly like the matching model of ``ledgerspec.spec.cache`` 
 so that every operation is amortized O(log n), except the legacy policy's sort of the caches on each
 size eviction. Nothing here imports the spec. The public methods of a cache are the operation kinds of
 spec/cache/_ops.py, with the operations' field names as keyword arguments; ``snapshot()`` gives the
-spec's observation as plain data.
+spec's observation as plain data, and ``snapshot_rows()`` the same with entries as ``EntryRow`` tuples.
 
 - ``Pip430Cache``: the PIP-430 text (pip430-entry-cache.md §1): queue + stash, two TTLs, EVICTED.
 - ``PulsarMasterCache``: as merged (§2): requeue, accessed flag, one TTL, duplicates refused.
@@ -18,7 +18,7 @@ Building blocks: ``Pip430ReadCount`` / ``MergedReadCount`` (``_read_count``), ``
 """
 
 from ledgerspec.reference._errors import ReferenceCacheError
-from ledgerspec.reference.cache._base import COUNTERS, ReferenceCache
+from ledgerspec.reference.cache._base import COUNTERS, EntryRow, ReferenceCache
 from ledgerspec.reference.cache._config import Config
 from ledgerspec.reference.cache._cursors import ActiveCursors
 from ledgerspec.reference.cache._legacy import LegacyCache
@@ -43,6 +43,7 @@ __all__ = [
     "EVICTED",
     "ActiveCursors",
     "Config",
+    "EntryRow",
     "LegacyCache",
     "MergedReadCount",
     "Pip430Cache",

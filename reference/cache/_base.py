@@ -34,6 +34,9 @@ COUNTERS: tuple[str, ...] = (
 C = TypeVar("C")
 """What an open copy remembers: the wrapper or handler it shares, or None."""
 
+EntryRow = tuple[int, int, int, int | None, int | None]
+"""One cached entry as (ledger, entry, size, count, timestamp): an observation's entry, in its key order."""
+
 Listener = Callable[[str, int, dict[str, Any]], None]
 """Receives (event kind, now, fields) for every event of traces/FORMAT.md the cache produces."""
 
@@ -159,7 +162,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         """Look up one position: count a hit (and dispatch a copy) or a miss."""
 
     @abc.abstractmethod
-    def _entry_rows(self) -> list[dict[str, Any]]:
+    def _entry_rows(self) -> list[EntryRow]:
         """List the cached entries for :meth:`snapshot`, in position order."""
 
     @abc.abstractmethod
@@ -299,10 +302,27 @@ class ReferenceCache(abc.ABC, Generic[C]):
 
     def snapshot(self) -> dict[str, Any]:
         """Plain data, the shape of the spec's ``Observation.to_dict()``: entries, size, counters, copies."""
+        entries, total, counters, copies = self.snapshot_rows()
         return {
-            "entries": self._entry_rows(),
-            "size": self._size(),
-            "counters": dict(self._counters),
-            # ids only grow and a dict keeps insertion order, so this is already by id
-            "copies": [[copy, self._copy_count(shared)] for copy, shared in self._copies.items()],
+            "entries": [
+                {"ledger": ledger, "entry": entry, "size": size, "count": count, "timestamp": timestamp}
+                for ledger, entry, size, count, timestamp in entries
+            ],
+            "size": total,
+            "counters": counters,
+            "copies": [list(pair) for pair in copies],
         }
+
+    def snapshot_rows(self) -> tuple[list[EntryRow], int, dict[str, int], list[tuple[int, int | None]]]:
+        """The snapshot with entries and copies as tuples: (entries, size, counters, copies).
+
+        Tuples are hashable and cost no dict per entry, so an adapter that diffs consecutive
+        snapshots (conformance/adapters/_delta.py) can do it with set operations.
+        """
+        return (
+            self._entry_rows(),
+            self._size(),
+            dict(self._counters),
+            # ids only grow and a dict keeps insertion order, so this is already by id
+            [(copy, self._copy_count(shared)) for copy, shared in self._copies.items()],
+        )

@@ -19,9 +19,7 @@ sorts the caches on every eviction, as Java does.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ledgerspec.reference.cache._base import ReferenceCache
+from ledgerspec.reference.cache._base import EntryRow, ReferenceCache
 from ledgerspec.reference.cache._range_cache import RangeCaches
 from sortedcontainers import SortedList
 
@@ -56,11 +54,8 @@ class LegacyCache(ReferenceCache[None]):
 
     # --- observation ------------------------------------------------------------------------------
 
-    def _entry_rows(self) -> list[dict[str, Any]]:
-        return [
-            {"ledger": ledger, "entry": entry, "size": e.size, "count": None, "timestamp": e.ts}
-            for ledger, entry, e in self._ranges.items()
-        ]
+    def _entry_rows(self) -> list[EntryRow]:
+        return [(ledger, entry, e.size, None, e.ts) for ledger, entry, e in self._ranges.items()]
 
     def _size(self) -> int:
         return self._ranges.total_size

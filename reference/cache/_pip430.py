@@ -13,8 +13,7 @@ entries move from the queue to the stash (each entry moves once in its life), so
 
 from __future__ import annotations
 
-from typing import Any
-
+from ledgerspec.reference.cache._base import EntryRow
 from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches
 from ledgerspec.reference.cache._read_count import Pip430ReadCount
@@ -43,11 +42,8 @@ class Pip430Cache(QueuedCache[Wrapper]):
 
     # --- observation ------------------------------------------------------------------------------
 
-    def _entry_rows(self) -> list[dict[str, Any]]:
-        return [
-            {"ledger": ledger, "entry": entry, "size": w.size, "count": w.handler.count, "timestamp": w.ts}
-            for ledger, entry, w in self._ranges.items()
-        ]
+    def _entry_rows(self) -> list[EntryRow]:
+        return [(ledger, entry, w.size, w.handler.count, w.ts) for ledger, entry, w in self._ranges.items()]
 
     def _size(self) -> int:
         return self._ranges.total_size

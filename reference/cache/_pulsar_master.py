@@ -15,8 +15,7 @@ for ``accessed`` at most once per read, so passes are amortized O(max_requeue * 
 
 from __future__ import annotations
 
-from typing import Any
-
+from ledgerspec.reference.cache._base import EntryRow
 from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches
 from ledgerspec.reference.cache._read_count import MergedReadCount
@@ -37,16 +36,10 @@ class PulsarMasterCache(QueuedCache[MergedReadCount | None]):
 
     # --- observation ------------------------------------------------------------------------------
 
-    def _entry_rows(self) -> list[dict[str, Any]]:
+    def _entry_rows(self) -> list[EntryRow]:
         """Timestamps are the insertion time or the last requeue time."""
         return [
-            {
-                "ledger": ledger,
-                "entry": entry,
-                "size": w.size,
-                "count": None if w.handler is None else w.handler.count,
-                "timestamp": w.ts,
-            }
+            (ledger, entry, w.size, None if w.handler is None else w.handler.count, w.ts)
             for ledger, entry, w in self._ranges.items()
         ]
 

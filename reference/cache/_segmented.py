@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgerspec.reference.cache._base import ReferenceCache, require
+from ledgerspec.reference.cache._base import EntryRow, ReferenceCache, require
 
 Position = tuple[int, int]
 """(ledgerId, entryId)."""
@@ -68,16 +68,10 @@ class SegmentedCache(ReferenceCache[None]):
 
     # --- observation ------------------------------------------------------------------------------
 
-    def _entry_rows(self) -> list[dict[str, Any]]:
+    def _entry_rows(self) -> list[EntryRow]:
         """Visible entries (the newest segment wins); no read counts and no timestamps."""
         return [
-            {
-                "ledger": ledger,
-                "entry": entry,
-                "size": self._segments[segment][ledger, entry][1],
-                "count": None,
-                "timestamp": None,
-            }
+            (ledger, entry, self._segments[segment][ledger, entry][1], None, None)
             for (ledger, entry), segment in sorted(self._newest.items())
         ]
 

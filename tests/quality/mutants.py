@@ -30,6 +30,7 @@ from ledgerspec.reference.cache import (
     Stash,
     Wrapper,
 )
+from ledgerspec.reference.cache._base import EntryRow
 from ledgerspec.reference.cache._legacy import LegacyEntry
 
 # --- pip430 -----------------------------------------------------------------------------------------
@@ -510,14 +511,12 @@ class SegmentedOldestSegmentFirst(SegmentedCache):
                 return found
         return None
 
-    def _entry_rows(self) -> list[dict[str, object]]:
-        rows = []
+    def _entry_rows(self) -> list[EntryRow]:
+        rows: list[EntryRow] = []
         for position in sorted(self._newest):
             found = self._lookup(position)
             assert found is not None
-            rows.append(
-                {"ledger": position[0], "entry": position[1], "size": found[1], "count": None, "timestamp": None}
-            )
+            rows.append((position[0], position[1], found[1], None, None))
         return rows
 
 
