@@ -56,24 +56,39 @@ class DeltaEncoder:
         self, entries: list[EntryRow], size: int, counters: dict[str, int], copies: list[tuple[int, int | None]]
     ) -> dict[str, Any]:
         """:meth:`delta` of a snapshot as rows (``ReferenceCache.snapshot_rows``)."""
-        after, copies_after = set(entries), set(copies)
-        added, gone = after - self.entries, self.entries - after
-        opened, shut = copies_after - self.copies, self.copies - copies_after
-        self.entries, self.copies = after, copies_after
-        still = {row[:2] for row in added}
-        reopened = {copy for copy, _ in opened}
-        return {
-            "entries": [dict(zip(_ENTRY_ORDER, row, strict=True)) for row in sorted(added)],
-            "removed": sorted([ledger, entry] for ledger, entry, *_ in gone if (ledger, entry) not in still),
+        delta: dict[str, Any] = {
+            "entries": [],
+            "removed": [],
             "size": size,
             "counters": counters,
-            "copies": sorted([copy, count] for copy, count in opened),
-            "closed": sorted(copy for copy, _ in shut if copy not in reopened),
+            "copies": [],
+            "closed": [],
         }
+        after, before = set(entries), self.entries
+        if after != before:  # most steps change no entry, or no copy: skip the diff's comprehensions
+            added, gone = after - before, before - after
+            if added:
+                delta["entries"] = [
+                    {"ledger": ledger, "entry": entry, "size": size, "count": count, "timestamp": timestamp}
+                    for ledger, entry, size, count, timestamp in sorted(added)
+                ]
+            if gone:
+                still = {row[:2] for row in added}
+                delta["removed"] = sorted([row[0], row[1]] for row in gone if row[:2] not in still)
+            self.entries = after
+        copies_after, copies_before = set(copies), self.copies
+        if copies_after != copies_before:
+            opened, shut = copies_after - copies_before, copies_before - copies_after
+            if opened:
+                delta["copies"] = sorted([copy, count] for copy, count in opened)
+            if shut:
+                reopened = {copy for copy, _ in opened}
+                delta["closed"] = sorted(copy for copy, _ in shut if copy not in reopened)
+            self.copies = copies_after
+        return delta
 
 
-_ENTRY_ORDER = ("ledger", "entry", "size", "count", "timestamp")
-_entry_row = itemgetter(*_ENTRY_ORDER)
+_entry_row = itemgetter("ledger", "entry", "size", "count", "timestamp")
 
 
 def _rows(snapshot: dict[str, Any]) -> tuple[list[EntryRow], list[tuple[int, int | None]]]:

@@ -55,7 +55,7 @@ class LegacyCache(ReferenceCache[None]):
     # --- observation ------------------------------------------------------------------------------
 
     def _entry_rows(self) -> list[EntryRow]:
-        return [(ledger, entry, e.size, None, e.ts) for ledger, entry, e in self._ranges.items()]
+        return [(e.ledger, e.entry, e.size, None, e.ts) for e in self._ranges.values()]
 
     def _size(self) -> int:
         return self._ranges.total_size

@@ -43,7 +43,7 @@ class Pip430Cache(QueuedCache[Wrapper]):
     # --- observation ------------------------------------------------------------------------------
 
     def _entry_rows(self) -> list[EntryRow]:
-        return [(ledger, entry, w.size, w.handler.count, w.ts) for ledger, entry, w in self._ranges.items()]
+        return [(w.ledger, w.entry, w.size, w.handler.count, w.ts) for w in self._ranges.values()]
 
     def _size(self) -> int:
         return self._ranges.total_size

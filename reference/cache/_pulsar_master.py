@@ -39,8 +39,8 @@ class PulsarMasterCache(QueuedCache[MergedReadCount | None]):
     def _entry_rows(self) -> list[EntryRow]:
         """Timestamps are the insertion time or the last requeue time."""
         return [
-            (ledger, entry, w.size, None if w.handler is None else w.handler.count, w.ts)
-            for ledger, entry, w in self._ranges.items()
+            (w.ledger, w.entry, w.size, None if w.handler is None else w.handler.count, w.ts)
+            for w in self._ranges.values()
         ]
 
     def _size(self) -> int:

@@ -5,17 +5,14 @@ and the total are running sums, updated on every put and pop. An emptied ledger 
 :meth:`RangeCaches.ledger_sizes` lists exactly the ledgers that cache something.
 
 Complexity: get O(1); put, pop, first O(log n); pop_before O((k + 1) log n) and pop_ledger O(k) for k
-removed; ledger_size, total_size O(1); items O(n log L) for L ledgers.
+removed; ledger_size, total_size O(1); values O(n + L log L) for L ledgers.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from sortedcontainers import SortedDict
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 
 class Sized(Protocol):
@@ -91,7 +88,7 @@ class RangeCaches(Generic[V]):
 
     def pop_all(self) -> list[V]:
         """Uncache everything; returned in position order."""
-        values = [value for _, _, value in self.items()]
+        values = self.values()
         self._ledgers.clear()
         self._sizes.clear()
         self._count = 0
@@ -106,12 +103,13 @@ class RangeCaches(Generic[V]):
         """Size of every ledger that caches something."""
         return dict(self._sizes)
 
-    def items(self) -> Iterator[tuple[int, int, V]]:
-        """(ledger, entry, value) in position order."""
+    def values(self) -> list[V]:
+        """Every cached value, in position order: what a snapshot lists, in C-level passes per ledger."""
+        values: list[V] = []
         for ledger in sorted(self._ledgers):
             entries = self._ledgers[ledger]
-            for entry in entries:  # iterating a SortedDict's keys and indexing beats its items view
-                yield ledger, entry, entries[entry]
+            values += map(entries.__getitem__, entries)  # a SortedDict iterates its keys in order
+        return values
 
     def _account_removed(self, ledger: int, size: int, count: int) -> None:
         self._sizes[ledger] -= size
