@@ -27,8 +27,8 @@ _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "cl
 class DeltaEncoder:
     """The implementation's side: the delta from the last observation sent to a new full snapshot.
 
-    Entries and copies are kept as sets of tuples, so a delta is two set differences each, in C;
-    only what changed becomes JSON-shaped again.
+    Entries and copies are kept as sets of tuples, so a delta is two set differences each, in C, or
+    none when the sets are equal; only what changed becomes JSON-shaped again.
     """
 
     def __init__(self) -> None:
@@ -69,8 +69,8 @@ class DeltaEncoder:
             added, gone = after - before, before - after
             if added:
                 delta["entries"] = [
-                    {"ledger": ledger, "entry": entry, "size": size, "count": count, "timestamp": timestamp}
-                    for ledger, entry, size, count, timestamp in sorted(added)
+                    {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
+                    for ledger, entry, length, count, timestamp in sorted(added)
                 ]
             if gone:
                 still = {row[:2] for row in added}

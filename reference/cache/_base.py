@@ -305,8 +305,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
         entries, total, counters, copies = self.snapshot_rows()
         return {
             "entries": [
-                {"ledger": ledger, "entry": entry, "size": size, "count": count, "timestamp": timestamp}
-                for ledger, entry, size, count, timestamp in entries
+                {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
+                for ledger, entry, length, count, timestamp in entries
             ],
             "size": total,
             "counters": counters,

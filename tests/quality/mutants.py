@@ -19,6 +19,7 @@ from typing import ClassVar
 from ledgerspec.conformance._mutants import Mutant
 from ledgerspec.reference.cache import (
     ActiveCursors,
+    EntryRow,
     LegacyCache,
     MergedReadCount,
     Pip430Cache,
@@ -30,7 +31,6 @@ from ledgerspec.reference.cache import (
     Stash,
     Wrapper,
 )
-from ledgerspec.reference.cache._base import EntryRow
 from ledgerspec.reference.cache._legacy import LegacyEntry
 
 # --- pip430 -----------------------------------------------------------------------------------------
