@@ -13,6 +13,7 @@ it reads, naming the first bad one.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from operator import itemgetter
 from typing import Any
 
@@ -99,9 +100,9 @@ def _rows(snapshot: dict[str, Any]) -> tuple[list[EntryRow], list[tuple[int, int
 class DeltaDecoder:
     """The runner's side: the implementation's observation, kept up to date by deltas.
 
-    Entries by position in a plain dict, with the sorted positions kept until the set of positions
-    changes: most steps change a count or nothing, and then the entries tuple is one C-level map.
-    What a delta leaves as it was (the entries, the copies, the counters) is reused from the previous
+    Entries by position in a plain dict, beside the sorted list of positions (kept sorted by bisection
+    as positions come and go), so the entries tuple is one C-level map. What a delta leaves as it was
+    (the entries, the copies, the counters, or the whole observation) is reused from the previous
     observation, never across a full observation or a reset: the entries tuple grows with the cache.
     """
 
@@ -130,34 +131,38 @@ class DeltaDecoder:
         problem = _delta_problem(delta)
         if problem:
             raise ValueError(problem)
-        entries, copies, reordered = self.entries, self.copies, False
-        for index, (ledger, entry) in enumerate(delta["removed"]):
-            if entries.pop((ledger, entry), None) is None:
-                raise ValueError(f"removed[{index}]: ({ledger}, {entry}) is not in the previous observation")
-            reordered = True
-        for row in delta["entries"]:
-            position = (row["ledger"], row["entry"])
-            reordered = reordered or position not in entries
-            entries[position] = CachedEntry(**row)
-        for index, copy in enumerate(delta["closed"]):
-            if copies.pop(copy, _ABSENT) is _ABSENT:
-                raise ValueError(f"closed[{index}]: copy {copy} is not open in the previous observation")
-        for copy, count in delta["copies"]:
-            copies[copy] = count
-        if reordered:
-            self.order = sorted(entries)
-        last = self.last
+        last, removed, rows = self.last, delta["removed"], delta["entries"]
+        entries = last.entries
+        if removed or rows:
+            cached, order = self.entries, self.order
+            for index, (ledger, entry) in enumerate(removed):
+                position = (ledger, entry)
+                if cached.pop(position, None) is None:
+                    raise ValueError(f"removed[{index}]: ({ledger}, {entry}) is not in the previous observation")
+                del order[bisect_left(order, position)]
+            for row in rows:
+                position = (row["ledger"], row["entry"])
+                if position not in cached:
+                    insort(order, position)
+                cached[position] = CachedEntry(**row)
+            entries = tuple(map(cached.__getitem__, order))
+        copies, closed, opened = last.copies, delta["closed"], delta["copies"]
+        if closed or opened:
+            open_copies = self.copies
+            for index, copy in enumerate(closed):
+                if open_copies.pop(copy, _ABSENT) is _ABSENT:
+                    raise ValueError(f"closed[{index}]: copy {copy} is not open in the previous observation")
+            for copy, count in opened:
+                open_copies[copy] = count
+            copies = tuple(sorted(open_copies.items()))
+        counters = last.counters
         if delta["counters"] != self.counters:
             self.counters = delta["counters"]
             counters = Counters(**self.counters)
-        else:
-            counters = last.counters
-        self.last = Observation(
-            entries=tuple(map(entries.__getitem__, self.order)) if delta["entries"] or reordered else last.entries,
-            size=delta["size"],
-            counters=counters,
-            copies=tuple(sorted(copies.items())) if delta["copies"] or delta["closed"] else last.copies,
-        )
+        unchanged = entries is last.entries and copies is last.copies and counters is last.counters
+        if unchanged and delta["size"] == last.size:
+            return last
+        self.last = Observation(entries=entries, size=delta["size"], counters=counters, copies=copies)
         return self.last
 
 
