@@ -172,6 +172,10 @@ def java_example_command(build: Path) -> str:
     return f"exec:java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp {build} Harness"  # see its README
 
 
+ROUNDS = 5
+"""Rounds of the minimal preset's round trips: the machine's speed drifts within a minute."""
+
+
 def run_all(out: Callable[[str], None] = print, operations: int = 200_000) -> None:
     """Every benchmark, printed as it goes."""
     calls = mixed_workload(operations)
@@ -203,14 +207,11 @@ def run_all(out: Callable[[str], None] = print, operations: int = 200_000) -> No
         ):
             out(f"\nround trip per step (apply with observation), {what}, 3000 steps after 1000 untimed:")
             if rounds > 1:
-                out(f"  ({rounds} rounds, the adapters taking turns; the median and range of the rounds' medians)")
+                out(f"  ({rounds} rounds, adapters taking turns: each figure is the median over the rounds;")
+                out("   in brackets, the range of the rounds' medians)")
             figures = interleaved_round_trips(adapters, rounds, preset)
             for (label, _), line in zip(adapters, _round_trip_lines(figures), strict=True):
                 out(f"  {label:<34} {line}")
-
-
-ROUNDS = 5
-"""Rounds of the minimal preset's round trips: the machine's speed drifts within a minute."""
 
 
 def interleaved_round_trips(adapters: list[tuple[str, str]], rounds: int, preset: str) -> list[list[dict[str, float]]]:

@@ -402,29 +402,30 @@ def _record(run: Run, ops: list[Op], config: Any) -> list[tuple[Any, Any]] | Non
 
 
 @contextlib.contextmanager
-def _no_local_constants() -> Iterator[None]:
+def no_local_constants() -> Iterator[bool]:
     """Keep Hypothesis from mixing constants of the loaded modules into its draws, for reproducible seeds.
 
     Hypothesis (6.131 on) draws some values from the literals of every "local" module imported so far,
     and an editable install makes ledgerspec local, a wheel does not: the same ``--seed`` would then
     search differently in a checkout, in CI, and after an extra import. Private API, so only if it is
-    there; without it the search is as good, only less reproducible across installs.
+    there (the context's value says whether it was); without it the search is as good, only less
+    reproducible across installs. tests/conftest.py holds it for the whole test session.
     """
     try:
         from hypothesis.internal.conjecture import providers  # noqa: PLC0415
     except ImportError:  # pragma: no cover - a Hypothesis without local constants
-        yield
+        yield False
         return
     original = getattr(providers, "_get_local_constants", None)
     cache = getattr(providers, "CONSTANTS_CACHE", None)
     if original is None or cache is None or not hasattr(providers, "Constants"):
-        yield
+        yield False
         return
     empty = providers.Constants()
     providers._get_local_constants = lambda: empty  # noqa: SLF001
     cache.cache.clear()
     try:
-        yield
+        yield True
     finally:
         providers._get_local_constants = original  # noqa: SLF001
         cache.cache.clear()
@@ -440,7 +441,7 @@ def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | 
     )
     test = hypothesis_seed(seed)(test)
     try:
-        with _no_local_constants():
+        with no_local_constants():
             test()
     except (Broken, Faulted) as found:
         return found

@@ -3,31 +3,32 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
-from hypothesis.internal.conjecture import providers
+from ledgerspec.conformance._engine import no_local_constants
 from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
 
 
-def _empty_local_constants() -> None:
-    """Seeded searches find the same examples whatever else is imported.
+@pytest.fixture(autouse=True, scope="session")
+def _reproducible_draws() -> Iterator[None]:
+    """Seeded searches find the same examples whatever else is imported (``no_local_constants``).
 
-    Hypothesis (6.1xx) now and then draws an integer or string from the literals of every *local*
-    module imported so far. So a derandomized or seeded test generated other examples depending on
-    which test files were collected or run before it: a new test file with a few integer literals
-    took the differential test's segmented run from 23% of runs with a refused insert to 1%, under
-    its coverage floor. The pool is kept empty here (Hypothesis is pinned in tox.ini; were these
-    internals gone, nothing is patched and only that determinism is lost).
+    Without it, a derandomized or seeded test generated other examples depending on which test files
+    were collected or run before it: a new test file with a few integer literals took the
+    differential test's segmented run from 23% of runs with a refused insert to 1%, under its
+    coverage floor.
     """
-    if hasattr(providers, "_get_local_constants") and hasattr(providers, "CONSTANTS_CACHE"):
-        empty = providers.Constants()
-        providers._get_local_constants = lambda: empty  # no public switch exists
-        providers.CONSTANTS_CACHE = type(providers.CONSTANTS_CACHE)(1024)  # drop pools computed already
-
-
-_empty_local_constants()
+    with no_local_constants() as pinned:
+        if not pinned:
+            warnings.warn(
+                "this Hypothesis has no pool of local constants to empty (tox pins the version the "
+                "seeded tests expect): seeded searches may depend on what is imported",
+                stacklevel=1,
+            )
+        yield
 
 
 def run_model(profile: str, config: CacheConfig, ops: Sequence[Op]) -> tuple[list[Any], Observation]:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ledgerspec.reference.cache import EntryRow
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
+
+if TYPE_CHECKING:
+    from ledgerspec.reference.cache import EntryRow
 
 _ENTRY_KEYS = frozenset(CachedEntry.__dataclass_fields__)
 _COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
@@ -42,10 +44,7 @@ class DeltaEncoder:
 
     def sent_full(self, snapshot: dict[str, Any]) -> None:
         """A full observation was sent; later deltas are against it."""
-        self.sent_full_rows(*_rows(snapshot))
-
-    def sent_full_rows(self, entries: list[EntryRow], copies: list[tuple[int, int | None]]) -> None:
-        """:meth:`sent_full` of a snapshot as rows (``ReferenceCache.snapshot_rows``)."""
+        entries, copies = _rows(snapshot)
         self.entries, self.copies = set(entries), set(copies)
 
     def delta(self, snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -127,7 +126,12 @@ class DeltaDecoder:
         return observation
 
     def apply(self, delta: Any) -> Observation:
-        """The observation after ``delta``; a ValueError names the first malformed or impossible field."""
+        """The observation after ``delta``; a ValueError names the first malformed or impossible field.
+
+        An impossible delta may be half applied when it is found out: after a ValueError the decoder
+        is good again only after :meth:`reset` or :meth:`full` (the adapter faults, and the next
+        example starts with ``configure``).
+        """
         problem = _delta_problem(delta)
         if problem:
             raise ValueError(problem)

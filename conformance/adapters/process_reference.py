@@ -82,8 +82,8 @@ def reply_to(session: Session, line: str | bytes) -> tuple[dict[str, Any], bool]
 def serve(profile: str, lines: Any = None, out: Any = None, *, deltas: bool = True) -> None:
     """Answer requests until ``stop`` or the end of input, one flushed line each.
 
-    Bytes both ways by default (stdin's and stdout's buffers): no text layer to decode and encode
-    every line, and one write per reply.
+    Reads stdin's and writes stdout's byte buffers: no text layer, whose per-line overhead is more
+    than decoding a line once for the parser, and one write per reply.
     """
     session = Session(profile, deltas=deltas)
     out = sys.stdout.buffer if out is None else out

@@ -163,7 +163,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
 
     @abc.abstractmethod
     def _entry_rows(self) -> list[EntryRow]:
-        """List the cached entries for :meth:`snapshot`, in position order."""
+        """List the cached entries for :meth:`snapshot_rows`, in position order."""
 
     @abc.abstractmethod
     def _size(self) -> int:

@@ -43,7 +43,11 @@ class RangeCaches(Generic[V]):
         return None if cache is None else cache.get(entry)
 
     def put(self, ledger: int, entry: int, value: V) -> None:
-        """Cache ``value`` at a position that holds nothing."""
+        """Cache ``value`` at a position that holds nothing.
+
+        The profiles cache a value at its own position (a ``Wrapper``'s or ``LegacyEntry``'s ledger
+        and entry), and their snapshots read the position from the values (:meth:`values`).
+        """
         cache = self._ledgers.get(ledger)
         if cache is None:
             cache = self._ledgers[ledger] = SortedDict()

@@ -57,6 +57,37 @@ def test_decoded_deltas_rebuild_every_observation(steps):
         assert rebuilt == Observation.from_dict(sent)
 
 
+def rows_of(sent: dict) -> tuple:
+    """A snapshot as ``ReferenceCache.snapshot_rows`` gives it."""
+    keys = ("ledger", "entry", "size", "count", "timestamp")
+    entries = [tuple(row[key] for key in keys) for row in sent["entries"]]
+    return entries, sent["size"], sent["counters"], [tuple(pair) for pair in sent["copies"]]
+
+
+@given(st.lists(st.tuples(rows, copies, st.booleans()), min_size=1, max_size=8))
+def test_deltas_of_rows_are_the_deltas_of_snapshots(steps):
+    """The Python child's path (``delta_rows``) gives the very delta the dict path gives."""
+    of_dicts, of_rows = DeltaEncoder(), DeltaEncoder()
+    for index, (entries, open_copies, full) in enumerate(steps):
+        sent = snapshot(entries, open_copies, index)
+        if full:
+            of_dicts.sent_full(sent)
+            of_rows.sent_full(sent)
+        else:
+            assert of_rows.delta_rows(*rows_of(sent)) == of_dicts.delta(sent)
+
+
+def test_a_delta_that_changes_nothing_gives_back_the_same_observation():
+    encoder, decoder = DeltaEncoder(), DeltaDecoder()
+    sent = snapshot({(1, 2): (5, 1, 7)}, {0: 1}, 5)
+    first = decoder.apply(json.loads(json.dumps(encoder.delta(sent))))
+    assert decoder.apply(json.loads(json.dumps(encoder.delta(sent)))) is first
+    resized = dict(sent, size=6)
+    second = decoder.apply(json.loads(json.dumps(encoder.delta(resized))))
+    assert second is not first
+    assert (second.size, second.entries, second.copies) == (6, first.entries, first.copies)
+
+
 def test_a_delta_after_a_full_observation_is_read_against_it():
     """The decoder reuses what a delta leaves unchanged, but never across a full observation or a reset."""
     decoder = DeltaDecoder()
@@ -115,3 +146,18 @@ def test_a_delta_with_missing_keys_is_refused():
     del delta["closed"]
     with pytest.raises(ValueError, match="exactly the keys"):
         DeltaDecoder().apply(delta)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("removed", [[1, 2], [1, 2]], r"removed\[1\]: \(1, 2\) is not in the previous observation"),
+        ("closed", [0, 0], r"closed\[1\]: copy 0 is not open in the previous observation"),
+    ],
+)
+def test_a_delta_removing_twice_names_the_second(field, value, named):
+    decoder = DeltaDecoder()
+    decoder.apply(good_delta())  # caches (1, 2) and opens copy 0
+    delta = good_delta() | {"entries": [], "copies": [], field: value}
+    with pytest.raises(ValueError, match=named):
+        decoder.apply(delta)

@@ -213,6 +213,25 @@ def test_snapshot_is_what_the_spec_observation_reads_and_writes(name):
 
 
 @pytest.mark.parametrize("name", PROFILES)
+@pytest.mark.parametrize("steps", [0, 7, 40, 160])
+def test_snapshot_rows_are_the_snapshot_as_tuples(name, steps, seeded_run):
+    """What the process adapter diffs (``snapshot_rows``) is ``snapshot()``, field by field, in order."""
+    cache = small(name)
+    snapshot = seeded_run(cache, 11, steps)
+    entries, size, counters, copies = cache.snapshot_rows()
+    assert all(type(row) is tuple and len(row) == 5 for row in entries)
+    assert [row[:2] for row in entries] == sorted({row[:2] for row in entries})  # position order, no repeats
+    keys = ("ledger", "entry", "size", "count", "timestamp")
+    assert [dict(zip(keys, row, strict=True)) for row in entries] == snapshot["entries"]
+    assert (size, counters, [list(pair) for pair in copies]) == (
+        snapshot["size"],
+        snapshot["counters"],
+        snapshot["copies"],
+    )
+    assert steps < 40 or entries or copies  # the longer runs reach a non-empty cache
+
+
+@pytest.mark.parametrize("name", PROFILES)
 def test_cursor_operations(name):
     cache = small(name)
     cache.cursor_add(now=1, ledger=1, cursor="a", entry=5)
