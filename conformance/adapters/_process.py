@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from ledgerspec.conformance._errors import AdapterFault, InputError
-from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION, AdapterInfo, json_line, result_problem
+from ledgerspec.conformance.adapters._api import (
+    NEEDS_BY_OPERATION,
+    AdapterInfo,
+    json_line,
+    parse_line,
+    result_problem,
+)
 from ledgerspec.conformance.adapters._delta import DeltaDecoder
 from ledgerspec.spec.cache import CacheConfig, Observation, Op
 
@@ -280,7 +286,7 @@ class _Process:
             self._validate(cmd, "request", message, json.dumps(message))
         line = self._exchange(json_line(message), label)
         try:
-            reply = json.loads(line)
+            reply = parse_line(line)
         except json.JSONDecodeError as error:
             raise ProtocolViolation(f"{label}: reply is not JSON ({error.msg}): {line[:300]!r}") from None
         if not isinstance(reply, dict) or reply.get("seq") != self.seq:

@@ -12,12 +12,11 @@ full observations (to measure the difference, and to keep that path of the runne
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import traceback
 from typing import Any
 
-from ledgerspec.conformance.adapters._api import CAPABILITIES, json_line
+from ledgerspec.conformance.adapters._api import CAPABILITIES, json_line, parse_line
 from ledgerspec.conformance.adapters._delta import DeltaEncoder
 from ledgerspec.conformance.adapters.reference import NOT_OBSERVED, VERSION
 from ledgerspec.reference.cache import CACHES
@@ -71,7 +70,7 @@ def reply_to(session: Session, line: str | bytes) -> tuple[dict[str, Any], bool]
     """The reply to one request line, and whether it was ``stop``."""
     request: dict[str, Any] = {}
     try:
-        request = json.loads(line.decode() if isinstance(line, bytes) else line)  # str parses faster
+        request = parse_line(line.decode() if isinstance(line, bytes) else line)  # str parses faster
         reply = {"seq": request["seq"], "result": session.handle(request)}
     except Exception as error:  # noqa: BLE001 - every failure is reported as errored
         message = f"{type(error).__name__}: {error}"

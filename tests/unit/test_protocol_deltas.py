@@ -1,4 +1,5 @@
-"""Process protocol v1: the committed common schema is the code's, and observation deltas round-trip."""
+"""Process protocol v1: the committed common schema is the code's, lines parse as ``json.loads`` would,
+and observation deltas round-trip."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from ledgerspec.conformance._schemas import protocol_common_schema
+from ledgerspec.conformance.adapters._api import json_line, parse_line
 from ledgerspec.conformance.adapters._delta import DeltaDecoder, DeltaEncoder
 from ledgerspec.spec.cache import Counters, Observation
 
@@ -17,6 +19,43 @@ COMMON = Path(__file__).resolve().parents[2] / "conformance" / "protocol" / "v1"
 
 def test_common_schema_file_is_generated_from_the_code():
     assert json.loads(COMMON.read_text()) == protocol_common_schema()
+
+
+def loads_or_error(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        return ("error", error.msg, error.pos)
+
+
+def parse_or_error(text: str) -> object:
+    try:
+        return parse_line(text)
+    except json.JSONDecodeError as error:
+        return ("error", error.msg, error.pos)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+BLANKS_AND_NOT = ["", " ", "\t", "\r", "\n", "\x0c", "\u00a0", " x", "}", " 1"]
+
+
+@given(json_values, st.sampled_from(BLANKS_AND_NOT), st.sampled_from(BLANKS_AND_NOT))
+def test_a_line_parses_as_json_loads_would(value, tail, head):
+    """The same value for a good line, the same message and position for a bad one."""
+    line = head + json_line(value).decode().rstrip("\n") + tail
+    assert parse_or_error(line) == loads_or_error(line)
+
+
+@pytest.mark.parametrize("line", ["", "   ", "{", '{"seq": 1', "[1,]", "nul", '{"a": 1} {"b": 2}', "\u00e9"])
+def test_a_malformed_line_is_refused_as_json_loads_refuses_it(line):
+    assert parse_or_error(line) == loads_or_error(line)
+    assert parse_or_error(line)[0] == "error"
 
 
 positions = st.tuples(st.integers(0, 3), st.integers(0, 6))
