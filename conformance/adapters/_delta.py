@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ledgerspec.spec.cache import CachedEntry, Counters, Observation
 
 if TYPE_CHECKING:
     from ledgerspec.reference.cache import EntryRow
+
+_Frozen = TypeVar("_Frozen", CachedEntry, Counters, Observation)
 
 _ENTRY_KEYS = frozenset(CachedEntry.__dataclass_fields__)
 _COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
@@ -148,7 +150,7 @@ class DeltaDecoder:
                 position = (row["ledger"], row["entry"])
                 if position not in cached:
                     insort(order, position)
-                cached[position] = CachedEntry(**row)
+                cached[position] = _built(CachedEntry, row)
             entries = tuple(map(cached.__getitem__, order))
         copies, closed, opened = last.copies, delta["closed"], delta["copies"]
         if closed or opened:
@@ -162,15 +164,29 @@ class DeltaDecoder:
         counters = last.counters
         if delta["counters"] != self.counters:
             self.counters = delta["counters"]
-            counters = Counters(**self.counters)
+            counters = _built(Counters, self.counters)
         unchanged = entries is last.entries and copies is last.copies and counters is last.counters
         if unchanged and delta["size"] == last.size:
             return last
-        self.last = Observation(entries=entries, size=delta["size"], counters=counters, copies=copies)
+        self.last = _built(
+            Observation, {"entries": entries, "size": delta["size"], "counters": counters, "copies": copies}
+        )
         return self.last
 
 
 _ABSENT = object()
+
+
+def _built(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
+    """``cls(**fields)`` for the spec's frozen dataclasses of plain fields, the fields already checked.
+
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: 1.6-2.3 µs for
+    an ``Observation``, a ``Counters`` or a ``CachedEntry``, against about 0.5 µs here, which counts
+    on a step. tests/unit/test_protocol_deltas.py checks that the result equals the constructor's.
+    """
+    built = object.__new__(cls)
+    built.__dict__.update(fields)
+    return built
 
 
 def _is_int_or_null(value: Any) -> bool:

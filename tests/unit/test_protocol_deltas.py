@@ -1,18 +1,19 @@
-"""Process protocol v1: the committed common schema is the code's, lines parse as ``json.loads`` would,
-and observation deltas round-trip."""
+"""Process protocol v1: the committed common schema is the code's, lines are written as ``json.dumps``
+and parsed as ``json.loads`` would, and observation deltas round-trip."""
 
 from __future__ import annotations
 
 import json
+import json.encoder
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from ledgerspec.conformance._schemas import protocol_common_schema
-from ledgerspec.conformance.adapters._api import json_line, parse_line
-from ledgerspec.conformance.adapters._delta import DeltaDecoder, DeltaEncoder
-from ledgerspec.spec.cache import Counters, Observation
+from ledgerspec.conformance.adapters._api import _compact_encoder, json_line, parse_line
+from ledgerspec.conformance.adapters._delta import DeltaDecoder, DeltaEncoder, _built
+from ledgerspec.spec.cache import CachedEntry, Counters, Observation
 
 COMMON = Path(__file__).resolve().parents[2] / "conformance" / "protocol" / "v1" / "common.json"
 
@@ -40,6 +41,30 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=8,
 )
+
+
+@given(json_values | st.floats())
+def test_a_line_is_what_json_dumps_writes(value):
+    """The prebuilt encoder writes what ``json.dumps`` with compact separators does, and one newline."""
+    assert json_line(value) == (json.dumps(value, separators=(",", ":")) + "\n").encode()
+
+
+def refuse_arguments(*_args: object) -> None:
+    raise TypeError("another signature")
+
+
+@pytest.mark.parametrize("accelerator", [None, refuse_arguments], ids=["missing", "other-signature"])
+def test_without_the_c_encoder_lines_are_the_same(monkeypatch, accelerator):
+    monkeypatch.setattr(json.encoder, "c_make_encoder", accelerator)
+    fallback = _compact_encoder()
+    monkeypatch.undo()  # the plain encoder calls the accelerator too, with the arguments it takes
+    message = {"seq": 1, "result": {"results": [None, [1, 2]], "text": "\u00e9"}}
+    assert fallback(message) + "\n" == json_line(message).decode()
+
+
+def test_a_value_json_cannot_write_is_refused():
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        json_line({"seq": 1, "result": object()})
 
 
 BLANKS_AND_NOT = ["", " ", "\t", "\r", "\n", "\x0c", "\u00a0", " x", "}", " 1"]
@@ -104,6 +129,22 @@ def test_decoded_deltas_rebuild_every_observation(steps):
             assert of_rows.delta_rows(*rows_of(sent)) == delta
             rebuilt = decoder.apply(json.loads(json.dumps(delta)))
         assert rebuilt == Observation.from_dict(sent)
+
+
+@pytest.mark.parametrize(
+    ("cls", "fields"),
+    [
+        (CachedEntry, {"timestamp": None, "count": 2, "size": 5, "entry": 2, "ledger": 1}),
+        (Counters, dict.fromkeys(Counters.__dataclass_fields__, 3)),
+        (Observation, {"entries": (), "size": 0, "counters": Counters(), "copies": ((0, None),)}),
+    ],
+)
+def test_the_decoders_shortcut_builds_what_the_constructor_builds(cls, fields):
+    """``_built`` skips ``__init__``: right only while these classes check nothing and keep a __dict__."""
+    assert not hasattr(cls, "__post_init__")
+    assert not hasattr(cls, "__slots__")
+    built, constructed = _built(cls, fields), cls(**fields)
+    assert (built, hash(built), repr(built)) == (constructed, hash(constructed), repr(constructed))
 
 
 def test_a_delta_that_changes_nothing_gives_back_the_same_observation():
