@@ -5,7 +5,7 @@ and the total are running sums, updated on every put and pop. An emptied ledger 
 :meth:`RangeCaches.ledger_sizes` lists exactly the ledgers that cache something.
 
 Complexity: get O(1); put, pop, first O(log n); pop_before O((k + 1) log n) and pop_ledger O(k) for k
-removed; ledger_size, total_size O(1); values O(n + L log L) for L ledgers.
+removed; ledger_size, total_size O(1); values O(n + L log L) for L ledgers after a put or pop, else O(1).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ class RangeCaches(Generic[V]):
         self._count = 0
         self.total_size = 0
         """Sum of the sizes of every cached value (the manager's ``currentSize``)."""
+        self._values: tuple[V, ...] | None = ()
+        """:meth:`values` until the next put or pop (None: to be listed again)."""
 
     def __len__(self) -> int:
         return self._count
@@ -54,6 +56,7 @@ class RangeCaches(Generic[V]):
             self._sizes[ledger] = 0
         assert entry not in cache, "put over a cached position"
         cache[entry] = value
+        self._values = None
         self._sizes[ledger] += value.size
         self.total_size += value.size
         self._count += 1
@@ -86,15 +89,17 @@ class RangeCaches(Generic[V]):
         if cache is None:
             return []
         size = self._sizes.pop(ledger)
+        self._values = None
         self.total_size -= size
         self._count -= len(cache)
         return list(cache.values())
 
     def pop_all(self) -> list[V]:
         """Uncache everything; returned in position order."""
-        values = self.values()
+        values = list(self.values())
         self._ledgers.clear()
         self._sizes.clear()
+        self._values = ()
         self._count = 0
         self.total_size = 0
         return values
@@ -107,15 +112,22 @@ class RangeCaches(Generic[V]):
         """Size of every ledger that caches something."""
         return dict(self._sizes)
 
-    def values(self) -> list[V]:
-        """Every cached value, in position order: what a snapshot lists, in C-level passes per ledger."""
-        values: list[V] = []
-        for ledger in sorted(self._ledgers):
-            entries = self._ledgers[ledger]
-            values += map(entries.__getitem__, entries)  # a SortedDict iterates its keys in order
-        return values
+    def values(self) -> tuple[V, ...]:
+        """Every cached value, in position order: what a snapshot lists.
+
+        Kept until the next put or pop: a snapshot is taken after every step of a conformance run,
+        and most steps cache or uncache nothing.
+        """
+        if self._values is None:
+            values: list[V] = []
+            for ledger in sorted(self._ledgers):
+                entries = self._ledgers[ledger]
+                values += map(entries.__getitem__, entries)  # a SortedDict iterates its keys in order
+            self._values = tuple(values)
+        return self._values
 
     def _account_removed(self, ledger: int, size: int, count: int) -> None:
+        self._values = None
         self._sizes[ledger] -= size
         self.total_size -= size
         self._count -= count

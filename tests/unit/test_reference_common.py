@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from ledgerspec.reference import cache as reference_cache
 from ledgerspec.reference.cache import (
     CACHES,
@@ -355,6 +357,37 @@ def test_stash_indexes_by_order_and_by_evictability():
     assert list(stash) == [c]
     assert stash.take_expired(threshold=7, threshold_max=6) == [c]  # 5 < 6: past the long TTL
     assert len(stash) == 0
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["put", "pop", "pop_before", "pop_ledger", "pop_all"]), st.integers(0, 2), st.integers(0, 5)
+        ),
+        max_size=40,
+    )
+)
+def test_range_caches_list_their_values_after_every_change(calls):
+    """``values()`` is kept between changes: every put and pop must show in the next listing."""
+    ranges, model = RangeCaches(), {}
+    for call, ledger, entry in calls:
+        if call == "put" and (ledger, entry) not in model:
+            model[ledger, entry] = Wrapper(ledger, entry, 1, 0, Pip430ReadCount(0), seq=0)
+            ranges.put(ledger, entry, model[ledger, entry])
+        elif call == "pop" and (ledger, entry) in model:
+            assert ranges.pop(ledger, entry) is model.pop((ledger, entry))
+        elif call == "pop_before":
+            ranges.pop_before(ledger, entry)
+            model = {
+                position: value for position, value in model.items() if position[0] != ledger or position[1] >= entry
+            }
+        elif call == "pop_ledger":
+            ranges.pop_ledger(ledger)
+            model = {position: value for position, value in model.items() if position[0] != ledger}
+        elif call == "pop_all":
+            assert ranges.pop_all() == [model[position] for position in sorted(model)]
+            model = {}
+        assert ranges.values() == tuple(model[position] for position in sorted(model))
 
 
 def test_range_caches_keep_running_sizes():
