@@ -204,7 +204,8 @@ def _size_accounting(view: StepView) -> Iterable[str]:
     live = after.counters.inserted - after.counters.removed
     if live != len(after.entries):
         yield f"inserted - removed = {live} but {len(after.entries)} entries are cached"
-    for name, value in vars(view.before.counters).items():
+    for name in Counters.__dataclass_fields__:  # in declared order, whatever built the counters
+        value = getattr(view.before.counters, name)
         if getattr(after.counters, name) < value:
             yield f"counter {name} went down from {value} to {getattr(after.counters, name)}"
 

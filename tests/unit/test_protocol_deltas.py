@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ledgerspec.conformance._schemas import protocol_common_schema
 from ledgerspec.conformance.adapters._api import _compact_encoder, json_line, parse_line
 from ledgerspec.conformance.adapters._delta import DeltaDecoder, DeltaEncoder, _built
-from ledgerspec.spec.cache import CachedEntry, Counters, Observation
+from ledgerspec.spec.cache import CacheConfig, CachedEntry, Counters, EvictTimestamp, Monitor, Observation
 
 COMMON = Path(__file__).resolve().parents[2] / "conformance" / "protocol" / "v1" / "common.json"
 
@@ -49,17 +49,23 @@ def test_a_line_is_what_json_dumps_writes(value):
     assert json_line(value) == (json.dumps(value, separators=(",", ":")) + "\n").encode()
 
 
+MESSAGE = {"seq": 1, "result": {"results": [None, [1, 2]], "text": "\u00e9\n", "nan": float("nan")}}
+
+
+def test_without_the_c_encoder_lines_are_the_same(monkeypatch):
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)  # the pure-Python encoder, throughout
+    assert _compact_encoder()(MESSAGE) + "\n" == json.dumps(MESSAGE, separators=(",", ":")) + "\n"
+
+
 def refuse_arguments(*_args: object) -> None:
     raise TypeError("another signature")
 
 
-@pytest.mark.parametrize("accelerator", [None, refuse_arguments], ids=["missing", "other-signature"])
-def test_without_the_c_encoder_lines_are_the_same(monkeypatch, accelerator):
-    monkeypatch.setattr(json.encoder, "c_make_encoder", accelerator)
+def test_a_c_encoder_taking_other_arguments_leaves_the_plain_encoder(monkeypatch):
+    monkeypatch.setattr(json.encoder, "c_make_encoder", refuse_arguments)
     fallback = _compact_encoder()
     monkeypatch.undo()  # the plain encoder calls the accelerator too, with the arguments it takes
-    message = {"seq": 1, "result": {"results": [None, [1, 2]], "text": "\u00e9"}}
-    assert fallback(message) + "\n" == json_line(message).decode()
+    assert fallback(MESSAGE) + "\n" == json_line(MESSAGE).decode()
 
 
 def test_a_value_json_cannot_write_is_refused():
@@ -145,6 +151,17 @@ def test_the_decoders_shortcut_builds_what_the_constructor_builds(cls, fields):
     assert not hasattr(cls, "__slots__")
     built, constructed = _built(cls, fields), cls(**fields)
     assert (built, hash(built), repr(built)) == (constructed, hash(constructed), repr(constructed))
+
+
+def test_a_verdict_reads_the_same_whatever_order_the_counters_came_in():
+    """Decoded counters keep their JSON order in ``vars()``; the monitor's messages must not follow it."""
+    monitor = Monitor("pip430", CacheConfig(max_size=100), invariants=["CACHE-SIZE-ACCOUNTING"])
+    decoder, names = DeltaDecoder(), list(Counters.__dataclass_fields__)
+    for now, value in ((1, 5), (2, 0)):  # hits and misses go down together
+        counters = {name: value if name in {"hits", "misses"} else 0 for name in reversed(names)}
+        delta = {"entries": [], "removed": [], "size": 0, "counters": counters, "copies": [], "closed": []}
+        found = [violation.message for violation in monitor.check(EvictTimestamp(now=now), None, decoder.apply(delta))]
+    assert found == ["counter hits went down from 5 to 0", "counter misses went down from 5 to 0"]
 
 
 def test_a_delta_that_changes_nothing_gives_back_the_same_observation():
