@@ -6,9 +6,9 @@ observation (the empty cache right after ``configure``): entries added or change
 copies opened or changed, copies closed, and the size and counters in full. Removals apply before
 additions, so a position removed and cached again in one step may appear in both.
 
-:class:`DeltaEncoder` is the implementation's side (it diffs two full snapshots, so an adapter only
-ever has to produce full observations); :class:`DeltaDecoder` is the runner's, and checks every field
-it reads, naming the first bad one.
+:class:`DeltaEncoder` is the implementation's side (it diffs full snapshots, so an adapter only ever
+has to produce full observations, or just the entries a step may have changed);
+:class:`DeltaDecoder` is the runner's, and checks every field it reads, naming the first bad one.
 """
 
 from __future__ import annotations
@@ -30,10 +30,12 @@ _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "cl
 
 
 class DeltaEncoder:
-    """The implementation's side: the delta from the last observation sent to a new full snapshot.
+    """The implementation's side: the delta from the last observation sent.
 
-    Entries and copies are kept as sets of tuples, so a delta is two set differences each, in C, or
-    none when the sets are equal; only what changed becomes JSON-shaped again.
+    It keeps the last observation's entries by position and its copies as a set of pairs. A delta
+    compares the rows at the positions it is given: every position, from a full snapshot
+    (:meth:`delta`), or only those an operation may have changed (:meth:`delta_at`), which a cache
+    that tracks its changes can name, so the cost of a step does not grow with the cache.
     """
 
     def __init__(self) -> None:
@@ -41,23 +43,32 @@ class DeltaEncoder:
 
     def reset(self) -> None:
         """A fresh cache (``configure``): the next delta is against the empty observation."""
-        self.entries: set[EntryRow] = set()
+        self.rows: dict[tuple[int, int], EntryRow] = {}
         self.copies: set[tuple[int, int | None]] = set()
 
     def sent_full(self, snapshot: dict[str, Any]) -> None:
         """A full observation was sent; later deltas are against it."""
         entries, copies = _rows(snapshot)
-        self.entries, self.copies = set(entries), set(copies)
+        self.rows = {row[:2]: row for row in entries}
+        self.copies = set(copies)
 
     def delta(self, snapshot: dict[str, Any]) -> dict[str, Any]:
         """The delta to ``snapshot`` (an ``Observation.to_dict()`` shape); it becomes the new base."""
         entries, copies = _rows(snapshot)
-        return self.delta_rows(entries, snapshot["size"], snapshot["counters"], copies)
+        rows = dict.fromkeys(self.rows) | {row[:2]: row for row in entries}
+        return self.delta_at(rows, snapshot["size"], snapshot["counters"], copies)
 
-    def delta_rows(
-        self, entries: list[EntryRow], size: int, counters: dict[str, int], copies: list[tuple[int, int | None]]
+    def delta_at(
+        self,
+        rows: dict[tuple[int, int], EntryRow | None],
+        size: int,
+        counters: dict[str, int],
+        copies: list[tuple[int, int | None]],
     ) -> dict[str, Any]:
-        """:meth:`delta` of a snapshot as rows (``ReferenceCache.snapshot_rows``)."""
+        """The delta when no entry but those at ``rows``' positions changed (``ReferenceCache.snapshot_at``).
+
+        ``rows`` maps a position to its entry's row, or to None when nothing is cached there.
+        """
         delta: dict[str, Any] = {
             "entries": [],
             "removed": [],
@@ -66,20 +77,23 @@ class DeltaEncoder:
             "copies": [],
             "closed": [],
         }
-        after, before = set(entries), self.entries
-        if after != before:  # most steps change no entry, or no copy: skip the diff's comprehensions
-            added, gone = after - before, before - after
-            if added:
-                delta["entries"] = [
-                    {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
-                    for ledger, entry, length, count, timestamp in sorted(added)
-                ]
-            if gone:
-                still = {row[:2] for row in added}
-                delta["removed"] = sorted([row[0], row[1]] for row in gone if row[:2] not in still)
-            self.entries = after
+        last, added, removed = self.rows, [], []
+        for position, row in rows.items():
+            if row is None:
+                if last.pop(position, None) is not None:
+                    removed.append(list(position))
+            elif last.get(position) != row:
+                last[position] = row
+                added.append(row)
+        if added:
+            delta["entries"] = [
+                {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
+                for ledger, entry, length, count, timestamp in sorted(added)
+            ]
+        if removed:
+            delta["removed"] = sorted(removed)
         copies_after, copies_before = set(copies), self.copies
-        if copies_after != copies_before:
+        if copies_after != copies_before:  # most steps open or close no copy: skip the comprehensions
             opened, shut = copies_after - copies_before, copies_before - copies_after
             if opened:
                 delta["copies"] = sorted([copy, count] for copy, count in opened)

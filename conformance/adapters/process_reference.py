@@ -4,9 +4,11 @@
 
 Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; exceptions become ``errored``.
 Operations go to the reference cache's method of the same name, with the operation's fields.
-Observations go out as deltas when asked (``observe: "delta"``), diffed from full snapshots taken as
-tuples (``snapshot_rows``); ``--full-observations`` does not announce deltas, so the runner asks for
-full observations (to measure the difference, and to keep that path of the runner tested).
+Observations go out as deltas when asked (``observe: "delta"``): the cache's events name the
+positions each operation may have changed (``ChangedPositions``), and only their rows are read again
+and compared (``snapshot_at``), so a step costs the same whatever the cache holds.
+``--full-observations`` does not announce deltas, so the runner asks for full observations (to
+measure the difference, and to keep that path of the runner tested).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from ledgerspec.conformance.adapters._api import CAPABILITIES, json_line, parse_line
 from ledgerspec.conformance.adapters._delta import DeltaEncoder
 from ledgerspec.conformance.adapters.reference import NOT_OBSERVED, VERSION
-from ledgerspec.reference.cache import CACHES
+from ledgerspec.reference.cache import CACHES, ChangedPositions
 
 
 class Session:
@@ -29,6 +31,7 @@ class Session:
         self.profile = profile
         self.deltas = deltas
         self.cache: Any = None
+        self.changes = ChangedPositions()
         self.encoder = DeltaEncoder()
 
     def handle(self, request: dict[str, Any]) -> Any:
@@ -41,6 +44,8 @@ class Session:
             return {"version": 1, "implementation": {**implementation, **claims}}
         if cmd == "configure":
             self.cache = CACHES[self.profile](**request["config"])
+            self.changes = ChangedPositions()
+            self.cache.listen(self.changes)
             self.encoder.reset()
             return {}
         if cmd == "apply":
@@ -51,7 +56,10 @@ class Session:
                 results.append(list(value) if isinstance(value, tuple) else value)
             observe = request.get("observe", False)
             if observe == "delta":
-                return {"results": results, "delta": self.encoder.delta_rows(*self.cache.snapshot_rows())}
+                return {
+                    "results": results,
+                    "delta": self.encoder.delta_at(*self.cache.snapshot_at(self.changes.take())),
+                }
             return {"results": results, **({"observation": self.observation()} if observe else {})}
         if cmd == "observe":
             return self.observation()
@@ -62,6 +70,7 @@ class Session:
     def observation(self) -> dict[str, Any]:
         """A full snapshot, which later deltas are against."""
         snapshot = self.cache.snapshot()
+        self.changes.take()
         self.encoder.sent_full(snapshot)
         return snapshot
 

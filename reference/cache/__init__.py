@@ -5,7 +5,9 @@ Each class behaves exactly like the matching model of ``ledgerspec.spec.cache`` 
 so that every operation is amortized O(log n), except the legacy policy's sort of the caches on each
 size eviction. Nothing here imports the spec. The public methods of a cache are the operation kinds of
 spec/cache/_ops.py, with the operations' field names as keyword arguments; ``snapshot()`` gives the
-spec's observation as plain data, and ``snapshot_rows()`` the same with entries as ``EntryRow`` tuples.
+spec's observation as plain data, ``snapshot_rows()`` the same with entries as ``EntryRow`` tuples,
+and ``snapshot_at(positions)`` the entries at some positions only (with a ``ChangedPositions``
+listening, the positions the last operations may have changed).
 
 - ``Pip430Cache``: the PIP-430 text (pip430-entry-cache.md §1): queue + stash, two TTLs, EVICTED.
 - ``PulsarMasterCache``: as merged (§2): requeue, accessed flag, one TTL, duplicates refused.
@@ -14,11 +16,13 @@ spec's observation as plain data, and ``snapshot_rows()`` the same with entries 
 
 Building blocks: ``Pip430ReadCount`` / ``MergedReadCount`` (``_read_count``), ``ActiveCursors``
 (``_cursors``), ``RemovalQueue`` / ``Stash`` / ``Wrapper`` (``_removal_queue``), ``RangeCaches``
-(``_range_cache``), ``Config`` (``_config``) and the shared ``ReferenceCache`` base (``_base``).
+(``_range_cache``), ``Config`` (``_config``), ``ChangedPositions`` (``_changes``) and the shared
+``ReferenceCache`` base (``_base``).
 """
 
 from ledgerspec.reference._errors import ReferenceCacheError
 from ledgerspec.reference.cache._base import COUNTERS, EntryRow, ReferenceCache
+from ledgerspec.reference.cache._changes import ChangedPositions
 from ledgerspec.reference.cache._config import Config
 from ledgerspec.reference.cache._cursors import ActiveCursors
 from ledgerspec.reference.cache._legacy import LegacyCache
@@ -42,6 +46,7 @@ __all__ = [
     "COUNTERS",
     "EVICTED",
     "ActiveCursors",
+    "ChangedPositions",
     "Config",
     "EntryRow",
     "LegacyCache",

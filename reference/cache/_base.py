@@ -7,13 +7,14 @@ size are running totals, so :meth:`ReferenceCache.snapshot` is the only O(n) ope
 
 Complexity: configure O(1); cursor operations O(log n) (see ``_cursors``); release and
 replay_increment O(1) plus the profile's hook; get O(1) plus the profile's lookup; get_range O(k)
-lookups for k positions; snapshot O(n log n).
+lookups for k positions; snapshot O(n log n); snapshot_at O(c) for c open copies plus a lookup
+per position.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ledgerspec.reference._errors import ReferenceCacheError
@@ -166,6 +167,10 @@ class ReferenceCache(abc.ABC, Generic[C]):
         """List the cached entries for :meth:`snapshot_rows`, in position order."""
 
     @abc.abstractmethod
+    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
+        """The row of the entry cached at one position, or None."""
+
+    @abc.abstractmethod
     def _size(self) -> int:
         """Return the reported size."""
 
@@ -316,13 +321,21 @@ class ReferenceCache(abc.ABC, Generic[C]):
     def snapshot_rows(self) -> tuple[list[EntryRow], int, dict[str, int], list[tuple[int, int | None]]]:
         """The snapshot with entries and copies as tuples: (entries, size, counters, copies).
 
-        Tuples are hashable and cost no dict per entry, so an adapter that diffs consecutive
-        snapshots (conformance/adapters/_delta.py) can do it with set operations.
+        The shape of :meth:`snapshot_at`, for every cached entry; :meth:`snapshot` is its dict form.
         """
-        return (
-            self._entry_rows(),
-            self._size(),
-            dict(self._counters),
-            # ids only grow and a dict keeps insertion order, so this is already by id
-            [(copy, self._copy_count(shared)) for copy, shared in self._copies.items()],
-        )
+        return self._entry_rows(), self._size(), dict(self._counters), self._copy_rows()
+
+    def snapshot_at(
+        self, positions: Iterable[tuple[int, int]]
+    ) -> tuple[dict[tuple[int, int], EntryRow | None], int, dict[str, int], list[tuple[int, int | None]]]:
+        """:meth:`snapshot_rows` with the entries at some positions only: each one's row, or None.
+
+        With a ``ChangedPositions`` listening (``_changes``), an adapter that sends differences reads
+        the positions an operation may have changed instead of every cached entry.
+        """
+        rows = {position: self._entry_row(*position) for position in positions}
+        return rows, self._size(), dict(self._counters), self._copy_rows()
+
+    def _copy_rows(self) -> list[tuple[int, int | None]]:
+        # ids only grow and a dict keeps insertion order, so this is already by id
+        return [(copy, self._copy_count(shared)) for copy, shared in self._copies.items()]

@@ -39,6 +39,10 @@ class LegacyEntry:
         self.ts = ts
 
 
+def _row(cached: LegacyEntry) -> EntryRow:
+    return (cached.ledger, cached.entry, cached.size, None, cached.ts)
+
+
 class LegacyCache(ReferenceCache[None]):
     """The pre-PIP cache: per-ledger sorted maps, insert-triggered proportional size eviction, TTL walk."""
 
@@ -55,7 +59,11 @@ class LegacyCache(ReferenceCache[None]):
     # --- observation ------------------------------------------------------------------------------
 
     def _entry_rows(self) -> list[EntryRow]:
-        return [(e.ledger, e.entry, e.size, None, e.ts) for e in self._ranges.values()]
+        return list(map(_row, self._ranges.values()))
+
+    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
+        cached = self._ranges.get(ledger, entry)
+        return None if cached is None else _row(cached)
 
     def _size(self) -> int:
         return self._ranges.total_size

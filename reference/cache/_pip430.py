@@ -20,6 +20,10 @@ from ledgerspec.reference.cache._read_count import Pip430ReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper
 
 
+def _row(wrapper: Wrapper) -> EntryRow:
+    return (wrapper.ledger, wrapper.entry, wrapper.size, wrapper.handler.count, wrapper.ts)
+
+
 def _can_evict(wrapper: Wrapper) -> bool:
     handler: Pip430ReadCount = wrapper.handler
     return handler.can_evict()
@@ -43,7 +47,11 @@ class Pip430Cache(QueuedCache[Wrapper]):
     # --- observation ------------------------------------------------------------------------------
 
     def _entry_rows(self) -> list[EntryRow]:
-        return [(w.ledger, w.entry, w.size, w.handler.count, w.ts) for w in self._ranges.values()]
+        return list(map(_row, self._ranges.values()))
+
+    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
+        wrapper = self._ranges.get(ledger, entry)
+        return None if wrapper is None else _row(wrapper)
 
     def _size(self) -> int:
         return self._ranges.total_size

@@ -22,6 +22,11 @@ from ledgerspec.reference.cache._read_count import MergedReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper
 
 
+def _row(wrapper: Wrapper) -> EntryRow:
+    handler = wrapper.handler
+    return (wrapper.ledger, wrapper.entry, wrapper.size, None if handler is None else handler.count, wrapper.ts)
+
+
 class PulsarMasterCache(QueuedCache[MergedReadCount | None]):
     """The merged cache: one queue with requeue, accessed flag, one TTL, duplicates refused.
 
@@ -38,10 +43,11 @@ class PulsarMasterCache(QueuedCache[MergedReadCount | None]):
 
     def _entry_rows(self) -> list[EntryRow]:
         """Timestamps are the insertion time or the last requeue time."""
-        return [
-            (w.ledger, w.entry, w.size, None if w.handler is None else w.handler.count, w.ts)
-            for w in self._ranges.values()
-        ]
+        return list(map(_row, self._ranges.values()))
+
+    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
+        wrapper = self._ranges.get(ledger, entry)
+        return None if wrapper is None else _row(wrapper)
 
     def _size(self) -> int:
         return self._ranges.total_size

@@ -75,6 +75,10 @@ class SegmentedCache(ReferenceCache[None]):
             for (ledger, entry), segment in sorted(self._newest.items())
         ]
 
+    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
+        segment = self._newest.get((ledger, entry))
+        return None if segment is None else (ledger, entry, self._segments[segment][ledger, entry][1], None, None)
+
     def _size(self) -> int:
         """``ReadCache.size()`` (§2.4): the current offset plus a full segment per other non-empty one."""
         others = self._non_empty - (1 if self._segments[self._current] else 0)

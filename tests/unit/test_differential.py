@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ledgerspec.reference.cache import CACHES, EVICTED, ReferenceCache, ReferenceCacheError
+from ledgerspec.reference.cache import CACHES, EVICTED, ChangedPositions, ReferenceCache, ReferenceCacheError
 from ledgerspec.spec.cache import (
     CacheConfig,
     Clear,
@@ -106,6 +106,12 @@ def same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def changed_positions(before: dict[str, Any], after: dict[str, Any]) -> set[tuple[int, int]]:
+    """Where the entries of two snapshots differ: an entry cached, removed, or with another row."""
+    rows = [{(row["ledger"], row["entry"]): row for row in snapshot["entries"]} for snapshot in (before, after)]
+    return {position for position in rows[0].keys() | rows[1].keys() if rows[0].get(position) != rows[1].get(position)}
+
+
 def call(ref: ReferenceCache, op: Op) -> Any:
     """Call the reference's method named by the op's kind, with the op's fields as keywords."""
     return getattr(ref, op.kind)(**{f.name: getattr(op, f.name) for f in dataclasses.fields(op)})
@@ -122,6 +128,8 @@ class Lockstep:
         self.history: list[str] = [f"{type(self.ref).__name__}(**{config!r})"]
         self.features: set[str] = set()
         self.snapshot = self.ref.snapshot()
+        self.changes = ChangedPositions()
+        self.ref.listen(self.changes)
 
     def step(self, op: Op) -> Any:
         """Apply ``op`` to both sides; return the reference's result, or the error it raised."""
@@ -137,9 +145,12 @@ class Lockstep:
             assert not outcomes, self.report(f"the reference refused it ({refused}); the spec allows it")
             assert self.ref.snapshot() == self.snapshot, self.report("a refused operation changed the reference")
             self.features.add("refused")
+            self.changes.take()
             return refused
         assert outcomes, self.report(f"the spec refuses it; the reference returned {result!r}")
-        self.snapshot = self.ref.snapshot()
+        before, self.snapshot = self.snapshot, self.ref.snapshot()
+        unnamed = changed_positions(before, self.snapshot) - self.changes.take()
+        assert not unnamed, self.report(f"no event named the changed positions {sorted(unnamed)}")
         observed = Observation.from_dict(self.snapshot)
         kept = {o.state for o in outcomes if same(o.result, result) and self.profile.observe(o.state) == observed}
         if not kept:
