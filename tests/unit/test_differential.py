@@ -128,7 +128,9 @@ class Lockstep:
         self.history: list[str] = [f"{type(self.ref).__name__}(**{config!r})"]
         self.features: set[str] = set()
         self.snapshot = self.ref.snapshot()
-        self.changes = ChangedPositions()
+        # most runs listen, to check that the events name every change (ChangedPositions); a quarter,
+        # chosen by the drawn configuration so that a failing run replays alike, do not, as in-process
+        self.changes = ChangedPositions() if config["ttl"] % 4 else None
         self.ref.listen(self.changes)
 
     def step(self, op: Op) -> Any:
@@ -145,12 +147,12 @@ class Lockstep:
             assert not outcomes, self.report(f"the reference refused it ({refused}); the spec allows it")
             assert self.ref.snapshot() == self.snapshot, self.report("a refused operation changed the reference")
             self.features.add("refused")
-            self.changes.take()
             return refused
         assert outcomes, self.report(f"the spec refuses it; the reference returned {result!r}")
         before, self.snapshot = self.snapshot, self.ref.snapshot()
-        unnamed = changed_positions(before, self.snapshot) - self.changes.take()
-        assert not unnamed, self.report(f"no event named the changed positions {sorted(unnamed)}")
+        if self.changes is not None:
+            unnamed = changed_positions(before, self.snapshot) - self.changes.take()
+            assert not unnamed, self.report(f"no event named the changed positions {sorted(unnamed)}")
         observed = Observation.from_dict(self.snapshot)
         kept = {o.state for o in outcomes if same(o.result, result) and self.profile.observe(o.state) == observed}
         if not kept:
