@@ -235,6 +235,6 @@ def _round_trip_lines(figures: list[list[dict[str, float]]]) -> list[str]:
             f"median {statistics.median(medians):7.1f} us{spread}  "
             f"p90 {statistics.median(f['p90_us'] for f in mine):7.1f}  "
             f"p99 {statistics.median(f['p99_us'] for f in mine):7.1f}  "
-            f"{statistics.median(f['steps_per_second'] for f in mine):>9,.0f} steps/s  ({ratio:.1f}x in-process)"
+            f"{statistics.median(f['steps_per_second'] for f in mine):>9,.0f} steps/s  ({ratio:.2f}x in-process)"
         )
     return lines

@@ -14,9 +14,9 @@ def test_ratios_are_taken_within_each_round():
     rounds = [[figures(50), figures(75)], [figures(100), figures(150)], [figures(60), figures(90)]]
     in_process, process = _round_trip_lines(rounds)
     assert in_process.startswith("median    60.0 us (50.0-100.0)")
-    assert "(1.0x in-process)" in in_process
+    assert "(1.00x in-process)" in in_process
     assert process.startswith("median    90.0 us (75.0-150.0)  p90   180.0  p99   270.0")
-    assert process.endswith("(1.5x in-process)")
+    assert process.endswith("(1.50x in-process)")
 
 
 def test_one_round_has_no_range():
