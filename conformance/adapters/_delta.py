@@ -35,7 +35,7 @@ class DeltaEncoder:
     It keeps the last observation's entries by position and its copies as a set of pairs. A delta
     compares the rows at the positions it is given: every position, from a full snapshot
     (:meth:`delta`), or only those an operation may have changed (:meth:`delta_at`), which a cache
-    that tracks its changes can name, so the cost of a step does not grow with the cache.
+    that tracks its changes can name, so that the entries a step left alone cost nothing.
     """
 
     def __init__(self) -> None:

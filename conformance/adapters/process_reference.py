@@ -6,7 +6,8 @@ Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; exceptions b
 Operations go to the reference cache's method of the same name, with the operation's fields.
 Observations go out as deltas when asked (``observe: "delta"``): the cache's events name the
 positions each operation may have changed (``ChangedPositions``), and only their rows are read again
-and compared (``snapshot_at``), so a step costs the same whatever the cache holds.
+and compared (``snapshot_at``), so a step's cost grows with what it changed and with the open
+copies, not with what the cache holds.
 ``--full-observations`` does not announce deltas, so the runner asks for full observations (to
 measure the difference, and to keep that path of the runner tested).
 """

@@ -109,7 +109,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
         """Report every internal event to ``listener`` (None stops it).
 
         Inserts, removals with their reason, requeues, stashes, pass starts and ends (traces/FORMAT.md):
-        the hook the trace generator records through.
+        the hook the trace generator records through, and ``ChangedPositions`` collects positions
+        through (``_changes``). One listener at a time.
         """
         self._listener = listener
 

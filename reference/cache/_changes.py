@@ -1,9 +1,10 @@
 """A listener that collects where a cache's snapshot may have changed: the positions its events name.
 
-Every change to a cached entry's row (cached, removed, its count or its timestamp) comes with an
-event naming the position (traces/FORMAT.md), except a count changed through a copy (``release``,
-``replay_increment``), whose event names the copy: that copy's position is the one of the ``hit``
-that dispatched it. Naming more positions than changed is harmless (their rows are read again and
+Every change to a cached entry's row (cached, removed, overwritten with another size, its count or
+its timestamp) comes with an event naming the position (traces/FORMAT.md), except a count changed
+through a copy (``release``, ``replay_increment``), whose event names the copy: that copy's
+position is the one of the ``hit`` that dispatched it, so the listener must listen from the cache's
+first operation on. Naming more positions than changed is harmless (their rows are read again and
 compared); tests/unit/test_differential.py checks, after every operation of its runs, that no
 changed position is missing.
 """

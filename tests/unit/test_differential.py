@@ -151,8 +151,12 @@ class Lockstep:
         assert outcomes, self.report(f"the spec refuses it; the reference returned {result!r}")
         before, self.snapshot = self.snapshot, self.ref.snapshot()
         if self.changes is not None:
-            unnamed = changed_positions(before, self.snapshot) - self.changes.take()
+            named = self.changes.take()
+            unnamed = changed_positions(before, self.snapshot) - named
             assert not unnamed, self.report(f"no event named the changed positions {sorted(unnamed)}")
+            rows = {(row["ledger"], row["entry"]): tuple(row.values()) for row in self.snapshot["entries"]}
+            at, *_ = self.ref.snapshot_at(named | rows.keys())
+            assert at == dict.fromkeys(named) | rows, self.report(f"snapshot_at gave {at}, the snapshot {rows}")
         observed = Observation.from_dict(self.snapshot)
         kept = {o.state for o in outcomes if same(o.result, result) and self.profile.observe(o.state) == observed}
         if not kept:

@@ -217,7 +217,7 @@ def test_snapshot_is_what_the_spec_observation_reads_and_writes(name):
 @pytest.mark.parametrize("name", PROFILES)
 @pytest.mark.parametrize("steps", [0, 7, 40, 160])
 def test_snapshot_rows_are_the_snapshot_as_tuples(name, steps, seeded_run):
-    """What the process adapter diffs (``snapshot_rows``) is ``snapshot()``, field by field, in order."""
+    """``snapshot_rows`` is ``snapshot()``, field by field, in order; ``snapshot_at`` the same at given positions."""
     cache = small(name)
     snapshot = seeded_run(cache, 11, steps)
     entries, size, counters, copies = cache.snapshot_rows()
@@ -231,6 +231,9 @@ def test_snapshot_rows_are_the_snapshot_as_tuples(name, steps, seeded_run):
         snapshot["copies"],
     )
     assert steps < 40 or entries or copies  # the longer runs reach a non-empty cache
+    uncached = (99, 99)
+    at = cache.snapshot_at([row[:2] for row in entries] + [uncached])
+    assert at == ({row[:2]: row for row in entries} | {uncached: None}, size, counters, copies)
 
 
 @pytest.mark.parametrize("name", PROFILES)
