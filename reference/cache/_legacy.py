@@ -20,7 +20,7 @@ sorts the caches on every eviction, as Java does.
 from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow, ReferenceCache
-from ledgerspec.reference.cache._range_cache import RangeCaches
+from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from sortedcontainers import SortedList
 
 PERCENT_OF_SIZE_TO_CONSIDER = 0.5
@@ -39,11 +39,7 @@ class LegacyEntry:
         self.ts = ts
 
 
-def _row(cached: LegacyEntry) -> EntryRow:
-    return (cached.ledger, cached.entry, cached.size, None, cached.ts)
-
-
-class LegacyCache(ReferenceCache[None]):
+class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
     """The pre-PIP cache: per-ledger sorted maps, insert-triggered proportional size eviction, TTL walk."""
 
     PROFILE = "legacy"
@@ -58,12 +54,8 @@ class LegacyCache(ReferenceCache[None]):
 
     # --- observation ------------------------------------------------------------------------------
 
-    def _entry_rows(self) -> list[EntryRow]:
-        return list(map(_row, self._ranges.values()))
-
-    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
-        cached = self._ranges.get(ledger, entry)
-        return None if cached is None else _row(cached)
+    def _row(self, cached: LegacyEntry) -> EntryRow:
+        return (cached.ledger, cached.entry, cached.size, None, cached.ts)
 
     def _size(self) -> int:
         return self._ranges.total_size

@@ -15,13 +15,9 @@ from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow
 from ledgerspec.reference.cache._queued import QueuedCache
-from ledgerspec.reference.cache._range_cache import RangeCaches
+from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import Pip430ReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper
-
-
-def _row(wrapper: Wrapper) -> EntryRow:
-    return (wrapper.ledger, wrapper.entry, wrapper.size, wrapper.handler.count, wrapper.ts)
 
 
 def _can_evict(wrapper: Wrapper) -> bool:
@@ -29,7 +25,7 @@ def _can_evict(wrapper: Wrapper) -> bool:
     return handler.can_evict()
 
 
-class Pip430Cache(QueuedCache[Wrapper]):
+class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
     """The PIP text's cache: queue + stash, two TTLs, EVICTED sentinel, merged duplicates.
 
     An open copy remembers the wrapper it was dispatched from, whose handler it shares, so that a
@@ -46,12 +42,8 @@ class Pip430Cache(QueuedCache[Wrapper]):
 
     # --- observation ------------------------------------------------------------------------------
 
-    def _entry_rows(self) -> list[EntryRow]:
-        return list(map(_row, self._ranges.values()))
-
-    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
-        wrapper = self._ranges.get(ledger, entry)
-        return None if wrapper is None else _row(wrapper)
+    def _row(self, wrapper: Wrapper) -> EntryRow:
+        return (wrapper.ledger, wrapper.entry, wrapper.size, wrapper.handler.count, wrapper.ts)
 
     def _size(self) -> int:
         return self._ranges.total_size

@@ -17,17 +17,12 @@ from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow
 from ledgerspec.reference.cache._queued import QueuedCache
-from ledgerspec.reference.cache._range_cache import RangeCaches
+from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import MergedReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper
 
 
-def _row(wrapper: Wrapper) -> EntryRow:
-    handler = wrapper.handler
-    return (wrapper.ledger, wrapper.entry, wrapper.size, None if handler is None else handler.count, wrapper.ts)
-
-
-class PulsarMasterCache(QueuedCache[MergedReadCount | None]):
+class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None]):
     """The merged cache: one queue with requeue, accessed flag, one TTL, duplicates refused.
 
     An open copy remembers the handler it shares (None for an entry inserted with no expected reads).
@@ -41,13 +36,10 @@ class PulsarMasterCache(QueuedCache[MergedReadCount | None]):
 
     # --- observation ------------------------------------------------------------------------------
 
-    def _entry_rows(self) -> list[EntryRow]:
+    def _row(self, wrapper: Wrapper) -> EntryRow:
         """Timestamps are the insertion time or the last requeue time."""
-        return list(map(_row, self._ranges.values()))
-
-    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
-        wrapper = self._ranges.get(ledger, entry)
-        return None if wrapper is None else _row(wrapper)
+        handler = wrapper.handler
+        return (wrapper.ledger, wrapper.entry, wrapper.size, None if handler is None else handler.count, wrapper.ts)
 
     def _size(self) -> int:
         return self._ranges.total_size

@@ -2,7 +2,8 @@
 
 Each ledger has a ``SortedDict`` keyed by entry id; values carry a ``size``. The per-ledger sizes
 and the total are running sums, updated on every put and pop. An emptied ledger is dropped, so
-:meth:`RangeCaches.ledger_sizes` lists exactly the ledgers that cache something.
+:meth:`RangeCaches.ledger_sizes` lists exactly the ledgers that cache something. ``RangeRows`` is
+the observation of the profiles that cache in them: their entries' rows, all or at one position.
 
 Complexity: get O(1); put, pop, first O(log n); pop_before O((k + 1) log n) and pop_ledger O(k) for k
 removed; ledger_size, total_size O(1); values O(n + L log L) for L ledgers after a put or pop, else O(1).
@@ -10,8 +11,10 @@ removed; ledger_size, total_size O(1); values O(n + L log L) for L ledgers after
 
 from __future__ import annotations
 
+import abc
 from typing import Generic, Protocol, TypeVar
 
+from ledgerspec.reference.cache._base import EntryRow
 from sortedcontainers import SortedDict
 
 
@@ -134,3 +137,23 @@ class RangeCaches(Generic[V]):
         if not self._ledgers[ledger]:
             del self._ledgers[ledger]
             del self._sizes[ledger]
+
+
+class RangeRows(abc.ABC, Generic[V]):
+    """The observed entries of a profile that caches its values in ``_ranges``: pip430, pulsar-master, legacy.
+
+    Each value's row is the profile's :meth:`_row`, listed for every value or read at one position.
+    """
+
+    _ranges: RangeCaches[V]
+
+    @abc.abstractmethod
+    def _row(self, value: V) -> EntryRow:
+        """The observed row of one cached value."""
+
+    def _entry_rows(self) -> list[EntryRow]:
+        return list(map(self._row, self._ranges.values()))
+
+    def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
+        value = self._ranges.get(ledger, entry)
+        return None if value is None else self._row(value)

@@ -70,14 +70,14 @@ class SegmentedCache(ReferenceCache[None]):
 
     def _entry_rows(self) -> list[EntryRow]:
         """Visible entries (the newest segment wins); no read counts and no timestamps."""
-        return [
-            (ledger, entry, self._segments[segment][ledger, entry][1], None, None)
-            for (ledger, entry), segment in sorted(self._newest.items())
-        ]
+        return [self._row(position, segment) for position, segment in sorted(self._newest.items())]
 
     def _entry_row(self, ledger: int, entry: int) -> EntryRow | None:
         segment = self._newest.get((ledger, entry))
-        return None if segment is None else (ledger, entry, self._segments[segment][ledger, entry][1], None, None)
+        return None if segment is None else self._row((ledger, entry), segment)
+
+    def _row(self, position: Position, segment: int) -> EntryRow:
+        return (*position, self._segments[segment][position][1], None, None)
 
     def _size(self) -> int:
         """``ReadCache.size()`` (§2.4): the current offset plus a full segment per other non-empty one."""
