@@ -7,8 +7,8 @@ Read SPEC.md beside this file first. The public surface:
 - ``Observation`` / ``CachedEntry`` / ``Counters``: what a candidate shows.
 - ``PROFILES`` / ``get_profile``: ``pip430``, ``pulsar-master``, ``legacy``, ``segmented``, each
   with ``init(config)``, ``step(state, op) -> frozenset[Outcome]`` and ``observe(state)``.
-- ``CATALOGUE`` / ``INVARIANTS`` / ``claimed``: the named invariants; ``Monitor`` checks them on a
-  candidate's history.
+- ``CATALOGUE`` / ``INVARIANTS`` / ``claimed``: the named invariants, one module each under
+  ``invariants/``; ``Monitor`` checks them on a candidate's history, with the replay traces use.
 """
 
 from ledgerspec.spec.cache._base import Outcome, active_cursors, cursors_at_or_before
@@ -95,6 +95,7 @@ assert sorted(__all__) == sorted(
     if not name.startswith("_")
     and name
     not in {
+        "invariants",
         "legacy",
         "pip430",
         "pulsar_master",

@@ -1,0 +1,224 @@
+"""Events from observed steps: what a candidate did, derived from its results and observations.
+
+A candidate seen from outside shows only each operation's result and its observation afterwards, so
+the events are derived from them: the result, and the difference between the observations before and
+after (entries that appeared, left, changed timestamp or count; copies). The conformance monitor
+derives the events of every step and checks them with the same replay as recorded traces, and the
+trace recorder (traces/_record.py) writes them. This is the outside view: a stash and a mark before
+removal are not visible, several requeues of one entry in one pass look like one, and their order is
+not known (the replay ties them, ``invariants/_facts.py``).
+
+Fields come from the observation where it shows them (an inserted entry's size, count and
+timestamp), from the operation otherwise. An insert also carries, in ``value``, the expected reads
+it asked for. A size pass inside an insert (a ring's rotation, or an insert that evicts) names the
+inserted position in ``ledger`` and ``entry``; its ``pass_end`` shows the size before the insert
+less what the pass removed, since the size in between is not observed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerspec.spec.cache._kernels import EVICTED
+from ledgerspec.spec.cache._observation import CachedEntry, Observation
+from ledgerspec.spec.cache._ops import (
+    Clear,
+    Configure,
+    CursorAdd,
+    CursorCount,
+    CursorRemove,
+    CursorSeek,
+    EvictSize,
+    EvictTimestamp,
+    Get,
+    GetRange,
+    Insert,
+    InvalidateBefore,
+    InvalidateLedger,
+    Op,
+    Release,
+    ReplayIncrement,
+)
+
+Event = dict[str, Any]
+Position = tuple[int, int]
+
+PASSES: dict[type[Op], str] = {
+    EvictSize: "size",
+    EvictTimestamp: "ttl",
+    InvalidateBefore: "invalidate",
+    InvalidateLedger: "invalidate",
+    Clear: "clear",
+}
+
+
+class Derivation:
+    """Derives the events of each step of one candidate, in order; keeps what the derivation needs."""
+
+    def __init__(self) -> None:
+        self.entered: dict[Position, int] = {}
+        """The order in which cached entries last entered the queue, as far as it is seen."""
+        self.incarnation: dict[Position, int] = {}
+        self.origins: dict[int, tuple[Position, int]] = {}
+        """Open copy -> (position, incarnation) it was dispatched from."""
+        self.serial = 0
+        self._events: list[Event] = []
+
+    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:
+        """The events of one step (each a dict with ``kind``, ``time`` and its fields)."""
+        self._events = []
+        now = op.now
+        if isinstance(op, Configure):
+            for name, value in op.changes().items():
+                self._emit("config", now, reason=name, value=float(value))
+        elif isinstance(op, Insert):
+            self._insert(op, result, before, after)
+        elif isinstance(op, Get | GetRange):
+            self._read(op, result, after)
+        elif isinstance(op, Release):
+            self._emit("release", now, copy=op.copy, count=self._shared_count(op.copy, before, after))
+        elif isinstance(op, ReplayIncrement):
+            flag = None if result is None else int(bool(result))
+            self._emit("replay_increment", now, copy=op.copy, count=after.copy_counts().get(op.copy), result=flag)
+        elif type(op) in PASSES:
+            self._pass(op, before, after)
+        elif isinstance(op, CursorAdd | CursorSeek):
+            self._emit(op.kind, now, ledger=op.ledger, cursor=op.cursor, entry=op.entry)
+        elif isinstance(op, CursorRemove):
+            self._emit("cursor_remove", now, ledger=op.ledger, cursor=op.cursor)
+        elif isinstance(op, CursorCount):
+            self._emit("cursor_count", now, ledger=op.ledger, cursor=op.cursor, result=result)
+        if type(op) not in PASSES:
+            self._restamped(op, before, after)
+            self._emit("size_sample", now, size=after.size)
+        return self._events
+
+    # --- deriving ---------------------------------------------------------------------------------------
+
+    def _emit(self, kind: str, now: int, **fields: Any) -> None:
+        self._events.append({"kind": kind, "time": now, **{k: v for k, v in fields.items() if v is not None}})
+
+    def _enter(self, position: Position) -> None:
+        self.serial += 1
+        self.entered[position] = self.serial
+
+    def _insert(self, op: Insert, result: Any, before: Observation, after: Observation) -> None:
+        old, new = before.by_position(), after.by_position()
+        position = (op.ledger, op.entry)
+        gone = [p for p in old if p not in new]
+        if gone:  # a ring's rotation (or an insert that evicts, which the checks judge)
+            self._emit("pass_start", op.now, reason="size", size=before.size, ledger=op.ledger, entry=op.entry)
+            self._removals(gone, old, after, "size", op.now)
+            left = before.size - sum(old[p].size for p in gone)
+            self._emit("pass_end", op.now, reason="size", size=left, ledger=op.ledger, entry=op.entry)
+        entry = new.get(position)
+        if result is True:
+            size = entry.size if entry is not None else op.size
+            count = entry.count if entry is not None else op.expected_reads
+            stamp = entry.timestamp if entry is not None and entry.timestamp is not None else op.now
+            self._emit(
+                "insert",
+                op.now,
+                ledger=op.ledger,
+                entry=op.entry,
+                size=size,
+                count=count,
+                timestamp=stamp,
+                value=float(op.expected_reads),
+            )
+            self._enter(position)
+            self.incarnation[position] = self.incarnation.get(position, 0) + 1
+        elif position in old and entry is not None and entry.count != old[position].count:
+            self._emit(
+                "merge", op.now, ledger=op.ledger, entry=op.entry, count=entry.count, value=float(op.expected_reads)
+            )
+        else:
+            self._emit(
+                "insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=op.expected_reads
+            )
+
+    def _read(self, op: Get | GetRange, result: Any, after: Observation) -> None:
+        if isinstance(op, Get):
+            positions, copies = [(op.ledger, op.entry)], [result]
+        else:
+            positions = [(op.ledger, e) for e in range(op.first, op.last + 1)]
+            copies = list(result) if isinstance(result, tuple | list) else [result]
+        counts = after.copy_counts()
+        for (ledger, entry), copy in zip(positions, copies, strict=False):
+            if copy is None:
+                self._emit("miss", op.now, ledger=ledger, entry=entry)
+            else:
+                self._emit("hit", op.now, ledger=ledger, entry=entry, copy=copy, count=counts.get(copy))
+                self.origins[copy] = ((ledger, entry), self.incarnation.get((ledger, entry), 0))
+
+    def _pass(self, op: Op, before: Observation, after: Observation) -> None:
+        kind = PASSES[type(op)]
+        old, new = before.by_position(), after.by_position()
+        ledger = getattr(op, "ledger", None)
+        entry = op.entry if isinstance(op, InvalidateBefore) else None
+        self._emit("pass_start", op.now, reason=kind, size=before.size, ledger=ledger, entry=entry)
+        gone = [p for p in old if p not in new]
+        self._removals(gone, old, after, kind, op.now)
+        requeued = [p for p in old if p in new and new[p].timestamp != old[p].timestamp]
+        for position in sorted(requeued, key=lambda p: self.entered.get(p, 0)):
+            self._requeue(position, new[position], op.now)
+        self._emit("pass_end", op.now, reason=kind, size=after.size)
+
+    def _requeue(self, position: Position, entry: CachedEntry, now: int) -> None:
+        self._emit("requeue", now, ledger=position[0], entry=position[1], timestamp=entry.timestamp, count=entry.count)
+        self._enter(position)
+
+    def _restamped(self, op: Op, before: Observation, after: Observation) -> None:
+        """A timestamp that changed outside a pass: a requeue no pass did (the checks judge it)."""
+        old, new = before.by_position(), after.by_position()
+        inserted = (op.ledger, op.entry) if isinstance(op, Insert) else None
+        for position in sorted(p for p in old if p in new and p != inserted):
+            if new[position].timestamp != old[position].timestamp:
+                self._requeue(position, new[position], op.now)
+
+    def _removals(
+        self, gone: list[Position], old: dict[Position, CachedEntry], after: Observation, reason: str, now: int
+    ) -> None:
+        for position in sorted(gone, key=lambda p: self.entered.get(p, 0)):
+            cached = old[position]
+            count = self._handler_count_after(position, after)
+            if count == EVICTED:
+                self._emit("mark_evicted", now, ledger=position[0], entry=position[1])
+            self._emit(
+                "remove",
+                now,
+                ledger=position[0],
+                entry=position[1],
+                size=cached.size,
+                timestamp=cached.timestamp,
+                count=count,
+                reason=reason,
+            )
+            self.entered.pop(position, None)
+
+    def _handler_count_after(self, position: Position, after: Observation) -> int | None:
+        """The count a removed entry's handler keeps, seen through an open copy of it (else unknown)."""
+        origin = (position, self.incarnation.get(position, 0))
+        counts = after.copy_counts()
+        for copy, where in self.origins.items():
+            if where == origin and copy in counts:
+                return counts[copy]
+        return None
+
+    def _shared_count(self, copy: int, before: Observation, after: Observation) -> int | None:
+        """After a release, the handler is visible through the entry or another copy of it, if any."""
+        origin = self.origins.pop(copy, None)
+        if origin is None:
+            return None
+        position, incarnation = origin
+        entry = after.by_position().get(position)
+        if entry is not None and position in before.by_position() and self.incarnation.get(position) == incarnation:
+            return entry.count
+        counts = after.copy_counts()
+        for other, where in self.origins.items():
+            if where == origin and other in counts:
+                return counts[other]
+        return None
+
+
+__all__ = ["PASSES", "Derivation", "Event"]

@@ -1,0 +1,344 @@
+"""What an invariant module declares, and what its one check is given to look at.
+
+An invariant is data (:class:`Invariant`: id, statement, citation, claiming profiles, what it needs
+from an adapter and from a trace, its partition and why that is sound) plus one :class:`Check`. The
+check reads events: :meth:`Check.events` sees a segment of a broker's events with the shadow's facts
+before each (:class:`EventsView`), :meth:`Check.pass_end` sees a finished pass with the cache after
+it (:class:`PassView`). The conformance monitor derives the events of each step it observes and feeds
+them through the same replay as the trace checkers, so both judge with the same code. A few
+properties need what only an observed step shows (counters, the count of a copy no event touched):
+:meth:`Check.step` sees the step itself (:class:`StepView`) and runs in conformance only; each
+invariant says what that part covers in ``conformance_only``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from ledgerspec.spec.cache._events import (
+    CONFIG,
+    CURSOR_ADD,
+    CURSOR_COUNT,
+    CURSOR_REMOVE,
+    CURSOR_SEEK,
+    HIT,
+    INSERT,
+    INVALIDATE_PASS,
+    MERGE,
+    MISS,
+    PASS_KINDS,
+    REFUSED,
+    RELEASE,
+    REPLAY,
+    SIZE_PASS,
+)
+from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
+from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable
+
+if TYPE_CHECKING:
+    from ledgerspec.spec.cache._config import CacheConfig
+    from ledgerspec.spec.cache._observation import Observation
+    from ledgerspec.spec.cache._ops import Op
+    from ledgerspec.spec.cache.invariants._facts import Facts, OpenPass
+
+PIP430 = "pip430"
+MASTER = "pulsar-master"
+LEGACY = "legacy"
+SEGMENTED = "segmented"
+ALL_PROFILES = (PIP430, MASTER, LEGACY, SEGMENTED)
+
+TIMES, COUNTS, COPIES, CURSORS = "observe_timestamps", "observe_counts", "observe_copies", "cursors"
+"""Adapter capabilities a check can need (``conformance/adapters/_api.py`` lists them all)."""
+
+
+class Check:
+    """An invariant's check. Each method reports what breaks through the view it is given."""
+
+    def events(self, view: EventsView) -> None:
+        """Judge a segment of events, each with the shadow's facts before it."""
+
+    def pass_end(self, view: PassView) -> None:
+        """Judge a finished pass: what it removed and requeued, and the cache after it."""
+
+    def step(self, view: StepView) -> None:
+        """Judge an observed step (conformance only: a trace has no observations)."""
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """One named property of a correct cache, with everything needed to check it anywhere."""
+
+    id: str
+    statement: str
+    citation: str
+    """Where the property comes from: upstream file, PR, commit or release (apache/pulsar, apache/bookkeeper)."""
+    profiles: tuple[str, ...]
+    check: Check | None
+    """None: not checked by the replay (``CACHE-MODEL`` runs the model in the monitor)."""
+    needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Adapter capabilities it needs, per profile (``"*"``: any profile); without them it is not checkable."""
+    events: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Event kinds it reads, per profile (``"*"``: any); a trace lacking one cannot show a violation."""
+    partition: str = "broker"
+    soundness: str = ""
+    """Why checking it on the events of one partition (a broker's, or a ledger's within it) is sound."""
+    order: int = 0
+    """Its place in the catalogue (reports list invariants in this order); a new one takes the next number."""
+    conformance_only: str = ""
+    """What part of it only an observed step shows (checked by :meth:`Check.step`), if any."""
+
+    @property
+    def source(self) -> str:
+        """The citation (the catalogue's former name for it)."""
+        return self.citation
+
+    def claimed_by(self, profile: str) -> bool:
+        """True if the profile promises this property."""
+        return profile in self.profiles
+
+    def needs_for(self, profile: str) -> frozenset[str]:
+        """Adapter capabilities its check needs under ``profile``."""
+        return self.needs.get(profile, self.needs.get("*", frozenset()))
+
+    def events_for(self, profile: str) -> frozenset[str]:
+        """Event kinds its check reads under ``profile``."""
+        return self.events.get(profile, self.events.get("*", frozenset()))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A violation found by the replay: which invariant, where (broker, seq, row) and why."""
+
+    invariant: str
+    broker: str
+    seq: int
+    row: int
+    message: str
+
+
+Report = Callable[[str, int, str], None]
+"""The replay's sink: (invariant, event index in the segment, message)."""
+
+_OP_OF_KIND = {
+    CONFIG: "Configure",
+    INSERT: "Insert",
+    REFUSED: "Insert",
+    MERGE: "Insert",
+    HIT: "Get",
+    MISS: "Get",
+    RELEASE: "Release",
+    REPLAY: "ReplayIncrement",
+    CURSOR_ADD: "CursorAdd",
+    CURSOR_REMOVE: "CursorRemove",
+    CURSOR_SEEK: "CursorSeek",
+    CURSOR_COUNT: "CursorCount",
+}
+_OP_OF_PASS = ("EvictSize", "EvictTimestamp", "InvalidateBefore", "Clear")
+
+
+def op_name(pass_kind: int, ledger: int, bound: int, kind: int) -> str:
+    """The operation an event came from, as far as events tell (the monitor knows it exactly).
+
+    A pass's events come from its operation; a size pass naming a position is a ring's rotation
+    inside the insert of that position.
+    """
+    if pass_kind >= 0:
+        if pass_kind == INVALIDATE_PASS and bound == NULL:
+            return "InvalidateLedger"
+        if pass_kind == SIZE_PASS and ledger != NULL:
+            return "Insert"
+        return _OP_OF_PASS[pass_kind]
+    return _OP_OF_KIND.get(kind, "an event")
+
+
+@dataclass
+class EventsView:
+    """A segment of one broker's events, with the shadow's facts before each (``_facts.Facts``)."""
+
+    profile: str
+    config: CacheConfig
+    c: Chunk
+    f: Facts
+    cursor_counts: Ints
+    """For ``cursor_count`` events: the expected answer (NULL elsewhere)."""
+    sink: Report
+    copies: Copies
+    """The copies open when the segment began."""
+    handlers: Handlers
+    """The handlers live when the segment began."""
+    table: LiveTable
+    """The entries cached when the segment began."""
+    enabled: bool = True
+    """The cache was enabled at start (``max_size > 0``)."""
+    invariant: str = ""
+
+    def report(self, indices: Iterable[int] | Ints, message: Callable[[int], str]) -> None:
+        """Report the events at ``indices`` as violations; ``message(i)`` words each."""
+        for i in np.asarray(indices, dtype=np.int64).tolist():
+            self.sink(self.invariant, i, message(i))
+
+    def position(self, i: int) -> tuple[int, int]:
+        """(ledger, entry) of event ``i``."""
+        return int(self.c.ledger[i]), int(self.c.entry[i])
+
+    def op(self, i: int) -> str:
+        """The name of the operation event ``i`` came from."""
+        if self.c.label is not None:
+            return self.c.label
+        index = int(self.f.pass_index[i])
+        if index < 0:
+            return op_name(-1, NULL, NULL, int(self.c.kind[i]))
+        open_pass = self.f.passes[index]
+        return op_name(open_pass.kind, open_pass.ledger, open_pass.entry, int(self.c.kind[i]))
+
+    def pass_of(self, i: int) -> OpenPass | None:
+        """The pass event ``i`` is in."""
+        index = int(self.f.pass_index[i])
+        return None if index < 0 else self.f.passes[index]
+
+    def open_copies(self, handler: int, i: int) -> list[int]:
+        """The copies sharing ``handler`` that are open just before event ``i``, in dispatch order."""
+        copies = [int(c) for c in self.copies.copy[self.copies.handler == handler]]
+        kinds, ids, shared = self.c.kind[:i].tolist(), self.c.copy[:i].tolist(), self.f.copy_handler[:i].tolist()
+        for kind, copy, owner in zip(kinds, ids, shared, strict=True):
+            if kind == HIT and owner == handler:
+                copies.append(copy)
+            elif kind == RELEASE and copy in copies:
+                copies.remove(copy)
+        return copies
+
+    def handler_position(self, handler: int) -> tuple[int, int]:
+        """The position a handler was made for."""
+        at = np.flatnonzero(self.handlers.hid == handler)
+        if len(at):
+            return int(self.handlers.ledger[at[0]]), int(self.handlers.entry[at[0]])
+        i = handler - self.f.base
+        return self.position(int(i))
+
+    def pass_kinds(self) -> Ints:
+        """Per event: the kind of the pass it is in (-1: none)."""
+        kinds = np.array([p.kind for p in self.f.passes] + [-1], np.int64)
+        return kinds[self.f.pass_index]
+
+    def pass_nows(self) -> Ints:
+        """Per event: the time of the pass it is in (NULL: none)."""
+        nows = np.array([p.now for p in self.f.passes] + [NULL], np.int64)
+        return nows[self.f.pass_index]
+
+
+@dataclass
+class PassView:
+    """A finished pass and the cache after it."""
+
+    profile: str
+    config: CacheConfig
+    kind: int
+    now: int
+    rank: int
+    ledger: int
+    entry: int
+    before: int
+    """The size the ``pass_start`` showed."""
+    after: int
+    """The size the ``pass_end`` showed."""
+    removed: LiveTable
+    """The entries it removed, as they were, in the order of their removal."""
+    removed_counts: Ints
+    """Their handlers' counts before the removal (NULL: no handler)."""
+    requeued: LiveTable
+    """The entries it requeued, as they were before (an entry requeued twice shows twice)."""
+    requeued_counts: Ints
+    """Their handlers' counts before."""
+    table: LiveTable
+    """The cached entries after it, sorted by key."""
+    counts: Ints
+    """Handler counts of :attr:`table`'s entries (NULL: no handler)."""
+    label: str
+    sink: Callable[[str, str], None]
+    invariant: str = ""
+
+    @property
+    def name(self) -> str:
+        """``size``, ``ttl``, ``invalidate`` or ``clear``."""
+        return PASS_KINDS[self.kind]
+
+    def report(self, messages: Iterable[str]) -> None:
+        """Report violations at the pass's end."""
+        for message in messages:
+            self.sink(self.invariant, message)
+
+
+@dataclass(frozen=True)
+class CountDifference:
+    """A count an observed step shows that is not the one the shadow holds after the step's events."""
+
+    member: str
+    """``entry (ledger, entry)`` or ``copy N``."""
+    handler_of: tuple[int, int]
+    observed: int | None
+    expected: int | None
+
+
+@dataclass
+class StepView:
+    """One observed step: the operation, its result and the observations around it (conformance only)."""
+
+    profile: str
+    config: CacheConfig
+    op: Op
+    result: Any
+    before: Observation
+    after: Observation
+    enabled: bool
+    project: Callable[[Observation], Observation]
+    differences: list[CountDifference]
+    """Counts of entries and copies that no event of the step showed and that differ from the shadow's."""
+    sink: Callable[[str, str], None]
+    invariant: str = ""
+
+    def report(self, messages: Iterable[str]) -> None:
+        """Report violations of the step."""
+        for message in messages:
+            self.sink(self.invariant, message)
+
+
+def table_counts(table: LiveTable, hids: Ints, counts: Ints) -> Ints:
+    """The handler count of each entry of ``table`` (NULL where it has none), from sorted ``hids``."""
+    if not len(table):
+        return np.zeros(0, np.int64)
+    if not len(hids):
+        return np.full(len(table), NULL, np.int64)
+    at = np.minimum(np.searchsorted(hids, table.handler), len(hids) - 1)
+    found = (table.handler >= 0) & (hids[at] == table.handler)
+    return np.where(found, counts[at], NULL)
+
+
+def show(value: int) -> str:
+    """An integer column's value as the monitor prints it (``None`` for NULL)."""
+    return "None" if value == NULL else str(value)
+
+
+__all__ = [
+    "ALL_PROFILES",
+    "COPIES",
+    "COUNTS",
+    "CURSORS",
+    "LEGACY",
+    "MASTER",
+    "PIP430",
+    "SEGMENTED",
+    "TIMES",
+    "Check",
+    "CountDifference",
+    "EventsView",
+    "Finding",
+    "Invariant",
+    "PassView",
+    "StepView",
+    "op_name",
+    "show",
+    "table_counts",
+]

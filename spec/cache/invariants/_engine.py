@@ -1,0 +1,291 @@
+"""The replay of one broker's events: the shadow, and every chosen invariant's check over it.
+
+Both trace checkers run one :class:`Replay` per broker over its events in ``seq`` order (that is
+the partition of every check: see each invariant's ``soundness``), and the conformance monitor runs
+one over the events it derives from each observed step. Events are fed in chunks; a chunk is cut
+into segments that end at each ``pass_end`` (so a pass's check sees the cache right after it) and
+each ``config`` event (so a segment has one configuration); a segment's facts are computed with
+numpy (``_facts.py``), its checks run, and its effects are carried on (``_commit.py``). Memory is
+bounded by the live entries, open copies and their handlers, not by the length of the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from ledgerspec.spec.cache._base import cursors_at_or_before
+from ledgerspec.spec.cache._config import CacheConfig
+from ledgerspec.spec.cache._events import (
+    CONFIG,
+    CONFIG_FIELDS,
+    CURSOR_ADD,
+    CURSOR_COUNT,
+    CURSOR_REMOVE,
+    CURSOR_SEEK,
+    PASS_END,
+    PASS_KINDS,
+    SIZE_PASS,
+)
+from ledgerspec.spec.cache._observation import Observation
+from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
+from ledgerspec.spec.cache.invariants._commit import commit
+from ledgerspec.spec.cache.invariants._declare import (
+    Check,
+    CountDifference,
+    EventsView,
+    Finding,
+    Invariant,
+    PassView,
+    op_name,
+    table_counts,
+)
+from ledgerspec.spec.cache.invariants._facts import Carried, Flavour, OpenPass, StructureError, compute
+from ledgerspec.spec.cache.invariants._state import LiveTable, find
+
+_INT_CONFIG = {"max_size", "ttl", "ttl_max", "max_requeue"}
+_NARROW_LEDGER, _NARROW_ENTRY = 1 << 31, 1 << 32
+
+
+class TraceStructureError(Exception):
+    """The events of a broker do not form a well-bracketed trace (e.g. a removal outside a pass)."""
+
+    def __init__(self, broker: str, seq: int, row: int, message: str) -> None:
+        super().__init__(f"row {row}: broker {broker!r}, seq {seq}: {message}")
+        self.broker, self.seq, self.row = broker, seq, row
+
+
+class Replay:
+    """Replays one broker's events and collects the violations of the chosen invariants."""
+
+    def __init__(
+        self,
+        broker: str,
+        profile: str,
+        config: CacheConfig,
+        invariants: Iterable[Invariant],
+        *,
+        keep: int | None = 100,
+    ) -> None:
+        """Check ``invariants`` (those with a check); keep the first ``keep`` findings of each (None: all)."""
+        self.broker = broker
+        self.profile = profile
+        self.flavour = Flavour(profile)
+        self.carried = Carried(config=config)
+        self.enabled = config.max_size > 0
+        self.checks: list[tuple[str, Check]] = [(i.id, i.check) for i in invariants if i.check is not None]
+        self.keep = keep
+        self.counts: dict[str, int] = {}
+        self.findings: list[Finding] = []
+        self._wide: dict[tuple[int, int], int] = {}
+        self.shown: set[int] = set()
+        """Handlers whose count an event of the last chunk showed."""
+        self._feed_base = 0
+
+    # --- input ---------------------------------------------------------------------------------------
+
+    def keys(self, c: Chunk) -> Ints:
+        """One int64 per position: ``ledger << 32 | entry`` when it fits, else a negative id of its own."""
+        ledger, entry = c.ledger, c.entry
+        narrow = (ledger >= 0) & (ledger < _NARROW_LEDGER) & (entry >= 0) & (entry < _NARROW_ENTRY)
+        keys = np.where(narrow, (np.where(narrow, ledger, 0) << 32) | np.where(narrow, entry, 0), NULL)
+        for i in np.flatnonzero(~narrow & (ledger != NULL) & (entry != NULL)).tolist():
+            position = (int(ledger[i]), int(entry[i]))
+            keys[i] = self._wide.setdefault(position, -2 - len(self._wide))
+        return keys
+
+    def feed(self, c: Chunk) -> None:
+        """Replay a chunk of the broker's events (the next ones in ``seq`` order)."""
+        self.shown = set()
+        self._feed_base = self.carried.base
+        if not len(c):
+            return
+        keys = self.keys(c)
+        ends = (np.flatnonzero((c.kind == PASS_END) | (c.kind == CONFIG)) + 1).tolist()
+        start = 0
+        for end in [*ends, len(c)]:
+            if end > start:
+                self._segment(c.part(start, end), keys[start:end])
+            start = end
+
+    def count_differences(self, seen: Observation, copy_positions: dict[int, tuple[int, int]]) -> list[CountDifference]:
+        """Counts an observation shows that differ from the shadow's, on handlers no event just showed.
+
+        Events show a handler's count where they can (a release, a removal seen through a copy); an
+        observation shows every entry's and every open copy's. The monitor checks the rest with this.
+        """
+        carried = self.carried
+        hids, counts = carried.handlers.hid, carried.handlers.count
+        differences = []
+        by_key = {
+            (int(lg), int(en)): int(h)
+            for lg, en, h in zip(carried.table.ledger, carried.table.entry, carried.table.handler, strict=True)
+        }
+        open_copies = dict(zip(carried.copies.copy.tolist(), carried.copies.handler.tolist(), strict=True))
+        members = [(f"entry {e.position}", e.position, by_key.get(e.position), e.count) for e in seen.entries]
+        members += [
+            (f"copy {copy}", copy_positions.get(copy, (-1, -1)), open_copies.get(copy), count)
+            for copy, count in seen.copies
+        ]
+        for member, position, handler, observed in members:
+            if handler is None or handler in self.shown or handler >= self._feed_base:
+                continue  # shown by an event, or made by this step (its insert is judged on its own)
+            at = np.flatnonzero(hids == handler)
+            expected = int(counts[at[0]]) if handler >= 0 and len(at) and counts[at[0]] != NULL else None
+            if observed != expected:
+                owner = position
+                if len(at):
+                    owner = (int(carried.handlers.ledger[at[0]]), int(carried.handlers.entry[at[0]]))
+                differences.append(CountDifference(member, owner, observed, expected))
+        return differences
+
+    def resync(self, seen: Observation) -> None:
+        """Take the counts an observation shows as the shadow's (the monitor, after each step)."""
+        carried = self.carried
+        updates: dict[int, int] = {}  # None (not shown) makes the count unknown: NULL
+        by_key = {
+            (int(lg), int(en)): int(h)
+            for lg, en, h in zip(carried.table.ledger, carried.table.entry, carried.table.handler, strict=True)
+        }
+        for entry in seen.entries:
+            handler = by_key.get(entry.position, -1)
+            if handler >= 0:
+                updates[handler] = NULL if entry.count is None else entry.count
+        open_copies = dict(zip(carried.copies.copy.tolist(), carried.copies.handler.tolist(), strict=True))
+        for copy, count in seen.copies:
+            handler = open_copies.get(copy, -1)
+            if handler >= 0:
+                updates.setdefault(handler, NULL if count is None else count)
+        if updates:
+            hids = np.fromiter(updates, np.int64)
+            found, at = find(carried.handlers.hid, hids)
+            carried.handlers.count[at[found]] = np.fromiter(updates.values(), np.int64)[found]
+
+    def finish(self) -> str | None:
+        """End of the broker's events: a reason the verdict cannot be complete, or None."""
+        open_pass = self.carried.open_pass
+        if open_pass is not None:
+            return f"broker {self.broker!r}: the trace ends inside a {PASS_KINDS[open_pass.kind]} pass"
+        return None
+
+    # --- one segment ---------------------------------------------------------------------------------
+
+    def _segment(self, c: Chunk, keys: Ints) -> None:
+        carried = self.carried
+        try:
+            facts = compute(c, keys, carried, self.flavour)
+        except StructureError as error:
+            i = error.index
+            raise TraceStructureError(self.broker, int(c.seq[i]), int(c.row[i]), str(error)) from None
+        sink = self._sink(c)
+        view = EventsView(
+            self.profile,
+            carried.config,
+            c,
+            facts,
+            self._cursors(c),
+            sink,
+            carried.copies,
+            carried.handlers,
+            carried.table,
+            self.enabled,
+        )
+        for invariant, check in self.checks:
+            view.invariant = invariant
+            check.events(view)
+        self.shown.update(facts.touched[(facts.touched >= 0) & (c.count != NULL)].tolist())
+        commit(c, facts, carried, self.flavour)
+        last = len(c) - 1
+        if c.kind[last] == PASS_END:
+            self._pass_end(c, facts.passes[-1], last)
+        elif c.kind[last] == CONFIG:
+            self._configure(CONFIG_FIELDS[int(c.reason[last])], float(c.value[last]))
+
+    def _sink(self, c: Chunk) -> Callable[[str, int, str], None]:
+        def sink(invariant: str, i: int, message: str) -> None:
+            count = self.counts.get(invariant, 0) + 1
+            self.counts[invariant] = count
+            if self.keep is None or count <= self.keep:
+                self.findings.append(Finding(invariant, self.broker, int(c.seq[i]), int(c.row[i]), message))
+
+        return sink
+
+    def _pass_end(self, c: Chunk, ended: OpenPass, last: int) -> None:
+        carried = self.carried
+        removed = _concat(ended.removed)
+        counts = np.concatenate(ended.counts) if ended.counts else np.zeros(0, np.int64)
+        requeued = _concat(ended.requeued)
+        requeued_counts = np.concatenate(ended.requeued_counts) if ended.requeued else np.zeros(0, np.int64)
+        table = carried.table
+        sink = self._sink(c)
+        view = PassView(
+            profile=self.profile,
+            config=carried.config,
+            kind=ended.kind,
+            now=ended.now,
+            rank=ended.rank,
+            ledger=ended.ledger,
+            entry=ended.entry,
+            before=ended.before,
+            after=int(c.size[last]),
+            removed=removed,
+            removed_counts=counts,
+            requeued=requeued,
+            requeued_counts=requeued_counts,
+            table=table,
+            counts=table_counts(table, carried.handlers.hid, carried.handlers.count),
+            label=c.label if c.label is not None else op_name(ended.kind, ended.ledger, ended.entry, -1),
+            sink=lambda invariant, message: sink(invariant, last, message),
+        )
+        for invariant, check in self.checks:
+            view.invariant = invariant
+            check.pass_end(view)
+        if ended.kind == SIZE_PASS and len(requeued) and (not len(table) or table.enter.min() >= ended.rank):
+            # Every entry was reached: the pass may have gone round the queue, requeueing some more than
+            # once, unseen from outside. Their requeue counts are lower bounds from now on.
+            inexact, _ = find(np.unique(requeued.key), table.key)
+            table.exact[inexact] = False
+
+    def _configure(self, name: str, value: float) -> None:
+        config = self.carried.config
+        if name == "extend_ttl":
+            self.carried.config = config.replace(extend_ttl=bool(value))
+        elif name in _INT_CONFIG:
+            self.carried.config = config.replace(**{name: int(value)})
+        elif name in CONFIG_FIELDS:
+            self.carried.config = config.replace(**{name: value})
+
+    def _cursors(self, c: Chunk) -> Ints:
+        """The expected answer of each ``cursor_count`` event; cursor events update the positions."""
+        expected = np.full(len(c), NULL, np.int64)
+        at = np.flatnonzero((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT))
+        if not len(at):
+            return expected
+        cursors, names = self.carried.cursors, c.cursor_names
+        kinds, ledgers, entries, codes = (
+            c.kind[at].tolist(),
+            c.ledger[at].tolist(),
+            c.entry[at].tolist(),
+            c.cursor[at].tolist(),
+        )
+        for index, kind, ledger, entry, code in zip(at.tolist(), kinds, ledgers, entries, codes, strict=True):
+            name = names[code]
+            if kind in (CURSOR_SEEK, CURSOR_ADD):
+                cursors[ledger, name] = entry
+            elif kind == CURSOR_REMOVE:
+                cursors.pop((ledger, name), None)
+            else:
+                expected[index] = cursors_at_or_before(cursors, ledger, name)
+        return expected
+
+
+def _concat(tables: list[LiveTable]) -> LiveTable:
+    if not tables:
+        return LiveTable.empty()
+    if len(tables) == 1:
+        return tables[0]
+    names = ("key", "ledger", "entry", "size", "ts", "enter", "handler", "requeues", "exact", "accessed")
+    return LiveTable(**{name: np.concatenate([getattr(t, name) for t in tables]) for name in names})
+
+
+__all__ = ["Replay", "TraceStructureError"]

@@ -1,0 +1,46 @@
+"""CACHE-BOUNDED-PROTECTION (pulsar-master): requeues for expected reads alone stop at maxRequeue."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import REQUEUE, SIZE_PASS, TTL_PASS
+from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, EventsView, Invariant
+
+
+class _BoundedProtection(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        kinds = view.pass_kinds()
+        requeues = (c.kind == REQUEUE) & f.live & ((kinds == SIZE_PASS) | (kinds == TTL_PASS))
+        if not requeues.any():
+            return
+        config = view.config
+        unread = ~(f.accessed & config.extend_ttl)
+        view.report(
+            np.flatnonzero(requeues & unread & (f.requeues >= config.max_requeue)),
+            lambda i: (
+                f"{view.position(i)} was requeued again without a read after {f.requeues[i]} requeues "
+                f"(max {config.max_requeue})"
+            ),
+        )
+
+
+INVARIANT = Invariant(
+    order=9,
+    id="CACHE-BOUNDED-PROTECTION",
+    statement=(
+        "Protection by expected reads is bounded: an entry is requeued for its expected reads alone (no "
+        "read since it last entered the queue) only while it has been requeued fewer than maxRequeue "
+        "times, so no entry is permanently non-evictable. (Seen from outside, several requeues of one "
+        "entry within one pass count as one.)"
+    ),
+    citation=(
+        "apache/pulsar PR #24623 (490ba0cca1) RangeCacheRemovalQueue shouldRequeue, "
+        "managedLedgerCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes"
+    ),
+    profiles=(MASTER,),
+    check=_BoundedProtection(),
+    needs={"*": frozenset({TIMES})},
+    events={"*": frozenset({"insert", "requeue", "hit", "pass_start"})},
+    soundness="requeues go through the broker's one queue",
+)

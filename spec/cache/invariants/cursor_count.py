@@ -1,0 +1,40 @@
+"""CACHE-CURSOR-COUNT: cursors at or before = active cursors of the ledger at a position <= its own."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import CURSOR_COUNT
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._declare import ALL_PROFILES, CURSORS, Check, EventsView, Invariant
+
+
+class _CursorCount(Check):
+    def events(self, view: EventsView) -> None:
+        c, expected = view.c, view.cursor_counts
+        bad = (c.kind == CURSOR_COUNT) & (c.result != expected)
+        view.report(
+            np.flatnonzero(bad),
+            lambda i: (
+                f"count of cursors at or before {c.cursor_names[c.cursor[i]]!r} on ledger {c.ledger[i]} is "
+                f"{expected[i]}, got {None if c.result[i] == NULL else int(c.result[i])!r}"
+            ),
+        )
+
+
+INVARIANT = Invariant(
+    order=10,
+    id="CACHE-CURSOR-COUNT",
+    statement=(
+        "getNumberOfCursorsAtSamePositionOrBefore(cursor) is the number of active cursors of the same "
+        "managed ledger whose read position is <= the cursor's, counting itself; 0 if it is not active."
+    ),
+    citation=(
+        "apache/pulsar PR #24623 (490ba0cca1) ActiveManagedCursorContainerImpl.getNumberOfCursorsAtSamePositionOrBefore"
+    ),
+    profiles=ALL_PROFILES,
+    check=_CursorCount(),
+    needs={"*": frozenset({CURSORS})},
+    events={"*": frozenset({"cursor_add", "cursor_seek", "cursor_remove", "cursor_count"})},
+    partition="ledger",
+    soundness="cursors of one managed ledger only count each other; checked within the broker's replay",
+)

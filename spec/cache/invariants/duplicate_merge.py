@@ -1,0 +1,57 @@
+"""CACHE-DUPLICATE-MERGE (pip430): a duplicate insert adds its expected reads to the cached entry."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import INSERT, MERGE, REFUSED
+from ledgerspec.spec.cache._kernels import EVICTED
+from ledgerspec.spec.cache._ops import Insert
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, Check, EventsView, Invariant, StepView, show
+
+
+class _DuplicateMerge(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        view.report(
+            np.flatnonzero((c.kind == INSERT) & f.live),
+            lambda i: f"insert of cached {view.position(i)} returned True, expected False",
+        )
+        reads = np.nan_to_num(c.value).astype(np.int64)  # a merge adds its value
+        reads = np.where(c.kind == REFUSED, np.where(c.count == NULL, 0, c.count), reads)  # refused: count
+        before = np.where(f.count == NULL, 0, f.count)
+        expected = np.where(f.count == EVICTED, EVICTED, before + reads)
+        got = np.where(c.kind == MERGE, c.count, f.count)
+        duplicate = np.isin(c.kind, (MERGE, REFUSED)) & f.live & (got != expected)
+        view.report(
+            np.flatnonzero(duplicate),
+            lambda i: (
+                f"insert of cached {view.position(i)} with {reads[i]} reads: count {show(int(got[i]))}, "
+                f"expected {expected[i]}"
+            ),
+        )
+
+    def step(self, view: StepView) -> None:
+        op = view.op
+        if not isinstance(op, Insert) or view.result is True:
+            return
+        before, after = view.before.entry(op.ledger, op.entry), view.after.entry(op.ledger, op.entry)
+        if before is not None and (after is None or (after.size, after.timestamp) != (before.size, before.timestamp)):
+            view.report([f"insert of cached {before.position} changed it from {before} to {after}"])
+
+
+INVARIANT = Invariant(
+    order=12,
+    id="CACHE-DUPLICATE-MERGE",
+    statement=(
+        "Inserting a position that is cached returns false, leaves size and timestamp as they were, and "
+        "adds the new expected read count to the cached entry's count (unless it is EVICTED)."
+    ),
+    citation="apache/pulsar pip/pip-430.md (PR #24444, cf3d7d17d9) RangeEntryCacheImpl.insert (increaseReadCount)",
+    profiles=(PIP430,),
+    check=_DuplicateMerge(),
+    needs={"*": frozenset({COUNTS})},
+    events={"*": frozenset({"insert", "insert_refused", "merge", "remove"})},
+    soundness="whether a position is cached is a fact of the broker's cache at that point",
+    conformance_only="a refused duplicate that changes the entry's size or timestamp (no event shows them)",
+)

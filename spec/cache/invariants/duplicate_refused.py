@@ -1,0 +1,61 @@
+"""CACHE-DUPLICATE-REFUSED (pulsar-master, legacy): a duplicate insert returns false and changes nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import INSERT, MERGE
+from ledgerspec.spec.cache._observation import describe_difference
+from ledgerspec.spec.cache._ops import Insert
+from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, Check, EventsView, Invariant, StepView, show
+
+
+class _DuplicateRefused(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        view.report(
+            np.flatnonzero((c.kind == INSERT) & f.live),
+            lambda i: f"insert of cached {view.position(i)} returned True, expected False",
+        )
+        view.report(
+            np.flatnonzero((c.kind == MERGE) & f.live),
+            lambda i: (
+                f"insert of cached {view.position(i)} changed its count from {show(int(f.count[i]))} to {c.count[i]}"
+            ),
+        )
+
+    def step(self, view: StepView) -> None:
+        op = view.op
+        if not isinstance(op, Insert) or view.before.entry(op.ledger, op.entry) is None or view.result is True:
+            return
+        shown = f"entry {(op.ledger, op.entry)}:"
+        before, after = view.before.entry(op.ledger, op.entry), view.after.entry(op.ledger, op.entry)
+        count_only = (
+            after is not None
+            and before is not None
+            and (before.size, before.timestamp)
+            == (
+                after.size,
+                after.timestamp,
+            )
+        )
+        view.report(
+            f"insert of cached {(op.ledger, op.entry)} changed {line}"
+            for line in describe_difference(view.before, view.after)
+            if not (count_only and line.startswith(shown))  # a count change is a merge event
+        )
+
+
+INVARIANT = Invariant(
+    order=13,
+    id="CACHE-DUPLICATE-REFUSED",
+    statement="Inserting a position that is cached returns false and changes nothing at all.",
+    citation=(
+        "apache/pulsar PR #24623 (490ba0cca1) RangeCache.put (put-if-absent); "
+        "impl/cache/RangeEntryCacheImpl.java at 8ce67b97b3^ (exists)"
+    ),
+    profiles=(MASTER, LEGACY),
+    check=_DuplicateRefused(),
+    events={"*": frozenset({"insert", "merge", "remove"})},
+    soundness="whether a position is cached is a fact of the broker's cache at that point",
+    conformance_only="a refused duplicate changing anything but its entry's count (counters, other entries, copies)",
+)

@@ -1,0 +1,93 @@
+"""CACHE-EVICTED-FINAL (pip430): forced removal marks EVICTED; EVICTED is final; increments report it."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import (
+    CLEAR_PASS,
+    INVALIDATE_PASS,
+    MARK_EVICTED,
+    RELEASE,
+    REMOVE,
+    REPLAY,
+)
+from ledgerspec.spec.cache._kernels import EVICTED
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._declare import (
+    COPIES,
+    COUNTS,
+    PIP430,
+    Check,
+    EventsView,
+    Invariant,
+    StepView,
+    show,
+)
+
+_RESULT = {NULL: None, 0: False, 1: True}
+
+
+class _EvictedFinal(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        kinds = view.pass_kinds()
+        forced = (kinds == INVALIDATE_PASS) | (kinds == CLEAR_PASS)
+        shown = c.count != NULL
+        through_copy = np.isin(c.kind, (RELEASE, REPLAY)) & f.copy_open & (f.count == EVICTED) & shown
+        view.report(
+            np.flatnonzero(through_copy & (c.count != EVICTED)),
+            lambda i: f"copy {c.copy[i]} was EVICTED and now shows count {c.count[i]}",
+        )
+        removed = (c.kind == REMOVE) & f.live & forced & (f.handler >= 0) & shown & (c.count != EVICTED)
+        view.report(np.flatnonzero(removed), lambda i: self._not_evicted(view, i))
+        replays = np.flatnonzero(c.kind == REPLAY)
+        if len(replays):
+            live = f.copy_open[replays] & (f.count[replays] != NULL)
+            before = np.where(live, f.count[replays], NULL)
+            expected = before != EVICTED
+            result = c.result[replays]
+            bad = (result == NULL) | ((result != 0) != expected)
+            view.report(
+                replays[bad],
+                lambda i: (
+                    f"incrementExpectedReadCount through copy {c.copy[i]} "
+                    f"(count {show(int(f.count[i]) if f.copy_open[i] else NULL)}) returned "
+                    f"{_RESULT.get(int(c.result[i]), bool(c.result[i]))!r}, expected {f.count[i] != EVICTED}"
+                ),
+            )
+        marks = (c.kind == MARK_EVICTED) & ~(forced & f.live)
+        view.report(
+            np.flatnonzero(marks),
+            lambda i: f"markEvicted of {view.position(i)} outside a forced removal of a cached entry",
+        )
+
+    def step(self, view: StepView) -> None:
+        view.report(
+            f"{d.member} was EVICTED and now shows count {d.observed}"
+            for d in view.differences
+            if d.member.startswith("copy") and d.expected == EVICTED and d.observed != EVICTED
+        )
+
+    @staticmethod
+    def _not_evicted(view: EventsView, i: int) -> str:
+        copies = view.open_copies(int(view.f.handler[i]), i)
+        seen = f"copy {copies[0]}" if copies else "its handler"
+        return f"{view.position(i)} was removed by force but {seen} shows count {view.c.count[i]}, not EVICTED"
+
+
+INVARIANT = Invariant(
+    order=4,
+    id="CACHE-EVICTED-FINAL",
+    statement=(
+        "A forced removal (invalidation, ledger deletion, clear) marks the removed entry's read-count "
+        "handler EVICTED (Integer.MIN_VALUE / 2), as every open copy sharing it shows; once EVICTED, a "
+        "handler stays EVICTED: markRead leaves it and incrementExpectedReadCount returns false and "
+        "leaves it, while on a live handler it returns true."
+    ),
+    citation="apache/pulsar pip/pip-430.md (PR #24444, cf3d7d17d9) EntryReadCountHandler",
+    profiles=(PIP430,),
+    check=_EvictedFinal(),
+    needs={"*": frozenset({COPIES, COUNTS})},
+    events={"*": frozenset({"hit", "release", "replay_increment", "remove", "mark_evicted", "pass_start"})},
+    soundness="a handler is shared by an entry and its copies, all within one broker",
+)

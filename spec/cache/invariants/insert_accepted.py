@@ -1,0 +1,89 @@
+"""CACHE-INSERT-ACCEPTED (pip430, pulsar-master): inserts are never refused for size and never evict."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import INSERT, REFUSED, SIZE_PASS
+from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
+from ledgerspec.spec.cache._ops import Insert
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._common import position
+from ledgerspec.spec.cache.invariants._declare import (
+    MASTER,
+    PIP430,
+    Check,
+    EventsView,
+    Invariant,
+    PassView,
+    StepView,
+    show,
+)
+
+
+class _InsertAccepted(Check):
+    def events(self, view: EventsView) -> None:
+        if not view.enabled:
+            return
+        c, f = view.c, view.f
+        view.report(
+            np.flatnonzero((c.kind == REFUSED) & ~f.live),
+            lambda i: f"insert of uncached {view.position(i)} returned False (size {f.total[i]})",
+        )
+        asked = (c.kind == INSERT) & ~f.live & (c.value == c.value)  # an insert that says what it asked for
+        reads = np.nan_to_num(c.value).astype(np.int64)
+        want = reads if view.profile == PIP430 else np.where(reads > 0, reads, NULL)
+        view.report(
+            np.flatnonzero(asked & (c.count != NULL) & (c.count != want)),
+            lambda i: (
+                f"inserted {view.position(i)} with {reads[i]} expected reads, but its count is {show(int(c.count[i]))}"
+            ),
+        )
+
+    def pass_end(self, view: PassView) -> None:
+        if view.kind == SIZE_PASS and view.ledger != NULL and len(view.removed):
+            gone = sorted(position(lg, en) for lg, en in zip(view.removed.ledger, view.removed.entry, strict=True))
+            view.report([f"inserting {position(view.ledger, view.entry)} also removed {gone}"])
+
+    def step(self, view: StepView) -> None:
+        op = view.op
+        if not isinstance(op, Insert) or not view.enabled or view.before.entry(op.ledger, op.entry) is not None:
+            return
+        if view.result is not True:
+            return  # the insert_refused event
+        count = op.expected_reads if view.profile == PIP430 or op.expected_reads > 0 else None
+        alone = CachedEntry(ledger=op.ledger, entry=op.entry, size=op.size, count=count, timestamp=op.now)
+        (expected,) = view.project(Observation(entries=(alone,), size=0, counters=Counters(), copies=())).entries
+        after = view.after.by_position()
+        messages = []
+        got = after.get(expected.position)
+        if got != expected and (got is None or (got.size, got.timestamp) != (expected.size, expected.timestamp)):
+            messages.append(f"inserted {expected.position}: expected {expected}, got {got}")  # counts: the event
+        before = view.before.by_position()
+        changed = [
+            p for p in sorted(set(after) - {expected.position}) if before.get(p) != after.get(p)
+        ]  # removals: events
+        if changed:
+            messages.append(f"inserting {expected.position} also changed or removed {changed}")
+        if view.after.size != view.before.size + op.size:
+            messages.append(f"size went from {view.before.size} to {view.after.size} on inserting {op.size} bytes")
+        view.report(messages)
+
+
+INVARIANT = Invariant(
+    order=14,
+    id="CACHE-INSERT-ACCEPTED",
+    statement=(
+        "In an enabled cache, inserting an uncached position always caches it, stamped with the insert's "
+        "time, with its expected read count (pulsar-master: no handler for a count <= 0), and changes "
+        "nothing else: inserts are never refused for size and never evict by themselves."
+    ),
+    citation=(
+        "apache/pulsar PR #24623 (490ba0cca1) RangeEntryCacheImpl.insert and RangeCache.put "
+        "('Inserts are never blocked or refused because of size': eviction runs on the executor)"
+    ),
+    profiles=(PIP430, MASTER),
+    check=_InsertAccepted(),
+    events={"*": frozenset({"insert", "insert_refused", "remove", "pass_start", "pass_end"})},
+    soundness="a refusal for size would depend on the broker-wide size",
+    conformance_only="the inserted entry's size and the rest of the cache compared with the operation's arguments",
+)

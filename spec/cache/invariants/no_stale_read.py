@@ -1,0 +1,85 @@
+"""CACHE-NO-STALE-READ: reads agree with the content; invalidation removes exactly its range."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import CLEAR_PASS, HIT, INVALIDATE_PASS, MISS, REMOVE
+from ledgerspec.spec.cache._ops import GetRange
+from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
+from ledgerspec.spec.cache.invariants._declare import (
+    LEGACY,
+    MASTER,
+    PIP430,
+    Check,
+    EventsView,
+    Invariant,
+    PassView,
+    StepView,
+)
+
+
+def in_range(kind: int, ledger: int, bound: int, ledgers: Ints, entries: Ints) -> Bools:
+    """The positions a forced pass covers: a ledger below ``bound`` (NULL: all of it), or everything."""
+    if kind == CLEAR_PASS:
+        return np.ones(len(ledgers), np.bool_)
+    covered: Bools = (ledgers == ledger) & ((bound == NULL) | (entries < bound))
+    return covered
+
+
+class _NoStaleRead(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        hits, misses = c.kind == HIT, c.kind == MISS
+        view.report(
+            np.flatnonzero(hits & ~f.live),
+            lambda i: f"read of {view.position(i)} hit (copy {c.copy[i]}) but it was not cached",
+        )
+        view.report(np.flatnonzero(misses & f.live), lambda i: f"read of {view.position(i)} missed but it was cached")
+        shown = hits & f.live & (c.count != NULL) & (c.count != f.count)
+        view.report(
+            np.flatnonzero(shown),
+            lambda i: f"copy {c.copy[i]} of {view.position(i)} shows count {c.count[i]}, not the entry's",
+        )
+        removes = np.flatnonzero((c.kind == REMOVE) & f.live)
+        for i in removes.tolist():
+            forced = view.pass_of(i)
+            if forced is None or forced.kind not in (INVALIDATE_PASS, CLEAR_PASS):
+                continue
+            if not in_range(forced.kind, forced.ledger, forced.entry, c.ledger[i : i + 1], c.entry[i : i + 1])[0]:
+                view.report([i], lambda i: f"{view.op(i)} also removed {view.position(i)}")
+
+    def pass_end(self, view: PassView) -> None:
+        if view.kind not in (INVALIDATE_PASS, CLEAR_PASS):
+            return
+        table = view.table
+        left = np.flatnonzero(in_range(view.kind, view.ledger, view.entry, table.ledger, table.entry))
+        left = left[np.lexsort((table.entry[left], table.ledger[left]))]
+        view.report(f"{view.label} left {(int(table.ledger[i]), int(table.entry[i]))} cached" for i in left.tolist())
+
+    def step(self, view: StepView) -> None:
+        op = view.op
+        if isinstance(op, GetRange):
+            wanted = op.last - op.first + 1
+            results = list(view.result) if isinstance(view.result, tuple | list) else [view.result]
+            if len(results) != wanted:
+                view.report([f"read of {wanted} positions returned {len(results)} results"])
+
+
+INVARIANT = Invariant(
+    order=8,
+    id="CACHE-NO-STALE-READ",
+    statement=(
+        "Reads agree with the cache: a hit only for a cached position and a miss only for an uncached "
+        "one, the copy a hit dispatches shares the entry's count; after invalidating a position, a "
+        "ledger or the whole cache, none of the matching entries is left and no other entry is removed."
+    ),
+    citation=(
+        "apache/pulsar PR #24623 (490ba0cca1) RangeEntryCacheImpl.getRange / invalidateEntries / "
+        "invalidateAllEntries, RangeEntryCacheManagerImpl.clear"
+    ),
+    profiles=(PIP430, MASTER, LEGACY),
+    check=_NoStaleRead(),
+    events={"*": frozenset({"insert", "remove", "hit", "miss", "pass_start", "pass_end"})},
+    soundness="a read is judged against the broker's cache content at that point",
+    conformance_only="a range read answering a different number of positions than it asked for",
+)

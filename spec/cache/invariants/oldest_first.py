@@ -1,0 +1,44 @@
+"""CACHE-OLDEST-FIRST: size eviction frees the oldest entries first, across ledgers."""
+
+from __future__ import annotations
+
+from ledgerspec.spec.cache._events import SIZE_PASS
+from ledgerspec.spec.cache.invariants._common import order_violations
+from ledgerspec.spec.cache.invariants._declare import (
+    COUNTS,
+    MASTER,
+    PIP430,
+    SEGMENTED,
+    TIMES,
+    Check,
+    Invariant,
+    PassView,
+)
+
+
+class _OldestFirst(Check):
+    def pass_end(self, view: PassView) -> None:
+        if view.kind == SIZE_PASS:
+            view.report(order_violations(view, "size eviction"))
+
+
+INVARIANT = Invariant(
+    order=2,
+    id="CACHE-OLDEST-FIRST",
+    statement=(
+        "Size eviction frees the oldest entries first, globally across ledgers: when a size-eviction "
+        "step removes an entry, every entry that entered the queue before it and is still cached was "
+        "skipped for a reason the profile allows (pip430: positive expected read count and younger than "
+        "thresholdMax; pulsar-master: requeued by this step; segmented: none, a whole segment goes)."
+    ),
+    citation=(
+        "apache/pulsar pip/pip-430.md (PR #24444) 'Eviction Consideration'; PR #24623 (490ba0cca1) "
+        "RangeEntryCacheManagerImpl.doEvictToWatermarkWhenOverThreshold; PR #24363 (8ce67b97b3) motivation; "
+        "apache/bookkeeper 9590a97f67 bookie/storage/ldb/ReadCache.java (rotation)"
+    ),
+    profiles=(PIP430, MASTER, SEGMENTED),
+    check=_OldestFirst(),
+    needs={PIP430: frozenset({TIMES, COUNTS}), MASTER: frozenset({TIMES})},
+    events={"*": frozenset({"insert", "remove", "requeue", "pass_start", "pass_end"})},
+    soundness="size eviction walks the broker's one queue (or ring), never one ledger's",
+)

@@ -1,0 +1,46 @@
+"""CACHE-PROTECT-UNTIL-EXPIRED (pip430): no eviction removes a protected entry younger than thresholdMax."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import REMOVE, SIZE_PASS, TTL_PASS
+from ledgerspec.spec.cache.invariants._common import protected_unexpired
+from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, TIMES, Check, EventsView, Invariant, show
+
+
+class _ProtectUntilExpired(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        removes = (c.kind == REMOVE) & f.live
+        if not removes.any():
+            return
+        kinds, nows = view.pass_kinds(), view.pass_nows()
+        evicting = (kinds == SIZE_PASS) | (kinds == TTL_PASS)
+        ttl_max = view.config.ttl_max
+        bad = removes & evicting & protected_unexpired(f.count, f.ts, nows, ttl_max)
+        view.report(
+            np.flatnonzero(bad),
+            lambda i: (
+                f"{view.op(i)} removed {view.position(i)} with count {show(int(f.count[i]))} and timestamp "
+                f"{show(int(f.ts[i]))}, younger than thresholdMax (now {nows[i]} - {ttl_max})"
+            ),
+        )
+
+
+INVARIANT = Invariant(
+    order=3,
+    id="CACHE-PROTECT-UNTIL-EXPIRED",
+    statement=(
+        "No eviction (size or timestamp) removes an entry whose expected read count is positive before "
+        "it is older than thresholdMax (ts >= now - thresholdMax keeps it)."
+    ),
+    citation=(
+        "apache/pulsar pip/pip-430.md (PR #24444, cf3d7d17d9) 'Eviction Consideration' and the "
+        "evictLeastAccessedEntries predicate"
+    ),
+    profiles=(PIP430,),
+    check=_ProtectUntilExpired(),
+    needs={"*": frozenset({TIMES, COUNTS})},
+    events={"*": frozenset({"insert", "remove", "release", "replay_increment", "merge", "pass_start"})},
+    soundness="an entry's count is changed by its copies, all within the broker",
+)

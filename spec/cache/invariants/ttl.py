@@ -1,0 +1,80 @@
+"""CACHE-TTL: a timestamp pass removes exactly the expired entries."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._config import CacheConfig
+from ledgerspec.spec.cache._events import REMOVE, TTL_PASS
+from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
+from ledgerspec.spec.cache.invariants._declare import (
+    COUNTS,
+    MASTER,
+    PIP430,
+    TIMES,
+    Check,
+    EventsView,
+    Invariant,
+    PassView,
+    show,
+)
+
+
+def expired(profile: str, config: CacheConfig, counts: Ints, ts: Ints, now: int | Ints) -> Bools:
+    """pulsar-master: ts < now - ttl; pip430: ts < now - thresholdMax, or count <= 0 and ts < now - ttl."""
+    stamp = np.where(ts == NULL, now, ts)
+    if profile == PIP430:
+        unprotected = (counts == NULL) | (counts <= 0)
+        old: Bools = (stamp < now - config.ttl_max) | (unprotected & (stamp < now - config.ttl))
+        return old
+    young: Bools = stamp < now - config.ttl
+    return young
+
+
+class _Ttl(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        removes = (c.kind == REMOVE) & f.live & (view.pass_kinds() == TTL_PASS)
+        if not removes.any():
+            return
+        nows = view.pass_nows()
+        early = removes & ~expired(view.profile, view.config, f.count, f.ts, nows)
+        view.report(
+            np.flatnonzero(early),
+            lambda i: (
+                f"removed {view.position(i)} (timestamp {show(int(f.ts[i]))}, count {show(int(f.count[i]))}), "
+                f"which has not expired at {nows[i]}"
+            ),
+        )
+
+    def pass_end(self, view: PassView) -> None:
+        if view.kind != TTL_PASS:
+            return
+        table = view.table
+        left = np.flatnonzero(expired(view.profile, view.config, view.counts, table.ts, view.now))
+        left = left[np.lexsort((table.entry[left], table.ledger[left]))]
+        view.report(
+            f"left {(int(table.ledger[i]), int(table.entry[i]))} (timestamp {show(int(table.ts[i]))}, "
+            f"count {show(int(view.counts[i]))}), expired at {view.now}"
+            for i in left.tolist()
+        )
+
+
+INVARIANT = Invariant(
+    order=7,
+    id="CACHE-TTL",
+    statement=(
+        "A timestamp pass at `now` removes only expired entries and leaves none: pulsar-master: expired "
+        "means ts < now - ttl (strict), and every entry left has ts >= now - ttl (requeued entries carry "
+        "the pass's time); pip430: expired means count <= 0 and ts < now - ttl, or ts < now - "
+        "thresholdMax."
+    ),
+    citation=(
+        "apache/pulsar PR #24623 (490ba0cca1) RangeEntryCacheManagerImpl.doEvictByTimestamp (strict <); "
+        "pip/pip-430.md (PR #24444) two TTLs; PR #24363 (8ce67b97b3) 'Incorrect Timestamp-Based Eviction'"
+    ),
+    profiles=(PIP430, MASTER),
+    check=_Ttl(),
+    needs={PIP430: frozenset({TIMES, COUNTS}), MASTER: frozenset({TIMES})},
+    events={"*": frozenset({"insert", "remove", "requeue", "pass_start", "pass_end"})},
+    soundness="a TTL pass walks the broker's one queue",
+)
