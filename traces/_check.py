@@ -13,32 +13,14 @@ from typing import Any
 from ledgerspec.spec.cache import CATALOGUE, claimed
 from ledgerspec.traces._replay import Finding
 
-NOT_ON_TRACES = {"CACHE-MODEL": "needs the model's outcomes for each operation; a trace records effects"}
+NOT_ON_TRACES = {i.id: i.soundness for i in CATALOGUE if i.check is None}
+"""Invariants the replay does not check (their declaration says why)."""
 KEEP_PER_INVARIANT = 100
 """Violations kept (with context) per invariant; all are counted."""
 CONTEXT = 2
 """Events of the same broker shown before and after a violating event."""
 
-PARTITIONS: dict[str, tuple[str, str]] = {
-    "CACHE-FIFO": ("broker", "one removal queue per broker: queue order is a property of the broker's events"),
-    "CACHE-OLDEST-FIRST": ("broker", "size eviction is global to the broker's queue, never per ledger"),
-    "CACHE-PROTECT-UNTIL-EXPIRED": ("broker", "needs the entry's count, changed by copies across the broker"),
-    "CACHE-EVICTED-FINAL": ("broker", "handlers are shared by an entry and its copies, all within one broker"),
-    "CACHE-SIZE-ACCOUNTING": ("broker", "the reported size is the broker-wide sum of live entries"),
-    "CACHE-WATERMARK": ("broker", "trigger and watermark apply to the broker-wide size"),
-    "CACHE-TTL": ("broker", "a TTL pass walks the broker's one queue"),
-    "CACHE-NO-STALE-READ": ("broker", "a read is judged against the broker's cache content at that point"),
-    "CACHE-BOUNDED-PROTECTION": ("broker", "requeues go through the broker's queue"),
-    "CACHE-CURSOR-COUNT": (
-        "ledger",
-        "cursors of one managed ledger only count each other; checked in the broker replay",
-    ),
-    "CACHE-READ-COUNT": ("broker", "an entry's handler and its copies live in one broker"),
-    "CACHE-DUPLICATE-MERGE": ("broker", "whether a position is cached is a per-broker fact"),
-    "CACHE-DUPLICATE-REFUSED": ("broker", "whether a position is cached is a per-broker fact"),
-    "CACHE-INSERT-ACCEPTED": ("broker", "refusal for size depends on the broker-wide size"),
-    "CACHE-SEGMENT-RING": ("broker", "one ring of segments per broker"),
-}
+PARTITIONS: dict[str, tuple[str, str]] = {i.id: (i.partition, i.soundness) for i in CATALOGUE if i.check is not None}
 """The partition each invariant is checked on and why that is sound (also in FORMAT.md)."""
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+from ledgerspec.spec.cache import _events
 
 FORMAT = "ledgerspec-trace"
 VERSION = 1
@@ -39,45 +40,9 @@ COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
 INT_COLUMNS = tuple(f.name for f in SCHEMA if pa.types.is_int64(f.type))
 
 
-@dataclass(frozen=True)
-class Kind:
-    """An event kind: its code (used in the replay), the fields it needs and the reasons it allows."""
-
-    name: str
-    code: int
-    required: tuple[str, ...]
-    reasons: tuple[str, ...] = ()
-
-
-PASS_KINDS = ("size", "ttl", "invalidate", "clear")
-KINDS: dict[str, Kind] = {
-    k.name: k
-    for k in (
-        Kind("config", 0, ("reason", "value")),
-        Kind("insert", 1, ("ledger", "entry", "size", "timestamp")),
-        Kind("insert_refused", 2, ("ledger", "entry", "size")),
-        Kind("merge", 3, ("ledger", "entry", "count", "value")),
-        Kind("hit", 4, ("ledger", "entry", "copy")),
-        Kind("miss", 5, ("ledger", "entry")),
-        Kind("release", 6, ("copy",)),
-        Kind("replay_increment", 7, ("copy",)),
-        Kind("mark_evicted", 8, ("ledger", "entry")),
-        Kind("remove", 9, ("ledger", "entry", "size", "reason"), PASS_KINDS),
-        Kind("requeue", 10, ("ledger", "entry", "timestamp")),
-        Kind("stash", 11, ("ledger", "entry")),
-        Kind("pass_start", 12, ("reason", "size"), PASS_KINDS),
-        Kind("pass_end", 13, ("reason", "size"), PASS_KINDS),
-        Kind("size_sample", 14, ("size",)),
-        Kind("cursor_add", 15, ("ledger", "cursor", "entry")),
-        Kind("cursor_remove", 16, ("ledger", "cursor")),
-        Kind("cursor_seek", 17, ("ledger", "cursor", "entry")),
-        Kind("cursor_count", 18, ("ledger", "cursor", "result")),
-    )
-}
-"""Every event kind; FORMAT.md has the meaning of each and of its fields."""
-
-CONFIG_FIELDS = ("max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl")
-"""Fields a ``config`` event may change (``reason`` names the field, ``value`` holds the new value)."""
+KINDS, PASS_KINDS, CONFIG_FIELDS, Kind = _events.KINDS, _events.PASS_KINDS, _events.CONFIG_FIELDS, _events.Kind
+"""Every event kind (FORMAT.md has the meaning of each and of its fields), the kinds of pass, and the
+fields a ``config`` event may change: the spec's event vocabulary (``spec/cache/_events.py``)."""
 
 
 @dataclass(frozen=True)

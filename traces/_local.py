@@ -8,14 +8,12 @@ broker) in a second pass, over the brokers that have violations only.
 
 from __future__ import annotations
 
-import operator
 import os
 import re
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -29,14 +27,7 @@ from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, check_batch, open_trace
 from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
-from ledgerspec.traces._replay import (
-    BrokerReplay,
-    Columns,
-    Finding,
-    TraceStructureError,
-    cycle_collection_paused,
-    python_columns,
-)
+from ledgerspec.traces._replay import BrokerReplay, Chunk, Finding, TraceStructureError, chunk_of
 from ledgerspec.traces._rows import CODES, describe_problem
 
 PARALLEL_FROM = 500_000
@@ -166,13 +157,12 @@ def _check_part(
     part = _Part()
     replays = Replays(trace)
     try:
-        with cycle_collection_paused():
-            for first_row, batch, checked in _read_share(trace, index, workers, groups):
-                if budget is not None and time.perf_counter() - started > budget:
-                    part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
-                    break
-                part.events += batch.num_rows if checked else 0
-                replays.feed(split_by_broker(batch, first_row, index, workers, owners))
+        for first_row, batch, checked in _read_share(trace, index, workers, groups):
+            if budget is not None and time.perf_counter() - started > budget:
+                part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
+                break
+            part.events += batch.num_rows if checked else 0
+            replays.feed(split_by_broker(batch, first_row, index, workers, owners))
     except TraceInputError as error:
         part.error = (_row_of(str(error)), str(error))
     except TraceStructureError as error:
@@ -201,17 +191,17 @@ class Replays:
         self.by_broker: dict[str, BrokerReplay] = {}
         self.last_seq: dict[str, int] = {}
 
-    def feed(self, parts: Iterable[tuple[str, Sequence[int], Columns, int, int]]) -> None:
+    def feed(self, parts: Iterable[tuple[str, Chunk]]) -> None:
         """Check the seq order of each broker's slice of a batch and replay it (:func:`split_by_broker`)."""
         trace = self.trace
-        for broker, rows, columns, start, stop in parts:
+        for broker, chunk in parts:
             replay = self.by_broker.get(broker)
             if replay is None:
                 replay = self.by_broker[broker] = BrokerReplay(
                     broker, trace.header.profile, trace.config, self.invariants, keep=KEEP_PER_INVARIANT
                 )
-            check_seq(columns["seq"][start:stop], rows[start:stop], broker, self.last_seq, str(trace.path))
-            replay.feed(columns, rows, start, stop)
+            check_seq(chunk.seq, chunk.row, broker, self.last_seq, str(trace.path))
+            replay.feed(chunk)
 
 
 def _row_of(message: str) -> int:
@@ -221,20 +211,18 @@ def _row_of(message: str) -> int:
 
 def split_by_broker(
     batch: pa.RecordBatch, first_row: int, index: int = 0, workers: int = 1, owners: dict[str, int] | None = None
-) -> Iterator[tuple[str, Sequence[int], Columns, int, int]]:
-    """(broker, row numbers, Python columns, start, stop) per broker, brokers in name order.
+) -> Iterator[tuple[str, Chunk]]:
+    """(broker, its events as a chunk) per broker of the batch, brokers in name order, rows in file order.
 
-    The row numbers and columns are those of the batch's owned rows, grouped by broker: the broker's
-    rows are ``start:stop`` of them, in file order. Only the brokers of process ``index`` of
-    ``workers`` (:func:`_owned`). Row numbers count from ``first_row``. One stable sort of the rows
-    by the broker's rank among the batch's names (an int, from a dictionary encoding), one ``take``
-    of the owned rows, one conversion, no copies per broker.
+    Only the brokers of process ``index`` of ``workers`` (:func:`_owned`). Row numbers count from
+    ``first_row``. One stable sort of the rows by the broker's rank among the batch's names (an int,
+    from a dictionary encoding), one ``take`` of the owned rows, one conversion, and a view per broker.
     """
     encoded = pc.dictionary_encode(batch.column("broker"))
     names = encoded.dictionary.to_pylist()
     if len(names) == 1 and not encoded.indices.null_count:  # one broker (a Parquet row group per broker)
         if _owned(names[0], index, workers, owners):
-            yield names[0], range(first_row, first_row + batch.num_rows), python_columns(batch), 0, batch.num_rows
+            yield names[0], chunk_of(batch, np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))
         return
     # Rows with a null broker (only in a batch another process checks, and reports) get code
     # len(names), owned by nobody.
@@ -254,29 +242,30 @@ def split_by_broker(
         order = selected[np.argsort(rows_rank[selected], kind="stable")]
     else:
         order = np.argsort(rows_rank, kind="stable")
-    taken = batch.take(pa.array(order))
-    rows = (order + first_row).tolist()
-    columns = python_columns(taken)
+    chunk = chunk_of(batch.take(pa.array(order)), order.astype(np.int64) + first_row)
     ends = np.cumsum(np.bincount(rows_rank[order], minlength=len(names) + 1)[rank[owned]]).tolist()
     start = 0
     for i, end in zip(owned, ends, strict=True):
-        yield names[i], rows, columns, start, end
+        yield names[i], chunk.part(start, end)
         start = end
 
 
-def check_seq(seqs: list[int], rows: Sequence[int], broker: str, last_seq: dict[str, int], where: str) -> None:
+def check_seq(seqs: np.ndarray, rows: np.ndarray, broker: str, last_seq: dict[str, int], where: str) -> None:
     """Seq strictly increases per broker, in file order."""
-    previous = last_seq.get(broker)
-    if seqs and (previous is None or seqs[0] > previous) and all(map(operator.lt, seqs, islice(seqs, 1, None))):
-        last_seq[broker] = seqs[-1]  # in order (checked at C speed); otherwise find the first bad row
+    if not len(seqs):
         return
-    for seq, row in zip(seqs, rows, strict=True):
-        if previous is not None and seq <= previous:
-            values = {"row": row, "seq": seq, "prev": previous, "broker": broker}
-            raise TraceInputError(f"{where}: {describe_problem(CODES['seq',], values)}")
-        previous = seq
-    if previous is not None:
-        last_seq[broker] = previous
+    previous = last_seq.get(broker)
+    down = np.flatnonzero(seqs[1:] <= seqs[:-1]) + 1
+    if previous is not None and seqs[0] <= previous:
+        first, before = 0, previous
+    elif len(down):
+        first = int(down[0])
+        before = int(seqs[first - 1])
+    else:
+        last_seq[broker] = int(seqs[-1])
+        return
+    values = {"row": int(rows[first]), "seq": int(seqs[first]), "prev": before, "broker": broker}
+    raise TraceInputError(f"{where}: {describe_problem(CODES['seq',], values)}")
 
 
 def attach_context(trace: TraceFile, findings: list[Finding]) -> list[TraceViolation]:

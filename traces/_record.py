@@ -1,11 +1,10 @@
 """The recorder: wrap any adapter and write the trace of what it did.
 
 A candidate cache behind an adapter shows only results and observations, so the recorder derives
-the events from them: each operation's result, and the difference between the observations before
-and after it (entries that appeared, left, changed timestamp or count; copies). Removals and
-requeues of one operation are written in the order the entries entered the queue. This is the
-outside view (the stash and markEvicted are not visible), which is all the trace checkers need; the
-generator's instrumented reference writes the inside view.
+the events from them with the spec's derivation (``spec/cache/_derive.py``), the one the conformance
+monitor checks: what ``traces record`` writes is what ``conform`` judges, step for step. This is the
+outside view (no stash, no mark before removal, requeues of one pass unordered), which is all the
+trace checkers need; the generator's instrumented reference writes the inside view.
 """
 
 from __future__ import annotations
@@ -13,36 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.conformance.adapters import CacheAdapter
-from ledgerspec.spec.cache import (
-    EVICTED,
-    OPERATIONS,
-    CacheConfig,
-    Clear,
-    Configure,
-    CursorAdd,
-    CursorCount,
-    CursorRemove,
-    CursorSeek,
-    EvictSize,
-    EvictTimestamp,
-    Get,
-    GetRange,
-    Insert,
-    InvalidateBefore,
-    InvalidateLedger,
-    Observation,
-    Op,
-    Release,
-    ReplayIncrement,
-)
-
-PASSES: dict[type[Op], str] = {
-    EvictSize: "size",
-    EvictTimestamp: "ttl",
-    InvalidateBefore: "invalidate",
-    InvalidateLedger: "invalidate",
-    Clear: "clear",
-}
+from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op
+from ledgerspec.spec.cache._derive import Derivation
 
 
 class RecordingAdapter:
@@ -53,19 +24,13 @@ class RecordingAdapter:
         self.info = inner.info
         self.listener = listener
         self.before: Observation | None = None
-        self.entered: dict[tuple[int, int], int] = {}
-        self.incarnation: dict[tuple[int, int], int] = {}
-        self.origins: dict[int, tuple[tuple[int, int], int]] = {}
-        """Open copy -> (position, incarnation) it was dispatched from."""
-        self.serial = 0
+        self.derivation = Derivation()
 
     def start(self, config: CacheConfig) -> None:
         """A fresh cache; nothing is recorded until the first operation."""
         self.inner.start(config)
         self.before = self.inner.observe()
-        self.entered.clear()
-        self.incarnation.clear()
-        self.origins.clear()
+        self.derivation = Derivation()
 
     def stop(self) -> None:
         """Stop the wrapped adapter."""
@@ -80,162 +45,11 @@ class RecordingAdapter:
         before = self.before if self.before is not None else self.inner.observe()
         result = self.inner.apply(op)
         after = self.inner.observe()
-        self._record(op, result, before, after)
+        for event in self.derivation.step(op, result, before, after):
+            fields = {name: value for name, value in event.items() if name not in ("kind", "time")}
+            self.listener(event["kind"], event["time"], fields)
         self.before = after
         return result
-
-    # --- deriving events ------------------------------------------------------------------------------
-
-    def _emit(self, kind: str, now: int, **fields: Any) -> None:
-        self.listener(kind, now, fields)
-
-    def _enter(self, position: tuple[int, int]) -> None:
-        self.serial += 1
-        self.entered[position] = self.serial
-
-    def _record(self, op: Op, result: Any, before: Observation, after: Observation) -> None:
-        now = op.now
-        old, new = before.by_position(), after.by_position()
-        if isinstance(op, Configure):
-            for name, value in op.changes().items():
-                self._emit("config", now, reason=name, value=float(value))
-        elif isinstance(op, Insert):
-            self._insert(op, result, old, new, before, after)
-        elif isinstance(op, Get | GetRange):
-            positions = (
-                [(op.ledger, op.entry)]
-                if isinstance(op, Get)
-                else [(op.ledger, e) for e in range(op.first, op.last + 1)]
-            )
-            copies = [result] if isinstance(op, Get) else list(result)
-            counts = after.copy_counts()
-            for (ledger, entry), copy in zip(positions, copies, strict=True):
-                if copy is None:
-                    self._emit("miss", now, ledger=ledger, entry=entry)
-                else:
-                    self._emit("hit", now, ledger=ledger, entry=entry, copy=copy, count=counts.get(copy))
-                    self.origins[copy] = ((ledger, entry), self.incarnation.get((ledger, entry), 0))
-        elif isinstance(op, Release):
-            self._emit("release", now, copy=op.copy, count=self._shared_count(op.copy, before, after))
-        elif isinstance(op, ReplayIncrement):
-            flag = None if result is None else int(bool(result))
-            self._emit("replay_increment", now, copy=op.copy, count=after.copy_counts().get(op.copy), result=flag)
-        elif type(op) in PASSES:
-            self._pass(op, before, after)
-        elif isinstance(op, CursorAdd | CursorSeek):
-            self._emit(op.kind, now, ledger=op.ledger, cursor=op.cursor, entry=op.entry)
-        elif isinstance(op, CursorRemove):
-            self._emit("cursor_remove", now, ledger=op.ledger, cursor=op.cursor)
-        elif isinstance(op, CursorCount):
-            self._emit("cursor_count", now, ledger=op.ledger, cursor=op.cursor, result=result)
-        if type(op) not in PASSES:
-            self._emit("size_sample", now, size=after.size)
-
-    def _insert(
-        self, op: Insert, result: Any, old: dict[Any, Any], new: dict[Any, Any], before: Observation, after: Observation
-    ) -> None:
-        position = (op.ledger, op.entry)
-        gone = [p for p in old if p not in new]
-        if gone and result is True and position in old:
-            gone.append(position)  # overwritten in a rotating insert: it leaves and comes back newest
-        if gone:  # a ring rotates inside an insert
-            self._emit("pass_start", op.now, reason="size", size=before.size)
-            self._removals(gone, old, after, "size", op.now)
-            self._emit("pass_end", op.now, reason="size", size=after.size)
-        if result is True:
-            entry = new.get(position)
-            count = entry.count if entry is not None else op.expected_reads
-            stamp = entry.timestamp if entry is not None and entry.timestamp is not None else op.now
-            self._emit("insert", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=count, timestamp=stamp)
-            self._enter(position)
-            self.incarnation[position] = self.incarnation.get(position, 0) + 1
-        elif position in old and position in new and new[position].count != old[position].count:
-            self._emit(
-                "merge",
-                op.now,
-                ledger=op.ledger,
-                entry=op.entry,
-                count=new[position].count,
-                value=float(op.expected_reads),
-            )
-        else:
-            self._emit(
-                "insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=op.expected_reads
-            )
-
-    def _pass(self, op: Op, before: Observation, after: Observation) -> None:
-        kind = PASSES[type(op)]
-        old, new = before.by_position(), after.by_position()
-        ledger = getattr(op, "ledger", None)
-        entry = op.entry if isinstance(op, InvalidateBefore) else None
-        value = None
-        self._emit("pass_start", op.now, reason=kind, size=before.size, ledger=ledger, entry=entry, value=value)
-        gone = [p for p in old if p not in new]
-        requeued = [p for p in old if p in new and new[p].timestamp != old[p].timestamp]
-        self._removals(gone, old, after, kind, op.now, before=before)
-        for position in sorted(requeued, key=lambda p: self.entered.get(p, 0)):
-            self._emit(
-                "requeue",
-                op.now,
-                ledger=position[0],
-                entry=position[1],
-                timestamp=new[position].timestamp,
-                count=new[position].count,
-            )
-            self._enter(position)
-        self._emit("pass_end", op.now, reason=kind, size=after.size)
-
-    def _removals(
-        self,
-        gone: list[Any],
-        old: dict[Any, Any],
-        after: Observation,
-        reason: str,
-        now: int,
-        before: Observation | None = None,
-    ) -> None:
-        for position in sorted(gone, key=lambda p: self.entered.get(p, 0)):
-            cached = old[position]
-            count = self._handler_count_after(position, before, after)
-            if count == EVICTED:
-                self._emit("mark_evicted", now, ledger=position[0], entry=position[1])
-            self._emit(
-                "remove",
-                now,
-                ledger=position[0],
-                entry=position[1],
-                size=cached.size,
-                timestamp=cached.timestamp,
-                count=count,
-                reason=reason,
-            )
-            self.entered.pop(position, None)
-
-    def _handler_count_after(self, position: Any, before: Observation | None, after: Observation) -> int | None:
-        """The count a removed entry's handler keeps, seen through an open copy of it (else unknown)."""
-        if before is None:
-            return None
-        origin = (position, self.incarnation.get(position, 0))
-        counts = after.copy_counts()
-        for copy, where in self.origins.items():
-            if where == origin and copy in counts:
-                return counts[copy]
-        return None
-
-    def _shared_count(self, copy: int, before: Observation, after: Observation) -> int | None:
-        """After a release, the handler is visible through the entry or another copy of it, if any."""
-        origin = self.origins.pop(copy, None)
-        if origin is None:
-            return None
-        position, incarnation = origin
-        entry = after.by_position().get(position)
-        if entry is not None and position in before.by_position() and self.incarnation.get(position) == incarnation:
-            return entry.count
-        counts = after.copy_counts()
-        for other, where in self.origins.items():
-            if where == origin and other in counts:
-                return counts[other]
-        return None
 
 
 class AdapterCache:

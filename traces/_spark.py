@@ -59,13 +59,7 @@ from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._format import COLUMNS, SCHEMA
 from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, placement
-from ledgerspec.traces._replay import (
-    BrokerReplay,
-    Finding,
-    TraceStructureError,
-    cycle_collection_paused,
-    python_columns,
-)
+from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, chunk_of
 from ledgerspec.traces._rows import CODES, describe_problem, row_problem, row_values, suspect_rows
 
 if TYPE_CHECKING:
@@ -221,17 +215,16 @@ class PartitionReplay:
     def _replay(self, rows: pa.RecordBatch) -> None:
         assert self.replay is not None, "a null broker is always a bad row"
         clock = time.perf_counter_ns()
-        columns = python_columns(rows)
-        numbers = rows.column("row").to_numpy().tolist()
+        chunk = chunk_of(rows)
         converted = time.perf_counter_ns()
         self.timings["convert"] += converted - clock
         try:
-            self.replay.feed(columns, numbers)
+            self.replay.feed(chunk)
         except TraceStructureError as error:
             self._stop("structure", error.row, str(error), error.seq)
         except Exception as error:  # noqa: BLE001 - reported as a row, never as a worker traceback
-            self._stop("internal", numbers[0], f"{type(error).__name__}: {error}")
-        self.events += len(numbers)
+            self._stop("internal", int(chunk.row[0]), f"{type(error).__name__}: {error}")
+        self.events += len(chunk)
         self.timings["replay"] += time.perf_counter_ns() - converted
 
     def close(self) -> None:
@@ -248,14 +241,11 @@ def replay_function(profile: str, config: CacheConfig, invariants: set[str], kee
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         started = time.perf_counter_ns()
         partition = PartitionReplay(profile, config, invariants, keep)
-        # Paused across the yields too: PySpark's worker closes this iterator in a ``finally``, which
-        # turns the collector back on even when a task stops early.
-        with cycle_collection_paused():
-            for batch in batches:
-                partition.feed(batch)
-                out = partition.take()
-                if out is not None:
-                    yield out
+        for batch in batches:
+            partition.feed(batch)
+            out = partition.take()
+            if out is not None:
+                yield out
         partition.timings["partition"] = time.perf_counter_ns() - started
         partition.close()
         out = partition.take()

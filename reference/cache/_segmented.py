@@ -55,6 +55,8 @@ class SegmentedCache(ReferenceCache[None]):
         """Position -> index of the newest segment whose index holds it."""
         self._non_empty = 0
         """Number of segments whose index is not empty."""
+        self._inserting: Position = (0, 0)
+        """The position whose insert rotates the ring (its events name it)."""
 
     @property
     def segment_count(self) -> int:
@@ -122,6 +124,7 @@ class SegmentedCache(ReferenceCache[None]):
             offset = self._offset
             self._offset += size
             if offset + size > self._segment_size:
+                self._inserting = (ledger, entry)
                 self._rotate(aligned, before)
                 offset = 0
         index = self._segments[self._current]
@@ -138,11 +141,12 @@ class SegmentedCache(ReferenceCache[None]):
         """Move to the next segment and clear its index: every entry in it is evicted at once.
 
         A listener sees a size pass bracketing the removals, starting at ``before``, the size before
-        this insert (the reservations in between are transient).
+        this insert (the reservations in between are transient), naming the position being inserted.
         """
         listening = self._listener is not None
         if listening:
-            self._emit("pass_start", reason="size", size=before)
+            ledger, entry = self._inserting
+            self._emit("pass_start", reason="size", size=before, ledger=ledger, entry=entry)
         self._current = (self._current + 1) % self._segment_count
         self._offset = aligned
         index = self._segments[self._current]

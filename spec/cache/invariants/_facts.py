@@ -148,36 +148,55 @@ class Facts:
 
 
 def pass_context(c: Chunk, carried: Carried, ranks: Ints) -> tuple[Ints, list[OpenPass], OpenPass | None]:
-    """Which pass each event is in; raises :class:`StructureError` for nested or unmatched passes."""
+    """Which pass each event is in; raises :class:`StructureError` at the first badly bracketed event.
+
+    Nested or unmatched passes, and a removal outside a pass or in a pass of another kind.
+    """
     n = len(c)
     where = np.full(n, -1, np.int64)
     passes: list[OpenPass] = []
     current = carried.open_pass
     if current is not None:
         passes.append(current)
-    start = 0
+    start, problem = 0, None
     for i in np.flatnonzero((c.kind == PASS_START) | (c.kind == PASS_END)).tolist():
         reason = int(c.reason[i])
         name = PASS_KINDS[reason] if 0 <= reason < len(PASS_KINDS) else "?"
         if c.kind[i] == PASS_START:
             if current is not None:
-                raise StructureError(i, f"a {name} pass starts inside another pass")
-            if reason == INVALIDATE_PASS and c.ledger[i] == NULL:
-                raise StructureError(i, "an invalidate pass needs the ledger")
-            where[start:i] = -1
-            current = OpenPass(
-                reason, int(c.time[i]), int(ranks[i]), int(c.size[i]), 0, int(c.ledger[i]), int(c.entry[i])
-            )
-            passes.append(current)
-            start = i
+                problem = StructureError(i, f"a {name} pass starts inside another pass")
+            elif reason == INVALIDATE_PASS and c.ledger[i] == NULL:
+                problem = StructureError(i, "an invalidate pass needs the ledger")
+            else:
+                where[start:i] = -1
+                current = OpenPass(
+                    reason, int(c.time[i]), int(ranks[i]), int(c.size[i]), 0, int(c.ledger[i]), int(c.entry[i])
+                )
+                passes.append(current)
+                start = i
+        elif current is None or current.kind != reason:
+            problem = StructureError(i, f"a {name} pass ends, but none of that kind is open")
         else:
-            if current is None or current.kind != reason:
-                raise StructureError(i, f"a {name} pass ends, but none of that kind is open")
             where[start : i + 1] = len(passes) - 1
             current = None
             start = i + 1
+        if problem is not None:
+            where[start:i] = len(passes) - 1 if current is not None else -1
+            _check_removals(c, where[:i], passes)
+            raise problem
     where[start:] = len(passes) - 1 if current is not None else -1
+    _check_removals(c, where, passes)
     return where, passes, current
+
+
+def _check_removals(c: Chunk, where: Ints, passes: list[OpenPass]) -> None:
+    """A removal must be inside a pass of its reason (events ``0:len(where)``)."""
+    kinds = np.array([p.kind for p in passes] + [-1], np.int64)[where]
+    removes = c.kind[: len(where)] == REMOVE
+    for i in np.flatnonzero(removes & ((where < 0) | (kinds != c.reason[: len(where)]))).tolist()[:1]:
+        name = PASS_KINDS[c.reason[i]]
+        where_text = "outside a pass" if kinds[i] < 0 else f"inside a {PASS_KINDS[kinds[i]]} pass"
+        raise StructureError(i, f"remove with reason {name!r} {where_text}")
 
 
 def compute(c: Chunk, keys: Ints, carried: Carried, flavour: Flavour) -> Facts:
@@ -209,11 +228,6 @@ def compute(c: Chunk, keys: Ints, carried: Carried, flavour: Flavour) -> Facts:
         open_after=open_after,
         base=carried.base,
     )
-    for i in np.flatnonzero((c.kind == REMOVE) & ((pass_index < 0) | (pass_kind != c.reason))).tolist()[:1]:
-        name = PASS_KINDS[c.reason[i]]
-        open_kind = pass_kind[i]
-        where = "outside a pass" if open_kind < 0 else f"inside a {PASS_KINDS[open_kind]} pass"
-        raise StructureError(i, f"remove with reason {name!r} {where}")
     _key_facts(c, facts, carried, flavour, ranks, np.where(pass_rank >= 0, pass_rank, ranks))
     _copy_facts(c, facts, carried)
     _count_facts(c, facts, carried, flavour, pass_kind)
@@ -312,7 +326,9 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
     ranks = carried.base + np.arange(len(c), dtype=np.int64)
     created, initial = new_handler(c, flavour, ranks)
     kind = c.kind
-    on_entry = np.isin(kind, (REFUSED, MERGE, HIT, REMOVE, MARK_EVICTED, REQUEUE)) & facts.live & (facts.handler >= 0)
+    on_entry = (
+        np.isin(kind, (REFUSED, MERGE, HIT, REMOVE, MARK_EVICTED, REQUEUE, STASH)) & facts.live & (facts.handler >= 0)
+    )
     on_copy = np.isin(kind, (RELEASE, REPLAY)) & facts.copy_open & (facts.copy_handler >= 0)
     creates = (kind == INSERT) & (created >= 0)
     touched = np.where(creates, created, np.where(on_entry, facts.handler, np.where(on_copy, facts.copy_handler, -1)))
