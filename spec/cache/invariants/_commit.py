@@ -1,50 +1,62 @@
-"""Carry a segment's effects forward: the shadow after its last event becomes the carried state.
+"""The shadow after some events of a segment: what is carried to the next segment, or shown at a pass end.
 
-Each position, copy and handler the segment touched takes the state after its last event there
+Each position, copy and handler the events touched takes the state after its last event there
 (``_facts.py`` gives the state before each event, and the event's own effect follows the same rules);
-what the segment did not touch is kept. Closed copies, uncached entries and handlers no entry or open
-copy shares are dropped. Passes collect what they removed and requeued, for their end.
+what they did not touch is kept. Closed copies, uncached entries and handlers no entry or open copy
+shares are dropped. :func:`commit` carries a whole segment on; :func:`state_after` gives the cache
+right after one of its events (a pass's end), without changing what is carried.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import HIT, INSERT, REMOVE, REQUEUE
-from ledgerspec.spec.cache.invariants._chunk import Chunk
-from ledgerspec.spec.cache.invariants._facts import COPY_KINDS, KEYED, Carried, Facts, Flavour, new_handler
-from ledgerspec.spec.cache.invariants._groups import by_group
-from ledgerspec.spec.cache.invariants._state import Handlers, LiveTable, find
+from ledgerspec.spec.cache._events import HIT, INSERT, REMOVE, REPLAY, REQUEUE
+from ledgerspec.spec.cache.invariants._chunk import Chunk, Ints
+from ledgerspec.spec.cache.invariants._facts import Carried, Facts, Flavour, new_handler
+from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable, find
 
 
-def commit(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour) -> None:
-    """Update ``carried`` in place to the state after the segment ``c``."""
+def commit(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, inexact: Ints) -> None:
+    """Update ``carried`` in place to the state after the segment ``c``.
+
+    ``inexact``: keys whose requeue count is a lower bound from now on (``_engine.py``).
+    """
     n = len(c)
-    ranks = carried.base + np.arange(n, dtype=np.int64)
-    _collect_passes(c, facts)
-    _commit_entries(c, facts, carried, flavour, ranks)
-    _commit_copies(c, facts, carried)
-    _commit_handlers(c, facts, carried)
+    table = entries_after(c, facts, carried, flavour, n)
+    if len(inexact):
+        lower, _ = find(np.unique(inexact), table.key)
+        table.exact[lower] = False
+    carried.copies = copies_after(c, facts, carried, n)
+    carried.handlers = handlers_after(c, facts, carried, n, table, carried.copies)
+    carried.table = table
     carried.total = facts.total_after
     carried.base += n
     carried.open_pass = facts.open_after
 
 
-def _collect_passes(c: Chunk, facts: Facts) -> None:
+def handlers_at(c: Chunk, facts: Facts, carried: Carried, index: int, table: LiveTable) -> Handlers:
+    """The live handlers right after event ``index`` of the segment (``table``: the entries then)."""
+    copies = copies_after(c, facts, carried, index + 1)
+    return handlers_after(c, facts, carried, index + 1, table, copies)
+
+
+def collect_passes(c: Chunk, facts: Facts) -> None:
+    """Each pass keeps what it removed and requeued, as it was before, for its end."""
     removed = (c.kind == REMOVE) & facts.live
     requeued = (c.kind == REQUEUE) & facts.live
     for index, open_pass in enumerate(facts.passes):
         mine = facts.pass_index == index
         at = np.flatnonzero(removed & mine)
         if len(at):
-            open_pass.removed.append(_rows(c, facts, at))
+            open_pass.removed.append(rows_before(c, facts, at))
             open_pass.counts.append(facts.count[at])
         again = np.flatnonzero(requeued & mine)
         if len(again):
-            open_pass.requeued.append(_rows(c, facts, again))
+            open_pass.requeued.append(rows_before(c, facts, again))
             open_pass.requeued_counts.append(facts.count[again])
 
 
-def _rows(c: Chunk, facts: Facts, at: np.ndarray) -> LiveTable:
+def rows_before(c: Chunk, facts: Facts, at: Ints) -> LiveTable:
     """The entries of the events ``at`` as they were just before them."""
     return LiveTable(
         key=facts.key[at],
@@ -60,61 +72,75 @@ def _rows(c: Chunk, facts: Facts, at: np.ndarray) -> LiveTable:
     )
 
 
-def _commit_entries(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, ranks: np.ndarray) -> None:
-    at = np.flatnonzero(np.isin(c.kind, KEYED))
-    if not len(at):
-        return
-    order, _, end = by_group(facts.key[at])
-    last = at[order][end]
+def entries_after(
+    c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, limit: int, ledger: int | None = None
+) -> LiveTable:
+    """The cached entries after the first ``limit`` events of the segment (only ``ledger``'s, if given)."""
+    last = facts.keyed.last_before(limit, facts.key)
+    table = carried.table if ledger is None else carried.table.take(carried.table.ledger == ledger)
+    if ledger is not None:
+        last = last[c.ledger[last] == ledger]
+    if not len(last):
+        return table
     kind, live = c.kind[last], facts.live[last]
     inserted = kind == INSERT
     requeued = (kind == REQUEUE) & live
     stamped = inserted | requeued
     live_after = np.where(inserted, True, np.where(kind == REMOVE, False, live))
-    handlers, _ = new_handler(c, flavour, ranks)
-    rank_of_requeue = np.array([p.rank for p in facts.passes] + [0], np.int64)[facts.pass_index[last]]
-    rank_of_requeue = np.where(facts.pass_index[last] >= 0, rank_of_requeue, ranks[last])
+    ranks = carried.base + last
+    handlers, _ = new_handler(c, flavour, carried.base + np.arange(len(c), dtype=np.int64))
+    pass_ranks = np.array([p.rank for p in facts.passes] + [0], np.int64)[facts.pass_index[last]]
+    requeue_rank = np.where(facts.pass_index[last] >= 0, pass_ranks, ranks)
     rows = LiveTable(
         key=facts.key[last],
         ledger=c.ledger[last],
         entry=c.entry[last],
         size=np.where(inserted, c.size[last], facts.size[last]),
         ts=np.where(stamped, c.timestamp[last], facts.ts[last]),
-        enter=np.where(inserted, ranks[last], np.where(requeued, rank_of_requeue, facts.enter[last])),
+        enter=np.where(inserted, ranks, np.where(requeued, requeue_rank, facts.enter[last])),
         handler=np.where(inserted, handlers[last], facts.handler[last]),
         requeues=np.where(inserted, 0, facts.requeues[last] + requeued),
         exact=np.where(inserted, True, facts.exact[last]),
         accessed=np.where(stamped, False, facts.accessed[last] | ((kind == HIT) & live)),
     ).take(live_after)
-    carried.table = carried.table.updated(facts.key[last], rows)
+    return table.updated(facts.key[last], rows)
 
 
-def _commit_copies(c: Chunk, facts: Facts, carried: Carried) -> None:
-    at = np.flatnonzero(np.isin(c.kind, COPY_KINDS[:2]))  # hits open copies, releases close them
-    if not len(at):
-        return
-    order, _, end = by_group(c.copy[at])
-    last = at[order][end]
+def copies_after(c: Chunk, facts: Facts, carried: Carried, limit: int) -> Copies:
+    """The open copies after the first ``limit`` events: hits open them, releases close them."""
+    events = facts.copied.events
+    events = events[(events < limit) & (c.kind[events] != REPLAY)]  # hits open copies, releases close them
+    if not len(events):
+        return carried.copies
+    groups = c.copy[events]
+    ends = np.ones(len(events), np.bool_)
+    ends[:-1] = groups[1:] != groups[:-1]
+    last = events[ends]
     opened = c.kind[last] == HIT
-    carried.copies = carried.copies.updated(c.copy[last], c.copy[last][opened], facts.copy_handler[last][opened])
+    return carried.copies.updated(c.copy[last], c.copy[last][opened], facts.copy_handler[last][opened])
 
 
-def _commit_handlers(c: Chunk, facts: Facts, carried: Carried) -> None:
-    at = np.flatnonzero(facts.touched >= 0)
-    referenced = np.concatenate((carried.table.handler, carried.copies.handler))
-    if not len(at):
-        carried.handlers = carried.handlers.updated(Handlers.empty(), referenced)
-        return
-    order, start, end = by_group(facts.touched[at])
-    ev = at[order]
-    last, first = ev[end], ev[start[end]]
+def handlers_after(c: Chunk, facts: Facts, carried: Carried, limit: int, table: LiveTable, copies: Copies) -> Handlers:
+    """The handlers ``table``'s entries and the open ``copies`` share, after the first ``limit`` events."""
+    referenced = np.concatenate((table.handler, copies.handler))
+    events = facts.handled.events
+    kept = events < limit
+    if not kept.any():
+        return carried.handlers.updated(Handlers.empty(), referenced)
+    firsts = events[facts.handled.start]  # the first event of each one's group
+    events, firsts = events[kept], firsts[kept]
+    groups = facts.touched[events]
+    ends = np.ones(len(events), np.bool_)
+    ends[:-1] = groups[1:] != groups[:-1]
+    last, first = events[ends], firsts[ends]
     hid = facts.touched[last]
     found, row = find(carried.handlers.hid, hid)
-    known = len(carried.handlers.hid) > 0
-    ledger = np.where(found, carried.handlers.ledger[row], c.ledger[first]) if known else c.ledger[first]
-    entry = np.where(found, carried.handlers.entry[row], c.entry[first]) if known else c.entry[first]
-    rows = Handlers(hid, facts.after[last], ledger, entry)
-    carried.handlers = carried.handlers.updated(rows, referenced)
+    if len(carried.handlers.hid):
+        ledger = np.where(found, carried.handlers.ledger[row], c.ledger[first])
+        entry = np.where(found, carried.handlers.entry[row], c.entry[first])
+    else:
+        ledger, entry = c.ledger[first], c.entry[first]
+    return carried.handlers.updated(Handlers(hid, facts.after[last], ledger, entry), referenced)
 
 
-__all__ = ["commit"]
+__all__ = ["collect_passes", "commit", "copies_after", "entries_after", "handlers_after", "handlers_at", "rows_before"]

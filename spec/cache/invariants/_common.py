@@ -27,6 +27,8 @@ def order_violations(view: PassView, what: str) -> list[str]:
         return []
     newest = int(np.argmax(removed.enter))
     limit = int(removed.enter[newest])
+    if (view.head_enter is None or view.head_enter >= limit) and (not len(view.requeued) or view.profile == MASTER):
+        return []  # nothing left entered before it, and what the pass requeued is exempt or absent
     table = view.table
     enter, ts, counts = table.enter.copy(), table.ts.copy(), view.counts.copy()
     if len(view.requeued):  # compare entries requeued by this pass as they were before it

@@ -231,7 +231,11 @@ class EventsView:
 
 @dataclass
 class PassView:
-    """A finished pass and the cache after it."""
+    """A finished pass: what it removed and requeued, the queue's head after it, and the cache after it.
+
+    :attr:`table` and :attr:`counts` rebuild the cache at the pass's end when first read; a check asks
+    the cheap questions first (:attr:`head_enter`, :attr:`oldest_ts`) and reads them only when needed.
+    """
 
     profile: str
     config: CacheConfig
@@ -252,13 +256,35 @@ class PassView:
     """The entries it requeued, as they were before (an entry requeued twice shows twice)."""
     requeued_counts: Ints
     """Their handlers' counts before."""
-    table: LiveTable
-    """The cached entries after it, sorted by key."""
-    counts: Ints
-    """Handler counts of :attr:`table`'s entries (NULL: no handler)."""
+    head_enter: int | None
+    """The queue rank of the entry at the head after the pass (None: nothing cached)."""
+    oldest_ts: int | None
+    """The oldest timestamp cached after the pass (None: nothing cached, or not known without :attr:`table`)."""
+    load_entries: Callable[[int | None], LiveTable]
+    load_counts: Callable[[LiveTable], Ints]
     label: str
     sink: Callable[[str, str], None]
     invariant: str = ""
+    _table: LiveTable | None = None
+    _counts: Ints | None = None
+
+    @property
+    def table(self) -> LiveTable:
+        """The cached entries after the pass, sorted by key."""
+        if self._table is None:
+            self._table = self.load_entries(None)
+        return self._table
+
+    @property
+    def counts(self) -> Ints:
+        """Handler counts of :attr:`table`'s entries (NULL: no handler)."""
+        if self._counts is None:
+            self._counts = self.load_counts(self.table)
+        return self._counts
+
+    def cached_in(self, ledger: int) -> LiveTable:
+        """The entries of one ledger cached after the pass (cheaper than :attr:`table`)."""
+        return self.table.take(self.table.ledger == ledger) if self._table is not None else self.load_entries(ledger)
 
     @property
     def name(self) -> str:

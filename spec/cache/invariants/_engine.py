@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import numpy as np
-from ledgerspec.spec.cache._base import cursors_at_or_before
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._events import (
     CONFIG,
@@ -25,11 +24,12 @@ from ledgerspec.spec.cache._events import (
     CURSOR_SEEK,
     PASS_END,
     PASS_KINDS,
+    REQUEUE,
     SIZE_PASS,
 )
 from ledgerspec.spec.cache._observation import Observation
 from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
-from ledgerspec.spec.cache.invariants._commit import commit
+from ledgerspec.spec.cache.invariants._commit import collect_passes, commit, entries_after, handlers_at
 from ledgerspec.spec.cache.invariants._declare import (
     Check,
     CountDifference,
@@ -40,7 +40,16 @@ from ledgerspec.spec.cache.invariants._declare import (
     op_name,
     table_counts,
 )
-from ledgerspec.spec.cache.invariants._facts import Carried, Flavour, OpenPass, StructureError, compute
+from ledgerspec.spec.cache.invariants._facts import (
+    Carried,
+    Facts,
+    Flavour,
+    OpenPass,
+    StructureError,
+    compute,
+    mark_inexact,
+)
+from ledgerspec.spec.cache.invariants._queue import Heads, heads_after
 from ledgerspec.spec.cache.invariants._state import LiveTable, find
 
 _INT_CONFIG = {"max_size", "ttl", "ttl_max", "max_requeue"}
@@ -101,7 +110,7 @@ class Replay:
         if not len(c):
             return
         keys = self.keys(c)
-        ends = (np.flatnonzero((c.kind == PASS_END) | (c.kind == CONFIG)) + 1).tolist()
+        ends = (np.flatnonzero(c.kind == CONFIG) + 1).tolist()
         start = 0
         for end in [*ends, len(c)]:
             if end > start:
@@ -177,6 +186,9 @@ class Replay:
         except StructureError as error:
             i = error.index
             raise TraceStructureError(self.broker, int(c.seq[i]), int(c.row[i]), str(error)) from None
+        ends = np.flatnonzero(c.kind == PASS_END)
+        heads = heads_after(c, facts, carried, ends) if len(ends) else None
+        inexact = self._may_have_gone_round(c, facts, ends, heads)
         sink = self._sink(c)
         view = EventsView(
             self.profile,
@@ -194,12 +206,35 @@ class Replay:
             view.invariant = invariant
             check.events(view)
         self.shown.update(facts.touched[(facts.touched >= 0) & (c.count != NULL)].tolist())
-        commit(c, facts, carried, self.flavour)
+        collect_passes(c, facts)
+        if heads is not None:
+            for number, index in enumerate(ends.tolist()):
+                ended = facts.passes[int(facts.pass_index[index])]
+                self._pass_end(c, facts, ended, index, int(heads.enter[number]), int(heads.oldest[number]))
+        commit(c, facts, carried, self.flavour, inexact)
         last = len(c) - 1
-        if c.kind[last] == PASS_END:
-            self._pass_end(c, facts.passes[-1], last)
-        elif c.kind[last] == CONFIG:
+        if c.kind[last] == CONFIG:
             self._configure(CONFIG_FIELDS[int(c.reason[last])], float(c.value[last]))
+
+    def _may_have_gone_round(self, c: Chunk, facts: Facts, ends: Ints, heads: Heads | None) -> Ints:
+        """Keys requeued by a size pass that reached every entry: their requeue counts are lower bounds.
+
+        Such a pass may have gone round the queue, requeueing some entries more than once, which
+        looks like one requeue from outside. Marked in the facts of later events of the segment too.
+        """
+        if heads is None or not self.flavour.master:
+            return np.zeros(0, np.int64)
+        rounds = [
+            int(facts.pass_index[index])
+            for number, index in enumerate(ends.tolist())
+            if facts.passes[int(facts.pass_index[index])].kind == SIZE_PASS
+            and (heads.enter[number] == NULL or heads.enter[number] >= facts.passes[int(facts.pass_index[index])].rank)
+        ]
+        if not rounds:
+            return np.zeros(0, np.int64)
+        requeued = (c.kind == REQUEUE) & facts.live & np.isin(facts.pass_index, rounds)
+        mark_inexact(facts, requeued, ends)
+        return facts.key[requeued]
 
     def _sink(self, c: Chunk) -> Callable[[str, int, str], None]:
         def sink(invariant: str, i: int, message: str) -> None:
@@ -210,14 +245,21 @@ class Replay:
 
         return sink
 
-    def _pass_end(self, c: Chunk, ended: OpenPass, last: int) -> None:
-        carried = self.carried
+    def _pass_end(self, c: Chunk, facts: Facts, ended: OpenPass, index: int, head: int, oldest: int) -> None:
+        carried, flavour = self.carried, self.flavour
         removed = _concat(ended.removed)
         counts = np.concatenate(ended.counts) if ended.counts else np.zeros(0, np.int64)
         requeued = _concat(ended.requeued)
         requeued_counts = np.concatenate(ended.requeued_counts) if ended.requeued else np.zeros(0, np.int64)
-        table = carried.table
         sink = self._sink(c)
+
+        def entries(ledger: int | None) -> LiveTable:
+            return entries_after(c, facts, carried, flavour, index + 1, ledger)
+
+        def counts_of(table: LiveTable) -> Ints:
+            handlers = handlers_at(c, facts, carried, index, table)
+            return table_counts(table, handlers.hid, handlers.count)
+
         view = PassView(
             profile=self.profile,
             config=carried.config,
@@ -227,24 +269,21 @@ class Replay:
             ledger=ended.ledger,
             entry=ended.entry,
             before=ended.before,
-            after=int(c.size[last]),
+            after=int(c.size[index]),
             removed=removed,
             removed_counts=counts,
             requeued=requeued,
             requeued_counts=requeued_counts,
-            table=table,
-            counts=table_counts(table, carried.handlers.hid, carried.handlers.count),
+            head_enter=None if head == NULL else head,
+            oldest_ts=None if oldest == NULL else oldest,
+            load_entries=entries,
+            load_counts=counts_of,
             label=c.label if c.label is not None else op_name(ended.kind, ended.ledger, ended.entry, -1),
-            sink=lambda invariant, message: sink(invariant, last, message),
+            sink=lambda invariant, message: sink(invariant, index, message),
         )
         for invariant, check in self.checks:
             view.invariant = invariant
             check.pass_end(view)
-        if ended.kind == SIZE_PASS and len(requeued) and (not len(table) or table.enter.min() >= ended.rank):
-            # Every entry was reached: the pass may have gone round the queue, requeueing some more than
-            # once, unseen from outside. Their requeue counts are lower bounds from now on.
-            inexact, _ = find(np.unique(requeued.key), table.key)
-            table.exact[inexact] = False
 
     def _configure(self, name: str, value: float) -> None:
         config = self.carried.config
@@ -256,12 +295,16 @@ class Replay:
             self.carried.config = config.replace(**{name: value})
 
     def _cursors(self, c: Chunk) -> Ints:
-        """The expected answer of each ``cursor_count`` event; cursor events update the positions."""
+        """The expected answer of each ``cursor_count`` event; cursor events update the positions.
+
+        ``getNumberOfCursorsAtSamePositionOrBefore``: the active cursors of the ledger at or before the
+        cursor's position, itself included; 0 if it is not active (``_base.cursors_at_or_before``).
+        """
         expected = np.full(len(c), NULL, np.int64)
         at = np.flatnonzero((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT))
         if not len(at):
             return expected
-        cursors, names = self.carried.cursors, c.cursor_names
+        by_ledger, names = self.carried.cursors, c.cursor_names
         kinds, ledgers, entries, codes = (
             c.kind[at].tolist(),
             c.ledger[at].tolist(),
@@ -269,13 +312,16 @@ class Replay:
             c.cursor[at].tolist(),
         )
         for index, kind, ledger, entry, code in zip(at.tolist(), kinds, ledgers, entries, codes, strict=True):
-            name = names[code]
+            cursors = by_ledger.get(ledger)
+            if cursors is None:
+                cursors = by_ledger[ledger] = {}
             if kind in (CURSOR_SEEK, CURSOR_ADD):
-                cursors[ledger, name] = entry
+                cursors[names[code]] = entry
             elif kind == CURSOR_REMOVE:
-                cursors.pop((ledger, name), None)
+                cursors.pop(names[code], None)
             else:
-                expected[index] = cursors_at_or_before(cursors, ledger, name)
+                where = cursors.get(names[code])
+                expected[index] = 0 if where is None else sum(position <= where for position in cursors.values())
         return expected
 
 

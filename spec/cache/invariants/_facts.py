@@ -45,7 +45,7 @@ from ledgerspec.spec.cache._events import (
 )
 from ledgerspec.spec.cache._kernels import EVICTED
 from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Chunk, Ints
-from ledgerspec.spec.cache.invariants._groups import by_group, exclusive_sum, last_before, pick
+from ledgerspec.spec.cache.invariants._groups import Grouping, exclusive_sum, last_before, pick
 from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable, find
 
 KEYED = np.array([INSERT, REFUSED, MERGE, HIT, MISS, MARK_EVICTED, REMOVE, REQUEUE, STASH])
@@ -106,7 +106,8 @@ class Carried:
     total: int = 0
     base: int = 0
     open_pass: OpenPass | None = None
-    cursors: dict[tuple[int, str], int] = field(default_factory=dict)
+    cursors: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Active cursors: ledger -> cursor -> read position."""
 
 
 @dataclass
@@ -119,6 +120,8 @@ class Facts:
     size: Ints
     ts: Ints
     enter: Ints
+    enter_of: Ints
+    """Inserts and requeues: the queue rank the entry takes with this event."""
     handler: Ints
     requeues: Ints
     exact: Bools
@@ -141,6 +144,14 @@ class Facts:
     passes: list[OpenPass]
     open_after: OpenPass | None
     """The pass still open after the segment's last event."""
+    keyed: Grouping = field(default_factory=Grouping.none)
+    """The events naming a position, grouped by it."""
+    copied: Grouping = field(default_factory=Grouping.none)
+    """Hits, releases and replay increments, grouped by copy."""
+    handled: Grouping = field(default_factory=Grouping.none)
+    """The events that read or change a handler, grouped by it."""
+    kinds: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
+    """The segment's event kinds (the chunk's)."""
     total_after: int = 0
     """The total size after the segment's last event."""
     base: int = 0
@@ -212,6 +223,7 @@ def compute(c: Chunk, keys: Ints, carried: Carried, flavour: Flavour) -> Facts:
         size=np.zeros(n, np.int64),
         ts=np.full(n, NULL, np.int64),
         enter=np.zeros(n, np.int64),
+        enter_of=np.zeros(n, np.int64),
         handler=np.full(n, -1, np.int64),
         requeues=np.zeros(n, np.int64),
         exact=np.ones(n, np.bool_),
@@ -226,6 +238,7 @@ def compute(c: Chunk, keys: Ints, carried: Carried, flavour: Flavour) -> Facts:
         pass_index=pass_index,
         passes=passes,
         open_after=open_after,
+        kinds=c.kind,
         base=carried.base,
     )
     _key_facts(c, facts, carried, flavour, ranks, np.where(pass_rank >= 0, pass_rank, ranks))
@@ -252,10 +265,10 @@ def new_handler(c: Chunk, flavour: Flavour, ranks: Ints) -> tuple[Ints, Ints]:
 def _key_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, ranks: Ints, requeue_rank: Ints) -> None:
     """The state of each keyed event's position before it (see the module docstring)."""
     at = np.flatnonzero(np.isin(c.kind, KEYED))
+    facts.keyed = Grouping.of(at, facts.key[at])
     if not len(at):
         return
-    order, start, _ = by_group(facts.key[at])
-    ev = at[order]
+    start, ev = facts.keyed.start, facts.keyed.events
     kind, key = c.kind[ev], facts.key[ev]
     c_live, c_size, c_ts, c_enter, c_handler, c_requeues, c_exact, c_accessed = _carried_rows(carried.table, key)
     inserted = kind == INSERT
@@ -274,6 +287,7 @@ def _key_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, ranks
     since_start = requeues_so_far - requeues_so_far[start]
 
     facts.live[ev] = live
+    facts.enter_of[ev] = enter_of
     facts.size[ev] = pick(c.size[ev], last_insert, c_size)
     facts.ts[ev] = pick(c.timestamp[ev], last_stamp, c_ts)
     facts.enter[ev] = pick(enter_of, last_stamp, c_enter)
@@ -281,6 +295,25 @@ def _key_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, ranks
     facts.requeues[ev] = np.where(last_insert >= 0, since_insert, c_requeues + since_start)
     facts.exact[ev] = np.where(last_insert >= 0, True, c_exact)
     facts.accessed[ev] = np.where(last_stamp >= 0, last_hit > last_stamp, c_accessed | (last_hit >= 0))
+
+
+def mark_inexact(facts: Facts, requeued: Bools, ends: Ints) -> None:
+    """After a pass's end, the requeue counts of the entries it requeued (``requeued``) are lower bounds.
+
+    Marks the keyed events after that end, up to the entry's next insert (``ends``: the segment's
+    ``pass_end`` events).
+    """
+    kinds = facts.kinds
+    if not len(facts.keyed.at) or not requeued.any():
+        return
+    pass_end = np.full(len(facts.passes) + 1, np.iinfo(np.int64).max, np.int64)
+    pass_end[facts.pass_index[ends]] = ends
+    start, ev = facts.keyed.start, facts.keyed.events
+    last_requeue = last_before(requeued[ev], start)
+    last_insert = last_before(kinds[ev] == INSERT, start)
+    seen_end = pass_end[facts.pass_index[ev[np.maximum(last_requeue, 0)]]]
+    tainted = (last_requeue >= 0) & (last_requeue > last_insert) & (seen_end < ev)
+    facts.exact[ev[tainted]] = False
 
 
 def _carried_rows(table: LiveTable, key: Ints) -> tuple[Bools, Ints, Ints, Ints, Ints, Ints, Bools, Bools]:
@@ -304,10 +337,10 @@ def _carried_rows(table: LiveTable, key: Ints) -> tuple[Bools, Ints, Ints, Ints,
 def _copy_facts(c: Chunk, facts: Facts, carried: Carried) -> None:
     """Release and replay: whether the copy was open and which handler it shares."""
     at = np.flatnonzero(np.isin(c.kind, COPY_KINDS))
+    facts.copied = Grouping.of(at, c.copy[at])
     if not len(at):
         return
-    order, start, _ = by_group(c.copy[at])
-    ev = at[order]
+    start, ev = facts.copied.start, facts.copied.events
     kind = c.kind[ev]
     found, row = find(carried.copies.copy, c.copy[ev])
     c_handler = np.where(found, carried.copies.handler[row], -1) if len(carried.copies.copy) else -1
@@ -350,8 +383,8 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
     shown = c.count
     anchors = creates | sets_evicted | (shown != NULL)
 
-    order, start, _ = by_group(touched[at])
-    ev = at[order]
+    facts.handled = Grouping.of(at, touched[at])
+    start, ev = facts.handled.start, facts.handled.events
     found, row = find(carried.handlers.hid, touched[ev])
     carried_count = np.where(found, carried.handlers.count[row], 0) if len(carried.handlers.hid) else 0
     anchor = anchors[ev]
@@ -376,4 +409,14 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
     facts.after[ev] = np.where(shown[ev] != NULL, shown[ev], expected)
 
 
-__all__ = ["Carried", "Facts", "Flavour", "OpenPass", "StructureError", "compute", "new_handler", "pass_context"]
+__all__ = [
+    "Carried",
+    "Facts",
+    "Flavour",
+    "OpenPass",
+    "StructureError",
+    "compute",
+    "mark_inexact",
+    "new_handler",
+    "pass_context",
+]

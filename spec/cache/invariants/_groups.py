@@ -8,6 +8,8 @@ maximum or a running sum, restarted at group boundaries.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from ledgerspec.spec.cache.invariants._chunk import Bools, Ints
 
@@ -29,6 +31,44 @@ def by_group(groups: Ints) -> tuple[Ints, Ints, Bools]:
     if n > 1:
         end[:-1] = first[1:]
     return order.astype(np.int64), start.astype(np.int64), end
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Events ``at`` (indices) grouped by a key: ``events`` in group order, each group in event order."""
+
+    at: Ints
+    order: Ints
+    start: Ints
+    end: Bools
+
+    @classmethod
+    def of(cls, at: Ints, groups: Ints) -> Grouping:
+        """Group the events ``at`` by ``groups`` (one id per event of ``at``)."""
+        order, start, end = by_group(groups)
+        return cls(at, order, start, end)
+
+    @classmethod
+    def none(cls) -> Grouping:
+        """No events."""
+        empty = np.zeros(0, np.int64)
+        return cls(empty, empty, empty, np.zeros(0, np.bool_))
+
+    @property
+    def events(self) -> Ints:
+        """The events, group by group."""
+        return self.at[self.order]
+
+    def last_before(self, limit: int, keys: Ints) -> Ints:
+        """The last event of each group among the events before ``limit`` (``keys``: each event's group id)."""
+        events = self.events
+        kept = events[events < limit]
+        if not len(kept):
+            return kept
+        groups = keys[kept]
+        last = np.ones(len(kept), np.bool_)
+        last[:-1] = groups[1:] != groups[:-1]
+        return kept[last]
 
 
 def last_before(flag: Bools, start: Ints) -> Ints:
@@ -57,4 +97,4 @@ def pick(values: Ints, at: Ints, default: Ints | int) -> Ints:
     return np.where(at >= 0, values[np.maximum(at, 0)], default)
 
 
-__all__ = ["by_group", "exclusive_sum", "last_before", "pick"]
+__all__ = ["Grouping", "by_group", "exclusive_sum", "last_before", "pick"]

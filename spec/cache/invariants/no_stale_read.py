@@ -40,18 +40,18 @@ class _NoStaleRead(Check):
             np.flatnonzero(shown),
             lambda i: f"copy {c.copy[i]} of {view.position(i)} shows count {c.count[i]}, not the entry's",
         )
-        removes = np.flatnonzero((c.kind == REMOVE) & f.live)
-        for i in removes.tolist():
-            forced = view.pass_of(i)
-            if forced is None or forced.kind not in (INVALIDATE_PASS, CLEAR_PASS):
-                continue
-            if not in_range(forced.kind, forced.ledger, forced.entry, c.ledger[i : i + 1], c.entry[i : i + 1])[0]:
-                view.report([i], lambda i: f"{view.op(i)} also removed {view.position(i)}")
+        kinds = view.pass_kinds()
+        removes = (c.kind == REMOVE) & f.live & (kinds == INVALIDATE_PASS)
+        if removes.any():
+            ledgers = np.array([p.ledger for p in f.passes] + [NULL], np.int64)[f.pass_index]
+            bounds = np.array([p.entry for p in f.passes] + [NULL], np.int64)[f.pass_index]
+            outside = (c.ledger != ledgers) | ((bounds != NULL) & (c.entry >= bounds))
+            view.report(np.flatnonzero(removes & outside), lambda i: f"{view.op(i)} also removed {view.position(i)}")
 
     def pass_end(self, view: PassView) -> None:
         if view.kind not in (INVALIDATE_PASS, CLEAR_PASS):
             return
-        table = view.table
+        table = view.table if view.kind == CLEAR_PASS else view.cached_in(view.ledger)
         left = np.flatnonzero(in_range(view.kind, view.ledger, view.entry, table.ledger, table.entry))
         left = left[np.lexsort((table.entry[left], table.ledger[left]))]
         view.report(f"{view.label} left {(int(table.ledger[i]), int(table.entry[i]))} cached" for i in left.tolist())
