@@ -238,17 +238,41 @@ def _ring(cache: Any) -> None:
     cache.insert(now=1, ledger=1, entry=0, size=cache.segment_size + 1)
 
 
-def _rotation(cache: Any) -> None:
-    tick = _clock()
-    for entry in range(cache.segment_count + 1):  # each fills a segment: the last clears the first
-        cache.insert(now=tick(), ledger=1, entry=entry, size=cache.segment_size)
+def _walk(cache: Any) -> None:
+    cache.insert(now=1, ledger=1, entry=5, size=10)
+    cache.insert(now=8, ledger=1, entry=3, size=10)  # lower and newer: the walk stops at it
+    cache.evict_timestamp(now=15)  # expired: ts <= 5; (1,3) is not, so nothing goes
 
 
-def _rotation_change(events: Events) -> int:
-    """The rotation removes the newer (1,1) instead of (1,0)."""
-    i = _index(events, "remove", 0)
-    events["entry"][i] = 1
-    return next(j for j in range(i, len(events["kind"])) if events["kind"][j] == "pass_end")
+def _walk_change(events: Events) -> int:
+    """The pass also removes (1,5), above the unexpired (1,3)."""
+    end = _index(events, "pass_end", 0, reason="ttl")
+    for name in events:
+        events[name].insert(end, events[name][end])
+    events["kind"][end], events["reason"][end] = "remove", "ttl"
+    events["ledger"][end], events["entry"][end], events["size"][end], events["timestamp"][end] = 1, 5, 10, 1
+    events["size"][end + 1] = 10
+    return end + 1
+
+
+def _space(cache: Any) -> None:
+    cache.insert(now=1, ledger=1, entry=0, size=100)  # 0 < 100: cached
+    cache.insert(now=2, ledger=1, entry=1, size=1)  # 100 < 100 is false: refused
+
+
+def _space_change(events: Events) -> int:
+    i = _index(events, "insert_refused")
+    events["kind"][i], events["timestamp"][i] = "insert", events["time"][i]
+    return i
+
+
+def _placement_change(events: Events) -> int:
+    """A size sample one byte off what the ring holds (still far below its bound)."""
+    i = _index(events, "insert", 0)
+    for name in events:
+        events[name].insert(i + 1, events[name][i] if name in ("broker", "time") else None)
+    events["kind"][i + 1], events["size"][i + 1] = "size_sample", 65
+    return i + 1
 
 
 INJECTIONS: dict[str, Injection] = {
@@ -269,23 +293,29 @@ INJECTIONS: dict[str, Injection] = {
         Injection("CACHE-DUPLICATE-REFUSED", _merge, _refused_change),
         Injection("CACHE-INSERT-ACCEPTED", _accepted, _accepted_change),
         Injection("CACHE-SEGMENT-RING", _ring, _refused_change, small=False),
+        Injection("CACHE-TTL-WALK", _walk, _walk_change),
+        Injection("CACHE-SPACE-CHECK", _space, _space_change),
+        Injection("CACHE-SEGMENT-PLACEMENT", _accepted, _placement_change, small=False),
     )
 }
 
-SEGMENTED = {"CACHE-OLDEST-FIRST": Injection("CACHE-OLDEST-FIRST", _rotation, _rotation_change, small=False)}
-"""Scenarios of the ring, where they differ."""
+NOT_ALONE = {
+    ("segmented", "CACHE-OLDEST-FIRST"): "a rotation that evicts anything but the reused segment also breaks "
+    "CACHE-SEGMENT-PLACEMENT"
+}
+"""Invariants a profile's trace cannot break alone, so not injected there."""
 
 SMALL = {"max_size": 100, "watermark": 0.5, "ttl": 10, "ttl_max": 50, "max_requeue": 1}
 
 
 def injectable(profile: str) -> list[str]:
     """The invariants an injection can break in a trace of this profile (all it checks on traces)."""
-    return [i for i in trace_invariants(profile) if i in INJECTIONS]
+    return [i for i in trace_invariants(profile) if i in INJECTIONS and (profile, i) not in NOT_ALONE]
 
 
 def inject(invariant: str, profile: str, config: CacheConfig) -> tuple[Events, int]:
     """The events of the injected broker ``inject-<invariant>`` and the seq of its violating event."""
-    injection = SEGMENTED.get(invariant, INJECTIONS[invariant]) if profile == "segmented" else INJECTIONS[invariant]
+    injection = INJECTIONS[invariant]
     recorder = Recorder(f"inject-{invariant.lower()}")
     cache = CACHES[profile](**config.to_dict())
     cache.listen(recorder)

@@ -8,9 +8,10 @@ trace recorder (traces/_record.py) writes them. This is the outside view: a stas
 removal are not visible, several requeues of one entry in one pass look like one, and their order is
 not known (the replay ties them, ``invariants/_facts.py``).
 
-Fields come from the observation where it shows them (an inserted entry's size, count and
-timestamp), from the operation otherwise. An insert also carries, in ``value``, the expected reads
-it asked for. A size pass inside an insert (a ring's rotation, or an insert that evicts) names the
+Fields come from the observation where it shows them (an inserted entry's count and timestamp, the
+size of the entry a hit answers), from the operation otherwise (an insert's size: a candidate that
+caches another size shows it later). An insert also carries, in ``value``, the expected reads it
+asked for. A size pass inside an insert (a ring's rotation, or an insert that evicts) names the
 inserted position in ``ledger`` and ``entry``; its ``pass_end`` shows the size before the insert
 less what the pass removed, since the size in between is not observed.
 """
@@ -112,8 +113,8 @@ class Derivation:
             left = before.size - sum(old[p].size for p in gone)
             self._emit("pass_end", op.now, reason="size", size=left, ledger=op.ledger, entry=op.entry)
         entry = new.get(position)
-        if result is True:
-            size = entry.size if entry is not None else op.size
+        if result is True:  # the size it was asked to cache; a different one shows in later events
+            size = op.size
             count = entry.count if entry is not None else op.expected_reads
             stamp = entry.timestamp if entry is not None and entry.timestamp is not None else op.now
             self._emit(
@@ -143,12 +144,14 @@ class Derivation:
         else:
             positions = [(op.ledger, e) for e in range(op.first, op.last + 1)]
             copies = list(result) if isinstance(result, tuple | list) else [result]
-        counts = after.copy_counts()
+        counts, cached = after.copy_counts(), after.by_position()
         for (ledger, entry), copy in zip(positions, copies, strict=False):
             if copy is None:
                 self._emit("miss", op.now, ledger=ledger, entry=entry)
             else:
-                self._emit("hit", op.now, ledger=ledger, entry=entry, copy=copy, count=counts.get(copy))
+                found = cached.get((ledger, entry))
+                size = None if found is None else found.size
+                self._emit("hit", op.now, ledger=ledger, entry=entry, copy=copy, count=counts.get(copy), size=size)
                 self.origins[copy] = ((ledger, entry), self.incarnation.get((ledger, entry), 0))
 
     def _pass(self, op: Op, before: Observation, after: Observation) -> None:

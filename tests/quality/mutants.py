@@ -438,6 +438,29 @@ class LegacyTtlExclusive(LegacyCache):
         self._pass_end("ttl")
 
 
+class LegacyTtlWalkSkipsUnexpired(LegacyCache):
+    """TTL walk that steps over an unexpired entry: every expired entry of a ledger goes, also those above
+    a newer, lower-positioned one (L2 "fixed" inside the walk, which then no longer walks from the lowest
+    position to the first unexpired entry).
+
+    Breaks CACHE-TTL-WALK (the walk stops at a ledger's first unexpired entry).
+    """
+
+    def evict_timestamp(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        max_timestamp = now - self._config.ttl
+        self._pass_start("ttl", value=float(max_timestamp))
+        for ledger in sorted(self._ranges.ledger_sizes()):
+            expired = [v for v in self._ranges.values() if v.ledger == ledger and v.ts <= max_timestamp]
+            for value in expired:  # bug: no stop at the first unexpired entry
+                self._ranges.pop(ledger, value.entry)
+                self._count("removed_ttl")
+                self._removal_events([value], "ttl")
+            self._sync_head(ledger)
+        self._pass_end("ttl")
+
+
 class _HighestFirstRanges(RangeCaches[LegacyEntry]):
     """``first()`` as ``SortedDict.peekitem()``, whose default index is -1: the highest position."""
 
@@ -640,6 +663,12 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant("legacy-insert-not-refused-at-max", "legacy", "insert not refused at max_size", LegacyInsertNotRefusedAtMax),
     Mutant("legacy-ttl-exclusive", "legacy", "TTL walk compares ts < now - ttl", LegacyTtlExclusive),
+    Mutant(
+        "legacy-ttl-walk-skips-unexpired",
+        "legacy",
+        "TTL walk removes expired entries above an unexpired one",
+        LegacyTtlWalkSkipsUnexpired,
+    ),
     Mutant(
         "legacy-evicts-highest-positions",
         "legacy",

@@ -146,6 +146,37 @@ def legacy_duplicate_replaces(work, op):
     return legacy._insert(work, op)
 
 
+def legacy_ttl_skips_unexpired(work, op):
+    """Removes every expired entry of a ledger, also those above an unexpired one (L2 fixed the wrong way)."""
+    limit = op.now - work.config.ttl
+    for position, entry in sorted(work.entries.items()):
+        if entry.ts <= limit:
+            del work.entries[position]
+            work.count("removed_ttl")
+
+
+def legacy_insert_ignores_space(work, op):
+    if (op.ledger, op.entry) in work.entries:
+        return False
+    work.entries[op.ledger, op.entry] = legacy.Entry(op.ledger, op.entry, op.size, op.now)
+    work.count("inserted")
+    return True
+
+
+def segmented_no_align(work, op):
+    """Reserves the entry's size, not align64(size)."""
+    if op.size > work.segment_size:
+        return False
+    if work.offset + op.size > work.segment_size:
+        work.current = (work.current + 1) % work.segment_count
+        work.segments[work.current] = {}
+        work.offset = 0
+    work.segments[work.current][op.ledger, op.entry] = (work.offset, op.size)
+    work.offset += op.size
+    work.count("inserted")
+    return True
+
+
 def segmented_count_strictly_before(work, op):
     position = work.cursors.get((op.ledger, op.cursor))
     if position is None:
@@ -316,6 +347,19 @@ CASES = [
     ),
     # An entry of 129 bytes in 128-byte segments must not be cached.
     Case("CACHE-SEGMENT-RING", "segmented", segmented, Insert, segmented_caches_oversized, [I(1, 1, 0, 129)]),
+    # ttl 10: (1, 5) at 0, then (1, 3) at 8; a pass at 15 (expired: ts <= 5) stops at (1, 3): nothing goes.
+    Case(
+        "CACHE-TTL-WALK",
+        "legacy",
+        legacy,
+        EvictTimestamp,
+        legacy_ttl_skips_unexpired,
+        [I(0, 1, 5, 1), I(8, 1, 3, 1), EvictTimestamp(now=15)],
+    ),
+    # Size 100 = max 100: the next insert is refused (100 < 100 is false).
+    Case("CACHE-SPACE-CHECK", "legacy", legacy, Insert, legacy_insert_ignores_space, [I(1, 1, 0, 100), I(2, 1, 1, 1)]),
+    # Segments of 128: an entry of 10 bytes reserves 64, so the ring reports 64, not 10.
+    Case("CACHE-SEGMENT-PLACEMENT", "segmented", segmented, Insert, segmented_no_align, [I(1, 1, 0, 10)]),
 ]
 
 

@@ -173,12 +173,26 @@ class EventsView:
     """The entries cached when the segment began."""
     enabled: bool = True
     """The cache was enabled at start (``max_size > 0``)."""
+    scratch: dict[str, Any] = field(default_factory=dict)
+    """Per invariant, what its check keeps for this broker from one segment to the next."""
     invariant: str = ""
+
+    def state(self) -> Any:
+        """The current invariant's own state for this broker (a check that must remember more than the shadow)."""
+        return self.scratch.get(self.invariant)
+
+    def keep_state(self, state: Any) -> None:
+        """Store :meth:`state` for the next segment."""
+        self.scratch[self.invariant] = state
 
     def report(self, indices: Iterable[int] | Ints, message: Callable[[int], str]) -> None:
         """Report the events at ``indices`` as violations; ``message(i)`` words each."""
         for i in np.asarray(indices, dtype=np.int64).tolist():
             self.sink(self.invariant, i, message(i))
+
+    def report_at(self, i: int, message: str) -> None:
+        """Report event ``i`` as a violation."""
+        self.sink(self.invariant, i, message)
 
     def position(self, i: int) -> tuple[int, int]:
         """(ledger, entry) of event ``i``."""

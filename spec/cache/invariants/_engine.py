@@ -87,6 +87,8 @@ class Replay:
         self.counts: dict[str, int] = {}
         self.findings: list[Finding] = []
         self._wide: dict[tuple[int, int], int] = {}
+        self.scratch: dict[str, object] = {}
+        """Each check's own state for this broker (``EventsView.state``)."""
         self.shown: set[int] = set()
         """Handlers whose count an event of the last chunk showed."""
         self._feed_base = 0
@@ -201,6 +203,7 @@ class Replay:
             carried.handlers,
             carried.table,
             self.enabled,
+            self.scratch,
         )
         for invariant, check in self.checks:
             view.invariant = invariant

@@ -49,9 +49,10 @@ class _Ttl(Check):
     def pass_end(self, view: PassView) -> None:
         if view.kind != TTL_PASS or view.head_enter is None:
             return
-        youngest_limit = view.now - max(view.config.ttl, view.config.ttl_max if view.profile == PIP430 else 0)
-        if view.oldest_ts is not None and view.oldest_ts >= min(view.now - view.config.ttl, youngest_limit):
-            return  # even the oldest entry left has not expired
+        config = view.config
+        shortest = min(config.ttl, config.ttl_max) if view.profile == PIP430 else config.ttl
+        if view.oldest_ts is not None and view.oldest_ts >= view.now - shortest:
+            return  # even the oldest entry left is younger than the shortest TTL
         table = view.table
         left = np.flatnonzero(expired(view.profile, view.config, view.counts, table.ts, view.now))
         left = left[np.lexsort((table.entry[left], table.ledger[left]))]

@@ -1,0 +1,115 @@
+"""CACHE-SEGMENT-PLACEMENT (segmented): entries go into the ring exactly where ReadCache puts them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from ledgerspec.spec.cache._events import HIT, INSERT, PASS_END, PASS_START, REMOVE, SIZE_PASS, SIZE_SAMPLE
+from ledgerspec.spec.cache._kernels import align64
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._declare import SEGMENTED, Check, EventsView, Invariant
+from ledgerspec.spec.cache.segmented import geometry
+
+Position = tuple[int, int]
+
+
+@dataclass
+class Ring:
+    """ReadCache's placement: the current segment, its offset, and each segment's index (position -> size)."""
+
+    count: int
+    size: int
+    current: int = 0
+    offset: int = 0
+    segments: list[dict[Position, int]] = field(default_factory=list)
+    newest: dict[Position, int] = field(default_factory=dict)
+    """Position -> the segment of its newest copy."""
+    rotation: set[Position] | None = None
+    """The removals of the rotation pass just seen, until the insert it belongs to."""
+
+    def put(self, position: Position, size: int) -> set[Position] | None:
+        """Place an entry (``ReadCache.put``); the positions a rotation evicts, or None if it did not rotate."""
+        aligned = align64(size)
+        offset = self.offset
+        self.offset += aligned
+        evicted = None
+        if offset + size > self.size:
+            offset = self.offset
+            self.offset += size
+            if offset + size > self.size:
+                self.current = (self.current + 1) % self.count
+                self.offset = aligned
+                cleared = self.segments[self.current]
+                evicted = {p for p in cleared if self.newest.get(p) == self.current}
+                for p in evicted:
+                    del self.newest[p]
+                self.segments[self.current] = {}
+        self.segments[self.current][position] = size
+        self.newest[position] = self.current
+        return evicted
+
+    def reported(self) -> int:
+        """``ReadCache.size()``: the current offset plus a full segment per other non-empty segment."""
+        others = sum(1 for i, index in enumerate(self.segments) if i != self.current and index)
+        return self.offset + others * self.size
+
+
+class _SegmentPlacement(Check):
+    def events(self, view: EventsView) -> None:
+        ring = view.state()
+        if ring is None:
+            count, size = geometry(view.config)
+            ring = Ring(count, size, segments=[{} for _ in range(count)])
+            view.keep_state(ring)
+        c = view.c
+        interesting = np.flatnonzero(np.isin(c.kind, (INSERT, HIT, REMOVE, PASS_START, PASS_END, SIZE_SAMPLE)))
+        kinds, ledgers, entries, sizes = c.kind.tolist(), c.ledger.tolist(), c.entry.tolist(), c.size.tolist()
+        for i in interesting.tolist():
+            kind, at = kinds[i], (ledgers[i], entries[i])
+            if kind == PASS_START and c.reason[i] == SIZE_PASS and ledgers[i] != NULL:
+                ring.rotation = set()
+            elif kind == REMOVE and ring.rotation is not None:
+                ring.rotation.add(at)
+            elif kind == INSERT and sizes[i] <= ring.size:
+                self._insert(view, ring, i, at, sizes[i])
+            elif kind == SIZE_SAMPLE and sizes[i] != ring.reported():
+                view.report_at(i, f"reported size {sizes[i]}, the ring holds {ring.reported()}")
+            elif kind == HIT and sizes[i] != NULL:
+                copy = ring.segments[ring.newest[at]].get(at) if at in ring.newest else None
+                if copy is not None and copy != sizes[i]:
+                    view.report_at(i, f"read of {at} answered {sizes[i]} bytes, its newest copy has {copy}")
+
+    @staticmethod
+    def _insert(view: EventsView, ring: Ring, i: int, at: Position, size: int) -> None:
+        seen, ring.rotation = ring.rotation, None
+        evicted = ring.put(at, size)
+        if evicted is None:
+            if seen:
+                view.report_at(i, f"inserting {at} ({size} bytes) rotated the ring, but the entry fits")
+            return
+        missing, extra = evicted - (seen or set()) - {at}, (seen or set()) - evicted
+        if missing or extra:
+            view.report_at(
+                i,
+                f"inserting {at} ({size} bytes) rotates the ring: it evicts {sorted(evicted)}, "
+                f"the trace shows {sorted(seen or set())}",
+            )
+
+
+INVARIANT = Invariant(
+    order=18,
+    id="CACHE-SEGMENT-PLACEMENT",
+    statement=(
+        "Entries are placed as ReadCache places them: an insert reserves align64(size) bytes in the "
+        "current segment, or, if the entry does not fit, rotates to the next segment, which it clears "
+        "(every entry whose newest copy was there leaves) and starts at align64(size); the reported size "
+        "is the current offset plus a full segment for every other non-empty segment; a read answers "
+        "with the newest copy."
+    ),
+    citation="apache/bookkeeper 9590a97f67 bookie/storage/ldb/ReadCache.java (put, get, size)",
+    profiles=(SEGMENTED,),
+    check=_SegmentPlacement(),
+    events={"*": frozenset({"insert", "remove", "hit", "size_sample", "pass_start", "pass_end"})},
+    soundness="one ring of segments per broker",
+)

@@ -1,0 +1,41 @@
+"""CACHE-SPACE-CHECK (legacy): an insert is cached exactly when the size before it is below maxSize."""
+
+from __future__ import annotations
+
+import numpy as np
+from ledgerspec.spec.cache._events import INSERT, REFUSED
+from ledgerspec.spec.cache.invariants._declare import LEGACY, Check, EventsView, Invariant
+
+
+class _SpaceCheck(Check):
+    def events(self, view: EventsView) -> None:
+        c, f = view.c, view.f
+        fresh = ~f.live
+        limit = view.config.max_size if view.enabled else 0
+        view.report(
+            np.flatnonzero((c.kind == INSERT) & fresh & (f.total >= limit)),
+            lambda i: f"cached {view.position(i)} while the size {f.total[i]} was not below maxSize {limit}",
+        )
+        view.report(
+            np.flatnonzero((c.kind == REFUSED) & fresh & (f.total < limit)),
+            lambda i: f"refused {view.position(i)} while the size {f.total[i]} was below maxSize {limit}",
+        )
+
+
+INVARIANT = Invariant(
+    order=17,
+    id="CACHE-SPACE-CHECK",
+    statement=(
+        "An insert of an uncached position is cached exactly when the cache's size before it is below "
+        "maxSize (hasSpaceInCache reads the size before the insert): one insert may take the size above "
+        "maxSize, and every later one is refused until eviction brings it back below (L5)."
+    ),
+    citation=(
+        "apache/pulsar at 8ce67b97b3^ (the parent of PR #24363): impl/cache/RangeEntryCacheManagerImpl.java "
+        "hasSpaceInCache, impl/cache/RangeEntryCacheImpl.java insert"
+    ),
+    profiles=(LEGACY,),
+    check=_SpaceCheck(),
+    events={"*": frozenset({"insert", "insert_refused", "remove"})},
+    soundness="the size it reads is the broker-wide sum of the live entries",
+)
