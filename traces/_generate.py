@@ -7,6 +7,11 @@ slow (catch-up) cursors that miss and read from storage, Key_Shared consumers th
 replay queue, and fan-out subscriptions. The eviction executor runs the size eviction when an insert
 leaves the cache above the trigger, and a timer runs the TTL pass. Everything is deterministic by seed:
 brokers are generated independently, each from ``seed`` and its index.
+
+The ``edge`` workload is ``mixed`` plus what a correct cache must also get right and a buggy one
+gets wrong: racing readers inserting a position twice, the executor running a size eviction when it
+is not needed, TTL passes at the exact moment an entry reaches its TTL, ledgers trimmed and deleted
+(and the cache cleared) while copies are held and replayed, and topics without cursors.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig
 from ledgerspec.traces._format import COLUMNS, PASS_KINDS
 
-WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed")
+WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed", "edge")
 NANOS_PER_MICRO = 1000
 EXECUTOR_DELAY = 1_000_000
 """Triggers within 1 ms of a size eviction join it (``triggerEvictionWhenNeeded`` and its future)."""
@@ -101,7 +106,12 @@ class Broker:
         self.next_ttl_pass = config.ttl // 10 or 1
         self.last_size_pass = -EXECUTOR_DELAY
         self.serial = 0
-        self.topics = [self._topic(ledger, workload) for ledger in topics]
+        self.edge = workload == "edge"
+        self.recent: list[tuple[int, int, int]] = []
+        """(ledger, entry, time) of the last inserts (the edge workload)."""
+        self.topics = [self._topic(ledger, "mixed" if self.edge else workload) for ledger in topics]
+        if self.edge:
+            self.topics.append(Topic(ledger=max(topics) + 1))  # a topic nobody reads: entries with no reads
         for topic in self.topics:
             for sub in topic.subscriptions:
                 self.cache.cursor_add(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)
@@ -129,10 +139,12 @@ class Broker:
         while len(self.recorder) < events:
             topic = rng.choice(self.topics)
             action = rng.random()
-            if action < 0.45:
+            if action < 0.45 or not topic.subscriptions:
                 self._produce(topic)
             else:
                 self._consume(topic, rng.choice(topic.subscriptions))
+            if self.edge and rng.random() < 0.08:
+                self._edge(topic)
             if self.now >= self.next_ttl_pass:
                 cache.evict_timestamp(now=self.tick())
                 self.next_ttl_pass = self.now + max(1, self.config.ttl // 10)
@@ -151,6 +163,8 @@ class Broker:
             size=size,
             expected_reads=cache.active_cursors(topic.ledger),
         )
+        if self.edge:
+            self.recent = [*self.recent[-31:], (topic.ledger, topic.tail, self.now)]
         topic.tail += 1
         if cache.reported_size() > self.config.trigger_size and self.now - self.last_size_pass > EXECUTOR_DELAY:
             cache.evict_size(now=self.tick())
@@ -182,9 +196,44 @@ class Broker:
         if sub.lag and rng.random() < 0.01:
             sub.lag = rng.randint(0, 400)
 
+    def _edge(self, topic: Topic) -> None:
+        """One of the edge cases (the ``edge`` workload)."""
+        cache, rng = self.cache, self.rng
+        choice = rng.random()
+        if choice < 0.3 and self.recent:  # a racing reader inserts an entry again
+            ledger, entry, _ = rng.choice(self.recent)
+            size = int(rng.lognormvariate(8.5, 1.0)) + 64
+            cache.insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=rng.randint(0, 2))
+            copy = cache.get(now=self.tick(), ledger=ledger, entry=entry)  # and reads what it inserted
+            if copy is not None:
+                cache.release(now=self.tick(), copy=copy)
+        elif choice < 0.45:  # the executor runs although nothing asked for it
+            cache.evict_size(now=self.tick())
+        elif choice < 0.7 and self.recent:  # a TTL pass exactly when an entry reaches its TTL
+            _, _, stamp = rng.choice(self.recent)
+            due = stamp + self.config.ttl
+            if due > self.now:
+                self.now = due
+                cache.evict_timestamp(now=due)
+        elif choice < 0.85:  # the ledger is trimmed, deleted or the cache cleared under held copies
+            if choice < 0.75:
+                cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=max(0, topic.tail - 8))
+            elif choice < 0.82:
+                cache.invalidate_ledger(now=self.tick(), ledger=topic.ledger)
+            else:
+                cache.clear(now=self.tick())
+            for sub in topic.subscriptions:
+                if sub.held:  # a Key_Shared redelivery through a copy of a removed entry
+                    cache.replay_increment(now=self.tick(), copy=sub.held[0])
+        else:
+            self._churn(topic)
+
     def _churn(self, topic: Topic) -> None:
         """Rare: a consumer goes and comes back, or a ledger is deleted under a new one."""
         cache, rng = self.cache, self.rng
+        if not topic.subscriptions:  # nobody reads it: the ledger is trimmed
+            cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=topic.tail // 2)
+            return
         sub = rng.choice(topic.subscriptions)
         if rng.random() < 0.5:
             for copy in sub.held:

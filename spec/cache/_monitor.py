@@ -70,7 +70,7 @@ class Monitor:
         self.before = EMPTY
         self.last_now: int | None = None
         self.states = frozenset({self.profile.init(config)})
-        self.replay = Replay("candidate", profile, config, [INVARIANTS[i] for i in ids], keep=None)
+        self.replay = Replay("candidate", profile, config, [INVARIANTS[i] for i in ids], keep=None, track_shown=True)
         self.derivation = Derivation()
         self._seq = 0
 

@@ -75,6 +75,7 @@ class Replay:
         invariants: Iterable[Invariant],
         *,
         keep: int | None = 100,
+        track_shown: bool = False,
     ) -> None:
         """Check ``invariants`` (those with a check); keep the first ``keep`` findings of each (None: all)."""
         self.broker = broker
@@ -92,6 +93,8 @@ class Replay:
         self.shown: set[int] = set()
         """Handlers whose count an event of the last chunk showed."""
         self._feed_base = 0
+        self.track_shown = track_shown
+        """Remember :attr:`shown` (the monitor does, for :meth:`count_differences`)."""
 
     # --- input ---------------------------------------------------------------------------------------
 
@@ -208,7 +211,8 @@ class Replay:
         for invariant, check in self.checks:
             view.invariant = invariant
             check.events(view)
-        self.shown.update(facts.touched[(facts.touched >= 0) & (c.count != NULL)].tolist())
+        if self.track_shown:
+            self.shown.update(facts.touched[(facts.touched >= 0) & (facts.shown != NULL)].tolist())
         collect_passes(c, facts)
         if heads is not None:
             for number, index in enumerate(ends.tolist()):

@@ -137,6 +137,8 @@ class Facts:
     """The count the profile's rule gives after the event (NULL without a handler)."""
     after: Ints
     """The count after the event: the one it shows, else :attr:`expected`."""
+    shown: Ints
+    """The handler's count the event shows (NULL: none; a refused insert's count is not one)."""
     total: Ints
     """The total size of the cached entries before the event."""
     pass_index: Ints
@@ -234,6 +236,7 @@ def compute(c: Chunk, keys: Ints, carried: Carried, flavour: Flavour) -> Facts:
         count=np.full(n, NULL, np.int64),
         expected=np.full(n, NULL, np.int64),
         after=np.full(n, NULL, np.int64),
+        shown=np.full(n, NULL, np.int64),
         total=np.zeros(n, np.int64),
         pass_index=pass_index,
         passes=passes,
@@ -380,7 +383,8 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
         delta[kind == REMOVE] = -1
     else:
         sets_evicted = ((kind == REMOVE) & forced) | ((kind == MARK_EVICTED) & forced)
-    shown = c.count
+    shown = np.where(kind == REFUSED, NULL, c.count)  # a refused insert's count is the reads it carried
+    facts.shown = shown
     anchors = creates | sets_evicted | (shown != NULL)
 
     facts.handled = Grouping.of(at, touched[at])

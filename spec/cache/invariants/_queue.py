@@ -48,10 +48,15 @@ def heads_after(c: Chunk, facts: Facts, carried: Carried, queries: Ints) -> Head
     # The next change of the same position after each event (n: none in this segment).
     index = at[order]
     following = np.full(len(order), n, np.int64)
-    marks = np.where(sorted_changes, index, n)
     if len(order):
-        suffix = np.minimum.accumulate(marks[::-1])[::-1]
-        following[:-1] = np.where(end[:-1], n, suffix[1:])
+        positions = np.arange(len(order))
+        big = len(order)
+        # The first change at or after each sorted position, then the one after it within the group.
+        first_at = np.minimum.accumulate(np.where(sorted_changes, positions, big)[::-1])[::-1]
+        group_last = _group_last(end)
+        after = np.r_[first_at[1:], big]
+        inside = after <= group_last
+        following = np.where(inside, index[np.minimum(after, big - 1)], n)
     next_change = np.empty(len(at), np.int64)
     next_change[order] = following
     first_change = np.full(len(order), n, np.int64)
@@ -79,6 +84,13 @@ def heads_after(c: Chunk, facts: Facts, carried: Carried, queries: Ints) -> Head
     enter = np.where(head_c != NULL, head_c, head_s)
     oldest = np.where(head_c == NULL, ts_s, np.where(ts_s == NULL, ts_c, np.minimum(ts_c, ts_s)))
     return Heads(enter=enter, oldest=np.where(monotone, oldest, NULL), known=monotone)
+
+
+def _group_last(end: np.ndarray) -> Ints:
+    """For each sorted position, the position of the last element of its group (``end`` marks them)."""
+    positions = np.arange(len(end))
+    ends = np.flatnonzero(end)
+    return ends[np.searchsorted(ends, positions)]
 
 
 def _first_open(ranks: Ints, ts: Ints, ends: Ints, starts: Ints | None, queries: Ints) -> tuple[Ints, Ints]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._config import CacheConfig
-from ledgerspec.spec.cache._events import REMOVE, TTL_PASS
+from ledgerspec.spec.cache._events import REMOVE, REQUEUE, TTL_PASS
 from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
 from ledgerspec.spec.cache.invariants._declare import (
     COUNTS,
@@ -33,9 +33,10 @@ def expired(profile: str, config: CacheConfig, counts: Ints, ts: Ints, now: int 
 class _Ttl(Check):
     def events(self, view: EventsView) -> None:
         c, f = view.c, view.f
-        removes = (c.kind == REMOVE) & f.live & (view.pass_kinds() == TTL_PASS)
-        if not removes.any():
+        in_ttl_pass = view.pass_kinds() == TTL_PASS
+        if not in_ttl_pass.any():
             return
+        removes = (c.kind == REMOVE) & f.live & in_ttl_pass
         nows = view.pass_nows()
         early = removes & ~expired(view.profile, view.config, f.count, f.ts, nows)
         view.report(
@@ -45,6 +46,15 @@ class _Ttl(Check):
                 f"which has not expired at {nows[i]}"
             ),
         )
+        if view.profile == MASTER:  # the walk reaches only expired entries: it requeues no other
+            requeues = (c.kind == REQUEUE) & f.live & (view.pass_kinds() == TTL_PASS)
+            young = requeues & ~expired(view.profile, view.config, f.count, f.ts, nows)
+            view.report(
+                np.flatnonzero(young),
+                lambda i: (
+                    f"requeued {view.position(i)} (timestamp {show(int(f.ts[i]))}), which has not expired at {nows[i]}"
+                ),
+            )
 
     def pass_end(self, view: PassView) -> None:
         if view.kind != TTL_PASS or view.head_enter is None:
@@ -68,9 +78,9 @@ INVARIANT = Invariant(
     id="CACHE-TTL",
     statement=(
         "A timestamp pass at `now` removes only expired entries and leaves none: pulsar-master: expired "
-        "means ts < now - ttl (strict), and every entry left has ts >= now - ttl (requeued entries carry "
-        "the pass's time); pip430: expired means count <= 0 and ts < now - ttl, or ts < now - "
-        "thresholdMax."
+        "means ts < now - ttl (strict), the pass requeues no other entry, and every entry left has ts >= "
+        "now - ttl (requeued entries carry the pass's time); pip430: expired means count <= 0 and ts < "
+        "now - ttl, or ts < now - thresholdMax."
     ),
     citation=(
         "apache/pulsar PR #24623 (490ba0cca1) RangeEntryCacheManagerImpl.doEvictByTimestamp (strict <); "
