@@ -41,28 +41,13 @@ from ledgerspec.spec.cache import (
     Violation,
 )
 
-_TIMES, _COUNTS, _COPIES = "observe_timestamps", "observe_counts", "observe_copies"
-_NEEDS: dict[str, dict[str, frozenset[str]]] = {
-    "CACHE-FIFO": {"*": frozenset({_TIMES})},
-    "CACHE-OLDEST-FIRST": {"pip430": frozenset({_TIMES, _COUNTS}), "pulsar-master": frozenset({_TIMES})},
-    "CACHE-PROTECT-UNTIL-EXPIRED": {"*": frozenset({_TIMES, _COUNTS})},
-    "CACHE-EVICTED-FINAL": {"*": frozenset({_COPIES, _COUNTS})},
-    "CACHE-WATERMARK": {"pip430": frozenset({_TIMES, _COUNTS})},
-    "CACHE-TTL": {"pip430": frozenset({_TIMES, _COUNTS}), "pulsar-master": frozenset({_TIMES})},
-    "CACHE-BOUNDED-PROTECTION": {"*": frozenset({_TIMES})},
-    "CACHE-CURSOR-COUNT": {"*": frozenset({"cursors"})},
-    "CACHE-READ-COUNT": {"*": frozenset({_COPIES, _COUNTS})},
-    "CACHE-DUPLICATE-MERGE": {"*": frozenset({_COUNTS})},
-}
-
 
 def needs(invariant: str, profile: str) -> frozenset[str]:
-    """Adapter capabilities an invariant's predicate needs under a profile.
+    """Adapter capabilities an invariant's check needs under a profile (its declaration says).
 
-    Without them it is not checkable. Predicates compare masked fields alike, so most need nothing.
+    Without them it is not checkable. Checks compare masked fields alike, so most need nothing.
     """
-    table = _NEEDS.get(invariant, {})
-    return table.get(profile, table.get("*", frozenset()))
+    return INVARIANTS[invariant].needs_for(profile)
 
 
 PASS, FAIL, NOT_CLAIMED, NOT_CHECKABLE, ERROR, NOT_RUN = (

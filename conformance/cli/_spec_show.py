@@ -1,12 +1,17 @@
-"""``ledgerspec spec show``: print the invariant catalogue (id, statement, claiming profiles, source)."""
+"""``ledgerspec spec show``: the invariant catalogue, as each invariant's module declares it.
+
+Id, statement, citation, claiming profiles, the adapter capabilities and trace events its check
+needs, the partition it is checked on and why that is sound, and what only conformance checks.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import textwrap
+from typing import Any
 
-from ledgerspec.spec.cache import CATALOGUE, PROFILES, get_profile
+from ledgerspec.spec.cache import CATALOGUE, PROFILES, Invariant, get_profile
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -19,16 +24,35 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     show.set_defaults(run=run_show)
 
 
+def _by_profile(invariant: Invariant, what: str) -> dict[str, list[str]]:
+    """Per claiming profile, the sorted capabilities (``needs``) or trace events (``events``) it needs."""
+    pick = invariant.needs_for if what == "needs" else invariant.events_for
+    return {profile: sorted(pick(profile)) for profile in invariant.profiles}
+
+
+def describe(invariant: Invariant) -> dict[str, Any]:
+    """An invariant's declaration as plain data (``spec show --json``)."""
+    return {
+        "id": invariant.id,
+        "statement": invariant.statement,
+        "profiles": list(invariant.profiles),
+        "source": invariant.citation,
+        "needs": _by_profile(invariant, "needs"),
+        "events": _by_profile(invariant, "events"),
+        "checked_on_traces": invariant.check is not None,
+        "partition": invariant.partition,
+        "soundness": invariant.soundness,
+        "conformance_only": invariant.conformance_only,
+    }
+
+
 def run_show(args: argparse.Namespace) -> int:
     """Print the catalogue as a table or JSON."""
     invariants = [i for i in CATALOGUE if args.profile is None or i.claimed_by(args.profile)]
     if args.json:
-        document = {
+        document: dict[str, Any] = {
             "profiles": {name: {"summary": p.summary, "source": p.source} for name, p in PROFILES.items()},
-            "invariants": [
-                {"id": i.id, "statement": i.statement, "profiles": list(i.profiles), "source": i.source}
-                for i in invariants
-            ],
+            "invariants": [describe(i) for i in invariants],
         }
         if args.profile:
             document["profile"] = args.profile
@@ -41,5 +65,24 @@ def run_show(args: argparse.Namespace) -> int:
         print(invariant.id)
         print(textwrap.indent(textwrap.fill(invariant.statement, 96), "    "))
         print(f"    claimed by: {', '.join(invariant.profiles)}")
-        print(f"    source: {invariant.source}\n")
+        print(textwrap.indent(textwrap.fill(f"source: {invariant.citation}", 96), "    "))
+        for label, what in (("adapter needs", "needs"), ("trace events", "events")):
+            shown = {p: v for p, v in _by_profile(invariant, what).items() if v}
+            if shown:
+                values = {", ".join(v) for v in shown.values()}
+                text = (
+                    next(iter(values))
+                    if len(values) == 1 and len(shown) == len(invariant.profiles)
+                    else "; ".join(f"{p}: {', '.join(v)}" for p, v in shown.items())
+                )
+                print(f"    {label}: {text}")
+        if invariant.check is None:
+            print(textwrap.indent(textwrap.fill(f"not on traces: {invariant.soundness}", 96), "    "))
+        else:
+            print(
+                textwrap.indent(textwrap.fill(f"partition: {invariant.partition}, {invariant.soundness}", 96), "    ")
+            )
+        if invariant.conformance_only:
+            print(textwrap.indent(textwrap.fill(f"conformance only: {invariant.conformance_only}", 96), "    "))
+        print()
     return 0

@@ -6,7 +6,9 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
+from ledgerspec.conformance._engine import needs
 from ledgerspec.conformance.cli import main
+from ledgerspec.spec.cache import INVARIANTS
 
 
 def test_spec_show_json_lists_the_catalogue(capsys):
@@ -18,6 +20,20 @@ def test_spec_show_json_lists_the_catalogue(capsys):
         assert invariant["statement"]
         assert invariant["source"]
         assert invariant["profiles"]
+
+
+def test_spec_show_and_the_engine_read_each_invariants_declaration(capsys):
+    assert main(["spec", "show", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    for shown in document["invariants"]:
+        declared = INVARIANTS[shown["id"]]
+        assert shown["source"] == declared.citation
+        assert shown["checked_on_traces"] == (declared.check is not None)
+        for profile in declared.profiles:
+            assert set(shown["needs"][profile]) == declared.needs_for(profile) == needs(declared.id, profile)
+            assert set(shown["events"][profile]) == declared.events_for(profile)
+    assert needs("CACHE-READ-COUNT", "pip430") == {"observe_copies", "observe_counts"}
+    assert needs("CACHE-TTL", "pulsar-master") == {"observe_timestamps"}
 
 
 def test_spec_show_for_one_profile(capsys):
