@@ -8,6 +8,7 @@ builds one per step from the events it derives (:func:`chunk_from_events`). Inte
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,10 @@ class Chunk:
     def __len__(self) -> int:
         return len(self.kind)
 
+    def of_kinds(self, *kinds: int) -> Bools:
+        """Per event: whether its kind is one of ``kinds`` (a table lookup, cheaper than ``np.isin``)."""
+        return _kind_table(kinds)[self.kind]
+
     def part(self, start: int, stop: int) -> Chunk:
         """Events ``start:stop`` (views, no copy)."""
         return Chunk(
@@ -62,6 +67,13 @@ class Chunk:
 
 
 _ARRAYS = ("kind", *INT_FIELDS, "reason", "cursor", "value")
+
+
+@functools.cache
+def _kind_table(kinds: tuple[int, ...]) -> Bools:
+    table = np.zeros(len(KINDS), np.bool_)
+    table[list(kinds)] = True
+    return table
 
 
 def chunk_from_events(events: Sequence[dict[str, Any]], *, first_seq: int = 1, label: str | None = None) -> Chunk:

@@ -12,17 +12,17 @@ from __future__ import annotations
 import numpy as np
 from ledgerspec.spec.cache._events import HIT, INSERT, REMOVE, REPLAY, REQUEUE
 from ledgerspec.spec.cache.invariants._chunk import Chunk, Ints
-from ledgerspec.spec.cache.invariants._facts import Carried, Facts, Flavour, new_handler
+from ledgerspec.spec.cache.invariants._facts import Carried, Facts
 from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable, find
 
 
-def commit(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, inexact: Ints) -> None:
+def commit(c: Chunk, facts: Facts, carried: Carried, inexact: Ints) -> None:
     """Update ``carried`` in place to the state after the segment ``c``.
 
     ``inexact``: keys whose requeue count is a lower bound from now on (``_engine.py``).
     """
     n = len(c)
-    table = entries_after(c, facts, carried, flavour, n)
+    table = entries_after(c, facts, carried, n)
     if len(inexact):
         lower, _ = find(np.unique(inexact), table.key)
         table.exact[lower] = False
@@ -73,13 +73,12 @@ def rows_before(c: Chunk, facts: Facts, at: Ints) -> LiveTable:
 
 
 def entries_after(
-    c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, limit: int, ledger: int | None = None
+    c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: int | None = None
 ) -> LiveTable:
     """The cached entries after the first ``limit`` events of the segment (only ``ledger``'s, if given)."""
-    last = facts.keyed.last_before(limit, facts.key)
+    among = None if ledger is None else c.ledger == ledger
+    last = facts.keyed.last_before(limit, facts.key, among)
     table = carried.table if ledger is None else carried.table.take(carried.table.ledger == ledger)
-    if ledger is not None:
-        last = last[c.ledger[last] == ledger]
     if not len(last):
         return table
     kind, live = c.kind[last], facts.live[last]
@@ -88,7 +87,7 @@ def entries_after(
     stamped = inserted | requeued
     live_after = np.where(inserted, True, np.where(kind == REMOVE, False, live))
     ranks = carried.base + last
-    handlers, _ = new_handler(c, flavour, carried.base + np.arange(len(c), dtype=np.int64))
+    handlers = facts.created
     pass_ranks = np.array([p.rank for p in facts.passes] + [0], np.int64)[facts.pass_index[last]]
     requeue_rank = np.where(facts.pass_index[last] >= 0, pass_ranks, ranks)
     rows = LiveTable(

@@ -218,7 +218,7 @@ class Replay:
             for number, index in enumerate(ends.tolist()):
                 ended = facts.passes[int(facts.pass_index[index])]
                 self._pass_end(c, facts, ended, index, int(heads.enter[number]), int(heads.oldest[number]))
-        commit(c, facts, carried, self.flavour, inexact)
+        commit(c, facts, carried, inexact)
         last = len(c) - 1
         if c.kind[last] == CONFIG:
             self._configure(CONFIG_FIELDS[int(c.reason[last])], float(c.value[last]))
@@ -253,7 +253,7 @@ class Replay:
         return sink
 
     def _pass_end(self, c: Chunk, facts: Facts, ended: OpenPass, index: int, head: int, oldest: int) -> None:
-        carried, flavour = self.carried, self.flavour
+        carried = self.carried
         removed = _concat(ended.removed)
         counts = np.concatenate(ended.counts) if ended.counts else np.zeros(0, np.int64)
         requeued = _concat(ended.requeued)
@@ -261,7 +261,7 @@ class Replay:
         sink = self._sink(c)
 
         def entries(ledger: int | None) -> LiveTable:
-            return entries_after(c, facts, carried, flavour, index + 1, ledger)
+            return entries_after(c, facts, carried, index + 1, ledger)
 
         def counts_of(table: LiveTable) -> Ints:
             handlers = handlers_at(c, facts, carried, index, table)
@@ -306,30 +306,62 @@ class Replay:
 
         ``getNumberOfCursorsAtSamePositionOrBefore``: the active cursors of the ledger at or before the
         cursor's position, itself included; 0 if it is not active (``_base.cursors_at_or_before``).
+        Per ledger, the positions of its cursors after each of its events are a small matrix (cursors by
+        events, filled forward); each count compares one of its columns with one cursor's position.
         """
         expected = np.full(len(c), NULL, np.int64)
         at = np.flatnonzero((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT))
         if not len(at):
             return expected
-        by_ledger, names = self.carried.cursors, c.cursor_names
-        kinds, ledgers, entries, codes = (
-            c.kind[at].tolist(),
-            c.ledger[at].tolist(),
-            c.entry[at].tolist(),
-            c.cursor[at].tolist(),
-        )
-        for index, kind, ledger, entry, code in zip(at.tolist(), kinds, ledgers, entries, codes, strict=True):
-            cursors = by_ledger.get(ledger)
-            if cursors is None:
-                cursors = by_ledger[ledger] = {}
-            if kind in (CURSOR_SEEK, CURSOR_ADD):
-                cursors[names[code]] = entry
-            elif kind == CURSOR_REMOVE:
-                cursors.pop(names[code], None)
-            else:
-                where = cursors.get(names[code])
-                expected[index] = 0 if where is None else sum(position <= where for position in cursors.values())
+        ledgers = c.ledger[at]
+        for ledger in np.unique(ledgers).tolist():
+            mine = at[ledgers == ledger]
+            known = self.carried.cursors.setdefault(ledger, {})
+            names = list(dict.fromkeys([*known, *(c.cursor_names[k] for k in np.unique(c.cursor[mine]).tolist())]))
+            if len(names) * (len(mine) + 1) > _CURSOR_CELLS:
+                _cursor_walk(c, mine, known, expected)
+                continue
+            column = {name: row for row, name in enumerate(names)}
+            rows = np.array([column[c.cursor_names[k]] for k in c.cursor[mine].tolist()], np.int64)
+            kinds = c.kind[mine]
+            moves = kinds != CURSOR_COUNT
+            values = np.where(kinds == CURSOR_REMOVE, _GONE, c.entry[mine])
+            marks = np.zeros((len(names), len(mine) + 1), np.int64)
+            steps = np.flatnonzero(moves)
+            marks[rows[steps], steps + 1] = steps + 1
+            last = np.maximum.accumulate(marks, axis=1)
+            start = np.array([known.get(name, _GONE) for name in names], np.int64)
+            filled = np.where(last == 0, start[:, None], np.r_[0, values][last])
+            counts = np.flatnonzero(~moves)
+            where = filled[rows[counts], counts]
+            answers = np.where(where == _GONE, 0, (filled[:, counts] <= where).sum(axis=0))
+            expected[mine[counts]] = answers
+            for name, position in zip(names, filled[:, -1].tolist(), strict=True):
+                if position == _GONE:
+                    known.pop(name, None)
+                else:
+                    known[name] = position
         return expected
+
+
+def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints) -> None:
+    """The cursor events ``at`` of one ledger one by one (for a ledger with very many cursors)."""
+    kinds, entries, codes = c.kind[at].tolist(), c.entry[at].tolist(), c.cursor[at].tolist()
+    for index, kind, entry, code in zip(at.tolist(), kinds, entries, codes, strict=True):
+        name = c.cursor_names[code]
+        if kind in (CURSOR_SEEK, CURSOR_ADD):
+            cursors[name] = entry
+        elif kind == CURSOR_REMOVE:
+            cursors.pop(name, None)
+        else:
+            where = cursors.get(name)
+            expected[index] = 0 if where is None else sum(position <= where for position in cursors.values())
+
+
+_GONE = np.iinfo(np.int64).max
+"""An inactive cursor's position: above every position, so it counts for no one."""
+_CURSOR_CELLS = 4_000_000
+"""Above this many cells (cursors x events of a ledger in a segment) the cursor events are walked."""
 
 
 def _concat(tables: list[LiveTable]) -> LiveTable:

@@ -48,9 +48,9 @@ from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Chunk, Ints
 from ledgerspec.spec.cache.invariants._groups import Grouping, exclusive_sum, last_before, pick
 from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable, find
 
-KEYED = np.array([INSERT, REFUSED, MERGE, HIT, MISS, MARK_EVICTED, REMOVE, REQUEUE, STASH])
+KEYED = (INSERT, REFUSED, MERGE, HIT, MISS, MARK_EVICTED, REMOVE, REQUEUE, STASH)
 """Kinds that name a position (insert, insert_refused, merge, hit, miss, mark_evicted, remove, requeue, stash)."""
-COPY_KINDS = np.array([HIT, RELEASE, REPLAY])
+COPY_KINDS = (HIT, RELEASE, REPLAY)
 
 
 class StructureError(Exception):
@@ -158,6 +158,10 @@ class Facts:
     """The total size after the segment's last event."""
     base: int = 0
     """The broker-wide index of the segment's first event (a handler's id is its insert's index)."""
+    created: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Inserts: the handler they make (its id; -1: none)."""
+    initial: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Inserts: that handler's first count."""
 
 
 def pass_context(c: Chunk, carried: Carried, ranks: Ints) -> tuple[Ints, list[OpenPass], OpenPass | None]:
@@ -244,7 +248,8 @@ def compute(c: Chunk, keys: Ints, carried: Carried, flavour: Flavour) -> Facts:
         kinds=c.kind,
         base=carried.base,
     )
-    _key_facts(c, facts, carried, flavour, ranks, np.where(pass_rank >= 0, pass_rank, ranks))
+    facts.created, facts.initial = new_handler(c, flavour, ranks)
+    _key_facts(c, facts, carried, ranks, np.where(pass_rank >= 0, pass_rank, ranks))
     _copy_facts(c, facts, carried)
     _count_facts(c, facts, carried, flavour, pass_kind)
     inserted = c.kind == INSERT
@@ -265,9 +270,9 @@ def new_handler(c: Chunk, flavour: Flavour, ranks: Ints) -> tuple[Ints, Ints]:
     return np.full(len(c), -1, np.int64), c.count
 
 
-def _key_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, ranks: Ints, requeue_rank: Ints) -> None:
+def _key_facts(c: Chunk, facts: Facts, carried: Carried, ranks: Ints, requeue_rank: Ints) -> None:
     """The state of each keyed event's position before it (see the module docstring)."""
-    at = np.flatnonzero(np.isin(c.kind, KEYED))
+    at = np.flatnonzero(c.of_kinds(*KEYED))
     facts.keyed = Grouping.of(at, facts.key[at])
     if not len(at):
         return
@@ -283,7 +288,7 @@ def _key_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, ranks
     last_insert = last_before(inserted, start)
     last_stamp = last_before(stamps, start)
     last_hit = last_before(valid_hit, start)
-    handlers, _ = new_handler(c, flavour, ranks)
+    handlers = facts.created
     enter_of = np.where(inserted, ranks[ev], requeue_rank[ev])
     requeues_so_far = exclusive_sum(valid_requeue.astype(np.int64))
     since_insert = requeues_so_far - requeues_so_far[np.maximum(last_insert, 0)]
@@ -339,7 +344,7 @@ def _carried_rows(table: LiveTable, key: Ints) -> tuple[Bools, Ints, Ints, Ints,
 
 def _copy_facts(c: Chunk, facts: Facts, carried: Carried) -> None:
     """Release and replay: whether the copy was open and which handler it shares."""
-    at = np.flatnonzero(np.isin(c.kind, COPY_KINDS))
+    at = np.flatnonzero(c.of_kinds(*COPY_KINDS))
     facts.copied = Grouping.of(at, c.copy[at])
     if not len(at):
         return
@@ -359,13 +364,12 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
     """Each handler's count before and after every event that reads or changes it."""
     if not (flavour.pip430 or flavour.master):
         return
-    ranks = carried.base + np.arange(len(c), dtype=np.int64)
-    created, initial = new_handler(c, flavour, ranks)
+    created, initial = facts.created, facts.initial
     kind = c.kind
     on_entry = (
-        np.isin(kind, (REFUSED, MERGE, HIT, REMOVE, MARK_EVICTED, REQUEUE, STASH)) & facts.live & (facts.handler >= 0)
+        c.of_kinds(REFUSED, MERGE, HIT, REMOVE, MARK_EVICTED, REQUEUE, STASH) & facts.live & (facts.handler >= 0)
     )
-    on_copy = np.isin(kind, (RELEASE, REPLAY)) & facts.copy_open & (facts.copy_handler >= 0)
+    on_copy = c.of_kinds(RELEASE, REPLAY) & facts.copy_open & (facts.copy_handler >= 0)
     creates = (kind == INSERT) & (created >= 0)
     touched = np.where(creates, created, np.where(on_entry, facts.handler, np.where(on_copy, facts.copy_handler, -1)))
     facts.touched = touched

@@ -59,10 +59,16 @@ class Grouping:
         """The events, group by group."""
         return self.at[self.order]
 
-    def last_before(self, limit: int, keys: Ints) -> Ints:
-        """The last event of each group among the events before ``limit`` (``keys``: each event's group id)."""
+    def last_before(self, limit: int, keys: Ints, among: Bools | None = None) -> Ints:
+        """The last event of each group among the events before ``limit`` (``keys``: each event's group id).
+
+        ``among``: only the events where it is true (a mask over all events, as ``keys``).
+        """
         events = self.events
-        kept = events[events < limit]
+        wanted = events < limit
+        if among is not None:
+            wanted &= among[events]
+        kept = events[wanted]
         if not len(kept):
             return kept
         groups = keys[kept]

@@ -22,7 +22,7 @@ class _DuplicateMerge(Check):
         before = np.where(f.count == NULL, 0, f.count)
         expected = np.where(f.count == EVICTED, EVICTED, before + reads)
         got = np.where(c.kind == MERGE, c.count, f.count)
-        duplicate = np.isin(c.kind, (MERGE, REFUSED)) & f.live & (got != expected)
+        duplicate = c.of_kinds(MERGE, REFUSED) & f.live & (got != expected)
         view.report(
             np.flatnonzero(duplicate),
             lambda i: (

@@ -33,7 +33,7 @@ class _EvictedFinal(Check):
         kinds = view.pass_kinds()
         forced = (kinds == INVALIDATE_PASS) | (kinds == CLEAR_PASS)
         shown = c.count != NULL
-        through_copy = np.isin(c.kind, (RELEASE, REPLAY)) & f.copy_open & (f.count == EVICTED) & shown
+        through_copy = c.of_kinds(RELEASE, REPLAY) & f.copy_open & (f.count == EVICTED) & shown
         view.report(
             np.flatnonzero(through_copy & (c.count != EVICTED)),
             lambda i: f"copy {c.copy[i]} was EVICTED and now shows count {c.count[i]}",

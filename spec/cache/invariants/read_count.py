@@ -49,7 +49,7 @@ class _ReadCount(Check):
     def events(self, view: EventsView) -> None:
         c, f = view.c, view.f
         shown = (f.touched >= 0) & (c.count != NULL) & (c.count != f.expected)
-        changed = shown & np.isin(c.kind, (RELEASE, REPLAY, REMOVE))
+        changed = shown & c.of_kinds(RELEASE, REPLAY, REMOVE)
         view.report(
             np.flatnonzero(changed),
             lambda i: (
@@ -57,7 +57,7 @@ class _ReadCount(Check):
                 f"{c.count[i]} after {view.op(i)}; expected {show(int(f.expected[i]))} (was {show(int(f.count[i]))})"
             ),
         )
-        copies = np.isin(c.kind, (RELEASE, REPLAY))
+        copies = c.of_kinds(RELEASE, REPLAY)
         view.report(
             np.flatnonzero(copies & ~f.copy_open),
             lambda i: (

@@ -63,7 +63,7 @@ class _SegmentPlacement(Check):
             ring = Ring(count, size, segments=[{} for _ in range(count)])
             view.keep_state(ring)
         c = view.c
-        interesting = np.flatnonzero(np.isin(c.kind, (INSERT, HIT, REMOVE, PASS_START, PASS_END, SIZE_SAMPLE)))
+        interesting = np.flatnonzero(c.of_kinds(INSERT, HIT, REMOVE, PASS_START, PASS_END, SIZE_SAMPLE))
         kinds, ledgers, entries, sizes = c.kind.tolist(), c.ledger.tolist(), c.entry.tolist(), c.size.tolist()
         for i in interesting.tolist():
             kind, at = kinds[i], (ledgers[i], entries[i])

@@ -16,7 +16,7 @@ class _SegmentRing(Check):
         count, segment = geometry(view.config)
         bound = count * segment + 63
         view.report(
-            np.flatnonzero(np.isin(c.kind, (SIZE_SAMPLE, PASS_END)) & (c.size > bound)),
+            np.flatnonzero(c.of_kinds(SIZE_SAMPLE, PASS_END) & (c.size > bound)),
             lambda i: f"size {c.size[i]} exceeds {count} segments of {segment} bytes",
         )
         view.report(

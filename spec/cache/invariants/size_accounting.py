@@ -19,7 +19,7 @@ from ledgerspec.spec.cache.invariants._declare import (
 class _SizeAccounting(Check):
     def events(self, view: EventsView) -> None:
         c, f = view.c, view.f
-        sampled = np.isin(c.kind, (SIZE_SAMPLE, PASS_START, PASS_END)) & (c.size != f.total)
+        sampled = c.of_kinds(SIZE_SAMPLE, PASS_START, PASS_END) & (c.size != f.total)
         view.report(
             np.flatnonzero(sampled),
             lambda i: f"reported size {c.size[i]} but the cached entries add up to {f.total[i]}",

@@ -1,0 +1,114 @@
+"""The replay the monitor and both trace checkers share: the same verdict however the events are cut.
+
+The monitor feeds the replay one step's events at a time, the local checker a batch per broker, the
+Spark checker Arrow batches of any size; the shadow is carried between chunks, so the findings must
+not depend on where the cuts fall. And the cheap answers it gives a pass's checks (the queue's head,
+the oldest timestamp, the cursor counts computed per ledger as a matrix) must be what rebuilding the
+cache, or walking the cursor events one by one, gives.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from ledgerspec.spec.cache.invariants import _engine
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._commit import entries_after
+from ledgerspec.traces._check import trace_invariants
+from ledgerspec.traces._generate import generate_trace
+from ledgerspec.traces._inject import injectable
+from ledgerspec.traces._io import open_trace
+from ledgerspec.traces._replay import BrokerReplay, chunk_of
+
+CONFIG = {"max_size": 200_000, "ttl": 3_000_000, "ttl_max": 15_000_000, "max_requeue": 2, "segment_size_max": 50_000}
+
+
+@pytest.fixture(scope="module", params=["pip430", "pulsar-master", "legacy", "segmented"])
+def trace(request, tmp_path_factory):
+    from ledgerspec.spec.cache import CacheConfig
+
+    profile = request.param
+    path = tmp_path_factory.mktemp(profile) / "t.jsonl"
+    config = CacheConfig(**CONFIG)
+    generate_trace(
+        str(path),
+        workload="edge",
+        brokers=2,
+        topics=5,
+        events=6000,
+        seed=3,
+        profile=profile,
+        config=config,
+        inject=injectable(profile),
+    )
+    return open_trace(path)
+
+
+def replay(trace, cuts: list[int] | None) -> dict[str, tuple]:
+    """Findings and counts per broker, feeding each broker's events in pieces ending at ``cuts``."""
+    table = pa.Table.from_batches([batch for _, batch in trace.batches()])
+    outcome = {}
+    for broker in sorted(set(table.column("broker").to_pylist())):
+        mine = table.filter(np.asarray(table.column("broker").to_pylist()) == broker)
+        chunk = chunk_of(mine, np.arange(mine.num_rows, dtype=np.int64))
+        engine = BrokerReplay(broker, trace.header.profile, trace.config, trace_invariants(trace.header.profile))
+        ends = sorted({c for c in (cuts or []) if 0 < c < len(chunk)} | {len(chunk)})
+        start = 0
+        for end in ends:
+            engine.feed(chunk.part(start, end))
+            start = end
+        outcome[broker] = (engine.findings, dict(engine.counts), engine.finish())
+    return outcome
+
+
+def test_the_findings_do_not_depend_on_where_the_events_are_cut(trace):
+    whole = replay(trace, None)
+    assert any(counts for _, counts, _ in whole.values()), "the injected violations are found"
+    rng = random.Random(7)
+    for cuts in (
+        [*range(1, 7000)],
+        [rng.randrange(1, 7000) for _ in range(40)],
+        [rng.randrange(1, 7000) for _ in range(5)],
+    ):
+        assert replay(trace, cuts) == whole
+
+
+def test_the_queue_head_at_each_pass_end_is_the_rebuilt_caches(trace, monkeypatch):
+    compared = []
+    original = _engine.Replay._pass_end
+
+    def pass_end(self, c, facts, ended, index, head, oldest):
+        table = entries_after(c, facts, self.carried, index + 1)
+        assert head == (int(table.enter.min()) if len(table) else NULL)
+        if oldest != NULL:
+            assert oldest == int(table.ts.min())
+        compared.append(index)
+        return original(self, c, facts, ended, index, head, oldest)
+
+    monkeypatch.setattr(_engine.Replay, "_pass_end", pass_end)
+    replay(trace, None)
+    assert len(compared) > 10
+
+
+def test_cursor_counts_per_ledger_equal_walking_the_events(trace, monkeypatch):
+    original = _engine.Replay._cursors
+    checked = []
+
+    def both(self, c):
+        walked = {ledger: dict(cursors) for ledger, cursors in self.carried.cursors.items()}
+        fast = original(self, c)
+        slow = np.full(len(c), NULL, np.int64)
+        at = np.flatnonzero((c.kind >= _engine.CURSOR_ADD) & (c.kind <= _engine.CURSOR_COUNT))
+        for ledger in np.unique(c.ledger[at]).tolist():
+            _engine._cursor_walk(c, at[c.ledger[at] == ledger], walked.setdefault(ledger, {}), slow)
+        assert np.array_equal(fast, slow)
+        assert {k: v for k, v in self.carried.cursors.items() if v} == {k: v for k, v in walked.items() if v}
+        checked.append(len(at))
+        return fast
+
+    monkeypatch.setattr(_engine.Replay, "_cursors", both)
+    replay(trace, [*range(50, 7000, 97)])
+    assert sum(checked) > 100
