@@ -305,7 +305,7 @@ NOT_ALONE = {
 }
 """Invariants a profile's trace cannot break alone, so not injected there."""
 
-SMALL = {"max_size": 100, "watermark": 0.5, "ttl": 10, "ttl_max": 50, "max_requeue": 1}
+SMALL: dict[str, Any] = {"max_size": 100, "watermark": 0.5, "ttl": 10, "ttl_max": 50, "max_requeue": 1}
 
 
 def injectable(profile: str) -> list[str]:

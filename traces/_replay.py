@@ -53,18 +53,26 @@ def chunk_of(batch: pa.RecordBatch | pa.Table, rows: Ints | None = None) -> Chun
             encoded = encoded.combine_chunks()
         cursors = np.asarray(encoded.indices.cast(pa.int64()).fill_null(-1), dtype=np.int64)
         names = encoded.dictionary.to_pylist()
-    columns = {name: _ints(batch.column(name)) for name in INT_FIELDS if name != "row"}
     numbers = _ints(batch.column("row")) if rows is None else np.asarray(rows, dtype=np.int64)
     value = batch.column("value")
     values = np.asarray(value.fill_null(np.nan).to_numpy(), dtype=np.float64) if len(value) else np.zeros(0)
+    ints = {name: _ints(batch.column(name)) for name in INT_FIELDS if name != "row"}
     return Chunk(
         kind=kinds,
+        seq=ints["seq"],
+        time=ints["time"],
         row=numbers,
+        ledger=ints["ledger"],
+        entry=ints["entry"],
+        size=ints["size"],
+        count=ints["count"],
+        timestamp=ints["timestamp"],
+        copy=ints["copy"],
+        result=ints["result"],
         reason=np.asarray(reasons, dtype=np.int64),
         cursor=cursors,
         value=values,
         cursor_names=names,
-        **columns,
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from ledgerspec.spec.cache import CATALOGUE, PROFILES, Invariant, get_profile
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``spec show``."""
     spec = subcommands.add_parser("spec", help="the executable specification")
     actions = spec.add_subparsers(dest="spec_command", metavar="ACTION", required=True)

@@ -173,4 +173,9 @@ def test_traces_bench_measures_both_engines_and_they_agree(spark, capsys, tmp_pa
     assert figures["local"]["events_per_second"] > 0
     assert figures["spark"]["events_per_second"] > 0
     assert figures["scan_sort"]["seconds"] > 0
-    assert "spark / scan-and-sort" in capsys.readouterr().out
+    assert len(figures["read"]["seconds"]) == len(figures["floor"]["seconds"]) == 2  # each checker between two floors
+    assert figures["local_over_read"] > 0
+    assert figures["spark_over_floor"] > 0
+    out = capsys.readouterr().out
+    assert "local / bare pyarrow read" in out
+    assert "spark / its floor" in out

@@ -241,7 +241,8 @@ class Replay:
             return np.zeros(0, np.int64)
         requeued = (c.kind == REQUEUE) & facts.live & np.isin(facts.pass_index, rounds)
         mark_inexact(facts, requeued, ends)
-        return facts.key[requeued]
+        keys: Ints = facts.key[requeued]
+        return keys
 
     def _sink(self, c: Chunk) -> Callable[[str, int, str], None]:
         def sink(invariant: str, i: int, message: str) -> None:
