@@ -72,9 +72,7 @@ def rows_before(c: Chunk, facts: Facts, at: Ints) -> LiveTable:
     )
 
 
-def entries_after(
-    c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: int | None = None
-) -> LiveTable:
+def entries_after(c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: int | None = None) -> LiveTable:
     """The cached entries after the first ``limit`` events of the segment (only ``ledger``'s, if given)."""
     among = None if ledger is None else c.ledger == ledger
     last = facts.keyed.last_before(limit, facts.key, among)

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ledgerspec.spec.cache._config import CacheConfig
     from ledgerspec.spec.cache._observation import Observation
     from ledgerspec.spec.cache._ops import Op
-    from ledgerspec.spec.cache.invariants._facts import Facts, OpenPass
+    from ledgerspec.spec.cache.invariants._facts import Facts
 
 PIP430 = "pip430"
 MASTER = "pulsar-master"
@@ -207,11 +207,6 @@ class EventsView:
             return op_name(-1, NULL, NULL, int(self.c.kind[i]))
         open_pass = self.f.passes[index]
         return op_name(open_pass.kind, open_pass.ledger, open_pass.entry, int(self.c.kind[i]))
-
-    def pass_of(self, i: int) -> OpenPass | None:
-        """The pass event ``i`` is in."""
-        index = int(self.f.pass_index[i])
-        return None if index < 0 else self.f.passes[index]
 
     def open_copies(self, handler: int, i: int) -> list[int]:
         """The copies sharing ``handler`` that are open just before event ``i``, in dispatch order."""

@@ -366,9 +366,7 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
         return
     created, initial = facts.created, facts.initial
     kind = c.kind
-    on_entry = (
-        c.of_kinds(REFUSED, MERGE, HIT, REMOVE, MARK_EVICTED, REQUEUE, STASH) & facts.live & (facts.handler >= 0)
-    )
+    on_entry = c.of_kinds(REFUSED, MERGE, HIT, REMOVE, MARK_EVICTED, REQUEUE, STASH) & facts.live & (facts.handler >= 0)
     on_copy = c.of_kinds(RELEASE, REPLAY) & facts.copy_open & (facts.copy_handler >= 0)
     creates = (kind == INSERT) & (created >= 0)
     touched = np.where(creates, created, np.where(on_entry, facts.handler, np.where(on_copy, facts.copy_handler, -1)))
