@@ -39,6 +39,7 @@ from ledgerspec.spec.cache import (
     Release,
     ReplayIncrement,
     Violation,
+    get_named_config,
 )
 
 _TIMES, _COUNTS, _COPIES = "observe_timestamps", "observe_counts", "observe_copies"
@@ -101,6 +102,7 @@ class Report:
     seconds: float = 0.0
     fault: str | None = None
     fault_case: Case | None = None
+    named_config: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -131,15 +133,24 @@ def conform(
     on_progress: Callable[[str, Run], None] | None = None,
     config: dict[str, Any] | None = None,
     exclude: frozenset[str] = frozenset(),
+    named_config: str | None = None,
 ) -> Report:
     """Check one adapter against one profile; see the module docstring for the search.
 
-    ``config`` overrides fields of the preset's configuration.
+    ``config`` overrides fields of the preset's configuration; so does ``named_config`` (a name of
+    ``NAMED_CONFIGS`` for the profile), whose fields then stay as they are for the whole run.
     """
     started = time.perf_counter()
     info = probe(factory)
     profile = profile or info.profiles[0]
     chosen_preset, search = get_preset(preset), get_settings(settings)
+    pinned: frozenset[str] = frozenset()
+    if named_config is not None:
+        try:
+            values = get_named_config(named_config, profile).values
+        except SpecError as error:
+            raise InputError(f"--config-preset: {error}") from None
+        config, pinned = {**(config or {}), **values}, frozenset(values)
     if config:
         chosen_preset = dataclasses.replace(chosen_preset, config=chosen_preset.config.replace(**config))
     if invariants:
@@ -152,6 +163,7 @@ def conform(
         preset=preset,
         settings=settings,
         seed=random.randrange(2**32) if seed is None else seed,
+        named_config=named_config,
     )
     active = []
     for invariant in CATALOGUE:
@@ -167,7 +179,17 @@ def conform(
             active.append(invariant.id)
     try:
         _run_searches(
-            report, factory, info, profile, chosen_preset, search, examples, active, exclude, stop_at_first, on_progress
+            report,
+            factory,
+            info,
+            profile,
+            chosen_preset,
+            search,
+            examples,
+            active,
+            exclude | {f"configure:{field}" for field in pinned},
+            stop_at_first,
+            on_progress,
         )
     finally:
         closer = getattr(factory, "close", None)

@@ -88,7 +88,8 @@ class Run:
     preset: Preset
     invariants: list[str]
     exclude: frozenset[str] = frozenset()
-    """Rules not to use (to isolate one behaviour, e.g. only size eviction)."""
+    """Rules not to use (to isolate one behaviour, e.g. only size eviction); ``configure:FIELD``: the
+    configure rule leaves that field alone (a named configuration pins it)."""
     examples: int = 0
     steps: int = 0
     on_example: Callable[[Run], None] = field(default=lambda _run: None)
@@ -334,8 +335,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             data=st.data(),
         )
         def configure(self, field: str, data: st.DataObject) -> None:
-            """A dynamic broker setting changes at run time."""
-            if field == "max_size" and run.profile == "segmented":
+            """A dynamic broker setting changes at run time (not one a named configuration pins)."""
+            if (field == "max_size" and run.profile == "segmented") or f"configure:{field}" in run.exclude:
                 return
             choices: dict[str, Any] = {
                 "max_size": preset.max_sizes,

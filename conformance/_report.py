@@ -19,7 +19,9 @@ def table(report: Report) -> str:
     lines = [
         (
             f"{report.verdict}: adapter {report.adapter.name} {report.adapter.version} against profile "
-            f"{report.profile} (preset {report.preset}, settings {report.settings}, seed {report.seed})"
+            f"{report.profile} (preset {report.preset}"
+            + (f", config preset {report.named_config}" if report.named_config else "")
+            + f", settings {report.settings}, seed {report.seed})"
         ),
         f"{report.examples} examples, {report.steps} steps in {report.seconds:.1f} s",
         "",
@@ -67,6 +69,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "adapter": report.adapter.to_dict(),
         "profile": report.profile,
         "preset": report.preset,
+        **({"config_preset": report.named_config} if report.named_config else {}),
         "settings": report.settings,
         "seed": report.seed,
         "verdict": report.verdict,

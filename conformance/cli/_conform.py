@@ -36,6 +36,11 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--settings", choices=list(SETTINGS), default="quick", help="how hard to search")
     parser.add_argument("--examples", type=int, help="examples per search (overrides the settings)")
     parser.add_argument("--seed", type=int, help="seed, for a reproducible run")
+    parser.add_argument(
+        "--config-preset",
+        metavar="NAME",
+        help="a named configuration of the profile, pinned for the run (`ledgerspec spec show` lists them)",
+    )
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -104,6 +109,7 @@ def _conform(args: argparse.Namespace, adapter: str, profile: str | None) -> Rep
             seed=args.seed,
             invariants=getattr(args, "invariant", None),
             on_progress=progress,
+            named_config=args.config_preset,
         )
     finally:
         progress.done()

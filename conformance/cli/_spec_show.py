@@ -6,7 +6,7 @@ import argparse
 import json
 import textwrap
 
-from ledgerspec.spec.cache import CATALOGUE, PROFILES, get_profile
+from ledgerspec.spec.cache import CATALOGUE, NAMED_CONFIGS, PROFILES, get_profile
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -25,6 +25,11 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         document = {
             "profiles": {name: {"summary": p.summary, "source": p.source} for name, p in PROFILES.items()},
+            "named_configs": {
+                n.name: {"profile": n.profile, "summary": n.summary, "source": n.source, "values": n.values}
+                for n in NAMED_CONFIGS.values()
+                if args.profile in {None, n.profile}
+            },
             "invariants": [
                 {"id": i.id, "statement": i.statement, "profiles": list(i.profiles), "source": i.source}
                 for i in invariants
@@ -37,6 +42,12 @@ def run_show(args: argparse.Namespace) -> int:
     if args.profile:
         profile = get_profile(args.profile)
         print(f"profile {profile.name}: {profile.summary}\n  source: {profile.source}\n")
+        for named in NAMED_CONFIGS.values():
+            if named.profile == profile.name:
+                values = ", ".join(f"{k}={v!r}" for k, v in named.values.items())
+                print(f"  config preset {named.name} ({values}): {named.summary}")
+                print(textwrap.indent(textwrap.fill(f"source: {named.source}", 96), "    "))
+        print()
     for invariant in invariants:
         print(invariant.id)
         print(textwrap.indent(textwrap.fill(invariant.statement, 96), "    "))

@@ -72,7 +72,9 @@ public final class EntryCacheManagerHarness extends MasterTarget {
     /** Storage reads come back over these bytes, so a returned entry tells whether it was a hit. */
     private static final byte[] FROM_STORAGE = new byte[1];
 
-    private ManagedLedgerFactoryImpl factory;
+    private final ManagedLedgerFactoryImpl factory;
+    private final Map<Long, ReadHandle> handles = new HashMap<>();
+    private final OrderedScheduler scheduler = mock(OrderedScheduler.class);
     private ManagedLedgerFactoryMBeanImpl mbean;
     private RangeEntryCacheManagerImpl manager;
     private final ArrayDeque<Runnable> evictionExecutor = new ArrayDeque<>();
@@ -93,6 +95,19 @@ public final class EntryCacheManagerHarness extends MasterTarget {
                 HOMEPAGE);
     }
 
+    /**
+     * The mocks live as long as the process: a fresh manager per {@code configure} over one factory mock
+     * (its configuration object and MBean replaced), one mocked managed ledger and one stub ledger handle
+     * per ledger id. Making Mockito mocks of these large classes costs far more than a step.
+     */
+    public EntryCacheManagerHarness() {
+        factory = mock(ManagedLedgerFactoryImpl.class);
+        ScheduledExecutorService manual = mock(ScheduledExecutorService.class);
+        org.mockito.Mockito.doAnswer(call -> evictionExecutor.add(call.getArgument(0))).when(manual)
+                .execute(org.mockito.ArgumentMatchers.any(Runnable.class));
+        when(factory.getCacheEvictionExecutor()).thenReturn(manual);
+    }
+
     @Override
     public void configure(CacheConfig config) {
         if (manager != null) {
@@ -104,9 +119,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         }
         reset(config);
         caches.clear();
-        ledgers.clear();
         cursors.clear();
-        cursorStubs.clear();
         evictionExecutor.clear();
         counters.removedSize = counters.removedTtl = counters.removedInvalidate = counters.removedClear = 0;
         ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
@@ -115,7 +128,6 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         factoryConfig.setCacheEvictionTimeThresholdMillis(config.ttl / 1_000_000);
         factoryConfig.setCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes((int) config.maxRequeue);
         factoryConfig.setCacheEvictionExtendTTLOfRecentlyAccessed(config.extendTtl);
-        factory = mock(ManagedLedgerFactoryImpl.class);
         when(factory.getConfig()).thenReturn(factoryConfig);
         try {
             mbean = new ManagedLedgerFactoryMBeanImpl(factory);
@@ -123,11 +135,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
             throw new IllegalStateException(error);
         }
         when(factory.getMbean()).thenReturn(mbean);
-        ScheduledExecutorService manual = mock(ScheduledExecutorService.class);
-        org.mockito.Mockito.doAnswer(call -> evictionExecutor.add(call.getArgument(0))).when(manual)
-                .execute(org.mockito.ArgumentMatchers.any(Runnable.class));
-        when(factory.getCacheEvictionExecutor()).thenReturn(manual);
-        manager = new RangeEntryCacheManagerImpl(factory, mock(OrderedScheduler.class), OpenTelemetry.noop());
+        manager = new RangeEntryCacheManagerImpl(factory, scheduler, OpenTelemetry.noop());
         when(factory.getEntryCacheManager()).thenReturn(manager);
         evictedBefore = 0;
     }
@@ -239,7 +247,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
     private List<Long> read(long ledger, long first, long last) {
         AtomicReference<List<Entry>> got = new AtomicReference<>();
         AtomicReference<ManagedLedgerException> failed = new AtomicReference<>();
-        cacheOf(ledger).asyncReadEntry(storage(ledger), first, last, () -> 0, new ReadEntriesCallback() {
+        cacheOf(ledger).asyncReadEntry(handles.computeIfAbsent(ledger, EntryCacheManagerHarness::storage), first, last, () -> 0, new ReadEntriesCallback() {
             @Override
             public void readEntriesComplete(List<Entry> entries, Object ctx) {
                 got.set(entries);
