@@ -34,7 +34,9 @@ def table(report: Report) -> str:
             note = row.detail
         lines.append(f"  {row.invariant:<{width}}  {row.status.upper():<13}  {note}".rstrip())
     if report.fault:
-        lines += ["", f"ADAPTER FAULT: {report.fault}"]
+        first, *rest = report.fault.splitlines()
+        more = f"  ({len(rest)} more lines, a stack trace or stderr: in the JSON report and the saved case)"
+        lines += ["", f"ADAPTER FAULT: {first}", *([more] if rest else [])]
     return "\n".join(lines)
 
 
@@ -50,7 +52,10 @@ def counterexample(case: Case, *, replay_hint: str | None = None) -> str:
             spec = f"   spec: {_short(expected[index - 1]['result'])}"
         lines.append(f"  {index:>2}. {op.describe()}{spec}{marker}")
     if case.message:
-        lines.append(f"      {case.invariant or 'fault'}: {case.message}")
+        first, *rest = case.message.splitlines()
+        lines.append(f"      {case.invariant or 'fault'}: {first}")
+        if rest:
+            lines.append(f"      ({len(rest)} more lines, a stack trace or stderr: in the case file)")
     if case.comment and case.invariant != "CACHE-MODEL":
         lines.append(f"      {case.comment}")
     if replay_hint:

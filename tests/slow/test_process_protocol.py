@@ -3,6 +3,7 @@ broken fake is reported as its own adapter fault with exit code 3, never as a ve
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -90,10 +91,17 @@ def test_full_observations_without_deltas_give_the_same_verdicts():
     assert statuses(full) == statuses(in_process)
 
 
-def test_crash_report_carries_stderr(capsys, tmp_path):
+def test_crash_report_carries_stderr_and_the_terminal_a_summary(capsys, tmp_path):
     adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} crash"
-    main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)])
-    assert "simulated crash in native code" in capsys.readouterr().out
+    report = tmp_path / "report.json"
+    main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert "simulated crash in native code" in json.loads(report.read_text())["fault"]
+    saved = [p for p in tmp_path.glob("*.json") if p != report]
+    assert len(saved) == 1
+    assert "simulated crash in native code" in saved[0].read_text()
+    assert "simulated crash in native code" not in out, "the terminal gets one line and a pointer"
+    assert "more lines, a stack trace or stderr: in the JSON report and the saved case" in out
 
 
 def test_schema_violation_needs_validate_protocol(capsys, tmp_path):

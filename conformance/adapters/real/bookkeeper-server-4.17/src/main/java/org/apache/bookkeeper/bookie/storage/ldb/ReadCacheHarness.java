@@ -116,8 +116,8 @@ public final class ReadCacheHarness implements Target {
 
     /** {@code put}: cached iff the current segment's index now maps the position to a new place. */
     private boolean insert(long ledger, long entry, long size) {
-        if (size <= 0 || size > Integer.MAX_VALUE || ledger < 0 || entry < 0) {
-            throw new NotAllowed("insert needs 0 < size < 2^31 and a position >= (0, 0), got size " + size);
+        if (size <= 0 || size > Integer.MAX_VALUE) {
+            throw new NotAllowed("insert needs 0 < size < 2^31, got size " + size);
         }
         List<ConcurrentLongLongPairHashMap> indexes = indexes();
         long[] before = new long[indexes.size()];
