@@ -583,11 +583,13 @@ class Monitor:
             self.incarnation[position] = self.incarnation.get(position, 0) + 1
             self.requeues[position] = (0, False)
         if isinstance(op, EvictSize | EvictTimestamp):
-            requeued = sorted(
-                (self.entered.get(b.position, 0), b.position) for b, a in view.kept() if b.timestamp != a.timestamp
-            )
-            for _, position in requeued:
-                self.entered[position] = self._next()
+            # Entries requeued by one pass re-enter at the tail in an order the outside view cannot know:
+            # a size pass may cycle the queue several times, and an entry with fewer requeues left goes
+            # round fewer times. They share one serial: none counts as having entered before another.
+            requeued = [b.position for b, a in view.kept() if b.timestamp != a.timestamp]
+            serial = self._next() if requeued else 0
+            for position in requeued:
+                self.entered[position] = serial
                 count, _ = self.requeues.get(position, (0, False))
                 self.requeues[position] = (count + 1, False)
         for position, copy in zip(_read_positions(op), _read_results(view), strict=False):
