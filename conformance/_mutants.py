@@ -19,6 +19,7 @@ from typing import Any
 
 from ledgerspec.conformance._engine import Report, Row, conform
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import PROFILES
 
@@ -46,7 +47,7 @@ class Kill:
     @property
     def killed(self) -> bool:
         """True if an invariant failed; an adapter fault (the mutant crashed) is not a kill."""
-        return self.report.verdict == "FAIL"
+        return self.report.verdict == Verdict.FAIL
 
     @property
     def rows(self) -> list[Row]:
