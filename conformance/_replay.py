@@ -34,7 +34,7 @@ class ReplayOutcome:
     @property
     def exit_status(self) -> int:
         """0, 1 or 3."""
-        return CONFORM_EXIT[self.verdict]
+        return int(CONFORM_EXIT[self.verdict])
 
     def render(self) -> str:
         """Numbered steps with the candidate's results, and the verdict."""

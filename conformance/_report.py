@@ -10,8 +10,7 @@ from xml.etree import ElementTree as ET
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
 from ledgerspec.conformance._verdict import SKIPPED, Status
-
-VERSION = "0.1.0"
+from ledgerspec.conformance._version import VERSION
 
 
 def table(report: Report) -> str:

@@ -25,7 +25,7 @@ CHECK_EPILOG = (
 )
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``traces`` and its actions."""
     traces = subcommands.add_parser("traces", help="generate, record and check traces of a running cache")
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
@@ -176,7 +176,7 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
     if args.json:
         Path(args.json).write_text(json.dumps(body[0] if len(body) == 1 else body, indent=2) + "\n", encoding="utf-8")
-    return TRACE_EXIT[worst]
+    return int(TRACE_EXIT[worst])
 
 
 def render(result: CheckResult) -> str:

@@ -152,7 +152,8 @@ def suspect_rows(batch: pa.RecordBatch) -> list[int]:
 
 def _mask(array: pa.Array) -> np.ndarray:
     """A boolean Arrow array as numpy, null as False."""
-    return array.fill_null(False).to_numpy(zero_copy_only=False)
+    mask: np.ndarray = array.fill_null(False).to_numpy(zero_copy_only=False)
+    return mask
 
 
 def describe_problem(code: int, values: dict[str, Any]) -> str:
