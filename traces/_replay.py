@@ -86,7 +86,7 @@ def cycle_collection_paused() -> Iterator[None]:
 
     The replay makes no reference cycles (entries, handlers and heap items hold ints and each other
     one way only; tests/slow/test_trace_replay_cycles.py checks it), so the collector finds nothing,
-    yet its scans of the live entries and the batch's columns cost a quarter of a local check
+    yet its scans of the live entries and the batch's columns cost a good share of a local check
     (BENCHMARKS.md).
     Process-wide, so the collector is turned back on only if it was on before, and it runs once after.
     """
@@ -107,7 +107,7 @@ LAZY_COLUMNS = ("ledger", "entry", "value", "result")
 class Columns(dict[str, list[Any]]):
     """A batch's columns as Python lists (see :func:`python_columns`); :data:`LAZY_COLUMNS` on first use.
 
-    Turning Arrow into Python objects is a third of the replay's cost; the lazy columns are read by
+    Turning Arrow into Python objects is a large share of the replay's cost (BENCHMARKS.md); the lazy columns are read by
     rare events only, so most batches never pay for them.
     """
 
