@@ -107,8 +107,8 @@ LAZY_COLUMNS = ("ledger", "entry", "value", "result")
 class Columns(dict[str, list[Any]]):
     """A batch's columns as Python lists (see :func:`python_columns`); :data:`LAZY_COLUMNS` on first use.
 
-    Turning Arrow into Python objects is a large share of the replay's cost (BENCHMARKS.md); the lazy columns are read by
-    rare events only, so most batches never pay for them.
+    Turning Arrow into Python objects is a large share of the replay's cost (BENCHMARKS.md); the lazy
+    columns are read by rare events only, so most batches never pay for them.
     """
 
     def __init__(self, batch: pa.RecordBatch) -> None:
