@@ -12,8 +12,8 @@ O(1) amortized. A size or TTL pass end costs O(1), except where pip430's exempti
 the queue's head; an invalidate or clear pass end scans the live entries. The live entries are kept
 in queue order (an ordered dict: an insert adds at the end, a requeue moves to the end), which also
 gives the oldest timestamp while timestamps enter in order, as they do in a sequential cache; a
-trace whose timestamps enter out of order (racing inserters, E2) switches the replay to heaps for
-exactness.
+trace whose timestamps enter out of order (racing inserters: apache/pulsar#24623 takes the timestamp
+before the offer) switches the replay to heaps for exactness.
 
 The hot loop (``feed``) handles the frequent kinds inline; the rest have one method each.
 """

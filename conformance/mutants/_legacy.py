@@ -42,7 +42,7 @@ class LegacyInsertNotRefusedAtMax(LegacyCache):
 class LegacyTtlExclusive(LegacyCache):
     """``<`` instead of the legacy walk's ``<=``: an entry exactly ``ttl`` old stays one pass longer.
 
-    Breaks CACHE-MODEL (legacy removes ``timestamp <= now - ttl``, §7.4).
+    Breaks CACHE-MODEL (legacy removes ``timestamp <= now - ttl``, apache/pulsar at 8ce67b97b3^).
     """
 
     def evict_timestamp(self, *, now: int) -> None:
@@ -71,8 +71,8 @@ class _HighestFirstRanges(RangeCaches[LegacyEntry]):
 class LegacyEvictsHighestPositions(LegacyCache):
     """Eviction from the highest positions: the policy frees a cache's newest entries, not its lowest.
 
-    Breaks CACHE-MODEL (the policy removes each selected cache's lowest positions, §7.3); the TTL
-    walk starts from the wrong end too.
+    Breaks CACHE-MODEL (the policy removes each selected cache's lowest positions, apache/pulsar at 8ce67b97b3^); the
+    TTL walk starts from the wrong end too.
     """
 
     def _setup(self) -> None:

@@ -29,7 +29,7 @@ class SegmentedOldestSegmentFirst(SegmentedCache):
     """Segmented lookup oldest-segment-first: a position cached in two segments answers with the older
     copy, not the newest.
 
-    Breaks CACHE-MODEL (the newest segment wins, §2.3).
+    Breaks CACHE-MODEL (the newest segment wins, BookKeeper ReadCache at 9590a97f67).
     """
 
     def _lookup(self, position: tuple[int, int]) -> tuple[int, int] | None:
@@ -53,7 +53,7 @@ class SegmentedNoAlign(SegmentedCache):
     """The fast path reserves ``size`` instead of ``align64(size)``: entries pack tighter than
     ``ReadCache`` places them, so the offset (and the size) and the rotation points differ.
 
-    Breaks CACHE-MODEL (segmented §2.2).
+    Breaks CACHE-MODEL (BookKeeper ReadCache at 9590a97f67).
     """
 
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
@@ -85,7 +85,7 @@ class SegmentedNoAlign(SegmentedCache):
 class SegmentedSizeCountsCurrentFull(SegmentedCache):
     """``size()`` as the non-empty segments times the segment size: the current segment counts as full.
 
-    Breaks CACHE-MODEL (``ReadCache.size()`` counts the current segment's offset, §2.4).
+    Breaks CACHE-MODEL (``ReadCache.size()`` counts the current segment's offset, BookKeeper ReadCache at 9590a97f67).
     """
 
     def _size(self) -> int:
