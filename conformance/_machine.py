@@ -219,7 +219,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             got = [self.step(Get(now=self.tick(), ledger=position[0], entry=position[1])) for _ in range(readers)]
             return multiple(*[copy for copy in got if copy is not None])
 
-        @precondition(lambda _self: can("get_range"))
+        @precondition(lambda _self: can("get_range") and "get_range" not in run.exclude)
         @rule(target=copies, ledger=ledgers, first=entries, length=st.integers(0, 3))
         def read_range(self, ledger: int, first: int, length: int) -> Any:
             """A range read; each hit dispatches a copy."""

@@ -16,6 +16,7 @@ from ledgerspec.conformance._report import counterexample, table, write_json, wr
 from ledgerspec.conformance._smoke import smoke
 from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
+from ledgerspec.conformance.adapters._harness import Harness, is_built
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.spec.cache import PROFILES
 
@@ -167,10 +168,14 @@ def run_smoke(args: argparse.Namespace) -> int:
 
 
 def run_adapters(_args: argparse.Namespace) -> int:
-    """List installed adapters with what they claim."""
-    for name in installed_adapters():
-        factory = load_adapter(name)
-        adapter = factory()
+    """List installed adapters with what they claim; real-code harnesses with the versions they drive."""
+    for name, target in installed_adapters(load=True).items():
+        if isinstance(target, Harness):
+            state = "built" if is_built() else "builds on first use (or `ledgerspec harness build`)"
+            print(f"{name}: java harness of {target.coordinates} ({target.drives}), profile {target.profile}")
+            print(f"    {state}; needs a JDK 17 and Maven")
+            continue
+        adapter = load_adapter(name)()
         try:
             info = adapter.info
         finally:
