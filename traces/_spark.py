@@ -178,11 +178,7 @@ class PartitionReplay:
         times = batch.column("time").fill_null(0).to_numpy()
         # down[i]: row i's seq does not go up, or its time goes down, from row i - 1 (a broker's first
         # row in the batch is compared with the broker's last row below instead).
-        down = (
-            np.flatnonzero((seqs[1:] <= seqs[:-1]) | (times[1:] < times[:-1])) + 1
-            if len(seqs) > 1
-            else np.zeros(0, np.int64)
-        )
+        down = np.flatnonzero((seqs[1:] <= seqs[:-1]) | (times[1:] < times[:-1])) + 1
         start = 0
         for broker, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
             if not self.started or broker != self.broker:
