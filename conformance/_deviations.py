@@ -1,8 +1,10 @@
 """Where the profiles differ, found by the suite itself: the data behind ``ledgerspec deviations``.
 
 Each finding names an adapter, the profile it is checked against, the invariant expected to break
-and, when it helps isolate one deviation, a configuration override. The deviations D1-D12 come from
-pip430-entry-cache.md §3.1; the legacy flaws from PR #24363 (../shared/seeds/004_*.txt).
+and, when it helps isolate one deviation, a configuration override. The deviations D1-D12 are the
+differences between the PIP-430 text (apache/pulsar ``pip/pip-430.md`` at cf3d7d17d9, PR #24444) and
+the code merged by PR #24623 (490ba0cca1); the legacy flaws L1-L5 are those apache/pulsar PR #24363
+describes.
 """
 
 from __future__ import annotations

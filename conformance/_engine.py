@@ -26,6 +26,7 @@ from ledgerspec.conformance._case import Case, expected_observations, model_dive
 from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
 from ledgerspec.conformance._machine import Broken, Faulted, Run, Step, make_machine
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
+from ledgerspec.conformance._verdict import Status, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec import SpecError
 from ledgerspec.spec.cache import (
@@ -66,22 +67,12 @@ def needs(invariant: str, profile: str) -> frozenset[str]:
     return table.get(profile, table.get("*", frozenset()))
 
 
-PASS, FAIL, NOT_CLAIMED, NOT_CHECKABLE, ERROR, NOT_RUN = (
-    "pass",
-    "fail",
-    "not claimed",
-    "not checkable",
-    "error",
-    "not run",
-)
-
-
 @dataclass
 class Row:
     """The verdict on one invariant."""
 
     invariant: str
-    status: str
+    status: Status
     case: Case | None = None
     detail: str = ""
     seconds: float = 0.0
@@ -105,15 +96,15 @@ class Report:
     named_config: str | None = None
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """ERROR on an adapter fault, FAIL if an invariant failed, else PASS."""
         if self.fault is not None:
-            return "ERROR"
-        return "FAIL" if any(row.status == FAIL for row in self.rows) else "PASS"
+            return Verdict.ERROR
+        return Verdict.FAIL if any(row.status == Status.FAIL for row in self.rows) else Verdict.PASS
 
     def failed(self) -> list[Row]:
         """The rows that failed, in catalogue order."""
-        return [row for row in self.rows if row.status == FAIL]
+        return [row for row in self.rows if row.status == Status.FAIL]
 
     def row(self, invariant: str) -> Row:
         """The row of one invariant."""
@@ -168,14 +159,14 @@ def conform(
     active = []
     for invariant in CATALOGUE:
         if not invariant.claimed_by(profile):
-            report.rows.append(Row(invariant.id, NOT_CLAIMED))
+            report.rows.append(Row(invariant.id, Status.NOT_CLAIMED))
         elif not needs(invariant.id, profile) <= info.capabilities:
             missing = sorted(needs(invariant.id, profile) - info.capabilities)
-            report.rows.append(Row(invariant.id, NOT_CHECKABLE, detail=f"adapter lacks {', '.join(missing)}"))
+            report.rows.append(Row(invariant.id, Status.NOT_CHECKABLE, detail=f"adapter lacks {', '.join(missing)}"))
         elif invariants and invariant.id not in invariants:
-            report.rows.append(Row(invariant.id, NOT_RUN, detail="not selected"))
+            report.rows.append(Row(invariant.id, Status.NOT_RUN, detail="not selected"))
         else:
-            report.rows.append(Row(invariant.id, PASS))
+            report.rows.append(Row(invariant.id, Status.PASS))
             active.append(invariant.id)
     try:
         _run_searches(
@@ -234,7 +225,7 @@ def _run_searches(
             report.fault_case = _case(report, None, outcome.history, str(outcome.fault), chosen_preset.config)
             for row in report.rows:
                 if row.invariant in active:
-                    row.status, row.detail = ERROR, "adapter fault"
+                    row.status, row.detail = Status.ERROR, "adapter fault"
             break
         broken = sorted({v.invariant for v in outcome.violations}, key=active.index)
         unstable = _nondeterminism(run, outcome.history, chosen_preset.config)
@@ -243,27 +234,27 @@ def _run_searches(
             report.fault = f"Nondeterministic: {unstable}"
             for row in report.rows:
                 if row.invariant in active:
-                    row.status, row.detail = ERROR, "adapter fault"
+                    row.status, row.detail = Status.ERROR, "adapter fault"
             break
         for invariant in broken:
             history, violations = minimize(run, invariant, outcome.history, chosen_preset.config)
             message = "; ".join(v.message for v in violations if v.invariant == invariant)
             row = report.row(invariant)
-            row.status, row.detail, row.seconds = FAIL, message, time.perf_counter() - search_started
+            row.status, row.detail, row.seconds = Status.FAIL, message, time.perf_counter() - search_started
             row.case = _case(report, invariant, history, message, chosen_preset.config)
             active.remove(invariant)
         if stop_at_first:
             for invariant in active:
                 row = report.row(invariant)
-                row.status, row.detail = NOT_RUN, "stopped at the first failure"
+                row.status, row.detail = Status.NOT_RUN, "stopped at the first failure"
             break
 
 
 def _discredit(report: Report) -> None:
     """A nondeterministic adapter: failures found before it showed may not reproduce either."""
     for row in report.rows:
-        if row.status == FAIL:
-            row.status, row.detail = ERROR, "found before the adapter proved nondeterministic; not a verdict"
+        if row.status == Status.FAIL:
+            row.status, row.detail = Status.ERROR, "found before the adapter proved nondeterministic; not a verdict"
 
 
 def _notify(callback: Callable[[str, Run], None], label: str, run: Run) -> None:

@@ -8,6 +8,7 @@ from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import needs
 from ledgerspec.conformance._errors import AdapterFault, InputError
 from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
 from ledgerspec.spec.cache import Monitor, Violation, claimed
 
@@ -24,16 +25,16 @@ class ReplayOutcome:
     skipped: list[str] = field(default_factory=list)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """PASS, FAIL or ERROR."""
         if self.fault:
-            return "ERROR"
-        return "FAIL" if self.violations else "PASS"
+            return Verdict.ERROR
+        return Verdict.FAIL if self.violations else Verdict.PASS
 
     @property
     def exit_status(self) -> int:
         """0, 1 or 3."""
-        return {"PASS": 0, "FAIL": 1}.get(self.verdict, 3)
+        return int(CONFORM_EXIT[self.verdict])
 
     def render(self) -> str:
         """Numbered steps with the candidate's results, and the verdict."""

@@ -8,9 +8,9 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._engine import FAIL, PASS, Report
-
-VERSION = "0.1.0"
+from ledgerspec.conformance._engine import Report
+from ledgerspec.conformance._verdict import SKIPPED, Status
+from ledgerspec.conformance._version import VERSION
 
 
 def table(report: Report) -> str:
@@ -28,9 +28,9 @@ def table(report: Report) -> str:
     ]
     for row in report.rows:
         note = ""
-        if row.status == FAIL and row.case is not None:
+        if row.status == Status.FAIL and row.case is not None:
             note = f"counterexample of {len(row.case.steps)} steps"
-        elif row.detail and row.status != PASS:
+        elif row.detail and row.status != Status.PASS:
             note = row.detail
         lines.append(f"  {row.invariant:<{width}}  {row.status.upper():<13}  {note}".rstrip())
     if report.fault:
@@ -112,8 +112,8 @@ def write_junit(reports: list[Report], path: str | Path) -> None:
             name=f"ledgerspec.{report.profile}.{report.adapter.name}",
             tests=str(len(report.rows)),
             failures=str(len(report.failed())),
-            errors=str(sum(1 for row in report.rows if row.status == "error")),
-            skipped=str(sum(1 for row in report.rows if row.status not in {PASS, FAIL, "error"})),
+            errors=str(sum(1 for row in report.rows if row.status == Status.ERROR)),
+            skipped=str(sum(1 for row in report.rows if row.status in SKIPPED)),
             time=f"{report.seconds:.3f}",
         )
         for row in report.rows:
@@ -124,12 +124,12 @@ def write_junit(reports: list[Report], path: str | Path) -> None:
                 name=row.invariant,
                 time=f"{row.seconds:.3f}",
             )
-            if row.status == FAIL:
+            if row.status == Status.FAIL:
                 failure = ET.SubElement(case, "failure", message=row.detail[:500])
                 failure.text = counterexample(row.case) if row.case else row.detail
-            elif row.status == "error":
+            elif row.status == Status.ERROR:
                 ET.SubElement(case, "error", message=report.fault or row.detail)
-            elif row.status != PASS:
+            elif row.status in SKIPPED:
                 ET.SubElement(case, "skipped", message=f"{row.status}: {row.detail}".strip(": "))
     ET.indent(suites)
     Path(path).write_text(ET.tostring(suites, encoding="unicode") + "\n", encoding="utf-8")

@@ -94,14 +94,15 @@ class InvariantItem(pytest.Item):
     def runtest(self) -> None:
         """Pass, fail with the counterexample, or skip (not claimed / not checkable)."""
         from ledgerspec.conformance._report import counterexample  # noqa: PLC0415
+        from ledgerspec.conformance._verdict import SKIPPED, Status  # noqa: PLC0415
 
         report = self.run.get()
         row = report.row(self.invariant)
-        if row.status == "pass":
+        if row.status == Status.PASS:
             return
-        if row.status in {"not claimed", "not checkable", "not run"}:
+        if row.status in SKIPPED:
             pytest.skip(f"{row.status} ({report.profile}){': ' + row.detail if row.detail else ''}")
-        if row.status == "error":
+        if row.status == Status.ERROR:
             pytest.fail(f"adapter fault: {report.fault}", pytrace=False)
         pytest.fail(counterexample(row.case) if row.case else row.detail, pytrace=False)
 

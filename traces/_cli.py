@@ -8,16 +8,24 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
+from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
-from ledgerspec.traces._errors import TraceInputError
+from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
 
-EXIT = {"OK": 0, "VIOLATION": 1, "UNKNOWN": 3}
 SHOWN = 5
+CHECK_EPILOG = (
+    "Every trace is checked, a bad one too, and each gets its verdict: OK (exit 0), VIOLATION (1), "
+    "ERROR: bad input, named by file, row and field on stderr (2), UNKNOWN: the check could not finish (3). "
+    "With several traces the exit code is that of the first of "
+    + ", ".join(TRACE_RANK)
+    + " that any trace got: a violation is never hidden by another file's error or UNKNOWN."
+)
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``traces`` and its actions."""
     traces = subcommands.add_parser("traces", help="generate, record and check traces of a running cache")
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
@@ -42,8 +50,18 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     generate.add_argument("--expected", metavar="FILE", help="write the expected verdict as JSON")
     generate.set_defaults(run=run_generate)
 
-    check = actions.add_parser("check", help="check traces against the invariants of their profile")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="trace files (parquet: / jsonl: prefixes allowed)")
+    check = actions.add_parser(
+        "check", help="check traces against the invariants of their profile", epilog=CHECK_EPILOG
+    )
+    check.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help=(
+            "trace files or Parquet dataset directories; a leading 'parquet:' or 'jsonl:' always names the "
+            "format (write ./parquet:x for a file named so)"
+        ),
+    )
     check.add_argument("--engine", choices=["local", "spark"], default="local")
     check.add_argument("--master", help="Spark master URL (default local[*])")
     check.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -132,21 +150,33 @@ def check_one(path: str, engine: str, master: str | None, budget: float | None, 
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Check each trace; print a verdict table; the worst outcome decides the exit code."""
-    results = []
+    """Check every trace, a bad one too; print a verdict per trace; :data:`TRACE_RANK` decides the exit code."""
     spark = None
     if args.engine == "spark":
         from ledgerspec.traces._spark import spark_session  # noqa: PLC0415
 
         spark = spark_session(args.master)
+    verdicts: list[Verdict] = []
+    body: list[dict[str, Any]] = []
     for path in args.paths:
-        result = check_one(path, args.engine, args.master, args.budget, spark)
-        results.append(result)
+        try:
+            result = check_one(path, args.engine, args.master, args.budget, spark)
+        except TraceError as error:
+            diagnose(error.code, str(error), type(error).__doc__)
+            print(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")
+            verdicts.append(Verdict.ERROR)
+            body.append({"path": path, "engine": args.engine, "verdict": Verdict.ERROR, "error": str(error)})
+            continue
         print(render(result))
+        verdicts.append(result.verdict)
+        body.append(result.to_dict())
+    worst = worst_trace_verdict(verdicts)
+    if len(verdicts) > 1:
+        tally = ", ".join(f"{verdicts.count(v)} {v}" for v in TRACE_RANK if v in verdicts)
+        print(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
     if args.json:
-        body = [r.to_dict() for r in results]
         Path(args.json).write_text(json.dumps(body[0] if len(body) == 1 else body, indent=2) + "\n", encoding="utf-8")
-    return max(EXIT[r.verdict] for r in results) if results else 0
+    return int(TRACE_EXIT[worst])
 
 
 def render(result: CheckResult) -> str:

@@ -35,6 +35,10 @@ SCHEMA = pa.schema(
 )
 """Arrow schema of a trace, version 1."""
 
+READ_SCHEMA = pa.schema([field.with_nullable(True) for field in SCHEMA])
+"""The schema traces are read with: every column nullable, so that a null where :data:`SCHEMA` forbids
+one reaches the row checks (``_rows.py``), which name its row and field, on both engines."""
+
 COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
 INT_COLUMNS = tuple(f.name for f in SCHEMA if pa.types.is_int64(f.type))
 
@@ -78,6 +82,8 @@ KINDS: dict[str, Kind] = {
 
 CONFIG_FIELDS = ("max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl")
 """Fields a ``config`` event may change (``reason`` names the field, ``value`` holds the new value)."""
+CONFIG_INT_FIELDS = ("max_size", "ttl", "ttl_max", "max_requeue")
+"""Config fields whose ``value`` must be a whole number (``CacheConfig`` holds them as ints)."""
 
 
 @dataclass(frozen=True)

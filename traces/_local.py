@@ -2,8 +2,8 @@
 
 Batches are read in file order; each batch is split by broker (a stable sort keeps each broker's
 rows in file order) and each broker's slice goes to its :class:`BrokerReplay`. Seq must increase
-strictly per broker in file order. Violations get their context (the neighbouring events of the same
-broker) in a second pass, over the brokers that have violations only.
+strictly, and time must not decrease, per broker in file order. Violations get their context (the
+neighbouring events of the same broker) in a second pass, over the brokers that have violations only.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
@@ -37,7 +36,7 @@ from ledgerspec.traces._replay import (
     cycle_collection_paused,
     python_columns,
 )
-from ledgerspec.traces._rows import CODES, describe_problem
+from ledgerspec.traces._rows import describe_problem, order_problem
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""
@@ -56,7 +55,7 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     trace = open_trace(path)
     result = CheckResult(path=str(trace.path), engine="local", profile=trace.header.profile)
     if workers is None:
-        big = trace.format == "parquet" and pq.ParquetFile(trace.path).metadata.num_rows >= PARALLEL_FROM
+        big = trace.format == "parquet" and trace.num_rows() >= PARALLEL_FROM
         workers = (os.cpu_count() or 1) if big else 1
     if workers <= 1:
         parts = [_check_part(str(path), 0, 1, budget)]
@@ -199,10 +198,11 @@ class Replays:
         self.trace = trace
         self.invariants = set(trace_invariants(trace.header.profile))
         self.by_broker: dict[str, BrokerReplay] = {}
-        self.last_seq: dict[str, int] = {}
+        self.last: dict[str, tuple[int, int]] = {}
+        """Each broker's last (seq, time), for the order checks across batches."""
 
     def feed(self, parts: Iterable[tuple[str, Sequence[int], Columns, int, int]]) -> None:
-        """Check the seq order of each broker's slice of a batch and replay it (:func:`split_by_broker`)."""
+        """Check the seq and time order of each broker's slice of a batch and replay it (:func:`split_by_broker`)."""
         trace = self.trace
         for broker, rows, columns, start, stop in parts:
             replay = self.by_broker.get(broker)
@@ -210,7 +210,7 @@ class Replays:
                 replay = self.by_broker[broker] = BrokerReplay(
                     broker, trace.header.profile, trace.config, self.invariants, keep=KEEP_PER_INVARIANT
                 )
-            check_seq(columns["seq"][start:stop], rows[start:stop], broker, self.last_seq, str(trace.path))
+            check_order(columns, rows, start, stop, broker, self.last, str(trace.path))
             replay.feed(columns, rows, start, stop)
 
 
@@ -264,19 +264,37 @@ def split_by_broker(
         start = end
 
 
-def check_seq(seqs: list[int], rows: Sequence[int], broker: str, last_seq: dict[str, int], where: str) -> None:
-    """Seq strictly increases per broker, in file order."""
-    previous = last_seq.get(broker)
-    if seqs and (previous is None or seqs[0] > previous) and all(map(operator.lt, seqs, islice(seqs, 1, None))):
-        last_seq[broker] = seqs[-1]  # in order (checked at C speed); otherwise find the first bad row
+def check_order(
+    columns: Columns,
+    rows: Sequence[int],
+    start: int,
+    stop: int,
+    broker: str,
+    last: dict[str, tuple[int, int]],
+    where: str,
+) -> None:
+    """Per broker in file order, seq strictly increases and time never decreases.
+
+    ``last`` holds each broker's last (seq, time) across batches, and is updated.
+    """
+    seqs, times = columns["seq"][start:stop], columns["time"][start:stop]
+    if not seqs:
         return
-    for seq, row in zip(seqs, rows, strict=True):
-        if previous is not None and seq <= previous:
-            values = {"row": row, "seq": seq, "prev": previous, "broker": broker}
-            raise TraceInputError(f"{where}: {describe_problem(CODES['seq',], values)}")
-        previous = seq
-    if previous is not None:
-        last_seq[broker] = previous
+    previous = last.get(broker)
+    if (
+        (previous is None or (seqs[0] > previous[0] and times[0] >= previous[1]))
+        and all(map(operator.lt, seqs, islice(seqs, 1, None)))
+        and all(map(operator.le, times, islice(times, 1, None)))
+    ):
+        last[broker] = (seqs[-1], times[-1])  # in order (checked at C speed); otherwise find the first bad row
+        return
+    for seq, time_, row in zip(seqs, times, rows[start:stop], strict=True):
+        code = order_problem(seq, time_, previous)
+        if code is not None:
+            assert previous is not None
+            values = {"row": row, "seq": seq, "time": time_, "prev": previous[0], "prev_time": previous[1]}
+            raise TraceInputError(f"{where}: {describe_problem(code, {**values, 'broker': broker})}")
+        previous = (seq, time_)
 
 
 def attach_context(trace: TraceFile, findings: list[Finding]) -> list[TraceViolation]:

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._verdict import Verdict
+
 SAMPLES = Path(__file__).with_name("samples")
 
 
@@ -52,7 +54,7 @@ def run_main_job(args: argparse.Namespace) -> int:
         if not name.startswith("reference-"):
             continue
         report = conform(load_adapter(name), settings="quick", seed=args.seed)
-        ok &= report.verdict == "PASS"
+        ok &= report.verdict == Verdict.PASS
         print(
             f"   {name:<26} {report.profile:<14} {report.verdict:<5} "
             f"{report.examples} examples, {report.steps} steps, {report.seconds:.1f} s"

@@ -12,8 +12,8 @@ O(1) amortized. A size or TTL pass end costs O(1), except where pip430's exempti
 the queue's head; an invalidate or clear pass end scans the live entries. The live entries are kept
 in queue order (an ordered dict: an insert adds at the end, a requeue moves to the end), which also
 gives the oldest timestamp while timestamps enter in order, as they do in a sequential cache; a
-trace whose timestamps enter out of order (racing inserters, E2) switches the replay to heaps for
-exactness.
+trace whose timestamps enter out of order (racing inserters: apache/pulsar#24623 takes the timestamp
+before the offer) switches the replay to heaps for exactness.
 
 The hot loop (``feed``) handles the frequent kinds inline; the rest have one method each.
 """
@@ -86,7 +86,7 @@ def cycle_collection_paused() -> Iterator[None]:
 
     The replay makes no reference cycles (entries, handlers and heap items hold ints and each other
     one way only; tests/slow/test_trace_replay_cycles.py checks it), so the collector finds nothing,
-    yet its scans of the live entries and the batch's columns cost a quarter of a local check
+    yet its scans of the live entries and the batch's columns cost a good share of a local check
     (BENCHMARKS.md).
     Process-wide, so the collector is turned back on only if it was on before, and it runs once after.
     """
@@ -107,8 +107,8 @@ LAZY_COLUMNS = ("ledger", "entry", "value", "result")
 class Columns(dict[str, list[Any]]):
     """A batch's columns as Python lists (see :func:`python_columns`); :data:`LAZY_COLUMNS` on first use.
 
-    Turning Arrow into Python objects is a third of the replay's cost; the lazy columns are read by
-    rare events only, so most batches never pay for them.
+    Turning Arrow into Python objects is a large share of the replay's cost (BENCHMARKS.md); the lazy
+    columns are read by rare events only, so most batches never pay for them.
     """
 
     def __init__(self, batch: pa.RecordBatch) -> None:

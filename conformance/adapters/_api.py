@@ -30,8 +30,8 @@ from ledgerspec.spec.cache import (
 def _compact_encoder() -> Callable[[Any], str]:
     """Compact JSON without the check for reference cycles (messages are trees of plain data).
 
-    ``JSONEncoder.encode`` makes a new C encoder on every call, about 1 µs of a short line; this one
-    is made once. Where the C encoder is missing or takes other arguments, the plain encoder.
+    ``JSONEncoder.encode`` makes a new C encoder on every call, a sizeable part of a short line's cost
+    (BENCHMARKS.md); this one is made once. Where the C encoder is missing or takes other arguments, the plain encoder.
     """
     encoder = json.JSONEncoder(separators=(",", ":"), check_circular=False)
     make = getattr(json.encoder, "c_make_encoder", None)  # the C accelerator, where built
@@ -62,7 +62,7 @@ _BLANKS = " \t\n\r"
 def parse_line(line: str) -> Any:
     """One line of the process protocol as JSON: ``json.loads`` without its layers of wrappers.
 
-    About 1 µs less a line on the project's machine; malformed text raises the same
+    Cheaper per line (BENCHMARKS.md); malformed text raises the same
     ``json.JSONDecodeError`` (``Extra data`` for anything but JSON whitespace after the value).
     """
     start = len(line) - len(line.lstrip(_BLANKS)) if line and line[0] in _BLANKS else 0

@@ -238,7 +238,7 @@ class _Process:
     def _new_stderr(self) -> IO[bytes]:
         """A file for the child's stderr: it never blocks the child, and needs no reader thread.
 
-        (A thread draining a pipe made every round trip about 15 us slower: it wakes with the main one.)
+        (A thread draining a pipe made every round trip slower: it wakes with the main one.)
         """
         if self.stderr is not None:
             self.stderr.close()

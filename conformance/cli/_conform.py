@@ -14,9 +14,10 @@ from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
 from ledgerspec.conformance._smoke import smoke
+from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.adapters._harness import Harness, is_built
-from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_FAIL, EXIT_OK
+from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.spec.cache import PROFILES
 
 
@@ -132,7 +133,7 @@ def run_conform(args: argparse.Namespace) -> int:
 
 def exit_status(report: Report) -> int:
     """0 pass, 1 fail, 3 adapter fault."""
-    return {"PASS": EXIT_OK, "FAIL": EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
+    return CONFORM_EXIT[report.verdict]
 
 
 def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:

@@ -1,9 +1,9 @@
 """The replay makes no reference cycles, so pausing the cycle collector while it runs loses no memory.
 
 Both checkers pause Python's cycle collector around the replay (``cycle_collection_paused`` in
-traces/_replay.py): it found nothing there, yet its scans cost a quarter of a local check. That is
-sound only while reference counting frees everything the replay drops; these tests count what the
-collector would have found.
+traces/_replay.py): it found nothing there, yet its scans cost a good share of a local check
+(BENCHMARKS.md). That is sound only while reference counting frees everything the replay drops;
+these tests count what the collector would have found.
 """
 
 from __future__ import annotations
