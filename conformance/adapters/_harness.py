@@ -234,6 +234,11 @@ def _maven(project: Path, goals: list[str], log: Path, *, extra: tuple[str, ...]
         raise HarnessBuildError(f"`{shlex.join(command)}` failed (exit {done.returncode}); log: {log}\n    {tail}")
 
 
+def reproductions() -> list[Path]:
+    """The JUnit reproductions of real-code bugs (``src/test/java`` of the modules)."""
+    return sorted(path for path in _sources() if "test" in path.relative_to(SOURCE).parts and path.suffix == ".java")
+
+
 def run_reproductions(*, log: TextIO | None = None) -> Path:
     """Run the JUnit reproductions of the harness project (``mvn test``); return Maven's log."""
     project = build(log=log) / "real"

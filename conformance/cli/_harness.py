@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ledgerspec.conformance.adapters._harness import HARNESSES, build, build_dir, is_built, run_reproductions
+from ledgerspec.conformance.adapters._harness import (
+    HARNESSES,
+    build,
+    build_dir,
+    is_built,
+    reproductions,
+    run_reproductions,
+)
 from ledgerspec.conformance.cli._main import EXIT_OK
 
 
@@ -32,6 +39,9 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_test(_args: argparse.Namespace) -> int:
     """Run ``mvn test`` with the reproductions switched on; Maven's exit decides."""
+    if not reproductions():
+        print("no reproductions: no deviation of the real code looks like a bug of it (DEVIATIONS.md)")
+        return EXIT_OK
     log = run_reproductions(log=sys.stderr)
     print(f"reproductions passed; Maven's log: {log}")
     print(f"(the build they ran against: {build_dir()})")
