@@ -179,15 +179,28 @@ public final class LegacyHarness implements Target {
                     }
                 }
             }
-            case "evict_size" -> {
-                while (!scheduled.isEmpty()) {
-                    scheduled.poll().run();
-                }
-            }
+            case "evict_size" -> runScheduled();
             default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-legacy");
         }
         countRemovals(op.kind());
         return result;
+    }
+
+    /**
+     * The scheduled executor runs what {@code hasSpaceInCache} scheduled. As an executor does, it keeps
+     * a task's exception from its caller: 4.0.8's task computes {@code sizeToEvict} from the size captured
+     * when it was scheduled and the maximum when it runs, so a maximum raised in between makes
+     * {@code doEviction}'s {@code checkArgument(sizeToFree > 0)} throw; the task's {@code finally} still
+     * clears {@code evictionInProgress}, and nothing is evicted. The exception goes to stderr.
+     */
+    private void runScheduled() {
+        while (!scheduled.isEmpty()) {
+            try {
+                scheduled.poll().run();
+            } catch (RuntimeException error) {
+                System.err.println("pulsar-legacy: a scheduled eviction threw (the executor keeps it): " + error);
+            }
+        }
     }
 
     private long open(long copy) {

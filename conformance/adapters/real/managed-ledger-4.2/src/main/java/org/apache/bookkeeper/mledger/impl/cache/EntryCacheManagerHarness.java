@@ -293,21 +293,31 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         return handle;
     }
 
-    /** The executor runs what the size trigger queued, or the method itself when nothing is queued. */
+    /**
+     * The executor runs what the size trigger queued, or the method itself when nothing is queued. As an
+     * executor does, it keeps a task's exception from its caller (the effect, nothing evicted, stays
+     * visible); the exception goes to stderr.
+     */
     private void evictToWatermark() {
         if (evictionExecutor.isEmpty()) {
-            try {
-                EVICT_TO_WATERMARK.invoke(manager);
-            } catch (IllegalAccessException error) {
-                throw new IllegalStateException(error);
-            } catch (InvocationTargetException error) {
-                throw error.getCause() instanceof RuntimeException runtime ? runtime
-                        : new IllegalStateException(error.getCause());
-            }
-            return;
+            evictionExecutor.add(() -> {
+                try {
+                    EVICT_TO_WATERMARK.invoke(manager);
+                } catch (IllegalAccessException error) {
+                    throw new IllegalStateException(error);
+                } catch (InvocationTargetException error) {
+                    throw error.getCause() instanceof RuntimeException runtime ? runtime
+                            : new IllegalStateException(error.getCause());
+                }
+            });
         }
         while (!evictionExecutor.isEmpty()) {
-            evictionExecutor.poll().run();
+            try {
+                evictionExecutor.poll().run();
+            } catch (RuntimeException error) {
+                System.err.println("pulsar-entry-cache-manager: an eviction task threw (the executor keeps it): "
+                        + error);
+            }
         }
     }
 
