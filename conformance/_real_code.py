@@ -62,28 +62,64 @@ class SpecCorrection:
     change: str
 
 
-R1 = RealDeviation(
-    key="R1",
-    title="a range read with any entry missing is read whole from BookKeeper: no hits",
-    invariant="CACHE-NO-STALE-READ",
-    java=(
-        "managed-ledger 4.0.8, RangeEntryCacheImpl.doAsyncReadEntriesByPosition: unless "
-        "cachedEntries.size() == numberOfEntries, the cached entries are released and "
-        "pendingReadsManager.readEntries reads the whole range from storage"
-    ),
-    why="a cached entry inside a partly cached range is a miss",
-)
-
 REAL_TARGETS: tuple[RealTarget, ...] = (
     RealTarget("pulsar-range-cache", "pulsar-master", "shipped-4.2.4"),
     RealTarget("pulsar-range-cache", "pulsar-master", "pr-26627"),
     RealTarget("pulsar-entry-cache-manager", "pulsar-master", "shipped-4.2.4"),
     RealTarget("pulsar-entry-cache-manager", "pulsar-master", "pr-26627"),
-    RealTarget("pulsar-legacy", "legacy", deviations=(R1,)),
+    RealTarget("pulsar-legacy", "legacy"),
     RealTarget("bookkeeper-read-cache", "segmented"),
 )
 
-SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = ()
+SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
+    SpecCorrection(
+        key="S1",
+        title="legacy reads a partly cached range whole from storage",
+        profile="legacy",
+        found_with="pulsar-legacy",
+        java=(
+            "managed-ledger 4.0.8, RangeEntryCacheImpl.doAsyncReadEntriesByPosition: unless "
+            "cachedEntries.size() == numberOfEntries, the cached entries are released and "
+            "pendingReadsManager.readEntries reads the whole range from BookKeeper"
+        ),
+        change=(
+            "The profile had given legacy the merged code's per-entry range reads, with no source; a range "
+            "with any entry missing is now all misses and dispatches no copy, CACHE-NO-STALE-READ allows "
+            "those misses (and only those: a fully cached range must still hit), and the trace format marks "
+            "them with `reason` `range`."
+        ),
+    ),
+    SpecCorrection(
+        key="S2",
+        title="entries requeued by one pass have no order among themselves",
+        profile="pulsar-master",
+        found_with="pulsar-range-cache and pulsar-entry-cache-manager (pulsar-defaults, thorough)",
+        java=(
+            "managed-ledger 4.2.4, RangeCacheRemovalQueue.evictLeastAccessedEntries: one pass requeues until "
+            "enough is freed, cycling the queue, and an entry's requeueCount caps how often it goes round, "
+            "so the requeued entries end the pass in an order the outside view cannot know"
+        ),
+        change=(
+            "CACHE-OLDEST-FIRST's monitor had kept the requeued entries in their previous order and reported "
+            "a removal ahead of an entry that had in fact ended up behind it; the reference failed the same "
+            "case. Entries requeued by one pass now share one place in the order."
+        ),
+    ),
+)
+
+OBSERVATIONS: tuple[str, ...] = (
+    (
+        "managed-ledger 4.0.8, RangeEntryCacheManagerImpl.hasSpaceInCache: the scheduled eviction computes "
+        "sizeToEvict from the size captured when an insert scheduled it and the maximum size when it runs, so "
+        "a maximum raised in between (a dynamic managedLedgerCacheSizeMB update) makes "
+        "EntryCacheDefaultEvictionPolicy.doEviction's checkArgument(sizeToFree > 0) throw an "
+        "IllegalArgumentException on the broker's scheduled executor; the task's finally block still clears "
+        "evictionInProgress and nothing is evicted, so the cache behaves as the legacy profile says (an error "
+        "in the log, not a deviation). managed-ledger 4.2.4's doEvictToWatermarkWhenOverThreshold re-reads "
+        "the size and checks sizeToEvict > 0 first."
+    ),
+)
+"""What judging the real code showed that is not a deviation from its profile."""
 
 PRESETS = ("minimal", "pulsar-defaults")
 

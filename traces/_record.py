@@ -109,9 +109,11 @@ class RecordingAdapter:
             )
             copies = [result] if isinstance(op, Get) else list(result)
             counts = after.copy_counts()
+            # a range that was not all cached may be read whole from storage (legacy): say so
+            whole = isinstance(op, GetRange) and not set(positions) <= set(old)
             for (ledger, entry), copy in zip(positions, copies, strict=True):
                 if copy is None:
-                    self._emit("miss", now, ledger=ledger, entry=entry)
+                    self._emit("miss", now, ledger=ledger, entry=entry, reason="range" if whole else None)
                 else:
                     self._emit("hit", now, ledger=ledger, entry=entry, copy=copy, count=counts.get(copy))
                     self.origins[copy] = ((ledger, entry), self.incarnation.get((ledger, entry), 0))

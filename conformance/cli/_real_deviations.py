@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ledgerspec.conformance._engine import Report
 from ledgerspec.conformance._real_code import (
+    OBSERVATIONS,
     PRESETS,
     REAL_TARGETS,
     SPEC_CORRECTIONS,
@@ -106,11 +107,11 @@ def _deviation(target: RealTarget, deviation: RealDeviation, report: Report, cas
 
 
 def _corrections() -> str:
-    if not SPEC_CORRECTIONS:
-        return "\nNo spec correction so far: every failure of the real code is listed above.\n"
     lines = ["", "### Spec corrections the real code forced", ""]
     lines += [
         f"* **{c.key}: {c.title}** (`{c.profile}`, found with `{c.found_with}`). {c.change} Decided by {c.java}."
         for c in SPEC_CORRECTIONS
-    ]
+    ] or ["None so far."]
+    lines += ["", "### Observed in the real code, not a deviation", ""]
+    lines += [f"* {observation}" for observation in OBSERVATIONS] or ["Nothing so far."]
     return "\n".join(lines) + "\n"

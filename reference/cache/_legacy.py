@@ -20,7 +20,7 @@ sorts the caches on every eviction, as Java does.
 
 from __future__ import annotations
 
-from ledgerspec.reference.cache._base import EntryRow, ReferenceCache
+from ledgerspec.reference.cache._base import EntryRow, ReferenceCache, require
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from sortedcontainers import SortedList
 
@@ -105,6 +105,24 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
         if self._listener is not None:
             self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
         return True
+
+    def get_range(self, *, now: int, ledger: int, first: int, last: int) -> tuple[int | None, ...]:
+        """All from the cache or all from storage (managed-ledger 4.0.8 ``doAsyncReadEntriesByPosition``).
+
+        Unless every position is cached, the whole range is read from BookKeeper: every position is a
+        miss (``reason`` ``range`` on the trace) and no copy is dispatched.
+        """
+        self._check_clock(now)
+        require(first <= last, f"get_range: first must be <= last, got first={first!r}, last={last!r}")
+        self._now = now
+        entries = range(first, last + 1)
+        if all(self._ranges.get(ledger, entry) is not None for entry in entries):
+            return tuple(self._read_one(ledger, entry) for entry in entries)
+        for entry in entries:
+            self._count("misses")
+            if self._listener is not None:
+                self._emit("miss", ledger=ledger, entry=entry, reason="range")
+        return (None,) * len(entries)
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
         if self._ranges.get(ledger, entry) is None:

@@ -101,7 +101,8 @@ CATALOGUE: tuple[Invariant, ...] = (
     Invariant(
         "CACHE-NO-STALE-READ",
         "Reads agree with the cache: a hit only for a cached position and a miss only for an uncached "
-        "one, the copy a hit dispatches shares the entry's count; after invalidating a position, a "
+        "one (legacy: or for any position of a range read that has an uncached one, read whole from "
+        "storage), the copy a hit dispatches shares the entry's count; after invalidating a position, a "
         "ledger or the whole cache, none of the matching entries is left and no other entry is removed.",
         (PIP430, MASTER, LEGACY),
         "pip430 §2.3, §2.5 (removeRange, invalidateEntries, invalidateAllEntries, clear)",

@@ -157,8 +157,20 @@ def _get(work: _Work, op: Get) -> int | None:
 
 
 def _get_range(work: _Work, op: GetRange) -> tuple[int | None, ...]:
+    """All from the cache or all from storage (managed-ledger 4.0.8 ``doAsyncReadEntriesByPosition``).
+
+    Unless every position of ``[first, last]`` is cached, the cached ones are released and the whole
+    range is read from BookKeeper: every position is a miss and no copy is dispatched. (The merged code
+    reads only the missing runs, apache/pulsar#24623.)
+
+    Micro-scenario: (1,1) cached, (1,0) not. GetRange(1, 0, 1) -> (None, None), two misses, no hit.
+    """
     require(op.first <= op.last)
-    return tuple(_read_one(work, op.ledger, entry) for entry in range(op.first, op.last + 1))
+    entries = range(op.first, op.last + 1)
+    if all((op.ledger, entry) in work.entries for entry in entries):
+        return tuple(_read_one(work, op.ledger, entry) for entry in entries)
+    work.count("misses", len(entries))
+    return (None,) * len(entries)
 
 
 def _release(work: _Work, op: Release) -> None:

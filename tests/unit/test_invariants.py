@@ -21,6 +21,7 @@ from ledgerspec.spec.cache import (
     EvictSize,
     EvictTimestamp,
     Get,
+    GetRange,
     Insert,
     InvalidateBefore,
     InvalidateLedger,
@@ -366,3 +367,28 @@ def test_entries_requeued_by_one_pass_have_no_order_among_themselves():
     assert history[-1][2].entry(1, 1) is None
     assert violations("pulsar-master", "CACHE-OLDEST-FIRST", history, config) == []
     assert violations("pulsar-master", "CACHE-MODEL", history, config) == []
+
+
+def legacy_range_always_from_storage(work, op):
+    """Reads a range from storage even when all of it is cached."""
+    work.count("misses", op.last - op.first + 1)
+    return (None,) * (op.last - op.first + 1)
+
+
+def test_legacy_reads_a_partly_cached_range_whole_from_storage_and_no_more(monkeypatch: pytest.MonkeyPatch):
+    # managed-ledger 4.0.8: (1,1) cached, (1,2) not: both are misses, and that is no stale read.
+    partly = [I(1, 1, 1, 5), GetRange(now=2, ledger=1, first=1, last=2)]
+    history = run_candidate("legacy", partly, SMALL)
+    assert history[-1][1] == (None, None)
+    assert violations("legacy", "CACHE-NO-STALE-READ", history, SMALL) == []
+    # ... but a fully cached range must hit: a candidate that goes to storage anyway reads stale.
+    whole = [I(1, 1, 1, 5), I(2, 1, 2, 5), GetRange(now=3, ledger=1, first=1, last=2)]
+    with monkeypatch.context() as patch:
+        patch.setitem(legacy.RULES, GetRange, deterministic(legacy_range_always_from_storage))
+        broken = run_candidate("legacy", whole, SMALL)
+    assert violations("legacy", "CACHE-NO-STALE-READ", broken, SMALL)
+    # ... and only legacy may: the merged code reads the missing part alone.
+    with monkeypatch.context() as patch:
+        patch.setitem(pulsar_master.RULES, GetRange, deterministic(legacy_range_always_from_storage))
+        master = run_candidate("pulsar-master", partly, SMALL)
+    assert violations("pulsar-master", "CACHE-NO-STALE-READ", master, SMALL)
