@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 
 from ledgerspec.conformance._engine import Report
+from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance._real_code import (
     OBSERVATIONS,
     PRESETS,
@@ -31,14 +32,23 @@ END = "<!-- end of real-code -->"
 INTRO = """## Real code vs profiles
 
 The released Pulsar and BookKeeper classes, run by the harnesses of
-[conformance/adapters/real/](conformance/adapters/real/README.md) against their profiles (settings
-`{settings}`, seed {seed}, both presets). A verdict must be PASS, or FAIL with exactly the deviations
-listed below; CI (tests/slow/test_real_verdicts.py) runs every target at `ci` settings and turns red
-on anything else.
+[conformance/adapters/real/](conformance/adapters/real/README.md) against their profiles, on both
+presets. A verdict must be PASS, or FAIL with exactly the deviations listed below; CI
+(tests/slow/test_real_verdicts.py) runs every target at `ci` settings and turns red on anything
+else. `ledgerspec deviations --real --settings S` regenerates the table of settings `S` and keeps
+the other.
+"""
+TABLE = """### Verdicts at `{settings}` settings (seed {seed}, both presets)
 
 | Target | Real code | Profile | Preset | Verdict | Examples | Steps | Deviations |
 |---|---|---|---|---|---|---|---|
 """
+
+
+def verdict_tables(section: str) -> dict[str, str]:
+    """The verdict tables of a real-code section, by settings name."""
+    found = re.finditer(r"### Verdicts at `(\w+)` settings.*?(?=\n### |\n<!--|\Z)", section, re.DOTALL)
+    return {match.group(1): match.group(0).rstrip() + "\n" for match in found}
 
 
 def splice(text: str, section: str) -> str:
@@ -75,9 +85,13 @@ def run_real_deviations(output: Path, cases_dir: Path, settings: str, seed: int)
             section, problem = _deviation(target, deviation, found, cases_dir)
             sections.append(section)
             problems += [problem] if problem else []
-    text = INTRO.format(settings=settings, seed=seed) + "\n".join(rows) + "\n\n" + "\n".join(sections)
-    text += _corrections()
     current = output.read_text(encoding="utf-8") if output.exists() else "# Deviations, found by the suite\n"
+    tables = verdict_tables(real_section(current))
+    tables[settings] = TABLE.format(settings=settings, seed=seed) + "\n".join(rows) + "\n"
+    ordered = sorted(tables, key=list(SETTINGS).index)
+    text = INTRO + "\n" + "\n".join(tables[name] for name in ordered) + "\n### Deviations of the real code\n\n"
+    text += "\n".join(sections) if sections else "None: no real target does what its profile forbids.\n"
+    text += _corrections()
     output.write_text(splice(current, text), encoding="utf-8")
     for problem in problems:
         print(f"NOT AS DECLARED: {problem}")
@@ -87,7 +101,7 @@ def run_real_deviations(output: Path, cases_dir: Path, settings: str, seed: int)
 def _deviation(target: RealTarget, deviation: RealDeviation, report: Report, cases_dir: Path) -> tuple[str, str]:
     row = report.row(deviation.invariant)
     head = [
-        f"### {deviation.key}: {deviation.title}",
+        f"#### {deviation.key}: {deviation.title}",
         "",
         f"`{target.label}` against `{target.profile}` breaks `{deviation.invariant}`: {deviation.why}.",
         f"Java: {deviation.java}.",
