@@ -44,11 +44,13 @@ def test_the_real_target_gets_the_verdict_deviations_md_declares(target, preset)
     assert cells[7] == (", ".join(f"`{i}`" for i in failed) or "none")
 
 
-@pytest.mark.parametrize(("target", "deviation"), DECLARED, ids=[d.key for _, d in DECLARED])
-def test_each_declared_deviation_is_found_and_replays_against_the_real_code_only(target, deviation):
-    report = find_deviation(target, deviation, settings="ci", seed=SEED)
-    case = report.row(deviation.invariant).case
-    assert case is not None, f"{deviation.key} ({deviation.invariant}) was not found"
-    assert replay(case, load_adapter(target.adapter)).verdict == "FAIL"
-    assert replay(case, load_adapter(f"reference-{target.profile}"), every_invariant=True).verdict == "PASS"
-    assert f"#### {deviation.key}: {deviation.title}" in SECTION
+def test_each_declared_deviation_is_found_and_replays_against_the_real_code_only():
+    for target, deviation in DECLARED:
+        report = find_deviation(target, deviation, settings="ci", seed=SEED)
+        case = report.row(deviation.invariant).case
+        assert case is not None, f"{deviation.key} ({deviation.invariant}) was not found"
+        assert replay(case, load_adapter(target.adapter)).verdict == "FAIL"
+        assert replay(case, load_adapter(f"reference-{target.profile}"), every_invariant=True).verdict == "PASS"
+        assert f"#### {deviation.key}: {deviation.title}" in SECTION
+    if not DECLARED:
+        assert "None: no real target does what its profile forbids." in SECTION
