@@ -12,6 +12,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ledgerspec.conformance._engine import Report, conform
+from ledgerspec.conformance.adapters import load_adapter
+
+
+def search_one(
+    adapter: str,
+    profile: str,
+    invariant: str,
+    *,
+    settings: str,
+    seed: int,
+    config: dict[str, Any],
+    exclude: frozenset[str],
+    named_config: str | None = None,
+) -> Report:
+    """A conformance search for one known difference alone: its invariant, configuration and excluded rules."""
+    return conform(
+        load_adapter(adapter),
+        profile=profile,
+        settings=settings,
+        seed=seed,
+        invariants=[invariant],
+        config=config,
+        exclude=exclude,
+        named_config=named_config,
+    )
+
 
 @dataclass(frozen=True)
 class Finding:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ledgerspec.conformance._deviations import search_one
 from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance.adapters import load_adapter
 
@@ -152,16 +153,11 @@ def surprises(target: RealTarget, report: Report) -> list[str]:
 
 def find_deviation(target: RealTarget, deviation: RealDeviation, *, settings: str, seed: int) -> Report:
     """A search for one declared deviation alone: its invariant, configuration and excluded rules."""
-    return conform(
-        load_adapter(target.adapter),
-        profile=target.profile,
-        settings=settings,
-        seed=seed,
-        invariants=[deviation.invariant],
-        config=deviation.config,
-        exclude=deviation.exclude,
+    return search_one(
+        target.adapter, target.profile, deviation.invariant,
+        settings=settings, seed=seed, config=deviation.config, exclude=deviation.exclude,
         named_config=target.named_config,
-    )
+    )  # fmt: skip
 
 
 def judge_all(out: Callable[[str], None], *, settings: str, seed: int, presets: tuple[str, ...]) -> bool:

@@ -7,10 +7,8 @@ import re
 from pathlib import Path
 
 from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._deviations import FINDINGS, Finding
-from ledgerspec.conformance._engine import conform
+from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
 from ledgerspec.conformance._presets import SETTINGS
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._real_deviations import real_section
 
@@ -46,15 +44,10 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def find(finding: Finding, *, settings: str, seed: int) -> Case | None:
     """The minimal counterexample of one finding, or None if the search did not find it."""
     assert finding.invariant is not None
-    report = conform(
-        load_adapter(finding.adapter),
-        profile=finding.profile,
-        settings=settings,
-        seed=seed,
-        invariants=[finding.invariant],
-        config=finding.config,
-        exclude=finding.exclude,
-    )
+    report = search_one(
+        finding.adapter, finding.profile, finding.invariant,
+        settings=settings, seed=seed, config=finding.config, exclude=finding.exclude,
+    )  # fmt: skip
     row = report.row(finding.invariant)
     if row.case is not None:
         row.case.description = f"{finding.key}: {finding.title}"[:120]

@@ -1,27 +1,17 @@
 package org.apache.bookkeeper.mledger.impl.cache;
 
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyLong;
-import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.atomic.AtomicReference;
 import ledgerspec.protocol.CacheConfig;
 import ledgerspec.protocol.Counters;
 import ledgerspec.protocol.Loop;
@@ -30,15 +20,9 @@ import ledgerspec.protocol.Observation;
 import ledgerspec.protocol.Op;
 import ledgerspec.protocol.Target;
 import ledgerspec.protocol.VirtualClock;
-import org.apache.bookkeeper.client.api.LedgerEntry;
-import org.apache.bookkeeper.client.api.ReadHandle;
-import org.apache.bookkeeper.client.impl.LedgerEntriesImpl;
-import org.apache.bookkeeper.client.impl.LedgerEntryImpl;
 import org.apache.bookkeeper.common.util.OrderedScheduler;
-import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
-import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactoryConfig;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
@@ -66,12 +50,12 @@ import org.apache.bookkeeper.mledger.util.RangeCache;
 public final class LegacyHarness implements Target {
     private static final List<String> CAPABILITIES = List.of("configure", "get_range", "replay_increment",
             "observe_timestamps", "observe_copies");
-    private static final Field CACHE_ENTRIES = field(RangeEntryCacheImpl.class, "entries");
-    private static final Field RANGE_ENTRIES = field(RangeCache.class, "entries");
-    private static final Field WRAPPER_VALUE = field(wrapperClass(), "value");
-    private static final Field WRAPPER_SIZE = field(wrapperClass(), "size");
-    private static final Field TIMESTAMP = field(EntryImpl.class, "timestamp");
-    private static final byte[] FROM_STORAGE = new byte[1];
+    private static final Field CACHE_ENTRIES = Reflect.field(RangeEntryCacheImpl.class, "entries");
+    private static final Field RANGE_ENTRIES = Reflect.field(RangeCache.class, "entries");
+    private static final Class<?> WRAPPER = Reflect.nested(RangeCache.class, "EntryWrapper");
+    private static final Field WRAPPER_VALUE = Reflect.field(WRAPPER, "value");
+    private static final Field WRAPPER_SIZE = Reflect.field(WRAPPER, "size");
+    private static final Field TIMESTAMP = Reflect.field(EntryImpl.class, "timestamp");
 
     private final VirtualClock clock = new VirtualClock();
     private CacheConfig config;
@@ -79,13 +63,13 @@ public final class LegacyHarness implements Target {
     private ManagedLedgerFactoryMBeanImpl mbean;
     private ManagedLedgerFactoryImpl factory;
     private RangeEntryCacheManagerImpl manager;
-    private final ArrayDeque<Runnable> scheduled = new ArrayDeque<>();
+    private final ManualExecutor scheduled = new ManualExecutor();
     private final TreeMap<Long, EntryCache> caches = new TreeMap<>();
-    private final Map<Long, EntryImpl> copies = new LinkedHashMap<>();
-    private long nextCopy;
+    private final Copies<EntryImpl> copies = new Copies<>();
+    private final Storage storage = new Storage();
+    private final Payloads payloads = new Payloads();
     private final Counters counters = new Counters();
-    private long evictedBefore;
-    private byte[] zeros = new byte[0];
+    private final Removals removals = new Removals();
 
     public static void main(String[] args) throws IOException {
         Loop.run(new LegacyHarness());
@@ -102,21 +86,17 @@ public final class LegacyHarness implements Target {
         if (manager != null) {
             manager.clear();
         }
-        for (EntryImpl copy : copies.values()) {
-            copy.release();
-        }
         if (config.trigger.doubleValue() != 0.98) {
             throw new NotAllowed("RangeEntryCacheManagerImpl hard-codes the trigger at 0.98 "
                     + "(evictionTriggerThresholdPercent); got trigger " + config.trigger);
         }
         this.config = config;
         now = 0;
-        copies.clear();
-        nextCopy = 0;
+        copies.reset();
         caches.clear();
         scheduled.clear();
         counters.removedSize = counters.removedTtl = counters.removedInvalidate = counters.removedClear = 0;
-        evictedBefore = 0;
+        removals.reset();
         ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
         factoryConfig.setMaxCacheSize(config.maxSize);
         factoryConfig.setCacheEvictionWatermark(config.watermark.doubleValue());
@@ -128,8 +108,7 @@ public final class LegacyHarness implements Target {
             throw new IllegalStateException(error);
         }
         when(factory.getMbean()).thenReturn(mbean);
-        OrderedScheduler executor = mock(OrderedScheduler.class);
-        doAnswer(call -> scheduled.add(call.getArgument(0))).when(executor).execute(any(Runnable.class));
+        OrderedScheduler executor = scheduled.as(OrderedScheduler.class); // not inside when(): Mockito
         when(factory.getScheduledExecutor()).thenReturn(executor);
         manager = new RangeEntryCacheManagerImpl(factory, mock(OrderedScheduler.class), OpenTelemetry.noop());
         when(factory.getEntryCacheManager()).thenReturn(manager);
@@ -165,8 +144,8 @@ public final class LegacyHarness implements Target {
                 }
                 result = read(op.num("ledger"), op.num("first"), op.num("last"));
             }
-            case "release" -> copies.remove(open(op.num("copy"))).release();
-            case "replay_increment" -> open(op.num("copy")); // 4.0.8 entries carry no read count
+            case "release" -> copies.release(op.num("copy"));
+            case "replay_increment" -> copies.get(op.num("copy")); // 4.0.8 entries carry no read count
             case "invalidate_before" -> cacheOf(op.num("ledger")).invalidateEntries(
                     PositionFactory.create(op.num("ledger"), op.num("entry")));
             case "invalidate_ledger" -> cacheOf(op.num("ledger")).invalidateAllEntries(op.num("ledger"));
@@ -179,68 +158,21 @@ public final class LegacyHarness implements Target {
                     }
                 }
             }
-            case "evict_size" -> runScheduled();
+            case "evict_size" -> scheduled.runAll("pulsar-legacy");
             default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-legacy");
         }
-        countRemovals(op.kind());
+        removals.count(op.kind(), mbean.getCacheEvictedEntriesCount(), counters);
         return result;
-    }
-
-    /**
-     * The scheduled executor runs what {@code hasSpaceInCache} scheduled. As an executor does, it keeps
-     * a task's exception from its caller: 4.0.8's task computes {@code sizeToEvict} from the size captured
-     * when it was scheduled and the maximum when it runs, so a maximum raised in between makes
-     * {@code doEviction}'s {@code checkArgument(sizeToFree > 0)} throw; the task's {@code finally} still
-     * clears {@code evictionInProgress}, and nothing is evicted. The exception goes to stderr.
-     */
-    private void runScheduled() {
-        while (!scheduled.isEmpty()) {
-            try {
-                scheduled.poll().run();
-            } catch (RuntimeException error) {
-                System.err.println("pulsar-legacy: a scheduled eviction threw (the executor keeps it): " + error);
-            }
-        }
-    }
-
-    private long open(long copy) {
-        if (!copies.containsKey(copy)) {
-            throw new NotAllowed("copy " + copy + " is not an open copy");
-        }
-        return copy;
-    }
-
-    private void countRemovals(String kind) {
-        long evicted = mbean.getCacheEvictedEntriesCount();
-        long delta = evicted - evictedBefore;
-        evictedBefore = evicted;
-        switch (kind) {
-            case "evict_timestamp" -> counters.removedTtl += delta;
-            case "invalidate_before", "invalidate_ledger" -> counters.removedInvalidate += delta;
-            case "clear" -> counters.removedClear += delta;
-            default -> counters.removedSize += delta;
-        }
     }
 
     private void reconfigure(Map<String, Object> changes) {
         config = config.with(changes, false);
-        if (changes.get("max_size") != null) {
-            manager.updateCacheSizeAndThreshold(config.maxSize);
-        }
-        if (changes.get("watermark") != null) {
-            manager.updateCacheEvictionWatermark(config.watermark.doubleValue());
-        }
+        Sizes.update(manager, changes, config);
     }
 
     /** {@code OpAddEntry}: {@code EntryImpl.create(ledger, entry, data)}, inserted, then released. */
     private boolean insert(long ledger, long entry, long size) {
-        if (size <= 0 || size > Integer.MAX_VALUE) {
-            throw new NotAllowed("insert needs 0 < size < 2^31, got " + size);
-        }
-        if (zeros.length < size) {
-            zeros = new byte[(int) size];
-        }
-        ByteBuf payload = Unpooled.wrappedBuffer(zeros, 0, (int) size);
+        ByteBuf payload = payloads.of(size);
         EntryImpl tailing = EntryImpl.create(ledger, entry, payload);
         payload.release();
         try {
@@ -248,7 +180,7 @@ public final class LegacyHarness implements Target {
             boolean inserted = cache.insert(tailing);
             if (inserted) {
                 Object wrapper = mapped(cache).get(tailing.getPosition());
-                set(TIMESTAMP, get(WRAPPER_VALUE, wrapper), clock.stamp(now));
+                Reflect.setLong(TIMESTAMP, Reflect.get(WRAPPER_VALUE, wrapper), clock.stamp(now));
             }
             return inserted;
         } finally {
@@ -258,54 +190,12 @@ public final class LegacyHarness implements Target {
 
     /** The public read path; hits are the cache's dispatch copies, entries read from storage are misses. */
     private List<Long> read(long ledger, long first, long last) {
-        AtomicReference<List<Entry>> got = new AtomicReference<>();
-        AtomicReference<ManagedLedgerException> failed = new AtomicReference<>();
-        cacheOf(ledger).asyncReadEntry(storage(ledger), first, last, false, new ReadEntriesCallback() {
-            @Override
-            public void readEntriesComplete(List<Entry> entries, Object ctx) {
-                got.set(entries);
-            }
-
-            @Override
-            public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
-                failed.set(exception);
-            }
-        }, null);
-        if (failed.get() != null || got.get() == null) {
-            throw new IllegalStateException("the read of " + ledger + ":" + first + ".." + last + " failed",
-                    failed.get());
-        }
-        List<Long> result = new ArrayList<>();
-        for (Entry entry : got.get()) {
-            if (entry.getDataBuffer().hasArray() && entry.getDataBuffer().array() == FROM_STORAGE) {
-                entry.release();
-                result.add(null);
-            } else {
-                copies.put(nextCopy, (EntryImpl) entry);
-                result.add(nextCopy++);
-            }
-        }
-        return result;
+        return Storage.hitsAndMisses(Storage.read(ledger + ":" + first + ".." + last, callback -> cacheOf(ledger)
+                .asyncReadEntry(storage.handle(ledger), first, last, false, callback, null)), copies);
     }
 
-    private static ReadHandle storage(long ledger) {
-        ReadHandle handle = mock(ReadHandle.class);
-        when(handle.getId()).thenReturn(ledger);
-        when(handle.readAsync(anyLong(), anyLong())).thenAnswer(call -> {
-            long first = call.getArgument(0);
-            long last = call.getArgument(1);
-            List<LedgerEntry> entries = new ArrayList<>();
-            for (long entry = first; entry <= last; entry++) {
-                entries.add(LedgerEntryImpl.create(ledger, entry, 1, Unpooled.wrappedBuffer(FROM_STORAGE)));
-            }
-            return CompletableFuture.completedFuture(LedgerEntriesImpl.create(entries));
-        });
-        return handle;
-    }
-
-    @SuppressWarnings("unchecked")
     private static ConcurrentNavigableMap<Position, Object> mapped(EntryCache cache) {
-        return (ConcurrentNavigableMap<Position, Object>) get(RANGE_ENTRIES, get(CACHE_ENTRIES, cache));
+        return Reflect.get(RANGE_ENTRIES, Reflect.get(CACHE_ENTRIES, cache));
     }
 
     @Override
@@ -316,13 +206,13 @@ public final class LegacyHarness implements Target {
                 continue;
             }
             for (Map.Entry<Position, Object> entry : mapped(cache).entrySet()) {
-                EntryImpl value = (EntryImpl) get(WRAPPER_VALUE, entry.getValue());
-                long size = (Long) get(WRAPPER_SIZE, entry.getValue());
+                EntryImpl value = Reflect.get(WRAPPER_VALUE, entry.getValue());
+                long size = Reflect.<Long>get(WRAPPER_SIZE, entry.getValue());
                 observation.entry(entry.getKey().getLedgerId(), entry.getKey().getEntryId(), size, null,
                         value == null ? null : clock.logical(value.getTimestamp()));
             }
         }
-        for (Long copy : copies.keySet()) {
+        for (Long copy : copies.open().keySet()) {
             observation.copy(copy, null);
         }
         counters.inserted = mbean.getCacheInsertedEntriesCount();
@@ -331,38 +221,4 @@ public final class LegacyHarness implements Target {
         return observation.build(manager.getSize(), counters);
     }
 
-    private static Class<?> wrapperClass() {
-        for (Class<?> nested : RangeCache.class.getDeclaredClasses()) {
-            if (nested.getSimpleName().equals("EntryWrapper")) {
-                return nested;
-            }
-        }
-        throw new ExceptionInInitializerError("RangeCache has no EntryWrapper");
-    }
-
-    private static Field field(Class<?> owner, String name) {
-        try {
-            Field field = owner.getDeclaredField(name);
-            field.setAccessible(true);
-            return field;
-        } catch (NoSuchFieldException error) {
-            throw new ExceptionInInitializerError(error);
-        }
-    }
-
-    private static Object get(Field field, Object owner) {
-        try {
-            return field.get(owner);
-        } catch (IllegalAccessException error) {
-            throw new IllegalStateException(error);
-        }
-    }
-
-    private static void set(Field field, Object owner, long value) {
-        try {
-            field.setLong(owner, value);
-        } catch (IllegalAccessException error) {
-            throw new IllegalStateException(error);
-        }
-    }
 }

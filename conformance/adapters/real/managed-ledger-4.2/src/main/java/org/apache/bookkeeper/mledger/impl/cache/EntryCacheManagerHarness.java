@@ -1,25 +1,19 @@
 package org.apache.bookkeeper.mledger.impl.cache;
 
-import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 import com.google.common.util.concurrent.MoreExecutors;
-import io.netty.buffer.Unpooled;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicReference;
 import ledgerspec.protocol.CacheConfig;
 import ledgerspec.protocol.Counters;
 import ledgerspec.protocol.Loop;
@@ -27,16 +21,10 @@ import ledgerspec.protocol.NotAllowed;
 import ledgerspec.protocol.Observation;
 import ledgerspec.protocol.Op;
 import ledgerspec.protocol.Target;
-import org.apache.bookkeeper.client.api.LedgerEntry;
 import org.apache.bookkeeper.client.api.ReadHandle;
-import org.apache.bookkeeper.client.impl.LedgerEntriesImpl;
-import org.apache.bookkeeper.client.impl.LedgerEntryImpl;
 import org.apache.bookkeeper.common.util.OrderedScheduler;
-import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
-import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
-import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactoryConfig;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.bookkeeper.mledger.impl.ActiveManagedCursorContainerImpl;
@@ -65,25 +53,23 @@ import org.apache.bookkeeper.mledger.impl.ManagedLedgerMBeanImpl;
 public final class EntryCacheManagerHarness extends MasterTarget {
     private static final List<String> CAPABILITIES = List.of("cursors", "configure", "get_range",
             "replay_increment", "observe_counts", "observe_timestamps", "observe_copies");
-    private static final Field CACHE_ENTRIES = field(RangeEntryCacheImpl.class, "entries");
-    private static final Field EVICTION_HANDLER = field(RangeEntryCacheManagerImpl.class, "evictionHandler");
-    private static final Method EVICT_TO_WATERMARK = method(RangeEntryCacheManagerImpl.class,
+    private static final Field CACHE_ENTRIES = Reflect.field(RangeEntryCacheImpl.class, "entries");
+    private static final Field EVICTION_HANDLER = Reflect.field(RangeEntryCacheManagerImpl.class, "evictionHandler");
+    private static final Method EVICT_TO_WATERMARK = Reflect.method(RangeEntryCacheManagerImpl.class,
             "doEvictToWatermarkWhenOverThreshold");
-    /** Storage reads come back over these bytes, so a returned entry tells whether it was a hit. */
-    private static final byte[] FROM_STORAGE = new byte[1];
 
     private final ManagedLedgerFactoryImpl factory;
-    private final Map<Long, ReadHandle> handles = new HashMap<>();
+    private final Storage storage = new Storage();
     private final OrderedScheduler scheduler = mock(OrderedScheduler.class);
     private ManagedLedgerFactoryMBeanImpl mbean;
     private RangeEntryCacheManagerImpl manager;
-    private final ArrayDeque<Runnable> evictionExecutor = new ArrayDeque<>();
+    private final ManualExecutor evictionExecutor = new ManualExecutor();
     private final TreeMap<Long, EntryCache> caches = new TreeMap<>();
     private final Map<Long, ManagedLedgerImpl> ledgers = new HashMap<>();
     private final Map<Long, ActiveManagedCursorContainerImpl> cursors = new HashMap<>();
     private final Map<String, ManagedCursor> cursorStubs = new HashMap<>();
     private final Counters counters = new Counters();
-    private long evictedBefore;
+    private final Removals removals = new Removals();
 
     public static void main(String[] args) throws IOException {
         Loop.run(new EntryCacheManagerHarness());
@@ -102,10 +88,8 @@ public final class EntryCacheManagerHarness extends MasterTarget {
      */
     public EntryCacheManagerHarness() {
         factory = mock(ManagedLedgerFactoryImpl.class);
-        ScheduledExecutorService manual = mock(ScheduledExecutorService.class);
-        org.mockito.Mockito.doAnswer(call -> evictionExecutor.add(call.getArgument(0))).when(manual)
-                .execute(org.mockito.ArgumentMatchers.any(Runnable.class));
-        when(factory.getCacheEvictionExecutor()).thenReturn(manual);
+        ScheduledExecutorService executor = evictionExecutor.as(ScheduledExecutorService.class); // not in when()
+        when(factory.getCacheEvictionExecutor()).thenReturn(executor);
     }
 
     @Override
@@ -137,7 +121,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         when(factory.getMbean()).thenReturn(mbean);
         manager = new RangeEntryCacheManagerImpl(factory, scheduler, OpenTelemetry.noop());
         when(factory.getEntryCacheManager()).thenReturn(manager);
-        evictedBefore = 0;
+        removals.reset();
     }
 
     private ManagedLedgerImpl ledger(long id) {
@@ -173,14 +157,14 @@ public final class EntryCacheManagerHarness extends MasterTarget {
                 }
                 result = read(ledger, op.num("first"), op.num("last"));
             }
-            case "release" -> release(op.num("copy"));
+            case "release" -> copies.release(op.num("copy"));
             case "replay_increment" -> replayIncrement(op.num("copy"));
             case "invalidate_before" -> cacheOf(ledger).invalidateEntries(PositionFactory.create(ledger,
                     op.num("entry")));
             case "invalidate_ledger" -> cacheOf(ledger).invalidateAllEntries(ledger);
             case "clear" -> manager.clear();
             case "evict_timestamp" -> {
-                RangeEntryCacheManagerEvictionHandler handler = get(EVICTION_HANDLER, manager);
+                RangeEntryCacheManagerEvictionHandler handler = Reflect.get(EVICTION_HANDLER, manager);
                 handler.invalidateEntriesBeforeTimestampNanos(clock.stamp(now() - config.ttl));
                 stampRequeued(rangeCaches());
             }
@@ -191,31 +175,13 @@ public final class EntryCacheManagerHarness extends MasterTarget {
             case "cursor_add", "cursor_remove", "cursor_seek", "cursor_count" -> result = cursor(op, ledger);
             default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-entry-cache-manager");
         }
-        countRemovals(op.kind());
+        removals.count(op.kind(), mbean.getCacheEvictedEntriesCount(), counters);
         return result;
-    }
-
-    /** The factory MBean counts every removal alike; the operation that moved it says which kind it was. */
-    private void countRemovals(String kind) {
-        long evicted = mbean.getCacheEvictedEntriesCount();
-        long delta = evicted - evictedBefore;
-        evictedBefore = evicted;
-        switch (kind) {
-            case "evict_timestamp" -> counters.removedTtl += delta;
-            case "invalidate_before", "invalidate_ledger" -> counters.removedInvalidate += delta;
-            case "clear" -> counters.removedClear += delta;
-            default -> counters.removedSize += delta;
-        }
     }
 
     private void reconfigure(Map<String, Object> changes) {
         config = config.with(changes, false);
-        if (changes.get("max_size") != null) {
-            manager.updateCacheSizeAndThreshold(config.maxSize);
-        }
-        if (changes.get("watermark") != null) {
-            manager.updateCacheEvictionWatermark(config.watermark.doubleValue());
-        }
+        Sizes.update(manager, changes, config);
         if (changes.get("max_requeue") != null) {
             manager.updateCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes((int) config.maxRequeue);
         }
@@ -245,52 +211,8 @@ public final class EntryCacheManagerHarness extends MasterTarget {
      * A count of 0 is what a read for a position no cursor expects gives: nothing read is cached.
      */
     private List<Long> read(long ledger, long first, long last) {
-        AtomicReference<List<Entry>> got = new AtomicReference<>();
-        AtomicReference<ManagedLedgerException> failed = new AtomicReference<>();
-        cacheOf(ledger).asyncReadEntry(handles.computeIfAbsent(ledger, EntryCacheManagerHarness::storage), first, last, () -> 0, new ReadEntriesCallback() {
-            @Override
-            public void readEntriesComplete(List<Entry> entries, Object ctx) {
-                got.set(entries);
-            }
-
-            @Override
-            public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
-                failed.set(exception);
-            }
-        }, null);
-        if (failed.get() != null) {
-            throw new IllegalStateException("the read of " + ledger + ":" + first + ".." + last + " failed",
-                    failed.get());
-        }
-        if (got.get() == null) {
-            throw new IllegalStateException("the read of " + ledger + ":" + first + ".." + last + " did not complete");
-        }
-        List<Long> copies = new ArrayList<>();
-        for (Entry entry : got.get()) {
-            if (entry.getDataBuffer().hasArray() && entry.getDataBuffer().array() == FROM_STORAGE) {
-                entry.release();
-                copies.add(null);
-            } else {
-                copies.add(keep((EntryImpl) entry));
-            }
-        }
-        return copies;
-    }
-
-    /** A ledger handle whose every read returns the requested entries, one byte each. */
-    private static ReadHandle storage(long ledger) {
-        ReadHandle handle = mock(ReadHandle.class);
-        when(handle.getId()).thenReturn(ledger);
-        when(handle.readAsync(anyLong(), anyLong())).thenAnswer(call -> {
-            long first = call.getArgument(0);
-            long last = call.getArgument(1);
-            List<LedgerEntry> entries = new ArrayList<>();
-            for (long entry = first; entry <= last; entry++) {
-                entries.add(LedgerEntryImpl.create(ledger, entry, 1, Unpooled.wrappedBuffer(FROM_STORAGE)));
-            }
-            return CompletableFuture.completedFuture(LedgerEntriesImpl.create(entries));
-        });
-        return handle;
+        return Storage.hitsAndMisses(Storage.read(ledger + ":" + first + ".." + last, callback -> cacheOf(ledger)
+                .asyncReadEntry(storage.handle(ledger), first, last, () -> 0, callback, null)), copies);
     }
 
     /**
@@ -300,25 +222,9 @@ public final class EntryCacheManagerHarness extends MasterTarget {
      */
     private void evictToWatermark() {
         if (evictionExecutor.isEmpty()) {
-            evictionExecutor.add(() -> {
-                try {
-                    EVICT_TO_WATERMARK.invoke(manager);
-                } catch (IllegalAccessException error) {
-                    throw new IllegalStateException(error);
-                } catch (InvocationTargetException error) {
-                    throw error.getCause() instanceof RuntimeException runtime ? runtime
-                            : new IllegalStateException(error.getCause());
-                }
-            });
+            evictionExecutor.add(() -> Reflect.call(EVICT_TO_WATERMARK, manager));
         }
-        while (!evictionExecutor.isEmpty()) {
-            try {
-                evictionExecutor.poll().run();
-            } catch (RuntimeException error) {
-                System.err.println("pulsar-entry-cache-manager: an eviction task threw (the executor keeps it): "
-                        + error);
-            }
-        }
+        evictionExecutor.runAll("pulsar-entry-cache-manager");
     }
 
     private Object cursor(Op op, long ledger) {
@@ -367,7 +273,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
     }
 
     private static RangeCache rangeCache(EntryCache cache) {
-        return get(CACHE_ENTRIES, cache);
+        return Reflect.get(CACHE_ENTRIES, cache);
     }
 
     private List<RangeCache> rangeCaches() {
@@ -393,22 +299,4 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         return observation.build(manager.getSize(), counters);
     }
 
-    @SuppressWarnings("unchecked")
-    private static <T> T get(Field field, Object owner) {
-        try {
-            return (T) field.get(owner);
-        } catch (IllegalAccessException error) {
-            throw new IllegalStateException(error);
-        }
-    }
-
-    private static Method method(Class<?> owner, String name) {
-        try {
-            Method method = owner.getDeclaredMethod(name);
-            method.setAccessible(true);
-            return method;
-        } catch (NoSuchMethodException error) {
-            throw new ExceptionInInitializerError(error);
-        }
-    }
 }

@@ -1,9 +1,7 @@
 package org.apache.bookkeeper.mledger.impl.cache;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.lang.reflect.Field;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentNavigableMap;
@@ -32,22 +30,17 @@ abstract class MasterTarget implements Target {
     static final List<String> PROFILES = List.of("pulsar-master");
     static final String HOMEPAGE = "https://github.com/apache/pulsar/tree/v4.2.4/managed-ledger";
 
-    private static final Field ENTRIES = field(RangeCache.class, "entries");
+    private static final Field ENTRIES = Reflect.field(RangeCache.class, "entries");
 
     final VirtualClock clock = new VirtualClock();
     CacheConfig config;
     private long now;
-    private final Map<Long, EntryImpl> copies = new LinkedHashMap<>();
-    private long nextCopy;
-    private byte[] zeros = new byte[0];
+    final Copies<EntryImpl> copies = new Copies<>();
+    private final Payloads payloads = new Payloads();
 
     /** A fresh cache: the clock, the copies and the configuration start over. */
     void reset(CacheConfig config) {
-        for (EntryImpl copy : copies.values()) {
-            copy.release();
-        }
-        copies.clear();
-        nextCopy = 0;
+        copies.reset();
         now = 0;
         this.config = config;
     }
@@ -67,15 +60,10 @@ abstract class MasterTarget implements Target {
 
     /** {@code OpAddEntry}'s temporary entry: {@code size} payload bytes, the count's handler, no decrement. */
     EntryImpl tailingEntry(long ledger, long entry, long size, long expectedReads) {
-        if (size <= 0 || size > Integer.MAX_VALUE || expectedReads < 0 || expectedReads > Integer.MAX_VALUE) {
-            throw new NotAllowed("insert needs 0 < size < 2^31 and 0 <= expected_reads < 2^31, got size " + size
-                    + ", expected_reads " + expectedReads);
+        if (expectedReads < 0 || expectedReads > Integer.MAX_VALUE) {
+            throw new NotAllowed("insert needs 0 <= expected_reads < 2^31, got " + expectedReads);
         }
-        if (zeros.length < size) {
-            zeros = new byte[(int) size];
-        }
-        // a buffer of its own (its own reference count) over shared zero bytes: no copy per entry
-        ByteBuf payload = Unpooled.wrappedBuffer(zeros, 0, (int) size);
+        ByteBuf payload = payloads.of(size);
         EntryImpl created = EntryImpl.create(ledger, entry, payload, (int) expectedReads);
         payload.release(); // EntryImpl.create retained it
         created.setDecreaseReadCountOnRelease(false);
@@ -86,45 +74,20 @@ abstract class MasterTarget implements Target {
     long dispatch(ReferenceCountedEntry cached) {
         EntryImpl copy = EntryImpl.create(cached);
         cached.release();
-        copies.put(nextCopy, copy);
-        return nextCopy++;
-    }
-
-    /** A hit already turned into a dispatch copy by the real read path. */
-    long keep(EntryImpl copy) {
-        copies.put(nextCopy, copy);
-        return nextCopy++;
-    }
-
-    /** The consumer is done with a copy: its release calls {@code markRead()} on the shared handler. */
-    void release(long copy) {
-        EntryImpl released = copies.remove(open(copy));
-        released.release();
+        return copies.keep(copy);
     }
 
     /** A Key_Shared replay through the copy: {@code incrementExpectedReadCount()} if it has a handler. */
     void replayIncrement(long copy) {
-        EntryReadCountHandler handler = copies.get(open(copy)).getReadCountHandler();
+        EntryReadCountHandler handler = copies.get(copy).getReadCountHandler();
         if (handler != null) {
             handler.incrementExpectedReadCount();
         }
     }
 
-    private long open(long copy) {
-        if (!copies.containsKey(copy)) {
-            throw new NotAllowed("copy " + copy + " is not an open copy");
-        }
-        return copy;
-    }
-
     /** The wrappers a {@link RangeCache} maps, by position (its private map, read by reflection). */
-    @SuppressWarnings("unchecked")
     static ConcurrentNavigableMap<Position, RangeCacheEntryWrapper> wrappers(RangeCache cache) {
-        try {
-            return (ConcurrentNavigableMap<Position, RangeCacheEntryWrapper>) ENTRIES.get(cache);
-        } catch (IllegalAccessException error) {
-            throw new IllegalStateException(error);
-        }
+        return Reflect.get(ENTRIES, cache);
     }
 
     /** Stamp the wrapper just inserted at {@code position} with the operation's logical time. */
@@ -163,19 +126,9 @@ abstract class MasterTarget implements Target {
 
     /** The open copies, by id, with the count of the handler each shares. */
     void observeCopies(Observation observation) {
-        for (Map.Entry<Long, EntryImpl> copy : copies.entrySet()) {
+        for (Map.Entry<Long, EntryImpl> copy : copies.open().entrySet()) {
             EntryReadCountHandler handler = copy.getValue().getReadCountHandler();
             observation.copy(copy.getKey(), handler == null ? null : (long) handler.getExpectedReadCount());
-        }
-    }
-
-    static Field field(Class<?> owner, String name) {
-        try {
-            Field field = owner.getDeclaredField(name);
-            field.setAccessible(true);
-            return field;
-        } catch (NoSuchFieldException error) {
-            throw new ExceptionInInitializerError(error);
         }
     }
 }

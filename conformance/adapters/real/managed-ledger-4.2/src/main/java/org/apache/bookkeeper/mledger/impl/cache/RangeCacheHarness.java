@@ -81,7 +81,7 @@ public final class RangeCacheHarness extends MasterTarget {
             case "get_range" -> {
                 return readRange(op.num("ledger"), op.num("first"), op.num("last"));
             }
-            case "release" -> release(op.num("copy"));
+            case "release" -> copies.release(op.num("copy"));
             case "replay_increment" -> replayIncrement(op.num("copy"));
             case "invalidate_before" -> counters.removedInvalidate += removed(cacheOf(op.num("ledger"))
                     .removeRange(PositionFactory.create(-1, 0), position(op.num("ledger"), op.num("entry")), false));
