@@ -43,6 +43,8 @@ class Case:
     requires: list[str] = field(default_factory=list)
     expected: list[dict[str, Any]] | None = None
     """Per step, the spec's result and observation, when the model allows exactly one outcome."""
+    source: str | None = field(default=None, compare=False)
+    """The file it was read from, for messages (not part of the JSON)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (see case.schema.json)."""
@@ -85,6 +87,7 @@ class Case:
             comment=data.get("comment"),
             requires=list(data.get("requires", [])),
             expected=data.get("expected"),
+            source=where,
         )
 
 

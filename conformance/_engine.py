@@ -168,6 +168,7 @@ def conform(
         else:
             report.rows.append(Row(invariant.id, Status.PASS))
             active.append(invariant.id)
+    _refuse_unchecked_selection(report, invariants or [])
     try:
         _run_searches(
             report,
@@ -188,6 +189,23 @@ def conform(
             closer()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _refuse_unchecked_selection(report: Report, selected: list[str]) -> None:
+    """An invariant asked for by name that this run cannot check is a usage error, never a quiet pass."""
+    for row in report.rows:
+        if row.invariant not in selected:
+            continue
+        if row.status == Status.NOT_CLAIMED:
+            raise InputError(
+                f"--invariant {row.invariant}: profile {report.profile} does not claim it "
+                f"(`ledgerspec spec show --profile {report.profile}` lists what it claims)"
+            )
+        if row.status == Status.NOT_CHECKABLE:
+            missing = ", ".join(sorted(needs(row.invariant, report.profile) - report.adapter.capabilities))
+            raise InputError(
+                f"--invariant {row.invariant}: {report.adapter.name} does not claim {missing}, which its check needs"
+            )
 
 
 def _run_searches(

@@ -71,6 +71,10 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
             invariants.append(invariant.id)
         else:
             outcome.skipped.append(invariant.id)
+    unchecked = _unchecked(case, info.name, info.capabilities, invariants)
+    if unchecked:
+        adapter.stop()
+        raise InputError(f"{case.source or repr(case.description)}: {unchecked}")
     monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, info.capabilities))
     try:
         adapter.start(case.config)
@@ -88,3 +92,19 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
     finally:
         adapter.stop()
     return outcome
+
+
+def _unchecked(case: Case, adapter: str, capabilities: frozenset[str], invariants: list[str]) -> str | None:
+    """Why replaying the case would check nothing it is about, or None: a PASS must rest on a check."""
+    if case.invariant is not None:
+        if case.invariant not in {invariant.id for invariant in claimed(case.profile)}:
+            return f"invariant {case.invariant} is not claimed by profile {case.profile}"
+        missing = sorted(needs(case.invariant, case.profile) - capabilities)
+        if missing:
+            return (
+                f"{case.invariant} cannot be checked with {adapter}: it does not claim {', '.join(missing)}, "
+                "which the check needs"
+            )
+    if not invariants:
+        return f"no invariant of profile {case.profile} can be checked with {adapter}"
+    return None
