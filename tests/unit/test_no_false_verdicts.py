@@ -16,6 +16,7 @@ from ledgerspec.conformance import InputError
 from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cli import main
+from ledgerspec.spec.cache import CacheConfig, GetRange, Insert, Monitor, get_profile
 
 FINDINGS = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "findings"
 
@@ -71,3 +72,37 @@ def test_a_case_checkable_in_part_still_checks_its_own_invariant(tmp_path):
     source = FINDINGS / "l2-cache-fifo.json"
     shutil.copy(source, tmp_path / "l2.json")
     assert main(["replay", str(tmp_path / "l2.json"), "--adapter", "reference-legacy", "--all"]) == 1
+
+
+class _ListRanges(ReferenceAdapter):
+    """The pip430 reference, answering range reads with a list (as JSON would) instead of a tuple."""
+
+    def __init__(self) -> None:
+        super().__init__("pip430", name="list-ranges")
+
+    def apply(self, op):
+        result = super().apply(op)
+        return list(result) if isinstance(result, tuple) else result
+
+
+def test_a_range_read_answered_as_a_list_is_the_same_answer():
+    report = conform(_ListRanges, profile="pip430", settings="quick", seed=3)
+    assert report.verdict == "PASS", [(row.invariant, row.detail) for row in report.failed()]
+    assert report.steps > 0
+
+
+def test_a_range_read_list_is_still_compared_by_value():
+    config = CacheConfig(max_size=100)
+    model = get_profile("pip430")
+    ops = [Insert(now=1, ledger=1, entry=0, size=10, expected_reads=1), GetRange(now=2, ledger=1, first=0, last=1)]
+    outcomes = []
+    for answer in ([0, None], [None, None], (0, None)):
+        monitor = Monitor("pip430", config, invariants=["CACHE-MODEL"])
+        state = model.init(config)
+        found = []
+        for op, result in zip(ops, [True, answer], strict=True):
+            (outcome,) = model.step(state, op)
+            state = outcome.state
+            found += monitor.check(op, result, model.observe(state))
+        outcomes.append(bool(found))
+    assert outcomes == [False, True, False]
