@@ -346,7 +346,7 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
     for index, step in enumerate(history):
         if start <= index < end:
             continue
-        dispatched = _dispatched(step)
+        dispatched = dispatched_copies(step)
         op = step.op
         if isinstance(op, Release | ReplayIncrement):
             if op.copy not in renumbered:
@@ -358,7 +358,7 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
     return ops
 
 
-def _dispatched(step: Step) -> list[int]:
+def dispatched_copies(step: Step) -> list[int]:
     """The copy ids a read step returned."""
     if isinstance(step.op, Get) and isinstance(step.result, int):
         return [step.result]

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._engine import needs
+from ledgerspec.conformance._engine import dispatched_copies, needs
 from ledgerspec.conformance._errors import AdapterFault, InputError
 from ledgerspec.conformance._machine import Step
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
-from ledgerspec.spec.cache import Monitor, Violation, claimed
+from ledgerspec.spec.cache import Monitor, Release, ReplayIncrement, Violation, claimed
 
 
 @dataclass
@@ -76,14 +76,24 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
         adapter.stop()
         raise InputError(f"{case.source or repr(case.description)}: {unchecked}")
     monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, info.capabilities))
+    open_copies: set[int] = set()
     try:
         adapter.start(case.config)
-        for op in case.steps:
+        for index, op in enumerate(case.steps):
             if not info.supports(op):
                 raise InputError(f"{info.name} does not support {op.kind}, which the case uses")
+            if isinstance(op, Release | ReplayIncrement) and op.copy not in open_copies:
+                held = ", ".join(map(str, sorted(open_copies))) or "none"
+                raise InputError(
+                    f"{case.source or repr(case.description)}: steps[{index}] ({op.describe()}): copy {op.copy} is "
+                    f"not open: {info.name} holds {held} open here, so the case does not apply to it"
+                )
             result = adapter.apply(op)
             observation = mask(adapter.observe(), info.capabilities)
             outcome.history.append(Step(op, result, observation))
+            open_copies.update(dispatched_copies(outcome.history[-1]))
+            if isinstance(op, Release):
+                open_copies.discard(op.copy)
             outcome.violations = monitor.check(op, result, observation)
             if outcome.violations:
                 break

@@ -106,3 +106,69 @@ def test_a_range_read_list_is_still_compared_by_value():
             found += monitor.check(op, result, model.observe(state))
         outcomes.append(bool(found))
     assert outcomes == [False, True, False]
+
+
+def _case_with(tmp_path: Path, name: str, **changes) -> Path:
+    document = json.loads((FINDINGS / "d4-cache-duplicate-merge.json").read_text())
+    document.update(changes)
+    document = {key: value for key, value in document.items() if value is not None}
+    path = tmp_path / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+INSERT = {"op": "insert", "now": 1, "ledger": 1, "entry": 0, "size": 1, "expected_reads": 1}
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("binary.json", bytes(range(256)), "binary.json: not UTF-8 text (byte 128)"),
+        ("bom.json", b"\xff\xfe{}", "bom.json: not UTF-8 text (byte 0)"),
+        ("deep.json", b"[" * 100_000 + b"]" * 100_000, "deep.json: nested too deeply"),
+    ],
+)
+def test_an_unreadable_case_file_is_an_input_error_naming_it(tmp_path, capsys, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert main(["replay", str(path), "--adapter", "reference-pip430"]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "internal-error" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "changes", "message"),
+    [
+        (
+            "clock.json",
+            {"steps": [INSERT, {**INSERT, "now": 1, "entry": 1}]},
+            "clock.json: steps[1]: now 1 is not after the previous step's 1 (the clock strictly increases)",
+        ),
+        (
+            "cursor.json",
+            {"steps": [{"op": "cursor_remove", "now": 1, "ledger": 1, "cursor": "c9"}]},
+            "cursor.json: steps[0]: cursor 'c9' of ledger 1 is not active",
+        ),
+        (
+            "twice.json",
+            {"steps": [{"op": "cursor_add", "now": t, "ledger": 1, "cursor": "c", "entry": 0} for t in (1, 2)]},
+            "twice.json: steps[1]: cursor 'c' of ledger 1 is already active",
+        ),
+        ("failing.json", {"steps": [INSERT], "failing_step": 9}, "failing.json: failing_step 9 is past the 1 steps"),
+        ("expected.json", {"steps": [INSERT], "failing_step": 1}, "expected.json: expected lists 2 steps, the case has 1"),
+    ],
+)
+def test_an_impossible_case_is_an_input_error_not_an_adapter_fault(tmp_path, capsys, name, changes, message):
+    path = _case_with(tmp_path, name, **changes)
+    assert main(["replay", str(path), "--adapter", "reference-pip430"]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+
+
+def test_a_release_of_a_copy_the_adapter_never_dispatched_is_an_input_error(tmp_path, capsys):
+    steps = [INSERT, {"op": "get", "now": 2, "ledger": 1, "entry": 5}, {"op": "release", "now": 3, "copy": 0}]
+    path = _case_with(tmp_path, "copy.json", steps=steps, failing_step=None, expected=None)
+    assert main(["replay", str(path), "--adapter", "reference-pip430", "--all"]) == 2
+    err = capsys.readouterr().err
+    assert "copy.json: steps[2] (Release(now=3, copy=0)): copy 0 is not open: reference-pip430 holds none open here" in err
