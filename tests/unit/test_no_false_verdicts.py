@@ -156,7 +156,11 @@ def test_an_unreadable_case_file_is_an_input_error_naming_it(tmp_path, capsys, n
             "twice.json: steps[1]: cursor 'c' of ledger 1 is already active",
         ),
         ("failing.json", {"steps": [INSERT], "failing_step": 9}, "failing.json: failing_step 9 is past the 1 steps"),
-        ("expected.json", {"steps": [INSERT], "failing_step": 1}, "expected.json: expected lists 2 steps, the case has 1"),
+        (
+            "expected.json",
+            {"steps": [INSERT], "failing_step": 1},
+            "expected.json: expected lists 2 steps, the case has 1",
+        ),
     ],
 )
 def test_an_impossible_case_is_an_input_error_not_an_adapter_fault(tmp_path, capsys, name, changes, message):
@@ -171,4 +175,6 @@ def test_a_release_of_a_copy_the_adapter_never_dispatched_is_an_input_error(tmp_
     path = _case_with(tmp_path, "copy.json", steps=steps, failing_step=None, expected=None)
     assert main(["replay", str(path), "--adapter", "reference-pip430", "--all"]) == 2
     err = capsys.readouterr().err
-    assert "copy.json: steps[2] (Release(now=3, copy=0)): copy 0 is not open: reference-pip430 holds none open here" in err
+    assert (
+        "copy.json: steps[2] (Release(now=3, copy=0)): copy 0 is not open: reference-pip430 holds none open here" in err
+    )
