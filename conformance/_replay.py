@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import dispatched_copies, needs
-from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._errors import SHOWN, AdapterFault, InputError, clip
 from ledgerspec.conformance._machine import Step
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
@@ -43,7 +43,11 @@ class ReplayOutcome:
             lines.append(f"  {index:>2}. {step.op.describe()}  -> {step.result!r}")
         lines += [f"      {violation.invariant}: {violation.message}" for violation in self.violations]
         if self.fault:
-            lines.append(f"      adapter fault: {self.fault}")
+            first, *rest = self.fault.splitlines()
+            lines.append(f"      adapter fault: {clip(first, SHOWN)}")
+            lines += [f"      {clip(line, SHOWN)}" for line in rest[:20]]
+            if len(rest) > 20:
+                lines.append(f"      ({len(rest) - 20} more lines)")
         if self.skipped:
             lines.append(f"  not checkable with this adapter: {', '.join(self.skipped)}")
         return "\n".join(lines)

@@ -123,7 +123,8 @@ def run_conform(args: argparse.Namespace) -> int:
     saved = save_cases(report, Path(args.cases_dir))
     for case, path in saved:
         print()
-        print(counterexample(case, replay_hint=f"ledgerspec replay {path} --adapter {args.adapter}"))
+        hint = f"ledgerspec replay {path} --adapter {args.adapter}"
+        print(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
     if args.json:
         write_json([report], args.json)
     if args.junit_xml:

@@ -57,6 +57,8 @@ def test_process_adapter_gives_the_in_process_verdicts(profile, checked, invaria
         ("lying", "CapabilityLie"),
         ("errored", "AdapterErrored"),
         ("nondeterministic", "Nondeterministic"),
+        ("deep-100000-extra", "ProtocolViolation"),
+        ("non-utf8", "ProtocolViolation"),
     ],
 )
 def test_broken_fake_is_an_adapter_fault(mode, fault, capsys, tmp_path):
@@ -102,6 +104,49 @@ def test_crash_report_carries_stderr_and_the_terminal_a_summary(capsys, tmp_path
     assert "simulated crash in native code" in saved[0].read_text()
     assert "simulated crash in native code" not in out, "the terminal gets one line and a pointer"
     assert "more lines, a stack trace or stderr: in the JSON report and the saved case" in out
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("deep-100000-extra", "reply nests too deeply to parse"),
+        ("deep-900-results", "result of get_range must list copy ids and nulls"),
+        ("non-utf8", "reply is not UTF-8 (byte "),
+    ],
+)
+def test_a_reply_the_runner_cannot_read_is_a_protocol_fault_naming_it(mode, message, capsys, tmp_path):
+    # Unvalidated too: an unknown key is ignored, but not bytes that are not text or nesting past the parser.
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} {mode}"
+    assert main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)]) == 3
+    out = capsys.readouterr().out
+    fault = next(line for line in out.splitlines() if line.startswith("ADAPTER FAULT: "))
+    assert re.match(r"ADAPTER FAULT: ProtocolViolation: apply of .* \(seq \d+\): ", fault), fault
+    assert message in fault
+    assert len(fault) < 700, "the offending line is shown cut"
+
+
+def test_a_huge_adapter_message_is_shown_once_and_cut(capsys, tmp_path):
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} huge-errored"
+    report = tmp_path / "report.json"
+    argv = [
+        "conform",
+        "--adapter",
+        adapter,
+        "--seed",
+        "1",
+        "--cases-dir",
+        str(tmp_path / "cases"),
+        "--json",
+        str(report),
+    ]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert out.count("OutOfMemoryError") == 1, "the table shows the fault; the fault case does not repeat it"
+    assert len(out) < 5_000
+    assert "more characters)" in out
+    fault = json.loads(report.read_text())["fault"]
+    assert fault.startswith("AdapterErrored: apply of ")
+    assert 20_000 < len(fault) < 25_000, "the report keeps the first 20,000 characters of each field"
 
 
 def test_schema_violation_needs_validate_protocol(capsys, tmp_path):

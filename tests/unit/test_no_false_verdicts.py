@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance import InputError
+from ledgerspec.conformance._case import load_case
 from ledgerspec.conformance._engine import conform
+from ledgerspec.conformance._replay import ReplayOutcome
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec.cache import CacheConfig, GetRange, Insert, Monitor, get_profile
@@ -178,3 +180,12 @@ def test_a_release_of_a_copy_the_adapter_never_dispatched_is_an_input_error(tmp_
     assert (
         "copy.json: steps[2] (Release(now=3, copy=0)): copy 0 is not open: reference-pip430 holds none open here" in err
     )
+
+
+def test_a_replayed_fault_is_shown_cut():
+    case = load_case(FINDINGS / "d4-cache-duplicate-merge.json")
+    fault = "AdapterErrored: " + "x" * 1_000_000 + "\n" + "trace line\n" * 100
+    shown = ReplayOutcome(case=case, adapter="a", fault=fault).render()
+    assert len(shown) < 5_000
+    assert "(999,516 more characters)" in shown
+    assert "(80 more lines)" in shown
