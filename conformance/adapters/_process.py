@@ -12,10 +12,12 @@ naming the command, the line and the captured stderr.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
@@ -197,9 +199,14 @@ class _Process:
     # --- life cycle ---------------------------------------------------------------------------------
 
     def _spawn(self) -> AdapterInfo:
+        self.kill()  # the group of a previous process, if it left any
         try:
             self.popen = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._new_stderr()
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._new_stderr(),
+                start_new_session=True,  # a group of its own, which kill() ends whole
             )
         except OSError as error:
             raise InputError(f"exec:{self.command}: cannot start it: {error.strerror}") from None
@@ -257,19 +264,27 @@ class _Process:
             self._spawn()
 
     def kill(self) -> None:
-        if self.popen is not None and self.popen.poll() is None:
+        """Kill the process and whatever it started: it leads a process group of its own (``_spawn``).
+
+        A wrapper script or a JVM launcher would otherwise leave the real implementation running.
+        """
+        if self.popen is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        if self.popen.poll() is None:  # it left the group (setsid of its own)
             self.popen.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
 
     def close(self) -> None:
         """Send ``stop`` and wait for the exit; kill the process if it does not go."""
         if self.alive():
-            try:
+            with contextlib.suppress(AdapterFault, subprocess.TimeoutExpired):
                 self.request("stop")
                 assert self.popen is not None
                 self.popen.wait(timeout=self.timeout)
-            except (AdapterFault, subprocess.TimeoutExpired):
-                self.kill()
+        self.kill()  # what it left behind, or itself if it did not stop
         if self.selector is not None:
             self.selector.close()
             self.selector = None

@@ -4,9 +4,12 @@ broken fake is reported as its own adapter fault with exit code 3, never as a ve
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -147,6 +150,33 @@ def test_a_huge_adapter_message_is_shown_once_and_cut(capsys, tmp_path):
     fault = json.loads(report.read_text())["fault"]
     assert fault.startswith("AdapterErrored: apply of ")
     assert 20_000 < len(fault) < 25_000, "the report keeps the first 20,000 characters of each field"
+
+
+def _running(pid: int) -> bool:
+    """Whether a process exists and is not a zombie (an orphan's zombie waits for a reaper)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return False
+    return fields[0] != "Z"
+
+
+@pytest.mark.parametrize(("mode", "status"), [("grandchild", 3), ("orphan", 0)])
+def test_a_timeout_or_the_end_kills_what_the_adapter_started(mode, status, tmp_path, capsys):
+    # grandchild: the adapter hangs after starting a process; orphan: it leaves one running at stop.
+    pid_file = tmp_path / "grandchild.pid"
+    adapter = f"exec:env FAKE_PID_FILE={shlex.quote(str(pid_file))} {PYTHON} {shlex.quote(str(FAKE))} {mode}"
+    argv = ["conform", "--adapter", adapter, "--timeout", "2", "--seed", "1", "--cases-dir", str(tmp_path)]
+    try:
+        assert main([*argv, "--examples", "5"]) == status, capsys.readouterr().out
+        grandchild = int(pid_file.read_text())
+        deadline = time.monotonic() + 5
+        while _running(grandchild) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(grandchild), "the process the adapter started outlived it"
+    finally:
+        if pid_file.exists() and _running(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 def test_schema_violation_needs_validate_protocol(capsys, tmp_path):

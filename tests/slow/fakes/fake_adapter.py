@@ -69,10 +69,11 @@ def main() -> None:
                 sys.stdout.buffer.write(text[:-1] + b', "note": "caf\xe9"}\n')
                 sys.stdout.buffer.flush()
                 continue
-            if mode == "grandchild" and applies == 3:
+            if mode in {"grandchild", "orphan"} and applies == 3:
                 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
                 Path(os.environ["FAKE_PID_FILE"]).write_text(str(child.pid))
-                time.sleep(3600)
+                if mode == "grandchild":
+                    time.sleep(3600)  # hang; "orphan" goes on and leaves the child behind at stop
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
         if stop:
