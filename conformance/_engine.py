@@ -240,7 +240,9 @@ def _run_searches(
             if isinstance(outcome.fault, Nondeterministic):
                 _discredit(report)
             report.fault = f"{type(outcome.fault).__name__}: {outcome.fault}"
-            report.fault_case = _case(report, None, outcome.history, str(outcome.fault), chosen_preset.config)
+            report.fault_case = _case(
+                report, None, outcome.history, str(outcome.fault), chosen_preset.config, pending=outcome.op
+            )
             for row in report.rows:
                 if row.invariant in active:
                     row.status, row.detail = Status.ERROR, "adapter fault"
@@ -478,12 +480,15 @@ def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | 
         return found
     except Flaky as error:
         fault = Nondeterministic(f"{run.info.name}: the same steps gave different answers ({error})"[:2000])
-        return Faulted(fault, [], None)  # type: ignore[arg-type]
+        return Faulted(fault, [], None)
     return None
 
 
-def _case(report: Report, invariant: str | None, history: list[Step], message: str, config: Any) -> Case:
-    steps = [step.op for step in history]
+def _case(
+    report: Report, invariant: str | None, history: list[Step], message: str, config: Any, pending: Op | None = None
+) -> Case:
+    """The case of a failure at the last step of ``history``, or of a fault on ``pending`` after it."""
+    steps = [step.op for step in history] + ([pending] if pending is not None else [])
     what = invariant or "adapter fault"
     divergence = model_divergence(
         report.profile, config, history, project=lambda o: mask(o, report.adapter.capabilities)

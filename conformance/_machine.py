@@ -64,14 +64,14 @@ class Broken(AssertionError):  # noqa: N818 - Hypothesis shrinks on assertion fa
 
 
 class Faulted(BaseException):
-    """The adapter faulted at the last step of ``history``.
+    """The adapter faulted on ``op``, after the steps of ``history`` (``op`` None: in start or stop).
 
     Not shrunk: a fault may depend on the process's past (a crash after many examples), so
     replaying it would look flaky and, for a hang, cost a timeout per attempt. Hypothesis lets
     BaseExceptions that are not Exceptions through without shrinking.
     """
 
-    def __init__(self, fault: AdapterFault, history: list[Step], op: Op) -> None:
+    def __init__(self, fault: AdapterFault, history: list[Step], op: Op | None) -> None:
         super().__init__(str(fault))
         self.fault = fault
         self.history = history
@@ -142,7 +142,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             try:
                 return action()
             except AdapterFault as fault:
-                raise Faulted(fault, list(self.history), op or Clear(now=self.now)) from fault
+                raise Faulted(fault, list(self.history), op) from fault
 
         def step(self, op: Op) -> Any:
             run.steps += 1

@@ -102,7 +102,7 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
             if outcome.violations:
                 break
     except AdapterFault as fault:
-        outcome.fault = str(fault)
+        outcome.fault = f"{type(fault).__name__}: {fault}"
     finally:
         adapter.stop()
     return outcome

@@ -179,6 +179,18 @@ def test_a_timeout_or_the_end_kills_what_the_adapter_started(mode, status, tmp_p
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
+def test_a_fault_case_ends_with_the_request_that_faulted(tmp_path, capsys):
+    # The fake crashes on its third apply: the case holds three steps, and replaying it crashes again.
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} crash"
+    assert main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)]) == 3
+    (saved,) = tmp_path.glob("*.json")
+    case = json.loads(saved.read_text())
+    assert len(case["steps"]) == case["failing_step"] == 3
+    capsys.readouterr()
+    assert main(["replay", str(saved), "--adapter", adapter]) == 3
+    assert "AdapterCrashed" in capsys.readouterr().out
+
+
 def test_schema_violation_needs_validate_protocol(capsys, tmp_path):
     adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} schema"
     assert main(["smoke", "--adapter", adapter]) == 0
