@@ -189,3 +189,88 @@ def test_a_replayed_fault_is_shown_cut():
     assert len(shown) < 5_000
     assert "(999,516 more characters)" in shown
     assert "(80 more lines)" in shown
+
+
+NUMBERS = [
+    (["conform", "--adapter", "reference-pip430"], "--timeout", ["-1", "0", "nan", "inf", "soon"]),
+    (["conform", "--adapter", "reference-pip430"], "--examples", ["-5", "0", "1.5"]),
+    (["conform", "--adapter", "reference-pip430"], "--seed", ["-1", "x"]),
+    (["replay", "case.json", "--adapter", "reference-pip430"], "--timeout", ["-1", "nan"]),
+    (["smoke", "--adapter", "reference-pip430"], "--timeout", ["0"]),
+    (["matrix"], "--examples", ["0"]),
+    (["matrix"], "--seed", ["-2"]),
+    (["mutants"], "--seeds", ["0", "-1"]),
+    (["mutants"], "--seed", ["-1"]),
+    (["deviations"], "--seed", ["-1"]),
+    (["bench"], "--operations", ["0"]),
+    (["run"], "--seed", ["-1"]),
+    (["traces", "generate", "--out", "t.jsonl"], "--brokers", ["0"]),
+    (["traces", "generate", "--out", "t.jsonl"], "--topics", ["0"]),
+    (["traces", "generate", "--out", "t.jsonl"], "--events", ["-3", "0"]),
+    (["traces", "generate", "--out", "t.jsonl"], "--processes", ["0"]),
+    (["traces", "generate", "--out", "t.jsonl"], "--seed", ["-1"]),
+    (["traces", "check", "t.jsonl"], "--budget", ["0", "-1", "nan"]),
+    (["traces", "record", "--adapter", "reference-pip430", "--out", "t.jsonl"], "--events", ["0"]),
+    (["traces", "record", "--adapter", "reference-pip430", "--out", "t.jsonl"], "--seed", ["-1"]),
+    (["traces", "bench"], "--events", ["0"]),
+    (["traces", "bench"], "--brokers", ["0"]),
+    (["traces", "bench"], "--processes", ["0"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "value"),
+    [(argv, option, value) for argv, option, values in NUMBERS for value in values],
+    ids=lambda part: " ".join(part) if isinstance(part, list) else part,
+)
+def test_a_bad_number_is_a_usage_error_naming_the_option(argv, option, value, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # were the number taken, nothing would be written into the checkout
+    with pytest.raises(SystemExit) as raised:
+        main([*argv, option, value])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: expected a " in err
+    assert repr(value) in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("option", "target", "problem"),
+    [
+        ("--json", "missing/report.json", "its folder"),
+        ("--junit-xml", "missing/report.xml", "its folder"),
+        ("--json", ".", "is a folder"),
+        ("--cases-dir", "a-file", "exists and is not a folder"),
+        ("--cases-dir", "a-file/cases", "cannot be created: "),
+    ],
+)
+def test_an_output_path_is_checked_before_the_run(option, target, problem, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("")
+    argv = ["conform", "--adapter", "reference-pip430", "--examples", "200", "--settings", "thorough", option, target]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert f"{option} {target}: {problem}" in captured.err
+    assert captured.out == "", "refused before any search"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["matrix", "--json", "missing/m.json"],
+        ["mutants", "--json", "missing/m.json"],
+        ["deviations", "--output", "missing/D.md"],
+        ["traces", "generate", "--out", "missing/t.jsonl"],
+        ["traces", "record", "--adapter", "reference-pip430", "--out", "missing/t.jsonl"],
+        ["traces", "check", "t.jsonl", "--json", "missing/r.json"],
+        ["traces", "bench", "--json", "missing/b.json"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_every_output_option_is_checked_first(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert "missing/" in captured.err
+    assert "does not exist" in captured.err
+    assert captured.out == ""
