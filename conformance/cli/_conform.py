@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -125,7 +126,7 @@ def run_conform(args: argparse.Namespace) -> int:
     saved = save_cases(report, Path(args.cases_dir))
     for case, path in saved:
         print()
-        hint = f"ledgerspec replay {path} --adapter {args.adapter}"
+        hint = shlex.join(["ledgerspec", "replay", str(path), "--adapter", args.adapter])  # pastes back as is
         print(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
     if args.json:
         write_json([report], args.json)

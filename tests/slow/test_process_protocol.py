@@ -180,14 +180,19 @@ def test_a_timeout_or_the_end_kills_what_the_adapter_started(mode, status, tmp_p
 
 
 def test_a_fault_case_ends_with_the_request_that_faulted(tmp_path, capsys):
-    # The fake crashes on its third apply: the case holds three steps, and replaying it crashes again.
-    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} crash"
+    # The fake crashes on its third apply: the case holds three steps, and replaying it by the printed
+    # hint (the adapter's command holds quotes and spaces) crashes again.
+    fake = tmp_path / "a fake's adapter.py"
+    fake.write_text(FAKE.read_text())
+    adapter = f"exec:{PYTHON} {shlex.quote(str(fake))} crash"
     assert main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)]) == 3
     (saved,) = tmp_path.glob("*.json")
     case = json.loads(saved.read_text())
     assert len(case["steps"]) == case["failing_step"] == 3
-    capsys.readouterr()
-    assert main(["replay", str(saved), "--adapter", adapter]) == 3
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "replay: " in line)
+    argv = shlex.split(hint.split("replay: ", 1)[1])
+    assert argv == ["ledgerspec", "replay", str(saved), "--adapter", adapter]
+    assert main(argv[1:]) == 3
     assert "AdapterCrashed" in capsys.readouterr().out
 
 

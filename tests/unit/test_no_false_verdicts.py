@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -274,3 +275,18 @@ def test_every_output_option_is_checked_first(argv, tmp_path, monkeypatch, capsy
     assert "missing/" in captured.err
     assert "does not exist" in captured.err
     assert captured.out == ""
+
+
+def _replay_hints(out: str) -> list[list[str]]:
+    hints = [line.split("replay: ", 1)[1] for line in out.splitlines() if line.strip().startswith("replay: ")]
+    return [shlex.split(hint) for hint in hints]
+
+
+def test_the_replay_hint_pastes_back_into_a_shell(tmp_path, capsys):
+    cases = tmp_path / "it's a \"case\" folder"
+    argv = ["conform", "--adapter", "reference-pulsar-master", "--profile", "pip430", "--seed", "1"]
+    assert main([*argv, "--invariant", "CACHE-DUPLICATE-MERGE", "--cases-dir", str(cases)]) == 1
+    (hint,) = _replay_hints(capsys.readouterr().out)
+    (saved,) = cases.glob("*.json")
+    assert hint == ["ledgerspec", "replay", str(saved), "--adapter", "reference-pulsar-master"]
+    assert main(hint[1:]) == 1
