@@ -168,6 +168,7 @@ def conform(
         else:
             report.rows.append(Row(invariant.id, Status.PASS))
             active.append(invariant.id)
+    _refuse_unchecked_selection(report, invariants or [])
     try:
         _run_searches(
             report,
@@ -188,6 +189,23 @@ def conform(
             closer()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _refuse_unchecked_selection(report: Report, selected: list[str]) -> None:
+    """An invariant asked for by name that this run cannot check is a usage error, never a quiet pass."""
+    for row in report.rows:
+        if row.invariant not in selected:
+            continue
+        if row.status == Status.NOT_CLAIMED:
+            raise InputError(
+                f"--invariant {row.invariant}: profile {report.profile} does not claim it "
+                f"(`ledgerspec spec show --profile {report.profile}` lists what it claims)"
+            )
+        if row.status == Status.NOT_CHECKABLE:
+            missing = ", ".join(sorted(needs(row.invariant, report.profile) - report.adapter.capabilities))
+            raise InputError(
+                f"--invariant {row.invariant}: {report.adapter.name} does not claim {missing}, which its check needs"
+            )
 
 
 def _run_searches(
@@ -222,7 +240,9 @@ def _run_searches(
             if isinstance(outcome.fault, Nondeterministic):
                 _discredit(report)
             report.fault = f"{type(outcome.fault).__name__}: {outcome.fault}"
-            report.fault_case = _case(report, None, outcome.history, str(outcome.fault), chosen_preset.config)
+            report.fault_case = _case(
+                report, None, outcome.history, str(outcome.fault), chosen_preset.config, pending=outcome.op
+            )
             for row in report.rows:
                 if row.invariant in active:
                     row.status, row.detail = Status.ERROR, "adapter fault"
@@ -328,7 +348,7 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
     for index, step in enumerate(history):
         if start <= index < end:
             continue
-        dispatched = _dispatched(step)
+        dispatched = dispatched_copies(step)
         op = step.op
         if isinstance(op, Release | ReplayIncrement):
             if op.copy not in renumbered:
@@ -340,7 +360,7 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
     return ops
 
 
-def _dispatched(step: Step) -> list[int]:
+def dispatched_copies(step: Step) -> list[int]:
     """The copy ids a read step returned."""
     if isinstance(step.op, Get) and isinstance(step.result, int):
         return [step.result]
@@ -460,12 +480,15 @@ def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | 
         return found
     except Flaky as error:
         fault = Nondeterministic(f"{run.info.name}: the same steps gave different answers ({error})"[:2000])
-        return Faulted(fault, [], None)  # type: ignore[arg-type]
+        return Faulted(fault, [], None)
     return None
 
 
-def _case(report: Report, invariant: str | None, history: list[Step], message: str, config: Any) -> Case:
-    steps = [step.op for step in history]
+def _case(
+    report: Report, invariant: str | None, history: list[Step], message: str, config: Any, pending: Op | None = None
+) -> Case:
+    """The case of a failure at the last step of ``history``, or of a fault on ``pending`` after it."""
+    steps = [step.op for step in history] + ([pending] if pending is not None else [])
     what = invariant or "adapter fault"
     divergence = model_divergence(
         report.profile, config, history, project=lambda o: mask(o, report.adapter.capabilities)

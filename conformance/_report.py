@@ -9,6 +9,7 @@ from xml.etree import ElementTree as ET
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
+from ledgerspec.conformance._errors import SHOWN, clip
 from ledgerspec.conformance._verdict import SKIPPED, Status
 from ledgerspec.conformance._version import VERSION
 
@@ -36,12 +37,16 @@ def table(report: Report) -> str:
     if report.fault:
         first, *rest = report.fault.splitlines()
         more = f"  ({len(rest)} more lines, a stack trace or stderr: in the JSON report and the saved case)"
-        lines += ["", f"ADAPTER FAULT: {first}", *([more] if rest else [])]
+        lines += ["", f"ADAPTER FAULT: {clip(first, SHOWN)}", *([more] if rest else [])]
     return "\n".join(lines)
 
 
-def counterexample(case: Case, *, replay_hint: str | None = None) -> str:
-    """Numbered steps a person can read, the violation at the failing step, and the model difference."""
+def counterexample(case: Case, *, replay_hint: str | None = None, message: bool = True) -> str:
+    """Numbered steps a person can read, the violation at the failing step, and the model difference.
+
+    ``message=False`` leaves the message out where the reader has just seen it (an adapter fault's,
+    in the table above).
+    """
     header = f"{case.invariant or 'ADAPTER FAULT'} (profile {case.profile}, adapter {case.found_with})"
     lines = [header]
     expected = case.expected or []
@@ -51,9 +56,9 @@ def counterexample(case: Case, *, replay_hint: str | None = None) -> str:
         if index - 1 < len(expected):
             spec = f"   spec: {_short(expected[index - 1]['result'])}"
         lines.append(f"  {index:>2}. {op.describe()}{spec}{marker}")
-    if case.message:
+    if case.message and message:
         first, *rest = case.message.splitlines()
-        lines.append(f"      {case.invariant or 'fault'}: {first}")
+        lines.append(f"      {case.invariant or 'fault'}: {clip(first, SHOWN)}")
         if rest:
             lines.append(f"      ({len(rest)} more lines, a stack trace or stderr: in the case file)")
     if case.comment and case.invariant != "CACHE-MODEL":

@@ -25,13 +25,15 @@ OPTION_EXAMPLES = "--ledgerspec-examples"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """All options in one group with a common prefix."""
+    from ledgerspec.conformance.cli._options import COUNT, SEED  # noqa: PLC0415 - light, but only when pytest asks
+
     group = parser.getgroup("ledgerspec", "ledgerspec conformance of an entry-cache adapter")
     group.addoption(OPTION_ADAPTER, default=None, help="adapter to check: a name, module:attr or exec:COMMAND")
     group.addoption(OPTION_PROFILE, default=None, help="profile to check against (default: the adapter's first)")
     group.addoption(OPTION_PRESET, default="minimal", help="configuration preset: minimal or pulsar-defaults")
     group.addoption(OPTION_SETTINGS, default="quick", help="search effort: quick, ci or thorough")
-    group.addoption(OPTION_SEED, default=None, type=int, help="seed for a reproducible run")
-    group.addoption(OPTION_EXAMPLES, default=None, type=int, help="examples per search (overrides settings)")
+    group.addoption(OPTION_SEED, default=None, type=SEED, help="seed for a reproducible run")
+    group.addoption(OPTION_EXAMPLES, default=None, type=COUNT, help="examples per search (overrides settings)")
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:

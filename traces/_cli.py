@@ -10,6 +10,7 @@ from typing import Any
 
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
+from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
 from ledgerspec.traces._errors import TraceError, TraceInputError
@@ -32,10 +33,10 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
     generate = actions.add_parser("generate", help="a Pulsar-like workload on reference caches, as a trace")
     generate.add_argument("--workload", choices=WORKLOADS, default="mixed")
-    generate.add_argument("--brokers", type=int, default=2)
-    generate.add_argument("--topics", type=int, default=8)
-    generate.add_argument("--events", type=int, default=100_000)
-    generate.add_argument("--seed", type=int, default=0)
+    generate.add_argument("--brokers", type=COUNT, default=2)
+    generate.add_argument("--topics", type=COUNT, default=8)
+    generate.add_argument("--events", type=COUNT, default=100_000)
+    generate.add_argument("--seed", type=SEED, default=0)
     generate.add_argument("--profile", choices=sorted(PROFILES), default="pulsar-master")
     generate.add_argument("--out", required=True, help="PATH.parquet (bulk) or PATH.jsonl (small)")
     generate.add_argument(
@@ -45,7 +46,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="INVARIANT",
         help="add a broker with a known violation of INVARIANT (repeatable; 'all' for every one)",
     )
-    generate.add_argument("--processes", type=int, default=1, help="worker processes (Parquet output)")
+    generate.add_argument("--processes", type=COUNT, default=1, help="worker processes (Parquet output)")
     generate.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     generate.add_argument("--expected", metavar="FILE", help="write the expected verdict as JSON")
     generate.set_defaults(run=run_generate)
@@ -65,24 +66,24 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     check.add_argument("--engine", choices=["local", "spark"], default="local")
     check.add_argument("--master", help="Spark master URL (default local[*])")
     check.add_argument("--json", metavar="FILE", help="write the results as JSON")
-    check.add_argument("--budget", type=float, help="seconds per trace; past it the verdict is UNKNOWN")
+    check.add_argument("--budget", type=seconds, help="seconds per trace; past it the verdict is UNKNOWN")
     check.set_defaults(run=run_check)
 
     record = actions.add_parser("record", help="drive an adapter with a workload and write its trace")
     record.add_argument("--adapter", required=True, help="installed name, module:attr or exec:COMMAND")
     record.add_argument("--profile", choices=sorted(PROFILES), help="profile written in the trace (default: claimed)")
     record.add_argument("--workload", choices=WORKLOADS, default="mixed")
-    record.add_argument("--events", type=int, default=20_000)
-    record.add_argument("--seed", type=int, default=0)
+    record.add_argument("--events", type=COUNT, default=20_000)
+    record.add_argument("--seed", type=SEED, default=0)
     record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     record.add_argument("--out", required=True)
     record.set_defaults(run=run_record)
 
     bench = actions.add_parser("bench", help="time the local and Spark checkers on one Parquet trace")
     bench.add_argument("path", nargs="?", help="a Parquet trace (default: generate one of --events events)")
-    bench.add_argument("--events", type=int, default=2_000_000, help="events of the generated trace")
-    bench.add_argument("--brokers", type=int, default=16, help="brokers of the generated trace")
-    bench.add_argument("--processes", type=int, default=2, help="worker processes of the generator")
+    bench.add_argument("--events", type=COUNT, default=2_000_000, help="events of the generated trace")
+    bench.add_argument("--brokers", type=COUNT, default=16, help="brokers of the generated trace")
+    bench.add_argument("--processes", type=COUNT, default=2, help="worker processes of the generator")
     bench.add_argument("--master", default="local[2]", help="Spark master URL")
     bench.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     bench.set_defaults(run=run_bench)
@@ -103,6 +104,7 @@ def run_generate(args: argparse.Namespace) -> int:
     from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
     from ledgerspec.traces._inject import INJECTIONS, injectable  # noqa: PLC0415
 
+    check_outputs(args, files=("out", "expected"))
     inject: list[str] = []
     for name in args.inject:
         if name == "all":
@@ -151,6 +153,7 @@ def check_one(path: str, engine: str, master: str | None, budget: float | None, 
 
 def run_check(args: argparse.Namespace) -> int:
     """Check every trace, a bad one too; print a verdict per trace; :data:`TRACE_RANK` decides the exit code."""
+    check_outputs(args, files=("json",))
     spark = None
     if args.engine == "spark":
         from ledgerspec.traces._spark import spark_session  # noqa: PLC0415
@@ -209,6 +212,7 @@ def run_record(args: argparse.Namespace) -> int:
     from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
     from ledgerspec.traces._record import record_trace  # noqa: PLC0415
 
+    check_outputs(args, files=("out",))
     count = record_trace(
         load_adapter(args.adapter),
         args.out,
@@ -229,6 +233,7 @@ def run_bench(args: argparse.Namespace) -> int:
     from ledgerspec.traces._bench import bench_engines, render  # noqa: PLC0415
     from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
 
+    check_outputs(args, files=("json",))
     with tempfile.TemporaryDirectory(prefix="ledgerspec-bench-") as scratch:
         path = args.path
         if path is None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._verdict import Verdict
+from ledgerspec.conformance.cli._options import SEED
 
 SAMPLES = Path(__file__).with_name("samples")
 
@@ -30,7 +31,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--engine", choices=["spark", "local"], default="spark", help="trace checker (default spark)")
     parser.add_argument("--master", help="Spark master URL (default local[*])")
     parser.add_argument("--samples", default=str(SAMPLES), help="directory of traces with *.expected.json files")
-    parser.add_argument("--seed", type=int, default=430)
+    parser.add_argument("--seed", type=SEED, default=430)
     parser.add_argument("--skip-real", action="store_true", help="leave out part 3, the real code (needs Maven)")
     parser.set_defaults(run=run_main_job)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
-from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._errors import AdapterFault, InputError, clip
 from ledgerspec.spec.cache import (
     PROFILES,
     CacheConfig,
@@ -184,11 +184,11 @@ def result_problem(op: Op, result: Any) -> str | None:
     allowed = _RESULT_TYPES.get(op.kind, (type(None),))
     if (isinstance(result, bool) and bool not in allowed) or not isinstance(result, allowed):
         names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-        return f"result of {op.kind} must be {names}, got {result!r}"
+        return f"result of {op.kind} must be {names}, got {clip(repr(result), 300)}"
     if isinstance(result, list | tuple) and not all(
         r is None or (isinstance(r, int) and not isinstance(r, bool)) for r in result
     ):
-        return f"result of {op.kind} must list copy ids and nulls, got {result!r}"
+        return f"result of {op.kind} must list copy ids and nulls, got {clip(repr(result), 300)}"
     return None
 
 

@@ -10,6 +10,7 @@ from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
+from ledgerspec.conformance.cli._options import SEED, check_outputs
 from ledgerspec.conformance.cli._real_deviations import real_section
 
 CASES_DIR = "conformance/cases/findings"
@@ -34,7 +35,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--output", default="DEVIATIONS.md", help="where to write the report")
     parser.add_argument("--cases-dir", default=CASES_DIR, help="where to save the cases")
     parser.add_argument("--settings", choices=list(SETTINGS), default="ci")
-    parser.add_argument("--seed", type=int, default=2)
+    parser.add_argument("--seed", type=SEED, default=2)
     parser.add_argument(
         "--real", action="store_true", help="judge the real-code targets and write only their section (Maven)"
     )
@@ -56,6 +57,7 @@ def find(finding: Finding, *, settings: str, seed: int) -> Case | None:
 
 def run_deviations(args: argparse.Namespace) -> int:
     """Search every observable finding, write the cases and the report; exit 1 if one was not found."""
+    check_outputs(args, files=("output",), folders=("cases_dir",))
     if args.real:
         from ledgerspec.conformance.cli._real_deviations import run_real_deviations  # noqa: PLC0415 - Maven
 

@@ -19,20 +19,19 @@ from ledgerspec.conformance._mutants import (
 )
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
+from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
     """Add ``mutants``."""
-    parser = subcommands.add_parser(
-        "mutants", help="check that the suite kills every mutant of the reference"
-    )
+    parser = subcommands.add_parser("mutants", help="check that the suite kills every mutant of the reference")
     parser.add_argument(
         "--path", help="a Python module defining MUTANTS (default: those shipped, ledgerspec.conformance.mutants)"
     )
     parser.add_argument("--settings", choices=list(SETTINGS), default="ci", help="how hard to search")
-    parser.add_argument("--seed", type=int, help="seed, for a reproducible run (default: random, printed)")
+    parser.add_argument("--seed", type=SEED, help="seed, for a reproducible run (default: random, printed)")
     parser.add_argument(
-        "--seeds", type=int, default=1, metavar="N", help="run the matrix N times (seed, seed+1, ...): the kill rate"
+        "--seeds", type=COUNT, default=1, metavar="N", help="run the matrix N times (seed, seed+1, ...): the kill rate"
     )
     parser.add_argument("--mutant", action="append", metavar="NAME", help="run only these mutants (repeatable)")
     parser.add_argument("--json", metavar="FILE", help="write the kill matrix, with counterexamples, as JSON")
@@ -41,6 +40,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant as it is decided, then the summary; exit 1 if any survived."""
+    check_outputs(args, files=("json",))
     mutants = load_mutants(args.path)
     source = args.path or "ledgerspec.conformance.mutants"
     if args.mutant:
@@ -49,8 +49,6 @@ def run_mutants(args: argparse.Namespace) -> int:
             raise InputError(f"unknown mutant(s) {unknown}; {source} defines {[m.name for m in mutants]}")
         mutants = [m for m in mutants if m.name in args.mutant]
     seed = random.randrange(2**32) if args.seed is None else args.seed
-    if args.seeds < 1:
-        raise InputError(f"--seeds must be at least 1, not {args.seeds}")
     width = max(len("mutant"), *(len(m.name) for m in mutants))
     every: list[Kill] = []
     for current in range(seed, seed + args.seeds):
