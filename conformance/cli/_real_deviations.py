@@ -115,7 +115,7 @@ def _deviation(target: RealTarget, deviation: RealDeviation, report: Report, cas
     row.case.description = f"{deviation.key}: {deviation.title}"[:120]
     path.write_text(row.case.dumps(), encoding="utf-8")
     steps = [f"{i:>2}. {op.describe()}" for i, op in enumerate(row.case.steps, start=1)]
-    replay = f"ledgerspec replay {shlex.quote(str(path))} --adapter {target.adapter}"
+    replay = shlex.join(["ledgerspec", "replay", str(path), "--adapter", target.adapter])
     body = ["```", *steps, f"    {row.invariant}: {row.detail}", "```", "", f"Replay: `{replay}`", ""]
     return "\n".join(head + body), ""
 
