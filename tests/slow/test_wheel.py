@@ -35,11 +35,13 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
         capture_output=True,
         text=True,
     ).stdout.strip()
-    # The dependencies (pyarrow, hypothesis, ...) come from this interpreter's site-packages, appended to
-    # sys.path by a .pth line: .pth files inside it are not run, so its editable ledgerspec is not seen.
-    (Path(purelib) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # Install before the dependencies are visible: pip would otherwise find this interpreter's ledgerspec
+    # (editable, or installed by tox) "already satisfied" and install nothing.
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", str(wheel)]
     subprocess.run(install, check=True, capture_output=True, timeout=600)
+    # The dependencies (pyarrow, hypothesis, ...) come from this interpreter's site-packages, appended to
+    # sys.path by a .pth line, after the venv's own: its ledgerspec, if any, is shadowed by the wheel's.
+    (Path(purelib) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return wheel, venv / "bin" / "ledgerspec"
 
 
