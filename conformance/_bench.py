@@ -7,6 +7,7 @@ them; BENCHMARKS.md records them with the command.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import statistics
@@ -162,13 +163,19 @@ def _timed_steps(adapter: Any, config: CacheConfig, steps: int, seed: int) -> li
     return samples
 
 
+ADAPTERS = Path(__file__).parent / "adapters"
+
+
 def java_example_command(build: Path) -> str:
-    """Compile the Java example into ``build``; the exec: command that runs it."""
+    """Compile the Java example (with the protocol sources it shares) into ``build``; its exec: command."""
     javac = shutil.which("javac")
     if javac is None:
         raise RuntimeError("javac (JDK 17) is needed for the Java example")
-    sources = sorted(str(p) for p in (Path(__file__).parent / "adapters" / "java-example" / "src").glob("*.java"))
-    subprocess.run([javac, "-d", str(build), *sources], check=True)
+    example = ADAPTERS / "java-example" / "src"
+    protocol = ADAPTERS / "real" / "protocol" / "src" / "main" / "java"
+    sources = sorted(str(p) for p in example.glob("*.java"))
+    command = [javac, "-Xlint:all", "-Werror", "-d", str(build), "--source-path", f"{example}{os.pathsep}{protocol}"]
+    subprocess.run([*command, *sources], check=True)
     return f"exec:java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp {build} Harness"  # see its README
 
 

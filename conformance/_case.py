@@ -15,7 +15,17 @@ from typing import Any
 import jsonschema
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._schemas import config_schema, observation_schema, op_variants
-from ledgerspec.spec.cache import PROFILES, CacheConfig, Monitor, Op, get_profile, op_from_dict
+from ledgerspec.spec.cache import (
+    PROFILES,
+    CacheConfig,
+    CursorAdd,
+    CursorRemove,
+    CursorSeek,
+    Monitor,
+    Op,
+    get_profile,
+    op_from_dict,
+)
 from ledgerspec.spec.cache._catalogue import INVARIANTS
 
 SUITE = "ledgerspec-entry-cache"
@@ -43,6 +53,8 @@ class Case:
     requires: list[str] = field(default_factory=list)
     expected: list[dict[str, Any]] | None = None
     """Per step, the spec's result and observation, when the model allows exactly one outcome."""
+    source: str | None = field(default=None, compare=False)
+    """The file it was read from, for messages (not part of the JSON)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (see case.schema.json)."""
@@ -72,6 +84,8 @@ class Case:
         """Validate against the schema, then build; errors name the file and the JSON path."""
         validate(data, where=where)
         steps = [op_from_dict(step, where=f"{where}: steps[{i}]") for i, step in enumerate(data["steps"])]
+        _check_sequence(steps, where)
+        _check_pointers(data, len(steps), where)
         return cls(
             description=data["description"],
             profile=data["profile"],
@@ -85,20 +99,60 @@ class Case:
             comment=data.get("comment"),
             requires=list(data.get("requires", [])),
             expected=data.get("expected"),
+            source=where,
         )
 
 
+def _check_sequence(steps: list[Op], where: str) -> None:
+    """What any runner may send, whatever the adapter answers: a rising clock, cursors added before use.
+
+    A case that breaks this is bad input; replayed, it would be blamed on the adapter that refused it.
+    """
+    active: set[tuple[int, str]] = set()
+    for index, op in enumerate(steps):
+        if index and op.now <= steps[index - 1].now:
+            raise InputError(
+                f"{where}: steps[{index}]: now {op.now} is not after the previous step's {steps[index - 1].now} "
+                "(the clock strictly increases)"
+            )
+        if isinstance(op, CursorAdd | CursorRemove | CursorSeek):
+            cursor = (op.ledger, op.cursor)
+            if isinstance(op, CursorAdd) == (cursor in active):
+                state = "already active" if cursor in active else "not active"
+                raise InputError(f"{where}: steps[{index}]: cursor {op.cursor!r} of ledger {op.ledger} is {state}")
+            if isinstance(op, CursorAdd):
+                active.add(cursor)
+            elif isinstance(op, CursorRemove):
+                active.discard(cursor)
+
+
+def _check_pointers(data: dict[str, Any], steps: int, where: str) -> None:
+    """``failing_step`` and ``expected`` refer to the steps the case has."""
+    failing = data.get("failing_step")
+    if failing is not None and failing > steps:
+        raise InputError(f"{where}: failing_step {failing} is past the {steps} steps")
+    expected = data.get("expected")
+    if expected is not None and len(expected) != steps:
+        raise InputError(f"{where}: expected lists {len(expected)} steps, the case has {steps}")
+
+
 def load_case(path: str | Path) -> Case:
-    """Read a case file; a missing file, bad JSON or a schema violation is an :class:`InputError`."""
+    """Read a case file; a missing or binary file, bad JSON or a schema violation is an :class:`InputError`."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as error:
         raise InputError(f"{path}: cannot read the case: {error.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text (byte {error.start}): a case file is JSON") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to be a case (a case nests a few levels)") from None
     return Case.from_dict(data, where=str(path))
 
 

@@ -1,14 +1,43 @@
 """Where the profiles differ, found by the suite itself: the data behind ``ledgerspec deviations``.
 
 Each finding names an adapter, the profile it is checked against, the invariant expected to break
-and, when it helps isolate one deviation, a configuration override. The deviations D1-D12 come from
-pip430-entry-cache.md §3.1; the legacy flaws from PR #24363 (../shared/seeds/004_*.txt).
+and, when it helps isolate one deviation, a configuration override. The deviations D1-D12 are the
+differences between the PIP-430 text (apache/pulsar ``pip/pip-430.md`` at cf3d7d17d9, PR #24444) and
+the code merged by PR #24623 (490ba0cca1); the legacy flaws L1-L5 are those apache/pulsar PR #24363
+describes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from ledgerspec.conformance._engine import Report, conform
+from ledgerspec.conformance.adapters import load_adapter
+
+
+def search_one(
+    adapter: str,
+    profile: str,
+    invariant: str,
+    *,
+    settings: str,
+    seed: int,
+    config: dict[str, Any],
+    exclude: frozenset[str],
+    named_config: str | None = None,
+) -> Report:
+    """A conformance search for one known difference alone: its invariant, configuration and excluded rules."""
+    return conform(
+        load_adapter(adapter),
+        profile=profile,
+        settings=settings,
+        seed=seed,
+        invariants=[invariant],
+        config=config,
+        exclude=exclude,
+        named_config=named_config,
+    )
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from ledgerspec.conformance._case import Case, expected_observations, model_dive
 from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
 from ledgerspec.conformance._machine import Broken, Faulted, Run, Step, make_machine
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
+from ledgerspec.conformance._verdict import Status, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec import SpecError
 from ledgerspec.spec.cache import (
@@ -39,6 +40,7 @@ from ledgerspec.spec.cache import (
     Release,
     ReplayIncrement,
     Violation,
+    get_named_config,
 )
 
 
@@ -50,22 +52,12 @@ def needs(invariant: str, profile: str) -> frozenset[str]:
     return INVARIANTS[invariant].needs_for(profile)
 
 
-PASS, FAIL, NOT_CLAIMED, NOT_CHECKABLE, ERROR, NOT_RUN = (
-    "pass",
-    "fail",
-    "not claimed",
-    "not checkable",
-    "error",
-    "not run",
-)
-
-
 @dataclass
 class Row:
     """The verdict on one invariant."""
 
     invariant: str
-    status: str
+    status: Status
     case: Case | None = None
     detail: str = ""
     seconds: float = 0.0
@@ -86,17 +78,18 @@ class Report:
     seconds: float = 0.0
     fault: str | None = None
     fault_case: Case | None = None
+    named_config: str | None = None
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """ERROR on an adapter fault, FAIL if an invariant failed, else PASS."""
         if self.fault is not None:
-            return "ERROR"
-        return "FAIL" if any(row.status == FAIL for row in self.rows) else "PASS"
+            return Verdict.ERROR
+        return Verdict.FAIL if any(row.status == Status.FAIL for row in self.rows) else Verdict.PASS
 
     def failed(self) -> list[Row]:
         """The rows that failed, in catalogue order."""
-        return [row for row in self.rows if row.status == FAIL]
+        return [row for row in self.rows if row.status == Status.FAIL]
 
     def row(self, invariant: str) -> Row:
         """The row of one invariant."""
@@ -116,15 +109,24 @@ def conform(
     on_progress: Callable[[str, Run], None] | None = None,
     config: dict[str, Any] | None = None,
     exclude: frozenset[str] = frozenset(),
+    named_config: str | None = None,
 ) -> Report:
     """Check one adapter against one profile; see the module docstring for the search.
 
-    ``config`` overrides fields of the preset's configuration.
+    ``config`` overrides fields of the preset's configuration; so does ``named_config`` (a name of
+    ``NAMED_CONFIGS`` for the profile), whose fields then stay as they are for the whole run.
     """
     started = time.perf_counter()
     info = probe(factory)
     profile = profile or info.profiles[0]
     chosen_preset, search = get_preset(preset), get_settings(settings)
+    pinned: frozenset[str] = frozenset()
+    if named_config is not None:
+        try:
+            values = get_named_config(named_config, profile).values
+        except SpecError as error:
+            raise InputError(f"--config-preset: {error}") from None
+        config, pinned = {**(config or {}), **values}, frozenset(values)
     if config:
         chosen_preset = dataclasses.replace(chosen_preset, config=chosen_preset.config.replace(**config))
     if invariants:
@@ -137,22 +139,34 @@ def conform(
         preset=preset,
         settings=settings,
         seed=random.randrange(2**32) if seed is None else seed,
+        named_config=named_config,
     )
     active = []
     for invariant in CATALOGUE:
         if not invariant.claimed_by(profile):
-            report.rows.append(Row(invariant.id, NOT_CLAIMED))
+            report.rows.append(Row(invariant.id, Status.NOT_CLAIMED))
         elif not needs(invariant.id, profile) <= info.capabilities:
             missing = sorted(needs(invariant.id, profile) - info.capabilities)
-            report.rows.append(Row(invariant.id, NOT_CHECKABLE, detail=f"adapter lacks {', '.join(missing)}"))
+            report.rows.append(Row(invariant.id, Status.NOT_CHECKABLE, detail=f"adapter lacks {', '.join(missing)}"))
         elif invariants and invariant.id not in invariants:
-            report.rows.append(Row(invariant.id, NOT_RUN, detail="not selected"))
+            report.rows.append(Row(invariant.id, Status.NOT_RUN, detail="not selected"))
         else:
-            report.rows.append(Row(invariant.id, PASS))
+            report.rows.append(Row(invariant.id, Status.PASS))
             active.append(invariant.id)
+    _refuse_unchecked_selection(report, invariants or [])
     try:
         _run_searches(
-            report, factory, info, profile, chosen_preset, search, examples, active, exclude, stop_at_first, on_progress
+            report,
+            factory,
+            info,
+            profile,
+            chosen_preset,
+            search,
+            examples,
+            active,
+            exclude | {f"configure:{field}" for field in pinned},
+            stop_at_first,
+            on_progress,
         )
     finally:
         closer = getattr(factory, "close", None)
@@ -160,6 +174,23 @@ def conform(
             closer()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _refuse_unchecked_selection(report: Report, selected: list[str]) -> None:
+    """An invariant asked for by name that this run cannot check is a usage error, never a quiet pass."""
+    for row in report.rows:
+        if row.invariant not in selected:
+            continue
+        if row.status == Status.NOT_CLAIMED:
+            raise InputError(
+                f"--invariant {row.invariant}: profile {report.profile} does not claim it "
+                f"(`ledgerspec spec show --profile {report.profile}` lists what it claims)"
+            )
+        if row.status == Status.NOT_CHECKABLE:
+            missing = ", ".join(sorted(needs(row.invariant, report.profile) - report.adapter.capabilities))
+            raise InputError(
+                f"--invariant {row.invariant}: {report.adapter.name} does not claim {missing}, which its check needs"
+            )
 
 
 def _run_searches(
@@ -194,10 +225,12 @@ def _run_searches(
             if isinstance(outcome.fault, Nondeterministic):
                 _discredit(report)
             report.fault = f"{type(outcome.fault).__name__}: {outcome.fault}"
-            report.fault_case = _case(report, None, outcome.history, str(outcome.fault), chosen_preset.config)
+            report.fault_case = _case(
+                report, None, outcome.history, str(outcome.fault), chosen_preset.config, pending=outcome.op
+            )
             for row in report.rows:
                 if row.invariant in active:
-                    row.status, row.detail = ERROR, "adapter fault"
+                    row.status, row.detail = Status.ERROR, "adapter fault"
             break
         broken = sorted({v.invariant for v in outcome.violations}, key=active.index)
         unstable = _nondeterminism(run, outcome.history, chosen_preset.config)
@@ -206,27 +239,27 @@ def _run_searches(
             report.fault = f"Nondeterministic: {unstable}"
             for row in report.rows:
                 if row.invariant in active:
-                    row.status, row.detail = ERROR, "adapter fault"
+                    row.status, row.detail = Status.ERROR, "adapter fault"
             break
         for invariant in broken:
             history, violations = minimize(run, invariant, outcome.history, chosen_preset.config)
             message = "; ".join(v.message for v in violations if v.invariant == invariant)
             row = report.row(invariant)
-            row.status, row.detail, row.seconds = FAIL, message, time.perf_counter() - search_started
+            row.status, row.detail, row.seconds = Status.FAIL, message, time.perf_counter() - search_started
             row.case = _case(report, invariant, history, message, chosen_preset.config)
             active.remove(invariant)
         if stop_at_first:
             for invariant in active:
                 row = report.row(invariant)
-                row.status, row.detail = NOT_RUN, "stopped at the first failure"
+                row.status, row.detail = Status.NOT_RUN, "stopped at the first failure"
             break
 
 
 def _discredit(report: Report) -> None:
     """A nondeterministic adapter: failures found before it showed may not reproduce either."""
     for row in report.rows:
-        if row.status == FAIL:
-            row.status, row.detail = ERROR, "found before the adapter proved nondeterministic; not a verdict"
+        if row.status == Status.FAIL:
+            row.status, row.detail = Status.ERROR, "found before the adapter proved nondeterministic; not a verdict"
 
 
 def _notify(callback: Callable[[str, Run], None], label: str, run: Run) -> None:
@@ -300,7 +333,7 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
     for index, step in enumerate(history):
         if start <= index < end:
             continue
-        dispatched = _dispatched(step)
+        dispatched = dispatched_copies(step)
         op = step.op
         if isinstance(op, Release | ReplayIncrement):
             if op.copy not in renumbered:
@@ -312,7 +345,7 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
     return ops
 
 
-def _dispatched(step: Step) -> list[int]:
+def dispatched_copies(step: Step) -> list[int]:
     """The copy ids a read step returned."""
     if isinstance(step.op, Get) and isinstance(step.result, int):
         return [step.result]
@@ -432,12 +465,15 @@ def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | 
         return found
     except Flaky as error:
         fault = Nondeterministic(f"{run.info.name}: the same steps gave different answers ({error})"[:2000])
-        return Faulted(fault, [], None)  # type: ignore[arg-type]
+        return Faulted(fault, [], None)
     return None
 
 
-def _case(report: Report, invariant: str | None, history: list[Step], message: str, config: Any) -> Case:
-    steps = [step.op for step in history]
+def _case(
+    report: Report, invariant: str | None, history: list[Step], message: str, config: Any, pending: Op | None = None
+) -> Case:
+    """The case of a failure at the last step of ``history``, or of a fault on ``pending`` after it."""
+    steps = [step.op for step in history] + ([pending] if pending is not None else [])
     what = invariant or "adapter fault"
     divergence = model_divergence(
         report.profile, config, history, project=lambda o: mask(o, report.adapter.capabilities)

@@ -40,3 +40,14 @@ class Nondeterministic(AdapterFault):
     """
 
     code = "nondeterministic"
+
+
+SHOWN = 500
+"""Characters of a message shown on a terminal; reports and case files keep more (see :func:`clip`)."""
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was cut: an adapter's message can be megabytes."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"

@@ -10,6 +10,7 @@ rule moves it further, by steps relative to the TTLs in force so expiry boundari
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,14 +65,14 @@ class Broken(AssertionError):  # noqa: N818 - Hypothesis shrinks on assertion fa
 
 
 class Faulted(BaseException):
-    """The adapter faulted at the last step of ``history``.
+    """The adapter faulted on ``op``, after the steps of ``history`` (``op`` None: in start or stop).
 
     Not shrunk: a fault may depend on the process's past (a crash after many examples), so
     replaying it would look flaky and, for a hang, cost a timeout per attempt. Hypothesis lets
     BaseExceptions that are not Exceptions through without shrinking.
     """
 
-    def __init__(self, fault: AdapterFault, history: list[Step], op: Op) -> None:
+    def __init__(self, fault: AdapterFault, history: list[Step], op: Op | None) -> None:
         super().__init__(str(fault))
         self.fault = fault
         self.history = history
@@ -88,7 +89,8 @@ class Run:
     preset: Preset
     invariants: list[str]
     exclude: frozenset[str] = frozenset()
-    """Rules not to use (to isolate one behaviour, e.g. only size eviction)."""
+    """Rules not to use (to isolate one behaviour, e.g. only size eviction); ``configure:FIELD``: the
+    configure rule leaves that field alone (a named configuration pins it)."""
     examples: int = 0
     steps: int = 0
     on_example: Callable[[Run], None] = field(default=lambda _run: None)
@@ -123,6 +125,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             self.now = 0
             self.tail: dict[int, int] = dict.fromkeys(preset.ledgers, preset.entries)
             self.cursor_positions: dict[tuple[int, str], int] = {}
+            self.held: dict[int, tuple[int, int]] = {}
+            """Open copies and the positions they were read from (``invalidate`` aims at them)."""
             self.serial = 0
             self.monitor = Monitor(
                 run.profile,
@@ -141,7 +145,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             try:
                 return action()
             except AdapterFault as fault:
-                raise Faulted(fault, list(self.history), op or Clear(now=self.now)) from fault
+                raise Faulted(fault, list(self.history), op) from fault
 
         def step(self, op: Op) -> Any:
             run.steps += 1
@@ -217,25 +221,30 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             shows its effect on the other (the only way a released copy's handler stays observable).
             """
             got = [self.step(Get(now=self.tick(), ledger=position[0], entry=position[1])) for _ in range(readers)]
+            self.held.update((copy, position) for copy in got if copy is not None)
             return multiple(*[copy for copy in got if copy is not None])
 
-        @precondition(lambda _self: can("get_range"))
+        @precondition(lambda _self: can("get_range") and "get_range" not in run.exclude)
         @rule(target=copies, ledger=ledgers, first=entries, length=st.integers(0, 3))
         def read_range(self, ledger: int, first: int, length: int) -> Any:
             """A range read; each hit dispatches a copy."""
             got = self.step(GetRange(now=self.tick(), ledger=ledger, first=first, last=first + length))
+            self.held.update((copy, (ledger, first + i)) for i, copy in enumerate(got) if copy is not None)
             return multiple(*[copy for copy in got if copy is not None])
 
         @rule(copy=consumes(copies))
         def release(self, copy: int) -> None:
-            """The consumer is done with a dispatched copy: markRead."""
-            self.step(Release(now=self.tick(), copy=copy))
+            """The consumer is done with a dispatched copy: markRead (unless ``invalidate`` released it)."""
+            if copy in self.held:
+                self.step(Release(now=self.tick(), copy=copy))
+                del self.held[copy]
 
         @precondition(lambda _self: can("replay_increment"))
         @rule(copy=copies)
         def replay_increment(self, copy: int) -> None:
-            """Key_Shared puts the entry in the replay queue through its dispatched copy."""
-            self.step(ReplayIncrement(now=self.tick(), copy=copy))
+            """Key_Shared puts the entry in the replay queue through its dispatched copy (while it is open)."""
+            if copy in self.held:
+                self.step(ReplayIncrement(now=self.tick(), copy=copy))
 
         # --- cursors ------------------------------------------------------------------------------
 
@@ -309,15 +318,37 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
 
         @precondition(allowed("invalidate"))
         @rule(
+            target=copies,
             kind=st.sampled_from(["before", "ledger", "clear"]),
             position=st.one_of(positions, st.tuples(ledgers, entries)),
+            while_read=st.booleans(),
+            pick=st.integers(0, 7),
+            then_release=st.booleans(),
         )
-        def invalidate(self, kind: str, position: tuple[int, int]) -> None:
+        def invalidate(
+            self, kind: str, position: tuple[int, int], while_read: bool, pick: int, then_release: bool
+        ) -> Any:
             """Forced removal: the slowest reader moved past a position, the ledger is deleted, or it closes.
 
             Aimed at positions written before half of the time, so forced removals meet cached and
-            dispatched entries (markEvicted on a handler that copies still share).
+            dispatched entries. Half of the time (``while_read``) it removes an entry being read: the
+            position with the most open copies, or else a cached one, read until two copies of it
+            are open (two subscriptions); after the removal one of them is released, half of the
+            time. A markEvicted handler shared by copies, and a markRead through one while the other
+            shows the count: how PIP-430's EVICTED finality shows. Left to separate rules it needed
+            read, invalidate and release all enabled in one example (Hypothesis turns rules off per
+            example), and many seeds never built it.
             """
+            dispatched: list[int] = []
+            target = self.being_read(pick) if while_read else None
+            if target is not None:
+                position = target
+                for _ in range(2 - sum(1 for at in self.held.values() if at == target)):  # one to release, one to show
+                    copy = self.step(Get(now=self.tick(), ledger=target[0], entry=target[1]))
+                    if copy is None:
+                        break
+                    self.held[copy] = target
+                    dispatched.append(copy)
             now, (ledger, entry) = self.tick(), position
             if kind == "before":
                 self.step(InvalidateBefore(now=now, ledger=ledger, entry=entry + 1))
@@ -325,6 +356,22 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
                 self.step(InvalidateLedger(now=now, ledger=ledger))
             else:
                 self.step(Clear(now=now))
+            removed = sorted(copy for copy, at in self.held.items() if at == target)
+            if removed and then_release:
+                copy = removed[pick % len(removed)]
+                self.step(Release(now=self.tick(), copy=copy))
+                del self.held[copy]
+            return multiple(*dispatched)
+
+        def being_read(self, pick: int) -> tuple[int, int] | None:
+            """The position with the most open copies, else a cached position, else None."""
+            if self.held:
+                per_position = Counter(self.held.values())
+                most = max(per_position.values())
+                crowded = sorted(position for position, count in per_position.items() if count == most)
+                return crowded[pick % len(crowded)]
+            cached = [(e.ledger, e.entry) for e in self.history[-1].observation.entries] if self.history else []
+            return cached[pick % len(cached)] if cached else None
 
         # --- configuration ------------------------------------------------------------------------
 
@@ -334,8 +381,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
             data=st.data(),
         )
         def configure(self, field: str, data: st.DataObject) -> None:
-            """A dynamic broker setting changes at run time."""
-            if field == "max_size" and run.profile == "segmented":
+            """A dynamic broker setting changes at run time (not one a named configuration pins)."""
+            if (field == "max_size" and run.profile == "segmented") or f"configure:{field}" in run.exclude:
                 return
             choices: dict[str, Any] = {
                 "max_size": preset.max_sizes,

@@ -1,10 +1,10 @@
 """The mutant kill matrix: whether the suite catches plausible bugs of the reference.
 
-A mutant is a subclass of a reference cache that changes one thing into a bug (tests/quality/mutants.py
-lists them). Each is run through :func:`conform` against the profile its base class implements, stopping
-at the first failure; a mutant the search does not break *survives*, which says the search (or the
-invariants) would miss that bug in a real implementation. The mutants live with the tests, not in the
-package, so they are loaded from a file path.
+A mutant is a subclass of a reference cache that changes one thing into a bug (``ledgerspec.conformance.
+mutants`` lists them). Each is run through :func:`conform` against the profile its base class implements,
+stopping at the first failure; a mutant the search does not break *survives*, which says the search (or
+the invariants) would miss that bug in a real implementation. The mutants ship in the package, so that
+``ledgerspec mutants`` runs from an installed wheel; a module of one's own can be loaded from a path.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any
 
 from ledgerspec.conformance._engine import Report, Row, conform
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import PROFILES
 
-DEFAULT_PATH = Path("tests/quality/mutants.py")
 MODEL = "CACHE-MODEL"
 
 
@@ -46,7 +46,7 @@ class Kill:
     @property
     def killed(self) -> bool:
         """True if an invariant failed; an adapter fault (the mutant crashed) is not a kill."""
-        return self.report.verdict == "FAIL"
+        return self.report.verdict == Verdict.FAIL
 
     @property
     def rows(self) -> list[Row]:
@@ -73,15 +73,19 @@ class Kill:
         return self.report.seconds
 
 
-def load_mutants(path: str | Path = DEFAULT_PATH) -> list[Mutant]:
-    """Import the module at ``path`` and return its ``MUTANTS``, checked.
+def load_mutants(path: str | Path | None = None) -> list[Mutant]:
+    """The packaged mutants (``path`` None), or the ``MUTANTS`` of the module at ``path``; checked.
 
     Each item needs ``name``, ``profile``, ``description`` and ``cache_class``; names must be unique and
     profiles known.
     """
+    if path is None:
+        from ledgerspec.conformance.mutants import MUTANTS  # noqa: PLC0415 - the mutants import this module
+
+        return _checked(list(MUTANTS), Path("ledgerspec.conformance.mutants"))
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"{path}: no such file; run it from a checkout; the mutants live in tests/quality/")
+        raise InputError(f"{path}: no such file (a Python module defining MUTANTS)")
     module_name = f"_ledgerspec_mutants_{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -236,7 +240,6 @@ def to_json(kills: list[Kill], *, settings: str, seed: int) -> dict[str, Any]:
 
 
 __all__ = [
-    "DEFAULT_PATH",
     "Kill",
     "Mutant",
     "factory_for",

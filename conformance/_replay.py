@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._engine import needs
-from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._engine import dispatched_copies, needs
+from ledgerspec.conformance._errors import SHOWN, AdapterFault, InputError, clip
 from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
-from ledgerspec.spec.cache import Monitor, Violation, claimed
+from ledgerspec.spec.cache import Monitor, Release, ReplayIncrement, Violation, claimed
 
 
 @dataclass
@@ -24,16 +25,16 @@ class ReplayOutcome:
     skipped: list[str] = field(default_factory=list)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """PASS, FAIL or ERROR."""
         if self.fault:
-            return "ERROR"
-        return "FAIL" if self.violations else "PASS"
+            return Verdict.ERROR
+        return Verdict.FAIL if self.violations else Verdict.PASS
 
     @property
     def exit_status(self) -> int:
         """0, 1 or 3."""
-        return {"PASS": 0, "FAIL": 1}.get(self.verdict, 3)
+        return int(CONFORM_EXIT[self.verdict])
 
     def render(self) -> str:
         """Numbered steps with the candidate's results, and the verdict."""
@@ -42,7 +43,11 @@ class ReplayOutcome:
             lines.append(f"  {index:>2}. {step.op.describe()}  -> {step.result!r}")
         lines += [f"      {violation.invariant}: {violation.message}" for violation in self.violations]
         if self.fault:
-            lines.append(f"      adapter fault: {self.fault}")
+            first, *rest = self.fault.splitlines()
+            lines.append(f"      adapter fault: {clip(first, SHOWN)}")
+            lines += [f"      {clip(line, SHOWN)}" for line in rest[:20]]
+            if len(rest) > 20:
+                lines.append(f"      ({len(rest) - 20} more lines)")
         if self.skipped:
             lines.append(f"  not checkable with this adapter: {', '.join(self.skipped)}")
         return "\n".join(lines)
@@ -70,20 +75,50 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
             invariants.append(invariant.id)
         else:
             outcome.skipped.append(invariant.id)
+    unchecked = _unchecked(case, info.name, info.capabilities, invariants)
+    if unchecked:
+        adapter.stop()
+        raise InputError(f"{case.source or repr(case.description)}: {unchecked}")
     monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, info.capabilities))
+    open_copies: set[int] = set()
     try:
         adapter.start(case.config)
-        for op in case.steps:
+        for index, op in enumerate(case.steps):
             if not info.supports(op):
                 raise InputError(f"{info.name} does not support {op.kind}, which the case uses")
+            if isinstance(op, Release | ReplayIncrement) and op.copy not in open_copies:
+                held = ", ".join(map(str, sorted(open_copies))) or "none"
+                raise InputError(
+                    f"{case.source or repr(case.description)}: steps[{index}] ({op.describe()}): copy {op.copy} is "
+                    f"not open: {info.name} holds {held} open here, so the case does not apply to it"
+                )
             result = adapter.apply(op)
             observation = mask(adapter.observe(), info.capabilities)
             outcome.history.append(Step(op, result, observation))
+            open_copies.update(dispatched_copies(outcome.history[-1]))
+            if isinstance(op, Release):
+                open_copies.discard(op.copy)
             outcome.violations = monitor.check(op, result, observation)
             if outcome.violations:
                 break
     except AdapterFault as fault:
-        outcome.fault = str(fault)
+        outcome.fault = f"{type(fault).__name__}: {fault}"
     finally:
         adapter.stop()
     return outcome
+
+
+def _unchecked(case: Case, adapter: str, capabilities: frozenset[str], invariants: list[str]) -> str | None:
+    """Why replaying the case would check nothing it is about, or None: a PASS must rest on a check."""
+    if case.invariant is not None:
+        if case.invariant not in {invariant.id for invariant in claimed(case.profile)}:
+            return f"invariant {case.invariant} is not claimed by profile {case.profile}"
+        missing = sorted(needs(case.invariant, case.profile) - capabilities)
+        if missing:
+            return (
+                f"{case.invariant} cannot be checked with {adapter}: it does not claim {', '.join(missing)}, "
+                "which the check needs"
+            )
+    if not invariants:
+        return f"no invariant of profile {case.profile} can be checked with {adapter}"
+    return None

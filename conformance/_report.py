@@ -8,9 +8,10 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._engine import FAIL, PASS, Report
-
-VERSION = "0.1.0"
+from ledgerspec.conformance._engine import Report
+from ledgerspec.conformance._errors import SHOWN, clip
+from ledgerspec.conformance._verdict import SKIPPED, Status
+from ledgerspec.conformance._version import VERSION
 
 
 def table(report: Report) -> str:
@@ -19,25 +20,33 @@ def table(report: Report) -> str:
     lines = [
         (
             f"{report.verdict}: adapter {report.adapter.name} {report.adapter.version} against profile "
-            f"{report.profile} (preset {report.preset}, settings {report.settings}, seed {report.seed})"
+            f"{report.profile} (preset {report.preset}"
+            + (f", config preset {report.named_config}" if report.named_config else "")
+            + f", settings {report.settings}, seed {report.seed})"
         ),
         f"{report.examples} examples, {report.steps} steps in {report.seconds:.1f} s",
         "",
     ]
     for row in report.rows:
         note = ""
-        if row.status == FAIL and row.case is not None:
+        if row.status == Status.FAIL and row.case is not None:
             note = f"counterexample of {len(row.case.steps)} steps"
-        elif row.detail and row.status != PASS:
+        elif row.detail and row.status != Status.PASS:
             note = row.detail
         lines.append(f"  {row.invariant:<{width}}  {row.status.upper():<13}  {note}".rstrip())
     if report.fault:
-        lines += ["", f"ADAPTER FAULT: {report.fault}"]
+        first, *rest = report.fault.splitlines()
+        more = f"  ({len(rest)} more lines, a stack trace or stderr: in the JSON report and the saved case)"
+        lines += ["", f"ADAPTER FAULT: {clip(first, SHOWN)}", *([more] if rest else [])]
     return "\n".join(lines)
 
 
-def counterexample(case: Case, *, replay_hint: str | None = None) -> str:
-    """Numbered steps a person can read, the violation at the failing step, and the model difference."""
+def counterexample(case: Case, *, replay_hint: str | None = None, message: bool = True) -> str:
+    """Numbered steps a person can read, the violation at the failing step, and the model difference.
+
+    ``message=False`` leaves the message out where the reader has just seen it (an adapter fault's,
+    in the table above).
+    """
     header = f"{case.invariant or 'ADAPTER FAULT'} (profile {case.profile}, adapter {case.found_with})"
     lines = [header]
     expected = case.expected or []
@@ -47,8 +56,11 @@ def counterexample(case: Case, *, replay_hint: str | None = None) -> str:
         if index - 1 < len(expected):
             spec = f"   spec: {_short(expected[index - 1]['result'])}"
         lines.append(f"  {index:>2}. {op.describe()}{spec}{marker}")
-    if case.message:
-        lines.append(f"      {case.invariant or 'fault'}: {case.message}")
+    if case.message and message:
+        first, *rest = case.message.splitlines()
+        lines.append(f"      {case.invariant or 'fault'}: {clip(first, SHOWN)}")
+        if rest:
+            lines.append(f"      ({len(rest)} more lines, a stack trace or stderr: in the case file)")
     if case.comment and case.invariant != "CACHE-MODEL":
         lines.append(f"      {case.comment}")
     if replay_hint:
@@ -67,6 +79,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "adapter": report.adapter.to_dict(),
         "profile": report.profile,
         "preset": report.preset,
+        **({"config_preset": report.named_config} if report.named_config else {}),
         "settings": report.settings,
         "seed": report.seed,
         "verdict": report.verdict,
@@ -104,8 +117,8 @@ def write_junit(reports: list[Report], path: str | Path) -> None:
             name=f"ledgerspec.{report.profile}.{report.adapter.name}",
             tests=str(len(report.rows)),
             failures=str(len(report.failed())),
-            errors=str(sum(1 for row in report.rows if row.status == "error")),
-            skipped=str(sum(1 for row in report.rows if row.status not in {PASS, FAIL, "error"})),
+            errors=str(sum(1 for row in report.rows if row.status == Status.ERROR)),
+            skipped=str(sum(1 for row in report.rows if row.status in SKIPPED)),
             time=f"{report.seconds:.3f}",
         )
         for row in report.rows:
@@ -116,12 +129,12 @@ def write_junit(reports: list[Report], path: str | Path) -> None:
                 name=row.invariant,
                 time=f"{row.seconds:.3f}",
             )
-            if row.status == FAIL:
+            if row.status == Status.FAIL:
                 failure = ET.SubElement(case, "failure", message=row.detail[:500])
                 failure.text = counterexample(row.case) if row.case else row.detail
-            elif row.status == "error":
+            elif row.status == Status.ERROR:
                 ET.SubElement(case, "error", message=report.fault or row.detail)
-            elif row.status != PASS:
+            elif row.status in SKIPPED:
                 ET.SubElement(case, "skipped", message=f"{row.status}: {row.detail}".strip(": "))
     ET.indent(suites)
     Path(path).write_text(ET.tostring(suites, encoding="unicode") + "\n", encoding="utf-8")

@@ -25,13 +25,15 @@ OPTION_EXAMPLES = "--ledgerspec-examples"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """All options in one group with a common prefix."""
+    from ledgerspec.conformance.cli._options import COUNT, SEED  # noqa: PLC0415 - light, but only when pytest asks
+
     group = parser.getgroup("ledgerspec", "ledgerspec conformance of an entry-cache adapter")
     group.addoption(OPTION_ADAPTER, default=None, help="adapter to check: a name, module:attr or exec:COMMAND")
     group.addoption(OPTION_PROFILE, default=None, help="profile to check against (default: the adapter's first)")
     group.addoption(OPTION_PRESET, default="minimal", help="configuration preset: minimal or pulsar-defaults")
     group.addoption(OPTION_SETTINGS, default="quick", help="search effort: quick, ci or thorough")
-    group.addoption(OPTION_SEED, default=None, type=int, help="seed for a reproducible run")
-    group.addoption(OPTION_EXAMPLES, default=None, type=int, help="examples per search (overrides settings)")
+    group.addoption(OPTION_SEED, default=None, type=SEED, help="seed for a reproducible run")
+    group.addoption(OPTION_EXAMPLES, default=None, type=COUNT, help="examples per search (overrides settings)")
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -94,14 +96,15 @@ class InvariantItem(pytest.Item):
     def runtest(self) -> None:
         """Pass, fail with the counterexample, or skip (not claimed / not checkable)."""
         from ledgerspec.conformance._report import counterexample  # noqa: PLC0415
+        from ledgerspec.conformance._verdict import SKIPPED, Status  # noqa: PLC0415
 
         report = self.run.get()
         row = report.row(self.invariant)
-        if row.status == "pass":
+        if row.status == Status.PASS:
             return
-        if row.status in {"not claimed", "not checkable", "not run"}:
+        if row.status in SKIPPED:
             pytest.skip(f"{row.status} ({report.profile}){': ' + row.detail if row.detail else ''}")
-        if row.status == "error":
+        if row.status == Status.ERROR:
             pytest.fail(f"adapter fault: {report.fault}", pytrace=False)
         pytest.fail(counterexample(row.case) if row.case else row.detail, pytrace=False)
 

@@ -47,10 +47,9 @@ from typing import Any, Self
 import pyarrow as pa
 import pyarrow.parquet as pq
 from ledgerspec.traces import _local
-from ledgerspec.traces._io import open_trace
+from ledgerspec.traces._io import BATCH_ROWS, open_trace
 from ledgerspec.traces._local import Replays, check_local, split_by_broker
 from ledgerspec.traces._partitions import broker_counts
-from ledgerspec.traces._spark import BATCH_ROWS
 
 TARGETS = {"spark_over_floor": 1.1, "local_over_read": 2.0}
 """Issue 15's targets: the Spark check at most 1.1x its floor, the local check at most 2x a bare read."""

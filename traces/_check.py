@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ledgerspec.conformance._verdict import Status, Verdict
 from ledgerspec.spec.cache import CATALOGUE, claimed
 from ledgerspec.traces._replay import Finding
 
@@ -83,25 +84,25 @@ class CheckResult:
     seconds: float = 0.0
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """VIOLATION if anything broke, else UNKNOWN if the trace could not be checked to its end, else OK."""
         if any(self.counts.values()):
-            return "VIOLATION"
-        return "UNKNOWN" if self.unknown else "OK"
+            return Verdict.VIOLATION
+        return Verdict.UNKNOWN if self.unknown else Verdict.OK
 
-    def statuses(self) -> dict[str, str]:
+    def statuses(self) -> dict[str, Status]:
         """Per invariant of the catalogue: ok, violation, unknown, not claimed, not checkable on traces."""
         checked = trace_invariants(self.profile)
         result = {}
         for invariant in CATALOGUE:
             if not invariant.claimed_by(self.profile):
-                result[invariant.id] = "not claimed"
+                result[invariant.id] = Status.NOT_CLAIMED
             elif invariant.id not in checked:
-                result[invariant.id] = "not checkable on traces"
+                result[invariant.id] = Status.NOT_ON_TRACES
             elif self.counts.get(invariant.id):
-                result[invariant.id] = "violation"
+                result[invariant.id] = Status.VIOLATION
             else:
-                result[invariant.id] = "unknown" if self.unknown else "ok"
+                result[invariant.id] = Status.UNKNOWN if self.unknown else Status.OK
         return result
 
     def to_dict(self) -> dict[str, Any]:

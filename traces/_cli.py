@@ -8,26 +8,35 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
+from ledgerspec.conformance.cli._main import diagnose
+from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
-from ledgerspec.traces._errors import TraceInputError
+from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
 
-EXIT = {"OK": 0, "VIOLATION": 1, "UNKNOWN": 3}
 SHOWN = 5
+CHECK_EPILOG = (
+    "Every trace is checked, a bad one too, and each gets its verdict: OK (exit 0), VIOLATION (1), "
+    "ERROR: bad input, named by file, row and field on stderr (2), UNKNOWN: the check could not finish (3). "
+    "With several traces the exit code is that of the first of "
+    + ", ".join(TRACE_RANK)
+    + " that any trace got: a violation is never hidden by another file's error or UNKNOWN."
+)
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``traces`` and its actions."""
     traces = subcommands.add_parser("traces", help="generate, record and check traces of a running cache")
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
 
     generate = actions.add_parser("generate", help="a Pulsar-like workload on reference caches, as a trace")
     generate.add_argument("--workload", choices=WORKLOADS, default="mixed")
-    generate.add_argument("--brokers", type=int, default=2)
-    generate.add_argument("--topics", type=int, default=8)
-    generate.add_argument("--events", type=int, default=100_000)
-    generate.add_argument("--seed", type=int, default=0)
+    generate.add_argument("--brokers", type=COUNT, default=2)
+    generate.add_argument("--topics", type=COUNT, default=8)
+    generate.add_argument("--events", type=COUNT, default=100_000)
+    generate.add_argument("--seed", type=SEED, default=0)
     generate.add_argument("--profile", choices=sorted(PROFILES), default="pulsar-master")
     generate.add_argument("--out", required=True, help="PATH.parquet (bulk) or PATH.jsonl (small)")
     generate.add_argument(
@@ -37,34 +46,44 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         metavar="INVARIANT",
         help="add a broker with a known violation of INVARIANT (repeatable; 'all' for every one)",
     )
-    generate.add_argument("--processes", type=int, default=1, help="worker processes (Parquet output)")
+    generate.add_argument("--processes", type=COUNT, default=1, help="worker processes (Parquet output)")
     generate.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     generate.add_argument("--expected", metavar="FILE", help="write the expected verdict as JSON")
     generate.set_defaults(run=run_generate)
 
-    check = actions.add_parser("check", help="check traces against the invariants of their profile")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="trace files (parquet: / jsonl: prefixes allowed)")
+    check = actions.add_parser(
+        "check", help="check traces against the invariants of their profile", epilog=CHECK_EPILOG
+    )
+    check.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help=(
+            "trace files or Parquet dataset directories; a leading 'parquet:' or 'jsonl:' always names the "
+            "format (write ./parquet:x for a file named so)"
+        ),
+    )
     check.add_argument("--engine", choices=["local", "spark"], default="local")
     check.add_argument("--master", help="Spark master URL (default local[*])")
     check.add_argument("--json", metavar="FILE", help="write the results as JSON")
-    check.add_argument("--budget", type=float, help="seconds per trace; past it the verdict is UNKNOWN")
+    check.add_argument("--budget", type=seconds, help="seconds per trace; past it the verdict is UNKNOWN")
     check.set_defaults(run=run_check)
 
     record = actions.add_parser("record", help="drive an adapter with a workload and write its trace")
     record.add_argument("--adapter", required=True, help="installed name, module:attr or exec:COMMAND")
     record.add_argument("--profile", choices=sorted(PROFILES), help="profile written in the trace (default: claimed)")
     record.add_argument("--workload", choices=WORKLOADS, default="mixed")
-    record.add_argument("--events", type=int, default=20_000)
-    record.add_argument("--seed", type=int, default=0)
+    record.add_argument("--events", type=COUNT, default=20_000)
+    record.add_argument("--seed", type=SEED, default=0)
     record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     record.add_argument("--out", required=True)
     record.set_defaults(run=run_record)
 
     bench = actions.add_parser("bench", help="time the local and Spark checkers on one Parquet trace")
     bench.add_argument("path", nargs="?", help="a Parquet trace (default: generate one of --events events)")
-    bench.add_argument("--events", type=int, default=2_000_000, help="events of the generated trace")
-    bench.add_argument("--brokers", type=int, default=16, help="brokers of the generated trace")
-    bench.add_argument("--processes", type=int, default=2, help="worker processes of the generator")
+    bench.add_argument("--events", type=COUNT, default=2_000_000, help="events of the generated trace")
+    bench.add_argument("--brokers", type=COUNT, default=16, help="brokers of the generated trace")
+    bench.add_argument("--processes", type=COUNT, default=2, help="worker processes of the generator")
     bench.add_argument("--master", default="local[2]", help="Spark master URL")
     bench.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     bench.set_defaults(run=run_bench)
@@ -85,6 +104,7 @@ def run_generate(args: argparse.Namespace) -> int:
     from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
     from ledgerspec.traces._inject import INJECTIONS, injectable  # noqa: PLC0415
 
+    check_outputs(args, files=("out", "expected"))
     inject: list[str] = []
     for name in args.inject:
         if name == "all":
@@ -132,21 +152,34 @@ def check_one(path: str, engine: str, master: str | None, budget: float | None, 
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Check each trace; print a verdict table; the worst outcome decides the exit code."""
-    results = []
+    """Check every trace, a bad one too; print a verdict per trace; :data:`TRACE_RANK` decides the exit code."""
+    check_outputs(args, files=("json",))
     spark = None
     if args.engine == "spark":
         from ledgerspec.traces._spark import spark_session  # noqa: PLC0415
 
         spark = spark_session(args.master)
+    verdicts: list[Verdict] = []
+    body: list[dict[str, Any]] = []
     for path in args.paths:
-        result = check_one(path, args.engine, args.master, args.budget, spark)
-        results.append(result)
+        try:
+            result = check_one(path, args.engine, args.master, args.budget, spark)
+        except TraceError as error:
+            diagnose(error.code, str(error), type(error).__doc__)
+            print(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")
+            verdicts.append(Verdict.ERROR)
+            body.append({"path": path, "engine": args.engine, "verdict": Verdict.ERROR, "error": str(error)})
+            continue
         print(render(result))
+        verdicts.append(result.verdict)
+        body.append(result.to_dict())
+    worst = worst_trace_verdict(verdicts)
+    if len(verdicts) > 1:
+        tally = ", ".join(f"{verdicts.count(v)} {v}" for v in TRACE_RANK if v in verdicts)
+        print(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
     if args.json:
-        body = [r.to_dict() for r in results]
         Path(args.json).write_text(json.dumps(body[0] if len(body) == 1 else body, indent=2) + "\n", encoding="utf-8")
-    return max(EXIT[r.verdict] for r in results) if results else 0
+    return int(TRACE_EXIT[worst])
 
 
 def render(result: CheckResult) -> str:
@@ -179,6 +212,7 @@ def run_record(args: argparse.Namespace) -> int:
     from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
     from ledgerspec.traces._record import record_trace  # noqa: PLC0415
 
+    check_outputs(args, files=("out",))
     count = record_trace(
         load_adapter(args.adapter),
         args.out,
@@ -199,6 +233,7 @@ def run_bench(args: argparse.Namespace) -> int:
     from ledgerspec.traces._bench import bench_engines, render  # noqa: PLC0415
     from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
 
+    check_outputs(args, files=("json",))
     with tempfile.TemporaryDirectory(prefix="ledgerspec-bench-") as scratch:
         path = args.path
         if path is None:

@@ -36,6 +36,10 @@ SCHEMA = pa.schema(
 )
 """Arrow schema of a trace, version 1."""
 
+READ_SCHEMA = pa.schema([field.with_nullable(True) for field in SCHEMA])
+"""The schema traces are read with: every column nullable, so that a null where :data:`SCHEMA` forbids
+one reaches the row checks (``_rows.py``), which name its row and field, on both engines."""
+
 COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
 INT_COLUMNS = tuple(f.name for f in SCHEMA if pa.types.is_int64(f.type))
 
@@ -43,6 +47,8 @@ INT_COLUMNS = tuple(f.name for f in SCHEMA if pa.types.is_int64(f.type))
 KINDS, PASS_KINDS, CONFIG_FIELDS, Kind = _events.KINDS, _events.PASS_KINDS, _events.CONFIG_FIELDS, _events.Kind
 """Every event kind (FORMAT.md has the meaning of each and of its fields), the kinds of pass, and the
 fields a ``config`` event may change: the spec's event vocabulary (``spec/cache/_events.py``)."""
+CONFIG_INT_FIELDS = ("max_size", "ttl", "ttl_max", "max_requeue")
+"""Config fields whose ``value`` must be a whole number (``CacheConfig`` holds them as ints)."""
 
 
 @dataclass(frozen=True)

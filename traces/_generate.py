@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig
 from ledgerspec.traces._format import COLUMNS, PASS_KINDS
@@ -296,7 +297,7 @@ class Generated:
     def expected(self) -> dict[str, Any]:
         """The expected verdict: OK without injections, else VIOLATION at the injected events."""
         return {
-            "verdict": "VIOLATION" if self.injected else "OK",
+            "verdict": Verdict.VIOLATION if self.injected else Verdict.OK,
             "violations": sorted(self.injected, key=lambda v: (v["invariant"], v["broker"], v["seq"])),
         }
 

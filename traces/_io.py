@@ -1,16 +1,19 @@
 """Reading and writing traces: Parquet for bulk, JSON lines for small; lazy, validated batches.
 
-A path may carry a ``format:`` prefix (``parquet:``, ``jsonl:``); otherwise the extension decides.
-Every problem with the input is a :class:`TraceInputError` naming the file, the row and the field:
-missing or extra columns, wrong types, unknown kinds, missing fields, negative sizes, seq going
-back, a truncated or empty file, bad JSON. Nothing is skipped silently.
+A path may carry a ``format:`` prefix (``parquet:``, ``jsonl:``): a leading ``parquet:`` or ``jsonl:``
+always names the format, so a file whose name starts so is written ``./parquet:name``; any other colon
+is part of the path. Without a prefix the extension decides, and a directory is a Parquet dataset as
+Spark and pyarrow write one (:func:`dataset_files`). Every problem with the input is a
+:class:`TraceInputError` naming the file, the row and the field: missing or extra columns, wrong
+types, unknown kinds, missing fields, negative sizes, seq or time going back, a truncated, corrupt
+or empty file, bad JSON. Nothing is skipped silently.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +22,14 @@ import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._format import COLUMNS, FORMAT, SCHEMA, VERSION, Header
+from ledgerspec.traces._format import COLUMNS, FORMAT, READ_SCHEMA, SCHEMA, VERSION, Header
+from ledgerspec.traces._jsonl import jsonl_batches, jsonl_header
 from ledgerspec.traces._rows import check_batch
 
 BATCH_ROWS = 1 << 16
+DATASET_HEADER = "_ledgerspec.json"
+"""In a dataset directory, the header for writers that cannot put it in the Parquet footer (Spark)."""
+PREFIXES = ("parquet", "jsonl")
 
 
 @dataclass
@@ -33,6 +40,21 @@ class TraceFile:
     format: str
     header: Header
     config: CacheConfig
+    files: tuple[Path, ...] = field(default_factory=tuple)
+    """The Parquet files holding the rows, in row order: the trace itself, or a dataset's part files."""
+
+    @property
+    def is_dataset(self) -> bool:
+        """A directory of Parquet part files rather than one file."""
+        return self.path.is_dir()
+
+    def file_rows(self) -> list[int]:
+        """The events of each Parquet file of :attr:`files`, from the footers."""
+        return [_parquet_file(path).metadata.num_rows for path in self.files]
+
+    def num_rows(self) -> int:
+        """The events of a Parquet trace, from the footers (0 for JSON lines, which has no footer)."""
+        return sum(self.file_rows())
 
     def batches(self, check: Callable[[int], bool] | None = None) -> Iterator[tuple[int, pa.RecordBatch]]:
         """(first row number, batch) pairs in file order, each batch checked by :func:`check_batch`.
@@ -40,7 +62,9 @@ class TraceFile:
         With ``check``, only the batches whose number it accepts are checked (processes share the work).
         """
         rows = 0
-        source = _parquet_batches(self.path) if self.format == "parquet" else _jsonl_batches(self.path)
+        source = (
+            _parquet_batches(self.files) if self.format == "parquet" else jsonl_batches(self.path, BATCH_ROWS)
+        )
         for number, batch in enumerate(source):
             if check is None or check(number):
                 check_batch(batch, rows, str(self.path))
@@ -53,48 +77,58 @@ class TraceFile:
         """(row group, first row number, batch) of some row groups of a Parquet trace, in file order, unchecked.
 
         For a process that reads only its share of the file: the caller runs :func:`check_batch` on
-        the groups it is responsible for.
+        the groups it is responsible for. Row groups are numbered across a dataset's files, in order.
         """
-        parquet = _parquet_file(self.path)
-        starts = [0]
-        for group in range(parquet.metadata.num_row_groups):
-            starts.append(starts[-1] + parquet.metadata.row_group(group).num_rows)
-        for group in sorted(groups):
-            rows = starts[group]
-            for batch in _parquet_batches(self.path, parquet, [group]):  # one group at a time: batches span groups
-                yield group, rows, batch
+        places: list[tuple[Path, int, int]] = []  # (file, its group, first row)
+        rows = 0
+        for path in self.files:
+            metadata = _parquet_file(path).metadata
+            for group in range(metadata.num_row_groups):
+                places.append((path, group, rows))
+                rows += metadata.row_group(group).num_rows
+        for number in sorted(groups):
+            path, group, rows = places[number]
+            for batch in _parquet_batches([path], [group]):  # one group at a time: batches span groups
+                yield number, rows, batch
                 rows += batch.num_rows
+
+
+def parse_spec(spec: str | Path) -> tuple[str | None, Path]:
+    """The format a path names by its prefix (None: none given) and the path itself."""
+    text = str(spec)
+    for prefix in PREFIXES:
+        if text.startswith(f"{prefix}:"):
+            return prefix, Path(text[len(prefix) + 1 :])
+    return None, Path(text)
 
 
 def open_trace(spec: str | Path) -> TraceFile:
     """Open a trace, read and check its header; the events are read lazily."""
-    text = str(spec)
-    fmt = None
-    for prefix in ("parquet:", "jsonl:"):
-        if text.startswith(prefix):
-            fmt, text = prefix[:-1], text[len(prefix) :]
-    path = Path(text)
+    fmt, path = parse_spec(spec)
+    if path.is_dir():
+        if fmt == "jsonl":
+            raise TraceInputError(f"{path}: a directory; only Parquet traces may be directories (datasets)")
+        files = dataset_files(path)
+        header = _header(_dataset_header(path, files), str(path))
+        return _opened(path, "parquet", header, files)
     if fmt is None:
-        fmt = (
-            "parquet"
-            if path.suffix == ".parquet"
-            else "jsonl"
-            if path.suffix in {".jsonl", ".ndjson", ".json"}
-            else None
-        )
+        fmt = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}.get(path.suffix)
     if fmt is None:
         raise TraceInputError(f"{path}: unknown trace format; name it .parquet or .jsonl, or prefix parquet: / jsonl:")
     if not path.is_file():
-        raise TraceInputError(f"{path}: no such file")
+        raise TraceInputError(f"{path}: no such file or directory")
     if path.stat().st_size == 0:
         raise TraceInputError(f"{path}: the file is empty")
-    header_data = _parquet_header(path) if fmt == "parquet" else _jsonl_header(path)
-    header = _header(header_data, str(path))
+    header = _header(_parquet_header(path) if fmt == "parquet" else jsonl_header(path), str(path))
+    return _opened(path, fmt, header, (path,) if fmt == "parquet" else ())
+
+
+def _opened(path: Path, fmt: str, header: Header, files: tuple[Path, ...]) -> TraceFile:
     try:
         config = CacheConfig.from_dict(header.config, where=f"{path}: header config")
     except ConfigError as error:
         raise TraceInputError(str(error)) from None
-    return TraceFile(path=path, format=fmt, header=header, config=config)
+    return TraceFile(path=path, format=fmt, header=header, config=config, files=files)
 
 
 def _header(data: Any, where: str) -> Header:
@@ -115,6 +149,57 @@ def _header(data: Any, where: str) -> Header:
 # --- Parquet -----------------------------------------------------------------------------------------
 
 
+def dataset_files(directory: Path) -> tuple[Path, ...]:
+    """A dataset's part files in name order: every file but those whose name starts with ``_`` or ``.``.
+
+    That is what Spark and Hive skip too: ``_SUCCESS``, ``_committed_*``, ``.part-0.crc``. A
+    subdirectory (a partitioned dataset, ``broker=b1/``) would take columns out of the files: refused.
+    """
+    entries = sorted(directory.iterdir())
+    nested = [entry.name for entry in entries if entry.is_dir() and not entry.name.startswith(("_", "."))]
+    if nested:
+        raise TraceInputError(f"{directory}: subdirectories {', '.join(nested)}; a dataset must be flat")
+    files = tuple(entry for entry in entries if entry.is_file() and not entry.name.startswith(("_", ".")))
+    if not files:
+        raise TraceInputError(f"{directory}: a directory with no Parquet part files")
+    empty = [path.name for path in files if path.stat().st_size == 0]
+    if empty:
+        raise TraceInputError(f"{directory / empty[0]}: the file is empty")
+    return files
+
+
+def _dataset_header(directory: Path, files: tuple[Path, ...]) -> Any:
+    """The header of a dataset: in the part files' footers (all the same), else in :data:`DATASET_HEADER`."""
+    found: dict[bytes, Path] = {}
+    for path in files:
+        parquet = _parquet_file(path)
+        check_schema(parquet.schema_arrow, str(path))
+        value = (parquet.schema_arrow.metadata or {}).get(b"ledgerspec")
+        if value is not None:
+            found.setdefault(value, path)
+    if len(found) > 1:
+        first, second = list(found.values())[:2]
+        raise TraceInputError(f"{directory}: the part files {first.name} and {second.name} have different headers")
+    sidecar = directory / DATASET_HEADER
+    if found and sidecar.exists():
+        raise TraceInputError(f"{directory}: a header in both {DATASET_HEADER} and the part files; keep one")
+    if found:
+        return _json(next(iter(found)), f"{found[next(iter(found))]}: the 'ledgerspec' metadata")
+    if not sidecar.is_file():
+        raise TraceInputError(
+            f"{directory}: no header: neither a 'ledgerspec' key in the part files' Parquet metadata "
+            f"nor a {DATASET_HEADER} file"
+        )
+    return _json(sidecar.read_bytes(), str(sidecar))
+
+
+def _json(data: bytes, where: str) -> Any:
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise TraceInputError(f"{where} is not JSON: {error}") from None
+
+
 def _parquet_file(path: Path) -> pq.ParquetFile:
     try:
         return pq.ParquetFile(path)
@@ -128,14 +213,11 @@ def _parquet_header(path: Path) -> Any:
     if b"ledgerspec" not in metadata:
         raise TraceInputError(f"{path}: no 'ledgerspec' key in the Parquet metadata (the header)")
     check_schema(parquet.schema_arrow, str(path))
-    try:
-        return json.loads(metadata[b"ledgerspec"])
-    except json.JSONDecodeError as error:
-        raise TraceInputError(f"{path}: the 'ledgerspec' metadata is not JSON: {error.msg}") from None
+    return _json(metadata[b"ledgerspec"], f"{path}: the 'ledgerspec' metadata")
 
 
 def check_schema(schema: pa.Schema, where: str) -> None:
-    """Exactly the columns of :data:`SCHEMA`, with its types."""
+    """Exactly the columns of :data:`SCHEMA`, with its types (nullable or not: nulls are checked per row)."""
     names = set(schema.names)
     missing = [c for c in COLUMNS if c not in names]
     extra = [c for c in schema.names if c not in COLUMNS]
@@ -145,78 +227,51 @@ def check_schema(schema: pa.Schema, where: str) -> None:
         raise TraceInputError(
             f"{where}: unknown column(s) {', '.join(extra)}; format v{VERSION} has {', '.join(COLUMNS)}"
         )
-    for field in SCHEMA:
-        actual = schema.field(field.name).type
-        if actual != field.type and not (pa.types.is_dictionary(actual) and actual.value_type == field.type):
-            raise TraceInputError(f"{where}: column {field.name!r} has type {actual}, expected {field.type}")
+    for field_ in SCHEMA:
+        actual = schema.field(field_.name).type
+        if actual != field_.type and not (pa.types.is_dictionary(actual) and actual.value_type == field_.type):
+            raise TraceInputError(f"{where}: column {field_.name!r} has type {actual}, expected {field_.type}")
 
 
-def _parquet_batches(
-    path: Path, parquet: pq.ParquetFile | None = None, groups: list[int] | None = None
-) -> Iterator[pa.RecordBatch]:
-    """The trace's batches, or those of some row groups; ``parquet``: the file, if already open."""
-    parquet = _parquet_file(path) if parquet is None else parquet
-    try:
-        for batch in parquet.iter_batches(batch_size=BATCH_ROWS, row_groups=groups, columns=list(COLUMNS)):
-            yield batch.cast(SCHEMA) if batch.schema != SCHEMA else batch
-    except (pa.ArrowInvalid, OSError) as error:
-        raise TraceInputError(f"{path}: the Parquet data cannot be read (truncated or corrupt?): {error}") from None
+def _parquet_batches(files: Iterable[Path], groups: list[int] | None = None) -> Iterator[pa.RecordBatch]:
+    """The batches of the files in turn (of some row groups, for one file), cast to :data:`READ_SCHEMA`.
 
-
-# --- JSON lines --------------------------------------------------------------------------------------
-
-
-def _jsonl_header(path: Path) -> Any:
-    with path.open(encoding="utf-8") as stream:
-        first = stream.readline()
-    try:
-        return json.loads(first)
-    except json.JSONDecodeError as error:
-        raise TraceInputError(f"{path}: line 1 (the header): invalid JSON: {error.msg}") from None
-
-
-_PY_TYPES = {"int64": (int,), "double": (int, float), "string": (str,)}
-
-
-def _jsonl_batches(path: Path) -> Iterator[pa.RecordBatch]:
-    columns: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-    types = {f.name: str(f.type) for f in SCHEMA}
-    with path.open(encoding="utf-8") as stream:
-        stream.readline()
-        for number, line in enumerate(stream, start=2):
-            if not line.strip():
-                continue
+    Read a row group at a time, so that an unreadable page is reported with its row group and rows.
+    """
+    for path in files:
+        parquet = _parquet_file(path)
+        metadata = parquet.metadata
+        first = 0
+        starts = []
+        for group in range(metadata.num_row_groups):
+            starts.append(first)
+            first += metadata.row_group(group).num_rows
+        for group in range(metadata.num_row_groups) if groups is None else groups:
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise TraceInputError(
-                    f"{path}: line {number}: invalid JSON: {error.msg} (column {error.colno})"
-                ) from None
-            if not isinstance(row, dict):
-                raise TraceInputError(f"{path}: line {number}: an event must be a JSON object")
-            extra = [k for k in row if k not in types]
-            if extra:
-                raise TraceInputError(f"{path}: line {number}: unknown field(s) {', '.join(extra)}")
-            for column in COLUMNS:
-                value = row.get(column)
-                allowed = _PY_TYPES[types[column]]
-                if value is not None and (not isinstance(value, allowed) or isinstance(value, bool)):
-                    raise TraceInputError(
-                        f"{path}: line {number}: field {column!r}: expected {types[column]}, got {value!r}"
-                    )
-                columns[column].append(value)
-            if len(columns["kind"]) == BATCH_ROWS:
-                yield _to_batch(columns, path)
-                columns = {c: [] for c in COLUMNS}
-    if columns["kind"]:
-        yield _to_batch(columns, path)
+                for batch in parquet.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=list(COLUMNS)):
+                    yield batch.cast(READ_SCHEMA) if batch.schema != READ_SCHEMA else batch
+            except (pa.ArrowException, OSError) as error:
+                raise unreadable(path, metadata, group, starts[group], error) from None
 
 
-def _to_batch(columns: dict[str, list[Any]], path: Path) -> pa.RecordBatch:
+def unreadable(path: Path, metadata: pq.FileMetaData, group: int, first: int, error: Exception) -> TraceInputError:
+    """The error for a row group whose pages cannot be read (both engines word it alike)."""
+    last = first + metadata.row_group(group).num_rows - 1
+    reason = " ".join(str(error).split())
+    return TraceInputError(
+        f"{path}: row group {group} (rows {first} to {last} of the file): the Parquet data cannot be read "
+        f"(truncated or corrupt?): {reason}"
+    )
+
+
+def find_unreadable(trace: TraceFile) -> TraceInputError | None:
+    """The first row group of a Parquet trace that pyarrow cannot read, as the local checker reports it."""
     try:
-        return pa.RecordBatch.from_pydict(columns, schema=SCHEMA)
-    except (pa.ArrowInvalid, OverflowError) as error:
-        raise TraceInputError(f"{path}: {error}") from None
+        for _ in _parquet_batches(trace.files):
+            pass
+    except TraceInputError as error:
+        return error
+    return None
 
 
 # --- writing -----------------------------------------------------------------------------------------

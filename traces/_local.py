@@ -2,8 +2,8 @@
 
 Batches are read in file order; each batch is split by broker (a stable sort keeps each broker's
 rows in file order) and each broker's slice goes to its :class:`BrokerReplay`. Seq must increase
-strictly per broker in file order. Violations get their context (the neighbouring events of the same
-broker) in a second pass, over the brokers that have violations only.
+strictly, and time must not decrease, per broker in file order. Violations get their context (the
+neighbouring events of the same broker) in a second pass, over the brokers that have violations only.
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, check_batch, open_trace
 from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
 from ledgerspec.traces._replay import BrokerReplay, Chunk, Finding, TraceStructureError, chunk_of
-from ledgerspec.traces._rows import CODES, describe_problem
+from ledgerspec.traces._rows import describe_problem, order_problem
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""
@@ -47,7 +46,7 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     trace = open_trace(path)
     result = CheckResult(path=str(trace.path), engine="local", profile=trace.header.profile)
     if workers is None:
-        big = trace.format == "parquet" and pq.ParquetFile(trace.path).metadata.num_rows >= PARALLEL_FROM
+        big = trace.format == "parquet" and trace.num_rows() >= PARALLEL_FROM
         workers = (os.cpu_count() or 1) if big else 1
     if workers <= 1:
         parts = [_check_part(str(path), 0, 1, budget)]
@@ -189,10 +188,11 @@ class Replays:
         self.trace = trace
         self.invariants = set(trace_invariants(trace.header.profile))
         self.by_broker: dict[str, BrokerReplay] = {}
-        self.last_seq: dict[str, int] = {}
+        self.last: dict[str, tuple[int, int]] = {}
+        """Each broker's last (seq, time), for the order checks across batches."""
 
     def feed(self, parts: Iterable[tuple[str, Chunk]]) -> None:
-        """Check the seq order of each broker's slice of a batch and replay it (:func:`split_by_broker`)."""
+        """Check the seq and time order of each broker's slice of a batch and replay it (:func:`split_by_broker`)."""
         trace = self.trace
         for broker, chunk in parts:
             replay = self.by_broker.get(broker)
@@ -200,7 +200,7 @@ class Replays:
                 replay = self.by_broker[broker] = BrokerReplay(
                     broker, trace.header.profile, trace.config, self.invariants, keep=KEEP_PER_INVARIANT
                 )
-            check_seq(chunk.seq, chunk.row, broker, self.last_seq, str(trace.path))
+            check_order(chunk, broker, self.last, str(trace.path))
             replay.feed(chunk)
 
 
@@ -250,22 +250,26 @@ def split_by_broker(
         start = end
 
 
-def check_seq(seqs: np.ndarray, rows: np.ndarray, broker: str, last_seq: dict[str, int], where: str) -> None:
-    """Seq strictly increases per broker, in file order."""
+def check_order(chunk: Chunk, broker: str, last: dict[str, tuple[int, int]], where: str) -> None:
+    """Per broker in file order, seq strictly increases and time never decreases.
+
+    ``last`` holds each broker's last (seq, time) across batches, and is updated.
+    """
+    seqs, times = chunk.seq, chunk.time
     if not len(seqs):
         return
-    previous = last_seq.get(broker)
-    down = np.flatnonzero(seqs[1:] <= seqs[:-1]) + 1
-    if previous is not None and seqs[0] <= previous:
-        first, before = 0, previous
-    elif len(down):
-        first = int(down[0])
-        before = int(seqs[first - 1])
-    else:
-        last_seq[broker] = int(seqs[-1])
+    previous = last.get(broker)
+    first_ok = previous is None or (seqs[0] > previous[0] and times[0] >= previous[1])
+    if first_ok and not (seqs[1:] <= seqs[:-1]).any() and not (times[1:] < times[:-1]).any():
+        last[broker] = (int(seqs[-1]), int(times[-1]))  # in order (vectorized); otherwise find the first bad row
         return
-    values = {"row": int(rows[first]), "seq": int(seqs[first]), "prev": before, "broker": broker}
-    raise TraceInputError(f"{where}: {describe_problem(CODES['seq',], values)}")
+    for seq, time_, row in zip(seqs.tolist(), times.tolist(), chunk.row.tolist(), strict=True):
+        code = order_problem(seq, time_, previous)
+        if code is not None:
+            assert previous is not None
+            values = {"row": row, "seq": seq, "time": time_, "prev": previous[0], "prev_time": previous[1]}
+            raise TraceInputError(f"{where}: {describe_problem(code, {**values, 'broker': broker})}")
+        previous = (seq, time_)
 
 
 def attach_context(trace: TraceFile, findings: list[Finding]) -> list[TraceViolation]:

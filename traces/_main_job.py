@@ -3,9 +3,12 @@
 1. Conformance of each shipped reference adapter against its own profile (quick settings, fixed seed).
 2. The shipped sample traces (an ok/bad pair per profile, JSON lines and Parquet), checked on local
    Spark (or ``--engine local``), each against the verdict it is expected to get.
+3. The real Pulsar and BookKeeper code (conformance/adapters/real/, built with Maven on first use)
+   against its profiles, each verdict against what DEVIATIONS.md declares (``--skip-real`` leaves
+   it out, for a machine without a JDK and Maven).
 
-It prints one table per part and exits 0 only if every adapter passes and every sample gets its
-expected verdict with exactly the expected violations.
+It prints one table per part and exits 0 only if every adapter passes, every sample gets its
+expected verdict with exactly the expected violations, and every real target is as declared.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._verdict import Verdict
+from ledgerspec.conformance.cli._options import SEED
+
 SAMPLES = Path(__file__).with_name("samples")
 
 
@@ -25,7 +31,8 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--engine", choices=["spark", "local"], default="spark", help="trace checker (default spark)")
     parser.add_argument("--master", help="Spark master URL (default local[*])")
     parser.add_argument("--samples", default=str(SAMPLES), help="directory of traces with *.expected.json files")
-    parser.add_argument("--seed", type=int, default=430)
+    parser.add_argument("--seed", type=SEED, default=430)
+    parser.add_argument("--skip-real", action="store_true", help="leave out part 3, the real code (needs Maven)")
     parser.set_defaults(run=run_main_job)
 
 
@@ -48,7 +55,7 @@ def run_main_job(args: argparse.Namespace) -> int:
         if not name.startswith("reference-"):
             continue
         report = conform(load_adapter(name), settings="quick", seed=args.seed)
-        ok &= report.verdict == "PASS"
+        ok &= report.verdict == Verdict.PASS
         print(
             f"   {name:<26} {report.profile:<14} {report.verdict:<5} "
             f"{report.examples} examples, {report.steps} steps, {report.seconds:.1f} s"
@@ -82,5 +89,12 @@ def run_main_job(args: argparse.Namespace) -> int:
             f"   {trace.name:<32} {result.profile:<14} {result.events:>7}  {expected['verdict']:<10} "
             f"{result.verdict:<10} {'yes' if match else 'NO'}"
         )
+    if args.skip_real:
+        print("\n3. The real Pulsar and BookKeeper code: left out (--skip-real)")
+    else:
+        from ledgerspec.conformance._real_code import judge_all  # noqa: PLC0415 - needs Maven
+
+        print("\n3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)")
+        ok &= judge_all(print, settings="quick", seed=args.seed, presets=("minimal",))
     print("\nAll as expected." if ok else "\nSOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above).")
     return 0 if ok else 1

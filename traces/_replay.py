@@ -15,13 +15,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from ledgerspec.spec.cache import CacheConfig
-from ledgerspec.spec.cache._events import CONFIG, CONFIG_FIELDS, KIND_NAMES, PASS_KINDS
+from ledgerspec.spec.cache._events import CONFIG, CONFIG_FIELDS, KIND_NAMES, KINDS, MISS, PASS_KINDS
 from ledgerspec.spec.cache.invariants import CATALOGUE, Finding, Replay, TraceStructureError
 from ledgerspec.spec.cache.invariants._chunk import INT_FIELDS, NULL, Chunk, Ints
 
 _KINDS = pa.array(KIND_NAMES)
 _PASSES = pa.array(PASS_KINDS)
 _FIELDS = pa.array(CONFIG_FIELDS)
+_MISS_REASONS = pa.array(KINDS["miss"].reasons)
 
 
 def _ints(column: pa.Array | pa.ChunkedArray) -> Ints:
@@ -42,8 +43,10 @@ def chunk_of(batch: pa.RecordBatch | pa.Table, rows: Ints | None = None) -> Chun
     if reason.null_count == len(reason):
         reasons = np.full(len(kinds), -1, np.int64)
     else:
-        passes = pc.index_in(reason, value_set=_PASSES).fill_null(-1).to_numpy()
-        reasons = np.where(kinds == CONFIG, pc.index_in(reason, value_set=_FIELDS).fill_null(-1).to_numpy(), passes)
+        def codes(names: pa.Array) -> Ints:
+            return np.asarray(pc.index_in(reason, value_set=names).fill_null(-1).to_numpy(), dtype=np.int64)
+
+        reasons = np.select([kinds == CONFIG, kinds == MISS], [codes(_FIELDS), codes(_MISS_REASONS)], codes(_PASSES))
     cursor = batch.column("cursor")
     if cursor.null_count == len(cursor):
         cursors, names = np.full(len(kinds), -1, np.int64), []

@@ -3,20 +3,28 @@
 One implementation for both checkers: :func:`suspect_rows` flags, vectorized over a batch, every row
 that may fail a check; :func:`row_problem` decides on each suspect, in the order of :data:`CHECKS`;
 :func:`describe_problem` words it. The local checker raises on the first bad row of a batch
-(:func:`check_batch`); the Spark checker does the same per broker, beside its seq order check.
+(:func:`check_batch`); the Spark checker does the same per broker, beside its order checks. The order
+checks (``seq`` strictly up, ``time`` never down, per broker in file order) need the broker's previous
+row, so each engine runs them where it has it; :func:`order_problem` and the two last :data:`CHECKS`
+are theirs.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from ledgerspec.spec import ConfigError
+from ledgerspec.spec.cache import CacheConfig
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._format import COLUMNS, CONFIG_FIELDS, KINDS
+from ledgerspec.traces._format import COLUMNS, CONFIG_FIELDS, CONFIG_INT_FIELDS, KINDS
 
-NON_NEGATIVE = ("ledger", "entry", "size", "copy")
+NON_NEGATIVE = ("time", "ledger", "entry", "size", "copy")
+INT64_MAX = 2**63 - 1
+_DEFAULTS = CacheConfig()
 
 
 def _checks() -> list[tuple[str, ...]]:
@@ -29,7 +37,9 @@ def _checks() -> list[tuple[str, ...]]:
         if kind.reasons:
             checks.append(("reason", kind.name))
     checks.append(("config",))
+    checks.append(("config-value",))
     checks.append(("seq",))
+    checks.append(("time",))
     return checks
 
 
@@ -69,8 +79,43 @@ def row_problem(values: dict[str, Any]) -> int | None:
     reason = values["reason"]
     if kind.reasons and reason is not None and reason not in kind.reasons:
         return CODES["reason", kind.name]
-    if kind.name == "config" and reason is not None and reason not in CONFIG_FIELDS:
-        return CODES["config",]
+    if kind.name == "config":
+        if reason not in CONFIG_FIELDS:
+            return CODES["config",]
+        if config_value_problem(reason, values["value"]) is not None:
+            return CODES["config-value",]
+    return None
+
+
+def config_value_problem(name: str, value: float) -> str | None:
+    """Why a config event's ``value`` cannot be the new value of field ``name`` (None if it can).
+
+    Finite, and what ``CacheConfig`` accepts for the field: a whole number >= 0 for the sizes, times
+    and counts, a fraction for the watermark, 1.0 or 0.0 for ``extend_ttl``. Checked per row, so a bad
+    value is bad input naming its row, never an error inside the replay.
+    """
+    if name == "extend_ttl":
+        return None if value in {0.0, 1.0} else f"expected 1.0 or 0.0 for extend_ttl, got {value!r}"
+    typed: float | int = value
+    if name in CONFIG_INT_FIELDS and math.isfinite(value) and value.is_integer():
+        typed = int(value)
+        if typed > INT64_MAX:
+            return f"expected an int <= {INT64_MAX} for {name}, got {value!r}"
+    try:
+        _DEFAULTS.replace(**{name: typed})
+    except ConfigError as error:
+        return str(error)
+    return None
+
+
+def order_problem(seq: int, time: int, previous: tuple[int, int] | None) -> int | None:
+    """The order check a broker's row fails after its previous row's (seq, time), or None."""
+    if previous is None:
+        return None
+    if seq <= previous[0]:
+        return CODES["seq",]
+    if time < previous[1]:
+        return CODES["time",]
     return None
 
 
@@ -97,17 +142,18 @@ def suspect_rows(batch: pa.RecordBatch) -> list[int]:
             flag |= required[codes] & _mask(pc.is_null(batch.column(name)))
     reason = batch.column("reason")
     for kind in _KIND_LIST:
-        allowed = kind.reasons or (CONFIG_FIELDS if kind.name == "config" else ())
-        if allowed:
-            of_kind = codes == kind.code
-            if of_kind.any():
-                flag |= of_kind & ~_mask(pc.is_in(reason, value_set=pa.array(allowed)))
+        of_kind = codes == kind.code
+        if kind.name == "config":
+            flag |= of_kind  # rare events, each value checked by row_problem
+        elif kind.reasons and of_kind.any():
+            flag |= of_kind & ~_mask(pc.is_in(reason, value_set=pa.array(kind.reasons)))
     return np.flatnonzero(flag).tolist()
 
 
 def _mask(array: pa.Array) -> np.ndarray:
     """A boolean Arrow array as numpy, null as False."""
-    return array.fill_null(False).to_numpy(zero_copy_only=False)
+    mask: np.ndarray = array.fill_null(False).to_numpy(zero_copy_only=False)
+    return mask
 
 
 def describe_problem(code: int, values: dict[str, Any]) -> str:
@@ -126,6 +172,13 @@ def describe_problem(code: int, values: dict[str, Any]) -> str:
         return f"row {row}: field 'reason': {values['reason']!r} is not one of {reasons} for {check[1]!r}"
     if check[0] == "config":
         return f"row {row}: field 'reason': config field {values['reason']!r} is not one of {', '.join(CONFIG_FIELDS)}"
+    if check[0] == "config-value":
+        return f"row {row}: field 'value': {config_value_problem(values['reason'], values['value'])}"
+    if check[0] == "time":
+        return (
+            f"row {row}: field 'time': {values['time']} goes back from {values['prev_time']} "
+            f"for broker {values['broker']!r}"
+        )
     seq, previous = values["seq"], values["prev"]
     what = "repeats" if seq == previous else "goes back from"
     return f"row {row}: field 'seq': {seq} {what} {previous} for broker {values['broker']!r}"

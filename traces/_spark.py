@@ -12,8 +12,8 @@ brokers, counts, violations with their context, ``unknown``) for every valid tra
    nothing else happens in the JVM. ``mapInArrow`` then runs one replay per broker (traces/_spark_replay.py)
    over the Arrow batches of its partition (the replay is stateful and cannot be a column
    expression), and checks the rows on the way, vectorized per batch: the row checks of
-   traces/_rows.py (``suspect_rows``, then ``row_problem`` on the few suspects) and the seq
-   order (the rows arrive in file order per broker). Both were SQL before (a CASE expression and a
+   traces/_rows.py (``suspect_rows``, then ``row_problem`` on the few suspects) and the seq and
+   time order (the rows arrive in file order per broker). Both were SQL before (a CASE expression and a
    ``lag`` window) and cost the JVM more than they cost numpy. It emits findings, per-broker counts
    and summaries, and at most one error per broker: its first bad row.
 3. Only if there are violations: the context of each reported violation, a ``collect_list`` window of
@@ -28,20 +28,13 @@ puts all of a broker's rows in one Spark partition; sorting by (broker, row) giv
 order, which is seq order once the seq check has passed. Nothing crosses brokers, so partitions are
 independent: the result is the same for any number of partitions.
 
-Cluster use (``master="spark://..."``, ``yarn``, ``k8s://...``): the executors run the replay, so they
-need this package (``pip install ledgerspec`` or the repository, same version as the driver) and
-pyarrow in the Python that ``PYSPARK_PYTHON`` names (default: the driver's ``sys.executable``, which
-suits identical images). The trace must be readable at the same path by the driver (which reads the
-header) and the executors (which read the rows): a shared file system, or an ``hdfs://`` mount seen
-as a local path on the driver. JSON-lines traces are read by the driver only.
+The session, the reading of the trace and the wording of failed jobs are in ``_spark_input.py``,
+with what cluster use needs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -49,21 +42,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
 from ledgerspec.traces._errors import TraceError, TraceInputError
-from ledgerspec.traces._format import COLUMNS, SCHEMA
+from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, placement
 from ledgerspec.traces._replay import Finding
+from ledgerspec.traces._spark_input import spark_failure, spark_session, trace_frame
 from ledgerspec.traces._spark_replay import OUTPUT_DDL, replay_function
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-BATCH_ROWS = 1 << 16
-"""Rows per Arrow batch handed to the replay: large batches amortize the per-batch conversion."""
 ROWS_PER_PARTITION = 250_000
 """Fewer replay partitions for small traces (each costs a task); at most ``spark.sql.shuffle.partitions``."""
 
@@ -73,80 +63,6 @@ def _literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-# --- the session -------------------------------------------------------------------------------------
-
-_LOG4J = """\
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = stderr
-appender.stderr.type = Console
-appender.stderr.name = stderr
-appender.stderr.target = SYSTEM_ERR
-appender.stderr.layout.type = PatternLayout
-appender.stderr.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-"""
-
-
-def spark_session(master: str | None = None, **conf: str) -> SparkSession:
-    """A quiet Spark session for checking traces: ``local[*]`` unless ``master`` names a cluster.
-
-    Logs at ERROR from the start (a log4j2 file for the driver JVM, so even start-up warnings are
-    dropped), no UI, no progress bars; Arrow on; batches of :data:`BATCH_ROWS` rows for the replay,
-    with no byte limit (Spark checks it by measuring the batch on every row: about as much JVM CPU as
-    the scan, shuffle and sort together).
-
-    Shuffle partitions: sixteen per core locally, the most the checker uses. A broker's rows stay in
-    one partition; with the brokers' counts they are packed, one bin per partition, heaviest first
-    (traces/_partitions.py); without, hashing puts several brokers in some partitions and none in
-    others, and small partitions keep the last task short. Small traces use fewer
-    (:data:`ROWS_PER_PARTITION`).
-
-    The Python workers run this interpreter locally (``spark.pyspark.python``); on a cluster,
-    ``PYSPARK_PYTHON`` if set, else the same path. ``conf`` adds or overrides settings.
-    """
-    from pyspark.sql import SparkSession  # noqa: PLC0415 - pyspark only where Spark runs
-
-    master = master or "local[*]"
-    local = master.startswith("local")
-    python = sys.executable if local else os.environ.get("PYSPARK_PYTHON", sys.executable)
-    # PySpark takes the workers' interpreter from this variable when the driver is a plain Python
-    # process (spark.pyspark.python only reaches processes started by spark-submit).
-    os.environ["PYSPARK_PYTHON"] = python
-    cores = os.cpu_count() or 2
-    if local and master not in ("local", "local[*]"):
-        with contextlib.suppress(ValueError):
-            cores = int(master[len("local[") : -1].split(",")[0])
-    settings = {
-        "spark.app.name": "ledgerspec-traces",
-        "spark.log.level": "ERROR",
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.execution.arrow.pyspark.enabled": "true",
-        "spark.sql.execution.arrow.maxRecordsPerBatch": str(BATCH_ROWS),
-        # Int.MaxValue turns off the per-row byte-size check of the batches sent to Python
-        # (ArrowWriter.sizeInBytes on every row): half the JVM's CPU in the replay stage otherwise.
-        "spark.sql.execution.arrow.maxBytesPerBatch": str(2**31 - 1),
-        "spark.sql.shuffle.partitions": str(16 * cores if local else 200),
-        "spark.pyspark.python": python,
-        "spark.pyspark.driver.python": sys.executable,
-        "spark.python.worker.reuse": "true",
-    }
-    if local:
-        settings["spark.driver.memory"] = "2g"
-        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={_log4j_file().as_uri()}"
-    settings.update(conf)
-    builder = SparkSession.builder.master(master)
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
-
-
-def _log4j_file() -> Path:
-    path = Path(tempfile.gettempdir()) / f"ledgerspec-log4j2-{os.getuid() if hasattr(os, 'getuid') else 0}.properties"
-    if not path.is_file() or path.read_text() != _LOG4J:
-        path.write_text(_LOG4J)
-    return path
 
 
 # --- the checker -------------------------------------------------------------------------------------
@@ -213,20 +129,9 @@ class _Budget:
         except Exception as error:  # noqa: BLE001 - any failure of the job: a cancellation or a trace error
             if self.expired.is_set():
                 raise _OutOfTimeError from None
-            raise _spark_failure(error, trace) from None
+            raise spark_failure(error, trace) from None
         self.check()
         return value
-
-
-def _spark_failure(error: Exception, trace: TraceFile) -> TraceError:
-    """A failed Spark job as a trace error: one line, no Java or worker traceback."""
-    text = str(error)
-    first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
-    if trace.format == "parquet" and any(
-        mark in text for mark in ("FAILED_READ_FILE", "ParquetDecodingException", "CANNOT_READ_FILE_FOOTER")
-    ):
-        return TraceInputError(f"{trace.path}: the Parquet data cannot be read (truncated or corrupt?): {first}")
-    return TraceError(f"{trace.path}: the Spark job failed: {first}")
 
 
 @dataclass
@@ -256,7 +161,7 @@ def run_spark(
     """:func:`check_spark`, with the timings of its phases."""
     started = time.perf_counter()
     trace = open_trace(path)
-    if trace.format == "parquet" and pq.read_metadata(trace.path).num_rows == 0:
+    if trace.format == "parquet" and trace.num_rows() == 0:
         raise TraceInputError(f"{trace.path}: the trace has no events")
     profile = trace.header.profile
     result = CheckResult(path=str(trace.path), engine="spark", profile=profile)
@@ -293,38 +198,6 @@ def _out_of_time(budget: float | None, started: float, what: str) -> str:
         f"stopped after {time.perf_counter() - started:.1f} s, {what}: the budget of {budget:g} s ran out "
         "(the Spark jobs were cancelled)"
     )
-
-
-def trace_frame(spark: SparkSession, trace: TraceFile) -> tuple[DataFrame, int]:
-    """The trace's rows with their row number in the file (``row``), columns in schema order; the row count.
-
-    Parquet: ``open_trace`` has checked the footer's schema with ``_io.check_schema`` (the local
-    checker's code and messages), so Spark reads with that schema, all columns nullable: no schema
-    inference job, and no null check optimized away. The row number is ``_metadata.row_index`` (the
-    row's index in its file, whatever the splits). JSON lines: read and validated in the driver (small
-    traces by design), numbered there.
-    """
-    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
-    from pyspark.sql.pandas.types import from_arrow_type  # noqa: PLC0415
-    from pyspark.sql.types import StructField, StructType  # noqa: PLC0415
-
-    if trace.format == "parquet":
-        schema = StructType([StructField(f.name, from_arrow_type(f.type), nullable=True) for f in SCHEMA])
-        frame = spark.read.schema(schema).parquet(_hadoop_path(trace.path))
-        rows = pq.read_metadata(trace.path).num_rows
-        return frame.select(*COLUMNS, F.col("_metadata.row_index").alias("row")), rows
-    batches = [batch for _, batch in trace.batches()]
-    table = pa.Table.from_batches(batches)
-    table = table.append_column("row", pa.array(range(table.num_rows), pa.int64()))
-    return spark.createDataFrame(table), table.num_rows
-
-
-def _hadoop_path(path: Path) -> str:
-    """An absolute path with Hadoop's glob characters escaped: the file itself, never a pattern."""
-    text = str(path.resolve())
-    for char in "\\[]{}*?":
-        text = text.replace(char, "\\" + char)
-    return text
 
 
 def replay_frame(

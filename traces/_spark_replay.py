@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from ledgerspec.traces._replay import BrokerReplay, TraceStructureError, chunk_of
-from ledgerspec.traces._rows import CODES, describe_problem, row_problem, row_values, suspect_rows
+from ledgerspec.traces._rows import describe_problem, order_problem, row_problem, row_values, suspect_rows
 
 if TYPE_CHECKING:
     from ledgerspec.spec.cache import CacheConfig
@@ -58,7 +58,8 @@ class PartitionReplay:
         self.events = 0
         self.stopped = False
         self.started = False
-        self.last_seq: int | None = None
+        self.last: tuple[int, int] | None = None
+        """The current broker's last (seq, time), for the order checks across batches."""
         self.timings = {"convert": 0, "replay": 0}
 
     def _emit(
@@ -86,7 +87,7 @@ class PartitionReplay:
     def _start(self, broker: str | None, first_row: int) -> None:
         self._finish()
         self.broker, self.first_row, self.events, self.stopped = broker, first_row, 0, False
-        self.last_seq = None
+        self.last = None
         self.started = True
         self.replay = None
         if broker is not None:
@@ -110,27 +111,28 @@ class PartitionReplay:
     def feed(self, batch: pa.RecordBatch) -> None:
         """Replay one Arrow batch (columns of the trace and ``row``), checking its rows on the way.
 
-        Row checks: :func:`suspect_rows` over the batch, :func:`row_problem` on each suspect. The seq
-        order, vectorized: a row whose seq is not above the previous row of its broker (the row
-        before it in the batch, or the broker's last row of the previous batch) has the seq problem,
-        unless a row check fails on it first.
+        Row checks: :func:`suspect_rows` over the batch, :func:`row_problem` on each suspect. The order
+        checks, vectorized: a row whose seq is not above, or whose time is below, the previous row of
+        its broker (the row before it in the batch, or the broker's last row of the previous batch)
+        has the problem :func:`order_problem` names, unless a row check fails on it first.
         """
         runs = pc.run_end_encode(batch.column("broker"))
         rows = batch.column("row")
         suspects = suspect_rows(batch)
         seqs = batch.column("seq").fill_null(0).to_numpy()
-        # down[i]: row i's seq does not go up from row i - 1 (a broker's first row in the batch is
-        # compared with the broker's last seq below instead).
-        down = np.flatnonzero(seqs[1:] <= seqs[:-1]) + 1 if len(seqs) > 1 else np.zeros(0, np.int64)
+        times = batch.column("time").fill_null(0).to_numpy()
+        # down[i]: row i's seq does not go up, or its time goes down, from row i - 1 (a broker's first
+        # row in the batch is compared with the broker's last row below instead).
+        down = np.flatnonzero((seqs[1:] <= seqs[:-1]) | (times[1:] < times[:-1])) + 1
         start = 0
         for broker, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
             if not self.started or broker != self.broker:
                 self._start(broker, rows[start].as_py())
             if not self.stopped:
                 first_problem = next((i for i in suspects if start <= i < end and self._problem(batch, i)), end)
-                previous = self.last_seq
+                previous = self.last
                 first_down = end
-                if previous is not None and int(seqs[start]) <= previous:
+                if order_problem(int(seqs[start]), int(times[start]), previous) is not None:
                     first_down = start
                 else:
                     after = int(np.searchsorted(down, start, side="right"))
@@ -143,11 +145,15 @@ class PartitionReplay:
                     values = row_values(batch, first_bad)
                     code = row_problem(values)
                     if code is None:
-                        code = CODES["seq",]
-                        values["prev"] = previous if first_bad == start else int(seqs[first_bad - 1])
+                        if first_bad > start:
+                            previous = (int(seqs[first_bad - 1]), int(times[first_bad - 1]))
+                        assert previous is not None, "an order problem needs a previous row"
+                        values["prev"], values["prev_time"] = previous
+                        code = order_problem(values["seq"], values["time"], previous)
+                        assert code is not None
                     self._stop("input", values["row"], describe_problem(code, values), values["seq"])
                 elif not self.stopped:
-                    self.last_seq = int(seqs[end - 1])
+                    self.last = (int(seqs[end - 1]), int(times[end - 1]))
             start = end
 
     @staticmethod

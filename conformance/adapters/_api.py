@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
-from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._errors import AdapterFault, InputError, clip
 from ledgerspec.spec.cache import (
     PROFILES,
     CacheConfig,
@@ -30,8 +30,8 @@ from ledgerspec.spec.cache import (
 def _compact_encoder() -> Callable[[Any], str]:
     """Compact JSON without the check for reference cycles (messages are trees of plain data).
 
-    ``JSONEncoder.encode`` makes a new C encoder on every call, about 1 µs of a short line; this one
-    is made once. Where the C encoder is missing or takes other arguments, the plain encoder.
+    ``JSONEncoder.encode`` makes a new C encoder on every call, a sizeable part of a short line's cost
+    (BENCHMARKS.md); this one is made once. Where the C encoder is missing or takes other arguments, the plain encoder.
     """
     encoder = json.JSONEncoder(separators=(",", ":"), check_circular=False)
     make = getattr(json.encoder, "c_make_encoder", None)  # the C accelerator, where built
@@ -62,7 +62,7 @@ _BLANKS = " \t\n\r"
 def parse_line(line: str) -> Any:
     """One line of the process protocol as JSON: ``json.loads`` without its layers of wrappers.
 
-    About 1 µs less a line on the project's machine; malformed text raises the same
+    Cheaper per line (BENCHMARKS.md); malformed text raises the same
     ``json.JSONDecodeError`` (``Extra data`` for anything but JSON whitespace after the value).
     """
     start = len(line) - len(line.lstrip(_BLANKS)) if line and line[0] in _BLANKS else 0
@@ -184,17 +184,18 @@ def result_problem(op: Op, result: Any) -> str | None:
     allowed = _RESULT_TYPES.get(op.kind, (type(None),))
     if (isinstance(result, bool) and bool not in allowed) or not isinstance(result, allowed):
         names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-        return f"result of {op.kind} must be {names}, got {result!r}"
+        return f"result of {op.kind} must be {names}, got {clip(repr(result), 300)}"
     if isinstance(result, list | tuple) and not all(
         r is None or (isinstance(r, int) and not isinstance(r, bool)) for r in result
     ):
-        return f"result of {op.kind} must list copy ids and nulls, got {result!r}"
+        return f"result of {op.kind} must list copy ids and nulls, got {clip(repr(result), 300)}"
     return None
 
 
-def installed_adapters() -> dict[str, str]:
-    """Installed adapter names and the object each entry point names."""
-    return {ep.name: ep.value for ep in sorted(entry_points(group="ledgerspec.adapters"), key=lambda e: e.name)}
+def installed_adapters(*, load: bool = False) -> dict[str, Any]:
+    """Installed adapter names and the object each entry point names (loaded, with ``load``)."""
+    found = sorted(entry_points(group="ledgerspec.adapters"), key=lambda e: e.name)
+    return {ep.name: ep.load() if load else ep.value for ep in found}
 
 
 def load_adapter(name: str, *, timeout: float | None = None, validate_protocol: bool = False) -> AdapterFactory:
@@ -208,7 +209,12 @@ def load_adapter(name: str, *, timeout: float | None = None, validate_protocol: 
         return process_factory(command, timeout=timeout, validate_protocol=validate_protocol)
     installed = {ep.name: ep for ep in entry_points(group="ledgerspec.adapters")}
     if name in installed:
-        return _checked_factory(installed[name].load(), name)
+        from ledgerspec.conformance.adapters._harness import Harness  # noqa: PLC0415 - keeps subprocess code lazy
+
+        target = installed[name].load()
+        if isinstance(target, Harness):
+            return target.factory(timeout=timeout, validate_protocol=validate_protocol)
+        return _checked_factory(target, name)
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:

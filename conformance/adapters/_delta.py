@@ -194,9 +194,9 @@ _ABSENT = object()
 def _built(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
     """``cls(**fields)`` for the spec's frozen dataclasses of plain fields, the fields already checked.
 
-    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: 1.6-2.3 µs for
-    an ``Observation``, a ``Counters`` or a ``CachedEntry``, against about 0.5 µs here, which counts
-    on a step. tests/unit/test_protocol_deltas.py checks that the result equals the constructor's.
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, several times
+    slower than this for an ``Observation``, a ``Counters`` or a ``CachedEntry`` (BENCHMARKS.md), which
+    counts on a step. tests/unit/test_protocol_deltas.py checks that the result equals the constructor's.
     Its ``vars()`` lists the fields in the order given (a delta's JSON order), which nothing reads.
     """
     built = object.__new__(cls)

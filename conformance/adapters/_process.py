@@ -12,17 +12,19 @@ naming the command, the line and the captured stderr.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from ledgerspec.conformance._errors import AdapterFault, InputError
+from ledgerspec.conformance._errors import AdapterFault, InputError, clip
 from ledgerspec.conformance.adapters._api import (
     NEEDS_BY_OPERATION,
     AdapterInfo,
@@ -37,6 +39,8 @@ PROTOCOL_VERSION = 1
 SPIN_SECONDS = 80e-6
 """How long the runner polls for a reply before it blocks (conformance/protocol/README.md, "Latency")."""
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "protocol" / "v1"
+ERRORED_LIMIT = 20_000
+"""Characters kept of each field of an ``errored`` reply: a whole trace, not megabytes of it in every report."""
 
 
 class AdapterCrashed(AdapterFault):
@@ -107,14 +111,14 @@ class ProcessAdapter:
         process = self._process
         observe = "delta" if process.deltas else True
         reply = process.request("apply", ops=[op.to_dict()], observe=observe, what=op, need=need)
+        where = _Label("apply", op, process.seq)
         results = reply.get("results")
         if not isinstance(results, list) or len(results) != 1:
-            raise ProtocolViolation(f"apply of {op.kind}: expected one result, got {results!r}")
+            raise ProtocolViolation(f"{where}: expected one result, got {clip(repr(results), 300)}")
         problem = result_problem(op, results[0])
         if problem:
-            raise ProtocolViolation(f"apply of {op.describe()}: {problem}")
+            raise ProtocolViolation(f"{where}: {problem}")
         result = tuple(results[0]) if isinstance(results[0], list) else results[0]
-        where = _Label("apply", op, process.seq)
         if "observation" in reply:
             self._observation = self._decoder.full(_observation(reply["observation"], where))
         elif "delta" in reply:
@@ -186,7 +190,7 @@ class _Process:
         self.selector: selectors.BaseSelector | None = None
         self.stdin_fd = self.stdout_fd = -1
         self.replies_fast = True
-        self.buffer = b""
+        self.buffer = bytearray()  # appended to in place: a long line costs its length, not its square
         self.seq = 0
         self.stderr: IO[bytes] | None = None
         self.deltas = False
@@ -195,9 +199,14 @@ class _Process:
     # --- life cycle ---------------------------------------------------------------------------------
 
     def _spawn(self) -> AdapterInfo:
+        self.kill()  # the group of a previous process, if it left any
         try:
             self.popen = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._new_stderr()
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._new_stderr(),
+                start_new_session=True,  # a group of its own, which kill() ends whole
             )
         except OSError as error:
             raise InputError(f"exec:{self.command}: cannot start it: {error.strerror}") from None
@@ -227,7 +236,7 @@ class _Process:
         """Raw pipe descriptors and one selector per process (making one per request cost a few us a step)."""
         assert popen.stdin is not None
         assert popen.stdout is not None
-        self.buffer = b""
+        self.buffer = bytearray()
         self.stdin_fd, self.stdout_fd = popen.stdin.fileno(), popen.stdout.fileno()
         os.set_blocking(self.stdout_fd, False)
         if self.selector is not None:
@@ -238,7 +247,7 @@ class _Process:
     def _new_stderr(self) -> IO[bytes]:
         """A file for the child's stderr: it never blocks the child, and needs no reader thread.
 
-        (A thread draining a pipe made every round trip about 15 us slower: it wakes with the main one.)
+        (A thread draining a pipe made every round trip slower: it wakes with the main one.)
         """
         if self.stderr is not None:
             self.stderr.close()
@@ -255,19 +264,27 @@ class _Process:
             self._spawn()
 
     def kill(self) -> None:
-        if self.popen is not None and self.popen.poll() is None:
+        """Kill the process and whatever it started: it leads a process group of its own (``_spawn``).
+
+        A wrapper script or a JVM launcher would otherwise leave the real implementation running.
+        """
+        if self.popen is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        if self.popen.poll() is None:  # it left the group (setsid of its own)
             self.popen.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
 
     def close(self) -> None:
         """Send ``stop`` and wait for the exit; kill the process if it does not go."""
         if self.alive():
-            try:
+            with contextlib.suppress(AdapterFault, subprocess.TimeoutExpired):
                 self.request("stop")
                 assert self.popen is not None
                 self.popen.wait(timeout=self.timeout)
-            except (AdapterFault, subprocess.TimeoutExpired):
-                self.kill()
+        self.kill()  # what it left behind, or itself if it did not stop
         if self.selector is not None:
             self.selector.close()
             self.selector = None
@@ -289,9 +306,11 @@ class _Process:
             reply = parse_line(line)
         except json.JSONDecodeError as error:
             raise ProtocolViolation(f"{label}: reply is not JSON ({error.msg}): {line[:300]!r}") from None
+        except RecursionError:
+            raise ProtocolViolation(f"{label}: reply nests too deeply to parse: {line[:300]!r}") from None
         if not isinstance(reply, dict) or reply.get("seq") != self.seq:
             got = reply.get("seq") if isinstance(reply, dict) else reply
-            raise ProtocolViolation(f"{label}: reply seq {got!r}, expected {self.seq}: {line[:300]!r}")
+            raise ProtocolViolation(f"{label}: reply seq {clip(repr(got), 100)}, expected {self.seq}: {line[:300]!r}")
         if self.validators is not None:
             self._validate(cmd, "reply", reply, line)
         result = reply.get("result")
@@ -306,7 +325,9 @@ class _Process:
             raise ProtocolViolation(f"{label}: a reply has exactly one of result/skipped/errored: {line[:300]!r}")
         if kinds == ["errored"]:
             context = reply["errored"] if isinstance(reply["errored"], dict) else {"message": reply["errored"]}
-            detail = "\n".join(str(context.get(k, "")) for k in ("message", "traceback", "stderr") if context.get(k))
+            detail = "\n".join(
+                clip(str(context[k]), ERRORED_LIMIT) for k in ("message", "traceback", "stderr") if context.get(k)
+            )
             raise AdapterErrored(f"{label}: the implementation errored: {detail}{self._stderr_note()}")
         if kinds == ["skipped"]:
             why = reply["skipped"].get("message") if isinstance(reply["skipped"], dict) else reply["skipped"]
@@ -332,7 +353,10 @@ class _Process:
             self._read_line(label)
         self.replies_fast = time.perf_counter() - sent <= SPIN_SECONDS
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode("utf-8", "replace")
+        try:
+            return line.decode()
+        except UnicodeDecodeError as error:
+            raise ProtocolViolation(f"{label}: reply is not UTF-8 (byte {error.start}): {line[:300]!r}") from None
 
     def _read_some(self) -> bytes | None:
         """Append what stdout holds to the buffer, without blocking: the chunk (b"" at end of file), or None."""

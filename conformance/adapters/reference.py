@@ -11,11 +11,11 @@ import dataclasses
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._version import VERSION
 from ledgerspec.conformance.adapters._api import CAPABILITIES, AdapterInfo
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig, Observation, Op
 
-VERSION = "0.1.0"
 NOT_OBSERVED = {
     "legacy": frozenset({"observe_counts"}),
     "segmented": frozenset({"observe_counts", "observe_timestamps"}),

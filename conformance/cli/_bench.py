@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import argparse
 
+from ledgerspec.conformance.cli._options import COUNT
+
 
 def register(subcommands: argparse._SubParsersAction) -> None:
     """Add ``bench``."""
     parser = subcommands.add_parser("bench", help="benchmark the reference, lockstep runs and the process protocol")
-    parser.add_argument("--operations", type=int, default=200_000, help="size of the reference's mixed workload")
+    parser.add_argument("--operations", type=COUNT, default=200_000, help="size of the reference's mixed workload")
+    parser.add_argument(
+        "--real", action="store_true", help="only the real-code harnesses against the Python reference (Maven)"
+    )
     parser.set_defaults(run=run_bench)
 
 
 def run_bench(args: argparse.Namespace) -> int:
     """Print every figure."""
+    if args.real:
+        from ledgerspec.conformance._bench_real import run_real  # noqa: PLC0415 - heavy
+
+        run_real()
+        return 0
     from ledgerspec.conformance._bench import run_all  # noqa: PLC0415 - heavy
 
     run_all(operations=args.operations)

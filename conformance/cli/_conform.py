@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -14,15 +15,18 @@ from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
 from ledgerspec.conformance._smoke import smoke
+from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
-from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_FAIL, EXIT_OK
+from ledgerspec.conformance.adapters._harness import Harness, is_built
+from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
+from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
 from ledgerspec.spec.cache import PROFILES
 
 
 def add_adapter_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     """``--adapter`` and the options of process adapters."""
     parser.add_argument("--adapter", required=required, help="installed name, module:attr or exec:COMMAND")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds a process adapter may take per step")
+    parser.add_argument("--timeout", type=seconds, default=10.0, help="seconds a process adapter may take per step")
     parser.add_argument(
         "--validate-protocol", action="store_true", help="validate process-protocol traffic against the schemas"
     )
@@ -33,8 +37,13 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), help="profile to check (default: the adapter's first)")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="minimal")
     parser.add_argument("--settings", choices=list(SETTINGS), default="quick", help="how hard to search")
-    parser.add_argument("--examples", type=int, help="examples per search (overrides the settings)")
-    parser.add_argument("--seed", type=int, help="seed, for a reproducible run")
+    parser.add_argument("--examples", type=COUNT, help="examples per search (overrides the settings)")
+    parser.add_argument("--seed", type=SEED, help="seed, for a reproducible run")
+    parser.add_argument(
+        "--config-preset",
+        metavar="NAME",
+        help="a named configuration of the profile, pinned for the run (`ledgerspec spec show` lists them)",
+    )
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -103,6 +112,7 @@ def _conform(args: argparse.Namespace, adapter: str, profile: str | None) -> Rep
             seed=args.seed,
             invariants=getattr(args, "invariant", None),
             on_progress=progress,
+            named_config=args.config_preset,
         )
     finally:
         progress.done()
@@ -110,12 +120,14 @@ def _conform(args: argparse.Namespace, adapter: str, profile: str | None) -> Rep
 
 def run_conform(args: argparse.Namespace) -> int:
     """Run the search, print the table and counterexamples, save cases and reports."""
+    check_outputs(args, files=("json", "junit_xml"), folders=("cases_dir",))
     report = _conform(args, args.adapter, args.profile)
     print(table(report))
     saved = save_cases(report, Path(args.cases_dir))
     for case, path in saved:
         print()
-        print(counterexample(case, replay_hint=f"ledgerspec replay {path} --adapter {args.adapter}"))
+        hint = shlex.join(["ledgerspec", "replay", str(path), "--adapter", args.adapter])  # pastes back as is
+        print(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
     if args.json:
         write_json([report], args.json)
     if args.junit_xml:
@@ -125,7 +137,7 @@ def run_conform(args: argparse.Namespace) -> int:
 
 def exit_status(report: Report) -> int:
     """0 pass, 1 fail, 3 adapter fault."""
-    return {"PASS": EXIT_OK, "FAIL": EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
+    return CONFORM_EXIT[report.verdict]
 
 
 def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:
@@ -166,10 +178,14 @@ def run_smoke(args: argparse.Namespace) -> int:
 
 
 def run_adapters(_args: argparse.Namespace) -> int:
-    """List installed adapters with what they claim."""
-    for name in installed_adapters():
-        factory = load_adapter(name)
-        adapter = factory()
+    """List installed adapters with what they claim; real-code harnesses with the versions they drive."""
+    for name, target in installed_adapters(load=True).items():
+        if isinstance(target, Harness):
+            state = "built" if is_built() else "builds on first use (or `ledgerspec harness build`)"
+            print(f"{name}: java harness of {target.coordinates} ({target.drives}), profile {target.profile}")
+            print(f"    {state}; needs a JDK 17 and Maven")
+            continue
+        adapter = load_adapter(name)()
         try:
             info = adapter.info
         finally:
@@ -183,6 +199,7 @@ def run_adapters(_args: argparse.Namespace) -> int:
 def run_matrix(args: argparse.Namespace) -> int:
     """Every installed adapter against every profile; a matrix of verdicts."""
     args.timeout, args.validate_protocol = 10.0, False
+    check_outputs(args, files=("json", "junit_xml"))
     adapters = list(installed_adapters())
     profiles = sorted(PROFILES)
     reports: dict[tuple[str, str], Report] = {}

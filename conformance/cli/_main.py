@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 
+from ledgerspec.conformance._version import VERSION
+
 EXIT_OK = 0
 """Pass / OK."""
 EXIT_FAIL = 1
@@ -26,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ledgerspec",
         description="Executable specification and conformance suite for Pulsar's PIP-430 entry cache.",
     )
+    parser.add_argument("--version", action="version", version=f"ledgerspec {VERSION}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for register in _registrations():
         register(subcommands)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._mutants import (
-    DEFAULT_PATH,
     Kill,
     header,
     kill_matrix,
@@ -20,18 +19,19 @@ from ledgerspec.conformance._mutants import (
 )
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
+from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
     """Add ``mutants``."""
-    parser = subcommands.add_parser(
-        "mutants", help="check that the suite kills every mutant of the reference (run from a checkout)"
-    )
-    parser.add_argument("--path", default=str(DEFAULT_PATH), help="the module defining MUTANTS")
-    parser.add_argument("--settings", choices=list(SETTINGS), default="ci", help="how hard to search")
-    parser.add_argument("--seed", type=int, help="seed, for a reproducible run (default: random, printed)")
+    parser = subcommands.add_parser("mutants", help="check that the suite kills every mutant of the reference")
     parser.add_argument(
-        "--seeds", type=int, default=1, metavar="N", help="run the matrix N times (seed, seed+1, ...): the kill rate"
+        "--path", help="a Python module defining MUTANTS (default: those shipped, ledgerspec.conformance.mutants)"
+    )
+    parser.add_argument("--settings", choices=list(SETTINGS), default="ci", help="how hard to search")
+    parser.add_argument("--seed", type=SEED, help="seed, for a reproducible run (default: random, printed)")
+    parser.add_argument(
+        "--seeds", type=COUNT, default=1, metavar="N", help="run the matrix N times (seed, seed+1, ...): the kill rate"
     )
     parser.add_argument("--mutant", action="append", metavar="NAME", help="run only these mutants (repeatable)")
     parser.add_argument("--json", metavar="FILE", help="write the kill matrix, with counterexamples, as JSON")
@@ -40,19 +40,19 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant as it is decided, then the summary; exit 1 if any survived."""
+    check_outputs(args, files=("json",))
     mutants = load_mutants(args.path)
+    source = args.path or "ledgerspec.conformance.mutants"
     if args.mutant:
         unknown = sorted(set(args.mutant) - {m.name for m in mutants})
         if unknown:
-            raise InputError(f"unknown mutant(s) {unknown}; {args.path} defines {[m.name for m in mutants]}")
+            raise InputError(f"unknown mutant(s) {unknown}; {source} defines {[m.name for m in mutants]}")
         mutants = [m for m in mutants if m.name in args.mutant]
     seed = random.randrange(2**32) if args.seed is None else args.seed
-    if args.seeds < 1:
-        raise InputError(f"--seeds must be at least 1, not {args.seeds}")
     width = max(len("mutant"), *(len(m.name) for m in mutants))
     every: list[Kill] = []
     for current in range(seed, seed + args.seeds):
-        print(f"{len(mutants)} mutants from {args.path} (settings {args.settings}, seed {current})")
+        print(f"{len(mutants)} mutants from {source} (settings {args.settings}, seed {current})")
         print(header(width))
 
         def show(kill: Kill) -> None:

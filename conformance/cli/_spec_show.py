@@ -11,7 +11,7 @@ import json
 import textwrap
 from typing import Any
 
-from ledgerspec.spec.cache import CATALOGUE, PROFILES, Invariant, get_profile
+from ledgerspec.spec.cache import CATALOGUE, NAMED_CONFIGS, PROFILES, Invariant, get_profile
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,6 +52,11 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         document: dict[str, Any] = {
             "profiles": {name: {"summary": p.summary, "source": p.source} for name, p in PROFILES.items()},
+            "named_configs": {
+                n.name: {"profile": n.profile, "summary": n.summary, "source": n.source, "values": n.values}
+                for n in NAMED_CONFIGS.values()
+                if args.profile in {None, n.profile}
+            },
             "invariants": [describe(i) for i in invariants],
         }
         if args.profile:
@@ -61,6 +66,12 @@ def run_show(args: argparse.Namespace) -> int:
     if args.profile:
         profile = get_profile(args.profile)
         print(f"profile {profile.name}: {profile.summary}\n  source: {profile.source}\n")
+        for named in NAMED_CONFIGS.values():
+            if named.profile == profile.name:
+                values = ", ".join(f"{k}={v!r}" for k, v in named.values.items())
+                print(f"  config preset {named.name} ({values}): {named.summary}")
+                print(textwrap.indent(textwrap.fill(f"source: {named.source}", 96), "    "))
+        print()
     for invariant in invariants:
         print(invariant.id)
         print(textwrap.indent(textwrap.fill(invariant.statement, 96), "    "))

@@ -9,10 +9,10 @@ spec's observation as plain data, ``snapshot_rows()`` the same with entries as `
 and ``snapshot_at(positions)`` the entries at some positions only (with a ``ChangedPositions``
 listening, the positions the last operations may have changed).
 
-- ``Pip430Cache``: the PIP-430 text (pip430-entry-cache.md §1): queue + stash, two TTLs, EVICTED.
-- ``PulsarMasterCache``: as merged (§2): requeue, accessed flag, one TTL, duplicates refused.
-- ``LegacyCache``: the pre-PIP per-ledger caches and proportional eviction policy (§7).
-- ``SegmentedCache``: a ring of segments, as BookKeeper's ``ReadCache`` (segmented-cache.md §2).
+- ``Pip430Cache``: the PIP-430 text (pip-430.md at cf3d7d17d9): queue + stash, two TTLs, EVICTED.
+- ``PulsarMasterCache``: as merged (apache/pulsar#24623): requeue, accessed flag, one TTL, duplicates refused.
+- ``LegacyCache``: the pre-PIP per-ledger caches and proportional eviction policy (apache/pulsar at 8ce67b97b3^).
+- ``SegmentedCache``: a ring of segments, as BookKeeper's ``ReadCache`` (BookKeeper ReadCache at 9590a97f67).
 
 Building blocks: ``Pip430ReadCount`` / ``MergedReadCount`` (``_read_count``), ``ActiveCursors``
 (``_cursors``), ``RemovalQueue`` / ``Stash`` / ``Wrapper`` (``_removal_queue``), ``RangeCaches``

@@ -83,7 +83,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._config = Config(**values)
         self._now = 0
         self._disabled = max_size == 0
-        """``EntryCacheDisabled``: decided when the cache is created, not by a later resize (E8)."""
+        """``EntryCacheDisabled``: decided when the cache is created, not by a later resize (PR #24623)."""
         self._counters = dict.fromkeys(COUNTERS, 0)
         self._copies: dict[int, C] = {}
         self._next_copy = 0
@@ -192,7 +192,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         max_requeue: int | None = None,
         extend_ttl: bool | None = None,
     ) -> None:
-        """Change the configuration at run time (``updateCacheSizeAndThreshold``, §2.9); None keeps it."""
+        """Change the configuration at run time (``updateCacheSizeAndThreshold``, PR #24623); None keeps it."""
         self._check_clock(now)
         given = {
             "max_size": max_size,
@@ -224,7 +224,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         return self._read_one(ledger, entry)
 
     def get_range(self, *, now: int, ledger: int, first: int, last: int) -> tuple[int | None, ...]:
-        """Read ``[first, last]`` of one ledger, position by position, in order (§2.3)."""
+        """Read ``[first, last]`` of one ledger, position by position, in order (apache/pulsar#24623)."""
         self._check_clock(now)
         require(first <= last, f"get_range: first must be <= last, got first={first!r}, last={last!r}")
         self._now = now
@@ -291,7 +291,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._emit("cursor_seek", ledger=ledger, cursor=cursor, entry=entry)
 
     def cursor_count(self, *, now: int, ledger: int, cursor: str) -> int:
-        """``getNumberOfCursorsAtSamePositionOrBefore`` (pip430-entry-cache.md §1.6, §2.10); 0 if inactive."""
+        """``getNumberOfCursorsAtSamePositionOrBefore`` (the PIP text; PR #24623); 0 if inactive."""
         self._check_clock(now)
         self._now = now
         count = self._cursors.count_at_or_before(ledger, cursor)
@@ -303,7 +303,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         return self._size()
 
     def active_cursors(self, ledger: int) -> int:
-        """Count the active cursors on ``ledger``: a tailing write's expected reads (§1.4, §2.2)."""
+        """Count the active cursors on ``ledger``: a tailing write's expected reads (the PIP text; PR #24623)."""
         return self._cursors.active(ledger)
 
     def snapshot(self) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """Configuration of a reference cache: the spec's fields, defaults and value ranges, re-implemented.
 
-Sources: pip430-entry-cache.md §4 (keys and defaults of the merged code), §1.7 (the PIP text's
-``...ThresholdMillisMax``), segmented-cache.md §2.1 (``DEFAULT_MAX_SEGMENT_SIZE``). Sizes are bytes,
-times nanoseconds of the logical clock. Every check is O(1).
+Sources: apache/pulsar ``pulsar-broker-common/src/main/java/org/apache/pulsar/broker/
+ServiceConfiguration.java`` at 490ba0cca1 (PR #24623; keys and defaults of the merged code),
+``pip/pip-430.md`` at cf3d7d17d9 (the PIP text's ``...ThresholdMillisMax``) and apache/bookkeeper
+``ReadCache.java`` at 9590a97f67 (``DEFAULT_MAX_SEGMENT_SIZE``). Sizes are bytes, times nanoseconds of
+the logical clock. Every check is O(1).
 """
 
 from __future__ import annotations
@@ -25,21 +27,21 @@ class Config:
     """The validated parameters; a run-time change replaces the whole value (:meth:`changed`)."""
 
     max_size: int = 128 * MIB
-    """``managedLedgerCacheSizeMB`` in bytes; 0 at start gives ``EntryCacheDisabled`` (§2.1)."""
+    """``managedLedgerCacheSizeMB`` in bytes; 0 at start gives ``EntryCacheDisabled`` (apache/pulsar#24623)."""
     watermark: float = 0.9
     """``managedLedgerCacheEvictionWatermark``: size eviction frees down to ``max_size * watermark``."""
     trigger: float = 0.98
-    """``evictionTriggerThresholdPercent``: size eviction runs above ``max_size * trigger`` (§2.9)."""
+    """``evictionTriggerThresholdPercent``: size eviction runs above ``max_size * trigger`` (apache/pulsar#24623)."""
     ttl: int = 1000 * NANOS_PER_MILLI
     """``managedLedgerCacheEvictionTimeThresholdMillis`` in nanoseconds."""
     ttl_max: int = 5000 * NANOS_PER_MILLI
-    """``managedLedgerCacheEvictionTimeThresholdMillisMax`` (PIP text only, §1.7) in nanoseconds."""
+    """``managedLedgerCacheEvictionTimeThresholdMillisMax`` (PIP text only, pip-430.md at cf3d7d17d9) in nanoseconds."""
     max_requeue: int = 5
-    """``...ExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes`` (§2.6)."""
+    """``...ExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes`` (apache/pulsar#24623)."""
     extend_ttl: bool = True
-    """``managedLedgerCacheEvictionExtendTTLOfRecentlyAccessed`` (§2.6)."""
+    """``managedLedgerCacheEvictionExtendTTLOfRecentlyAccessed`` (apache/pulsar#24623)."""
     segment_size_max: int = 1024 * MIB
-    """BookKeeper ``ReadCache`` maximum segment size (segmented-cache.md §2.1)."""
+    """BookKeeper ``ReadCache`` maximum segment size (BookKeeper ReadCache at 9590a97f67)."""
 
     def __post_init__(self) -> None:
         check_config(dataclasses.asdict(self), where="config")

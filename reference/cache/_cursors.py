@@ -1,6 +1,6 @@
 """Active cursors per ledger, for ``getNumberOfCursorsAtSamePositionOrBefore``.
 
-pip430-entry-cache.md §1.6 (the PIP's ``sortedByPosition`` map) and §2.10 (the merged
+pip-430.md at cf3d7d17d9 (the PIP's ``sortedByPosition`` map) and apache/pulsar#24623 (the merged
 ``ActiveManagedCursorContainerImpl``) count the same thing: the active cursors of the ledger at a
 position <= this cursor's, the cursor itself included; 0 for a cursor that is not active.
 
@@ -66,7 +66,7 @@ class ActiveCursors:
         return self._by_ledger[ledger].bisect_right(position)
 
     def active(self, ledger: int) -> int:
-        """Count the active cursors on ``ledger``: the expected reads of a tailing write (§1.4, §2.2)."""
+        """Count the active cursors on ``ledger``: the expected reads of a tailing write (the PIP text; PR #24623)."""
         positions = self._by_ledger.get(ledger)
         return 0 if positions is None else len(positions)
 

@@ -1,11 +1,12 @@
-"""Profile ``legacy``: per-ledger caches with ``EntryCacheDefaultEvictionPolicy`` (pip430-entry-cache.md §7).
+"""Profile ``legacy``: per-ledger caches with ``EntryCacheDefaultEvictionPolicy``.
 
-Sources: ``EntryCacheDefaultEvictionPolicy.java``, ``RangeCache.java``, ``RangeEntryCacheManagerImpl.java``
-and ``ManagedLedgerFactoryImpl.java`` at 8ce67b97b3^ (policy last changed by 82237d3684). No global
-queue and no read counts. Size eviction is scheduled only by an insert that sees the size above the
-trigger, uses the size captured then, ranks caches by size and frees a proportional share of the
-largest ones, lowest positions first (§7.2, §7.3). The TTL walk goes per cache in position order with
-``<=`` (§7.4). Inserts are refused once the size is at the maximum (§7.2).
+Sources: apache/pulsar at 8ce67b97b3^ (before PR #24363 deleted the policy), ``managed-ledger/src/main/
+java/org/apache/bookkeeper/mledger/impl/cache/EntryCacheDefaultEvictionPolicy.java`` (last changed by
+82237d3684), ``RangeCache.java``, ``RangeEntryCacheManagerImpl.java`` and ``ManagedLedgerFactoryImpl.java``.
+No global queue and no read counts. Size eviction is scheduled only by an insert that sees the size
+above the trigger, uses the size captured then, ranks caches by size and frees a proportional share of
+the largest ones, lowest positions first. The TTL walk goes per cache in position order with ``<=``.
+Inserts are refused once the size is at the maximum.
 
 Caches of equal size rank in hash-map order in Java, which nothing specifies (the spec allows every
 order); this reference ranks equal caches by ledger id, ascending.
@@ -19,16 +20,16 @@ sorts the caches on every eviction, as Java does.
 
 from __future__ import annotations
 
-from ledgerspec.reference.cache._base import EntryRow, ReferenceCache
+from ledgerspec.reference.cache._base import EntryRow, ReferenceCache, require
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from sortedcontainers import SortedList
 
 PERCENT_OF_SIZE_TO_CONSIDER = 0.5
-"""``PercentOfSizeToConsiderForEviction`` (§7.3)."""
+"""``PercentOfSizeToConsiderForEviction`` (apache/pulsar at 8ce67b97b3^)."""
 
 
 class LegacyEntry:
-    """A cached entry of one ledger's ``RangeCache``: timestamp taken when the cached copy is made (§7.1)."""
+    """A cached entry of one ledger's ``RangeCache``: timestamp taken when the cached copy is made (at 8ce67b97b3^)."""
 
     __slots__ = ("entry", "ledger", "size", "ts")
 
@@ -47,7 +48,7 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
     def _setup(self) -> None:
         self._ranges: RangeCaches[LegacyEntry] = RangeCaches()
         self._pending: int | None = None
-        """The size captured by the scheduled eviction task, or None when none is scheduled (§7.2)."""
+        """The size captured by the scheduled eviction task, or None when none is scheduled (at 8ce67b97b3^)."""
         self._heads: SortedList = SortedList()
         """(timestamp, ledger) of each ledger's lowest cached entry: where the TTL walk starts."""
         self._head_ts: dict[int, int] = {}
@@ -77,7 +78,7 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
     # --- insert and reads -------------------------------------------------------------------------
 
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
-        """``RangeEntryCacheImpl.insert`` at 8ce67b97b3^ (§7.2): ``hasSpaceInCache()`` first.
+        """``RangeEntryCacheImpl.insert``, apache/pulsar at 8ce67b97b3^: ``hasSpaceInCache()`` first.
 
         ``hasSpaceInCache`` reads the size *before* this insert; above ``(long)(max_size * 0.98)`` it
         schedules one eviction (unless one is pending) that will use that captured size; it answers
@@ -104,6 +105,24 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
         if self._listener is not None:
             self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
         return True
+
+    def get_range(self, *, now: int, ledger: int, first: int, last: int) -> tuple[int | None, ...]:
+        """All from the cache or all from storage (managed-ledger 4.0.8 ``doAsyncReadEntriesByPosition``).
+
+        Unless every position is cached, the whole range is read from BookKeeper: every position is a
+        miss (``reason`` ``range`` on the trace) and no copy is dispatched.
+        """
+        self._check_clock(now)
+        require(first <= last, f"get_range: first must be <= last, got first={first!r}, last={last!r}")
+        self._now = now
+        entries = range(first, last + 1)
+        if all(self._ranges.get(ledger, entry) is not None for entry in entries):
+            return tuple(self._read_one(ledger, entry) for entry in entries)
+        for entry in entries:
+            self._count("misses")
+            if self._listener is not None:
+                self._emit("miss", ledger=ledger, entry=entry, reason="range")
+        return (None,) * len(entries)
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
         if self._ranges.get(ledger, entry) is None:
@@ -161,7 +180,7 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
     # --- eviction ---------------------------------------------------------------------------------
 
     def evict_timestamp(self, *, now: int) -> None:
-        """Per cache, from the lowest position, remove while ``timestamp <= now - ttl`` (§7.4).
+        """Per cache, from the lowest position, remove while ``timestamp <= now - ttl`` (apache/pulsar at 8ce67b97b3^).
 
         The walk stops at the first entry *in position order* that has not expired, so an old entry
         behind a newer, lower-positioned one stays. Only ledgers whose lowest entry has expired have
@@ -194,7 +213,7 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
         self._sync_head(ledger)
 
     def evict_size(self, *, now: int) -> None:
-        """Run the scheduled ``doEviction(caches, captured - (long)(max_size * watermark))`` (§7.2, §7.3).
+        """Run the scheduled ``doEviction(caches, captured - (long)(max_size * watermark))`` (at 8ce67b97b3^).
 
         Nothing happens unless an insert scheduled it. Caches are ranked largest first (equal sizes by
         ledger id); they are selected while the running total before each stays below half the total

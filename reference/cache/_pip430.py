@@ -1,9 +1,9 @@
-"""Profile ``pip430``: the entry cache as the PIP-430 text states it (pip430-entry-cache.md §1).
+"""Profile ``pip430``: the entry cache as the PIP-430 text states it.
 
-Source: pip/pip-430.md at cf3d7d17d9 (PR #24444). One broker-wide FIFO removal queue with a stash
-beside it (§1.1, §1.7); two TTLs, ``ttl`` for entries that may go by count and ``ttl_max`` for
-protected ones (§1.7, §1.8.1); a final EVICTED state set by ``markEvicted`` on forced removal (§1.3);
-a duplicate insert merges its expected reads into the cached entry (§1.5). Every entry has a handler.
+Source: apache/pulsar ``pip/pip-430.md`` at cf3d7d17d9 (PR #24444). One broker-wide FIFO removal queue
+with a stash beside it; two TTLs, ``ttl`` for entries that may go by count and ``ttl_max`` for
+protected ones; a final EVICTED state set by ``markEvicted`` on forced removal; a duplicate insert
+merges its expected reads into the cached entry. Every entry has a handler.
 
 Complexity (n cached entries, k removed by the operation): insert, get, release, replay_increment
 O(log n); get_range O(k log n) for k positions; invalidate_before O((k + 1) log n);
@@ -54,11 +54,11 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
     # --- insert and reads -------------------------------------------------------------------------
 
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
-        """``RangeEntryCacheImpl.insert`` of the PIP text (§1.5).
+        """``RangeEntryCacheImpl.insert`` of the PIP text (pip-430.md at cf3d7d17d9).
 
         A duplicate merges its expected reads into the cached handler and returns false (size and
         timestamp unchanged). Were that handler EVICTED, the merge is refused and the put-if-absent
-        fails too, so the result is false either way (§1.8.4; unreachable, a forced removal unmaps).
+        fails too, so the result is false either way (pip-430.md at cf3d7d17d9; unreachable, a forced removal unmaps).
         """
         self._check_clock(now)
         self._check_insert(size, expected_reads)
@@ -98,7 +98,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
         return copy
 
     def release(self, *, now: int, copy: int) -> None:
-        """Releasing a dispatch copy calls ``markRead()`` (§1.4): -1, unless EVICTED."""
+        """Releasing a dispatch copy calls ``markRead()`` (pip-430.md at cf3d7d17d9): -1, unless EVICTED."""
         self._check_clock(now)
         wrapper = self._open_copy(copy, "release")
         self._now = now
@@ -109,7 +109,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
             self._emit("release", copy=copy, count=wrapper.handler.count)
 
     def replay_increment(self, *, now: int, copy: int) -> bool:
-        """``incrementExpectedReadCount()``: false and unchanged once EVICTED (§1.3)."""
+        """``incrementExpectedReadCount()``: false and unchanged once EVICTED (pip-430.md at cf3d7d17d9)."""
         self._check_clock(now)
         wrapper = self._open_copy(copy, "replay_increment")
         self._now = now
@@ -129,7 +129,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
             self._queue.tombstone(wrapper)
 
     def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
-        """Remove by force: the caller has unmapped them; mark their handlers EVICTED (§1.3)."""
+        """Remove by force: the caller has unmapped them; mark their handlers EVICTED (pip-430.md at cf3d7d17d9)."""
         for wrapper in doomed:
             wrapper.handler.mark_evicted()
             self._unlink(wrapper)
@@ -167,7 +167,9 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
             self._emit("stash", ledger=wrapper.ledger, entry=wrapper.entry)
 
     def evict_timestamp(self, *, now: int) -> None:
-        """Timestamp pass, ``evictEntries(predicate, processAllEntriesInStash=true)`` (§1.7, §1.9).
+        """Timestamp pass, ``evictEntries(predicate, processAllEntriesInStash=true)`` (the PIP text).
+
+        ``processAllEntriesInStash`` is named by unmerged drafts of apache/pulsar#24623.
 
         REMOVE iff ``ts < now - ttl_max``, or the entry may go by count and ``ts < now - ttl``;
         otherwise a queued entry past ``ttl`` is STASHed and the walk goes on, and the first queued
@@ -195,7 +197,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
         self._pass_end("ttl")
 
     def evict_size(self, *, now: int) -> None:
-        """``doEvictToWatermarkWhenOverThreshold`` then ``evictEntries(sizeToEvict, now - ttl_max)`` (§1.7).
+        """``doEvictToWatermarkWhenOverThreshold`` then ``evictEntries(sizeToEvict, now - ttl_max)`` (the PIP text).
 
         Only above ``(long)(max_size * trigger)``; frees ``size - (long)(max_size * watermark)``. Stash
         first, then queue; the pass ends as soon as enough is freed (``processAll = false``). An entry

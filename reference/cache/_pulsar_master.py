@@ -1,10 +1,11 @@
-"""Profile ``pulsar-master``: the entry cache as merged (pip430-entry-cache.md §2).
+"""Profile ``pulsar-master``: the entry cache as merged by apache/pulsar PR #24623.
 
-Sources: PR #24623 at 490ba0cca1 and later fixes up to fbcfacf324. Bounded requeue to the tail
-instead of a stash (D1, §2.6); the ``accessed`` flag set by reads and its TTL extension (§2.3, §2.7);
-one TTL with strict ``<`` (§2.7); size eviction ignores timestamps (§2.8, D6); duplicate inserts
-refused (§2.2, D4); ``markRead`` with no floor, and one more ``markRead`` when the cache's own value
-is deallocated after removal (§2.4, D7). A handler exists only for a count > 0.
+Sources: PR #24623 at 490ba0cca1 and later fixes up to fbcfacf324 (PR #25988), ``managed-ledger/src/
+main/java/org/apache/bookkeeper/mledger/impl/cache/RangeCacheRemovalQueue.java`` and its neighbours.
+Bounded requeue to the tail instead of a stash (D1); the ``accessed`` flag set by reads and its TTL
+extension; one TTL with strict ``<``; size eviction ignores timestamps (D6); duplicate inserts refused
+(D4); ``markRead`` with no floor, and one more ``markRead`` when the cache's own value is deallocated
+after removal (D7; the D numbers are those of DEVIATIONS.md). A handler exists only for a count > 0.
 
 Complexity (n cached entries, k removed, r requeued by the operation): insert, get, release,
 replay_increment O(log n); get_range O(k log n) for k positions; invalidate_before O((k + 1) log n);
@@ -50,7 +51,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
     # --- insert and reads -------------------------------------------------------------------------
 
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
-        """``RangeCache.put``: put-if-absent, stamped ``now``, offered at the tail (§2.2).
+        """``RangeCache.put``: put-if-absent, stamped ``now``, offered at the tail (apache/pulsar#24623).
 
         A duplicate is refused and changes nothing: not its count, timestamp or ``accessed`` (D4).
         Inserts are never refused for size.
@@ -70,7 +71,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         return True
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
-        """Look up one position; a hit sets ``accessed`` and dispatches a copy sharing the handler (§2.3)."""
+        """Look up one position; a hit sets ``accessed`` and dispatches a copy sharing the handler (PR #24623)."""
         wrapper = self._ranges.get(ledger, entry)
         if wrapper is None:
             self._count("misses")
@@ -85,7 +86,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         return copy
 
     def release(self, *, now: int, copy: int) -> None:
-        """Releasing a dispatch copy (flag true) calls ``markRead()``: -1, no floor (§2.4)."""
+        """Releasing a dispatch copy (flag true) calls ``markRead()``: -1, no floor (apache/pulsar#24623)."""
         self._check_clock(now)
         handler = self._open_copy(copy, "release")
         self._now = now
@@ -111,7 +112,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         """Finish ``removeEntry`` of an unmapped wrapper: count it, and ``markRead()`` once more.
 
         The cache's own value has ``decreaseReadCountOnRelease`` true, so deallocating it decrements
-        the shared handler once more (§2.4, D7); only open copies can see it.
+        the shared handler once more (apache/pulsar#24623, D7); only open copies can see it.
         """
         self._count(reason)
         if wrapper.handler is not None:
@@ -128,7 +129,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
             )
 
     def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
-        """``removeRange`` / ``clear``: the wrappers stay queued as tombstones (§2.5)."""
+        """``removeRange`` / ``clear``: the wrappers stay queued as tombstones (apache/pulsar#24623)."""
         for wrapper in doomed:
             self._queue.tombstone(wrapper)
             self._removed(wrapper, reason)
@@ -136,7 +137,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
     # --- eviction ---------------------------------------------------------------------------------
 
     def _should_requeue(self, wrapper: Wrapper) -> bool:
-        """``shouldRequeue`` (§2.6): accessed with extend-TTL on, or expected reads and budget left."""
+        """``shouldRequeue`` (apache/pulsar#24623): accessed with extend-TTL on, or expected reads and budget left."""
         config = self._config
         if config.extend_ttl and wrapper.accessed:
             return True
@@ -149,7 +150,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         self._removed(head, reason)
 
     def evict_timestamp(self, *, now: int) -> None:
-        """``evictLEntriesBeforeTimestamp(now - ttl)`` (§2.7): strict ``<``; requeue or remove; STOP.
+        """``evictLEntriesBeforeTimestamp(now - ttl)`` (apache/pulsar#24623): strict ``<``; requeue or remove; STOP.
 
         A requeued entry is stamped ``now`` (>= ``now - ttl``), so when it comes round again in the
         same pass it stops the walk: the pass always ends.
@@ -177,7 +178,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
             )
 
     def evict_size(self, *, now: int) -> None:
-        """``doEvictToWatermarkWhenOverThreshold``, then ``evictLeastAccessedEntries(toFree)`` (§2.8, §2.9).
+        """``doEvictToWatermarkWhenOverThreshold``, then ``evictLeastAccessedEntries(toFree)`` (apache/pulsar#24623).
 
         Above ``(long)(max_size * 0.98)`` (strict), free ``size - (long)(max_size * watermark)``. The
         walk ends when the queue is empty or enough is freed; timestamps are not consulted; an entry

@@ -30,7 +30,7 @@ class QueuedCache(ReferenceCache[C]):
         """Finish removing wrappers the range caches no longer map (counting them under ``reason``)."""
 
     def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
-        """``invalidateEntries(pos)``: ``removeRange`` of the ledger's entries strictly before it (§2.5)."""
+        """``invalidateEntries(pos)``: ``removeRange`` of the ledger's entries strictly before it (PR #24623)."""
         self._check_clock(now)
         self._now = now
         self._pass_start("invalidate", ledger=ledger, entry=entry)

@@ -1,4 +1,6 @@
-"""Per-ledger range caches (``RangeCache``, pip430-entry-cache.md §2.1, §7.1): position -> cached value.
+"""Per-ledger range caches (``RangeCache``): position -> cached value.
+
+``RangeCache.java`` of apache/pulsar, as merged by PR #24623 and as it was at 8ce67b97b3^ (legacy).
 
 Each ledger has a ``SortedDict`` keyed by entry id; values carry a ``size``. The per-ledger sizes
 and the total are running sums, updated on every put and pop. An emptied ledger is dropped, so

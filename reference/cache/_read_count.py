@@ -2,10 +2,10 @@
 
 Two variants:
 
-- :class:`Pip430ReadCount`, the PIP text's handler (pip430-entry-cache.md §1.2-§1.3): a final
+- :class:`Pip430ReadCount`, the PIP text's handler (pip-430.md at cf3d7d17d9): a final
   ``EVICTED`` sentinel set by ``markEvicted()`` on forced removal; increments are refused (false) and
   ``markRead()`` does nothing once EVICTED.
-- :class:`MergedReadCount`, the merged code's handler (§2.1, §2.4, D3): +1 / -1 with no floor and no
+- :class:`MergedReadCount`, the merged code's handler (apache/pulsar#24623, D3): +1 / -1 with no floor and no
   sentinel; it exists only for a count > 0 (``maybeCreate``).
 
 Every operation is O(1).
@@ -14,11 +14,11 @@ Every operation is O(1).
 from __future__ import annotations
 
 EVICTED = -1073741824
-"""``EVICTED_VALUE`` = ``Integer.MIN_VALUE / 2`` (pip430-entry-cache.md §1.3)."""
+"""``EVICTED_VALUE`` = ``Integer.MIN_VALUE / 2`` (pip-430.md at cf3d7d17d9)."""
 
 
 class Pip430ReadCount:
-    """The PIP text's handler: ``{live(n)} -> evicted``, with no way out of ``evicted`` (§1.3)."""
+    """The PIP text's handler: ``{live(n)} -> evicted``, with no way out of ``evicted`` (pip-430.md at cf3d7d17d9)."""
 
     __slots__ = ("count",)
 
@@ -41,12 +41,12 @@ class Pip430ReadCount:
         return True
 
     def mark_read(self) -> None:
-        """``markRead()``: -1 with no floor; EVICTED stays EVICTED (the draft's reading, §1.3)."""
+        """``markRead()``: -1 with no floor; EVICTED stays EVICTED (the draft's reading, pip-430.md at cf3d7d17d9)."""
         if self.count != EVICTED:
             self.count -= 1
 
     def mark_evicted(self) -> None:
-        """``markEvicted()``: unconditional (§1.3)."""
+        """``markEvicted()``: unconditional (pip-430.md at cf3d7d17d9)."""
         self.count = EVICTED
 
     def can_evict(self) -> bool:
@@ -55,7 +55,7 @@ class Pip430ReadCount:
 
 
 class MergedReadCount:
-    """The merged code's handler: ``markRead`` -1 with no floor, ``incrementExpectedReadCount`` +1 (§2.4)."""
+    """The merged code's handler: ``markRead`` -1 with no floor, ``incrementExpectedReadCount`` +1 (PR #24623)."""
 
     __slots__ = ("count",)
 
@@ -67,7 +67,7 @@ class MergedReadCount:
 
     @classmethod
     def maybe_create(cls, count: int) -> MergedReadCount | None:
-        """``EntryReadCountHandlerImpl.maybeCreate(n)``: no handler for ``n <= 0`` (§2.1)."""
+        """``EntryReadCountHandlerImpl.maybeCreate(n)``: no handler for ``n <= 0`` (apache/pulsar#24623)."""
         return cls(count) if count > 0 else None
 
     def increment(self) -> None:
@@ -75,9 +75,9 @@ class MergedReadCount:
         self.count += 1
 
     def mark_read(self) -> None:
-        """``markRead()``: -1, unconditionally, with no floor (§2.4)."""
+        """``markRead()``: -1, unconditionally, with no floor (apache/pulsar#24623)."""
         self.count -= 1
 
     def has_expected_reads(self) -> bool:
-        """``hasExpectedReads()``: only ``count >= 1`` matters to eviction (§2.4)."""
+        """``hasExpectedReads()``: only ``count >= 1`` matters to eviction (apache/pulsar#24623)."""
         return self.count >= 1

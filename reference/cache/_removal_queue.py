@@ -1,18 +1,17 @@
 """The broker-wide removal queue of the PIP-430 designs, and the PIP text's stash beside it.
 
-:class:`RemovalQueue` is the ``RangeCacheRemovalQueue`` FIFO (pip430-entry-cache.md §1.1, §2.1): a
+:class:`RemovalQueue` is the ``RangeCacheRemovalQueue`` FIFO (pip-430.md at cf3d7d17d9; apache/pulsar#24623): a
 ``collections.deque`` of :class:`Wrapper` objects in offer order. A forced removal (invalidation,
 clear) only marks the wrapper removed, in O(1); it stays queued as a tombstone until an eviction pass
-finds it at the head and drops it (MISSING, §2.5): tombstones never stop a pass and never count towards
-the size freed. A requeue (merged code, §2.6) moves the head to the tail.
+finds it at the head and drops it (MISSING, apache/pulsar#24623): tombstones never stop a pass and never count towards
+the size freed. A requeue (merged code, apache/pulsar#24623) moves the head to the tail.
 
-:class:`Stash` is the PIP text's secondary list (§1.7, §1.9): wrappers taken from the queue head, so
-it is in insertion order, which is also timestamp order (timestamps are insertion times and the clock
-never goes back). The spec scans it in full; here two indexes make each scan pay only for what it
-removes: the stash by insertion number (``SortedDict``), and the insertion numbers of the stashed
-entries that may be evicted by their read count (``SortedList``), refreshed whenever a stashed entry's
-count changes. Entries past a timestamp threshold are a prefix of the first index; entries removable by
-count are the head of the second.
+:class:`Stash` is the PIP text's secondary list (pip-430.md at cf3d7d17d9; unmerged drafts of apache/pulsar#24623):
+wrappers taken from the queue head, so it is in insertion order, which is also timestamp order (timestamps are insertion
+times and the clock never goes back). The spec scans it in full; here two indexes make each scan pay only for what it
+removes: the stash by insertion number (``SortedDict``), and the insertion numbers of the stashed entries that may be
+evicted by their read count (``SortedList``), refreshed whenever a stashed entry's count changes. Entries past a
+timestamp threshold are a prefix of the first index; entries removable by count are the head of the second.
 
 Complexity: offer, peek, poll, requeue, tombstone O(1) amortized (each tombstone is dropped once);
 stash add, discard, refresh, next removal O(log n); a stash expiry pass O((k + 1) log n) for k removed.
@@ -30,10 +29,10 @@ if TYPE_CHECKING:
 
 
 class Wrapper:
-    """``RangeCacheEntryWrapper``: one cached entry's place in the queue (§2.1).
+    """``RangeCacheEntryWrapper``: one cached entry's place in the queue (apache/pulsar#24623).
 
     ``seq`` numbers insertions (stash order); ``requeues`` and ``accessed`` are the merged code's
-    (§2.6); ``removed`` marks a tombstone; ``stashed`` says whether it is in the pip430 stash.
+    (apache/pulsar#24623); ``removed`` marks a tombstone; ``stashed`` says whether it is in the pip430 stash.
     ``handler`` is the shared read-count handler, or None.
     """
 
@@ -85,11 +84,11 @@ class RemovalQueue:
         return (w for w in self._queue if not w.removed)
 
     def offer(self, wrapper: Wrapper) -> None:
-        """Append at the tail (the queue is unbounded: an offer always succeeds, §2.2)."""
+        """Append at the tail (the queue is unbounded: an offer always succeeds, apache/pulsar#24623)."""
         self._queue.append(wrapper)
 
     def peek(self) -> Wrapper | None:
-        """Return the live head, dropping the tombstones in front of it (MISSING, §2.5); None if empty."""
+        """Return the live head, dropping the tombstones in front of it (MISSING, PR #24623); None if empty."""
         queue = self._queue
         while queue and queue[0].removed:
             queue.popleft()
@@ -100,7 +99,7 @@ class RemovalQueue:
         return self._queue.popleft()
 
     def requeue(self, now: int) -> Wrapper:
-        """``markRequeued()`` the head and move it to the tail: stamp ``now``, clear ``accessed`` (§2.6)."""
+        """``markRequeued()`` the head and move it to the tail: stamp ``now``, clear ``accessed`` (PR #24623)."""
         head = self._queue.popleft()
         head.ts = now
         head.accessed = False
@@ -110,7 +109,7 @@ class RemovalQueue:
 
     @staticmethod
     def tombstone(wrapper: Wrapper) -> None:
-        """Mark a forced removal: the wrapper stays queued, unmapped, until a pass drains it (§2.5)."""
+        """Mark a forced removal: the wrapper stays queued, unmapped, until a pass drains it (apache/pulsar#24623)."""
         wrapper.removed = True
 
     def clear(self) -> None:
@@ -119,7 +118,7 @@ class RemovalQueue:
 
 
 class Stash:
-    """The PIP text's stash (§1.7), indexed by insertion number and by evictability.
+    """The PIP text's stash (pip-430.md at cf3d7d17d9), indexed by insertion number and by evictability.
 
     ``can_evict`` tells whether a wrapper may go by its read count (``CachedEntry.canEvict()``); the
     cache calls :meth:`refresh` after changing the count of a wrapper that may be stashed.
@@ -162,7 +161,7 @@ class Stash:
             self._evictable.discard(wrapper.seq)
 
     def take_expired(self, threshold: int, threshold_max: int) -> list[Wrapper]:
-        """Remove and return every stashed wrapper the timestamp pass removes (§1.7, SPEC "pip430").
+        """Remove and return every stashed wrapper the timestamp pass removes (pip-430.md at cf3d7d17d9, SPEC "pip430").
 
         REMOVE iff ``ts < threshold_max`` (past the long TTL: a prefix of the stash) or it may be
         evicted by count and ``ts < threshold`` (a prefix of the evictable index). The rest stay.

@@ -1,12 +1,12 @@
 """Profile ``segmented``: one broker-wide ring of segments, as BookKeeper's ``ReadCache``.
 
-Source: apache/bookkeeper 9590a97f67, bookie/storage/ldb/ReadCache.java (segmented-cache.md §2, §3),
-the design PIP-174 (apache/pulsar #15954, never merged) borrowed. Geometry is fixed at start
-(``segmentsCount = max(2, maxCacheSize / maxSegmentSize)``, ``segmentSize = maxCacheSize / segmentsCount``,
-§2.1); a put takes the fast path if it fits, else the slow path, which sequentially always rotates:
-the next segment's index is cleared and its entries are evicted together (§2.2). Lookups go from the
-newest segment to the oldest (§2.3); an entry larger than a segment is not cached; there are no TTLs,
-read counts or per-ledger invalidation (§1.4), and the ring cannot be resized.
+Source: apache/bookkeeper ``bookkeeper-server/src/main/java/org/apache/bookkeeper/bookie/storage/ldb/
+ReadCache.java`` at 9590a97f67, the design PIP-174 (apache/pulsar#15954, never merged) borrowed.
+Geometry is fixed at start (``segmentsCount = max(2, maxCacheSize / maxSegmentSize)``, ``segmentSize =
+maxCacheSize / segmentsCount``); a put takes the fast path if it fits, else the slow path, which
+sequentially always rotates: the next segment's index is cleared and its entries are evicted together.
+Lookups go from the newest segment to the oldest; an entry larger than a segment is not cached; there
+are no TTLs, read counts or per-ledger invalidation, and the ring cannot be resized.
 
 Besides one index per segment, a map from position to the newest segment holding it answers lookups
 in O(1) instead of probing every segment: a put goes to the current segment, which is the newest; a
@@ -28,12 +28,12 @@ Position = tuple[int, int]
 
 
 def align64(size: int) -> int:
-    """``WriteCache.align64``: round up to a multiple of 64 (§2.2)."""
+    """``WriteCache.align64``: round up to a multiple of 64 (BookKeeper ReadCache at 9590a97f67)."""
     return (size + 63) & ~63
 
 
 def geometry(max_size: int, segment_size_max: int) -> tuple[int, int]:
-    """(segment count, segment size) of ``ReadCache`` (§2.1), in integer division."""
+    """(segment count, segment size) of ``ReadCache`` (BookKeeper ReadCache at 9590a97f67), in integer division."""
     count = max(2, max_size // segment_size_max)
     return count, max_size // count
 
@@ -82,7 +82,7 @@ class SegmentedCache(ReferenceCache[None]):
         return (*position, self._segments[segment][position][1], None, None)
 
     def _size(self) -> int:
-        """``ReadCache.size()`` (§2.4): the current offset plus a full segment per other non-empty one."""
+        """``ReadCache.size()`` (ReadCache): the current offset plus a full segment per other non-empty one."""
         others = self._non_empty - (1 if self._segments[self._current] else 0)
         return self._offset + others * self._segment_size
 
@@ -100,7 +100,7 @@ class SegmentedCache(ReferenceCache[None]):
         )
 
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
-        """``ReadCache.put`` (§2.2), sequentially: fast path if it fits, else rotate.
+        """``ReadCache.put`` (BookKeeper ReadCache at 9590a97f67), sequentially: fast path if it fits, else rotate.
 
         The fast path reserves ``align64(size)``; when the entry does not fit, the slow path reserves
         ``size`` more, which sequentially never fits either, and rotates: ``current`` moves on, the
@@ -179,21 +179,21 @@ class SegmentedCache(ReferenceCache[None]):
         self._now = now
 
     def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:  # noqa: ARG002 - a no-op here
-        """No per-ledger invalidation (§1.4)."""
+        """No per-ledger invalidation (PIP-174, apache/pulsar#15954)."""
         self._nothing(now)
 
     def invalidate_ledger(self, *, now: int, ledger: int) -> None:  # noqa: ARG002 - a no-op here
-        """No per-ledger invalidation (§1.4)."""
+        """No per-ledger invalidation (PIP-174, apache/pulsar#15954)."""
         self._nothing(now)
 
     def clear(self, *, now: int) -> None:
-        """No clear: only rotation evicts (§1.4)."""
+        """No clear: only rotation evicts (PIP-174, apache/pulsar#15954)."""
         self._nothing(now)
 
     def evict_timestamp(self, *, now: int) -> None:
-        """No TTL (§1.5)."""
+        """No TTL (PIP-174, apache/pulsar#15954)."""
         self._nothing(now)
 
     def evict_size(self, *, now: int) -> None:
-        """No size pass: the ring never exceeds its segments (§2.5)."""
+        """No size pass: the ring never exceeds its segments (BookKeeper ReadCache at 9590a97f67)."""
         self._nothing(now)

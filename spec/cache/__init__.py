@@ -2,7 +2,8 @@
 
 Read SPEC.md beside this file first. The public surface:
 
-- ``CacheConfig``: every parameter with its Pulsar name and default.
+- ``CacheConfig``: every parameter with its Pulsar name and default; ``NAMED_CONFIGS``: settings real
+  deployments pin (``get_named_config``).
 - Operations (``Insert``, ``Get``, ``EvictSize``, ...), ``op_from_dict`` and ``OPERATIONS``.
 - ``Observation`` / ``CachedEntry`` / ``Counters``: what a candidate shows.
 - ``PROFILES`` / ``get_profile``: ``pip430``, ``pulsar-master``, ``legacy``, ``segmented``, each
@@ -16,6 +17,7 @@ from ledgerspec.spec.cache._catalogue import ALL_PROFILES, CATALOGUE, INVARIANTS
 from ledgerspec.spec.cache._config import FIELDS, MIB, NANOS_PER_MILLI, CacheConfig
 from ledgerspec.spec.cache._kernels import EVICTED
 from ledgerspec.spec.cache._monitor import Monitor, Violation
+from ledgerspec.spec.cache._named_configs import NAMED_CONFIGS, NamedConfig, get_named_config
 from ledgerspec.spec.cache._observation import (
     REASONS,
     CachedEntry,
@@ -52,6 +54,7 @@ __all__ = [
     "FIELDS",
     "INVARIANTS",
     "MIB",
+    "NAMED_CONFIGS",
     "NANOS_PER_MILLI",
     "OPERATIONS",
     "PROFILES",
@@ -74,6 +77,7 @@ __all__ = [
     "InvalidateLedger",
     "Invariant",
     "Monitor",
+    "NamedConfig",
     "Observation",
     "Op",
     "Outcome",
@@ -85,6 +89,7 @@ __all__ = [
     "claimed",
     "cursors_at_or_before",
     "describe_difference",
+    "get_named_config",
     "get_profile",
     "op_from_dict",
 ]

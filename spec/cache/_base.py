@@ -188,7 +188,7 @@ def apply_cursor_count(work: Work, op: CursorCount) -> int:
     """``getNumberOfCursorsAtSamePositionOrBefore``: cursors of the ledger at or before this one.
 
     Counts the cursor itself and every cursor at the same position; 0 when the cursor is not active
-    (pip430-entry-cache.md §1.6 and §2.10).
+    (pip-430.md at cf3d7d17d9; apache/pulsar#24623).
     """
     return cursors_at_or_before(work.cursors, op.ledger, op.cursor)
 

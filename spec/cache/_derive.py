@@ -75,7 +75,7 @@ class Derivation:
         elif isinstance(op, Insert):
             self._insert(op, result, before, after)
         elif isinstance(op, Get | GetRange):
-            self._read(op, result, after)
+            self._read(op, result, before, after)
         elif isinstance(op, Release):
             self._emit("release", now, copy=op.copy, count=self._shared_count(op.copy, before, after))
         elif isinstance(op, ReplayIncrement):
@@ -138,16 +138,18 @@ class Derivation:
                 "insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=op.expected_reads
             )
 
-    def _read(self, op: Get | GetRange, result: Any, after: Observation) -> None:
+    def _read(self, op: Get | GetRange, result: Any, before: Observation, after: Observation) -> None:
         if isinstance(op, Get):
             positions, copies = [(op.ledger, op.entry)], [result]
         else:
             positions = [(op.ledger, e) for e in range(op.first, op.last + 1)]
             copies = list(result) if isinstance(result, tuple | list) else [result]
         counts, cached = after.copy_counts(), after.by_position()
+        # a range that was not all cached may be read whole from storage (legacy): its misses say so
+        whole = isinstance(op, GetRange) and not set(positions) <= set(before.by_position())
         for (ledger, entry), copy in zip(positions, copies, strict=False):
             if copy is None:
-                self._emit("miss", op.now, ledger=ledger, entry=entry)
+                self._emit("miss", op.now, ledger=ledger, entry=entry, reason="range" if whole else None)
             else:
                 found = cached.get((ledger, entry))
                 size = None if found is None else found.size

@@ -36,7 +36,7 @@ KINDS: dict[str, Kind] = {
         Kind("insert_refused", 2, ("ledger", "entry", "size")),
         Kind("merge", 3, ("ledger", "entry", "count", "value")),
         Kind("hit", 4, ("ledger", "entry", "copy")),
-        Kind("miss", 5, ("ledger", "entry")),
+        Kind("miss", 5, ("ledger", "entry"), ("range",)),
         Kind("release", 6, ("copy",)),
         Kind("replay_increment", 7, ("copy",)),
         Kind("mark_evicted", 8, ("ledger", "entry")),
@@ -80,9 +80,13 @@ assert [k.code for k in KINDS.values()] == list(range(len(KINDS))), "kind codes 
 
 
 def reason_code(kind: int, reason: str) -> int:
-    """A ``reason`` as a number: its index in :data:`CONFIG_FIELDS` (``config``) or :data:`PASS_KINDS`; else -1."""
-    names = CONFIG_FIELDS if kind == CONFIG else PASS_KINDS
+    """A ``reason`` as a number: its index in :data:`CONFIG_FIELDS` (``config``) or the kind's reasons; else -1."""
+    names = CONFIG_FIELDS if kind == CONFIG else KINDS[KIND_NAMES[kind]].reasons
     return names.index(reason) if reason in names else -1
+
+
+RANGE_MISS = KINDS["miss"].reasons.index("range")
+"""The reason code of a miss read from storage as part of a range that was not all cached (legacy)."""
 
 
 __all__ = [
@@ -92,6 +96,7 @@ __all__ = [
     "KINDS",
     "KIND_NAMES",
     "PASS_KINDS",
+    "RANGE_MISS",
     "SIZE_PASS",
     "TTL_PASS",
     "Kind",

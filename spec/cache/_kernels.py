@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 
 EVICTED = -1073741824
-"""``EVICTED_VALUE`` = ``Integer.MIN_VALUE / 2`` (pip430-entry-cache.md §1.3)."""
+"""``EVICTED_VALUE`` = ``Integer.MIN_VALUE / 2`` (pip-430.md at cf3d7d17d9)."""
 
 
 class Verdict(enum.Enum):
@@ -128,7 +128,7 @@ def pip430_size_verdict(ts: int, count: int, removed: int, to_free: int, expiry:
 
 
 def master_should_requeue(count: int | None, requeues: int, accessed: bool, max_requeue: int, extend_ttl: bool) -> bool:
-    """``shouldRequeue`` of the merged ``RangeCacheRemovalQueue`` (pip430-entry-cache.md §2.6).
+    """``shouldRequeue`` of the merged ``RangeCacheRemovalQueue`` (apache/pulsar#24623).
 
     post: __return__ == ((extend_ttl and accessed) or (has_expected_reads(count) and requeues < max_requeue))
     post: not __return__ or accessed or requeues < max_requeue

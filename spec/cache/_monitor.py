@@ -76,6 +76,7 @@ class Monitor:
 
     def check(self, op: Op, result: Any, after: Observation) -> list[Violation]:
         """Record one step of the candidate and return the invariants it breaks."""
+        result = tuple(result) if isinstance(result, list) else result  # a range read's copies: values, not container
         if self.last_now is not None and op.now <= self.last_now:
             raise SpecError(f"the monitor needs a strictly increasing clock: {op.describe()} after now={self.last_now}")
         self.last_now = op.now

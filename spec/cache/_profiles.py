@@ -32,7 +32,7 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name=pip430.NAME,
             summary="PIP-430 as its text states it: stash, two TTLs, EVICTED sentinel, merged duplicates",
-            source="pip/pip-430.md at cf3d7d17d9 (PR #24444); pip430-entry-cache.md §1",
+            source="apache/pulsar pip/pip-430.md at cf3d7d17d9 (PR #24444)",
             init=pip430.init,
             step=pip430.step,
             observe=pip430.observe,
@@ -40,7 +40,7 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name=pulsar_master.NAME,
             summary="as merged: bounded requeue, accessed-flag TTL extension, one TTL, duplicates refused",
-            source="PR #24623 at 490ba0cca1, fixes to fbcfacf324; pip430-entry-cache.md §2",
+            source="apache/pulsar PR #24623 at 490ba0cca1, fixes to fbcfacf324 (PR #25988)",
             init=pulsar_master.init,
             step=pulsar_master.step,
             observe=pulsar_master.observe,
@@ -48,7 +48,7 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name=legacy.NAME,
             summary="pre-PIP EntryCacheDefaultEvictionPolicy and per-cache TTL walk",
-            source="impl/cache/EntryCacheDefaultEvictionPolicy.java at 8ce67b97b3^; pip430-entry-cache.md §7",
+            source="apache/pulsar impl/cache/EntryCacheDefaultEvictionPolicy.java at 8ce67b97b3^ (before PR #24363)",
             init=legacy.init,
             step=legacy.step,
             observe=legacy.observe,
@@ -56,7 +56,7 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name=segmented.NAME,
             summary="a ring of segments with whole-segment rotation, as BookKeeper's ReadCache",
-            source="bookkeeper 9590a97f67 ReadCache.java; PIP-174 (#15954); segmented-cache.md §2-3",
+            source="bookkeeper 9590a97f67 ReadCache.java; PIP-174 (#15954); BookKeeper ReadCache at 9590a97f67",
             init=segmented.init,
             step=segmented.step,
             observe=segmented.observe,

@@ -3,8 +3,11 @@
 No global queue and no read counts. Size eviction is scheduled only by an insert that sees the size
 above the trigger, uses the size captured then, ranks caches by size and frees a proportional share
 of the largest ones, lowest positions first. The TTL walk goes per cache in position order with
-``<=``. Inserts are refused once the size is at the maximum. Sources: the files at 8ce67b97b3^
-(policy last changed by 82237d3684); pip430-entry-cache.md §7.
+``<=``. Inserts are refused once the size is at the maximum. Sources: apache/pulsar at 8ce67b97b3^ (the
+parent of PR #24363, which deleted the policy), ``managed-ledger/src/main/java/org/apache/bookkeeper/
+mledger/impl/cache/EntryCacheDefaultEvictionPolicy.java`` (last changed by 82237d3684),
+``RangeEntryCacheImpl.java``, ``RangeEntryCacheManagerImpl.java``, ``util/RangeCache.java`` and
+``impl/ManagedLedgerFactoryImpl.java``.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from ledgerspec.spec.cache._ops import (
 NAME = "legacy"
 
 PERCENT_OF_SIZE_TO_CONSIDER = 0.5
-"""``PercentOfSizeToConsiderForEviction`` (pip430-entry-cache.md §7.3)."""
+"""``PercentOfSizeToConsiderForEviction`` (apache/pulsar at 8ce67b97b3^)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -117,7 +120,7 @@ def observe(state: State) -> Observation:
 
 
 def _insert(work: _Work, op: Insert) -> bool:
-    """``RangeEntryCacheImpl.insert`` at 8ce67b97b3^ (§7.2): ``hasSpaceInCache()`` first.
+    """``RangeEntryCacheImpl.insert``, apache/pulsar at 8ce67b97b3^: ``hasSpaceInCache()`` first.
 
     ``hasSpaceInCache`` reads the size *before* this insert. Above ``(long)(max_size * 0.98)`` it
     schedules one eviction (if none is pending) that will use that captured size; it then answers
@@ -154,8 +157,20 @@ def _get(work: _Work, op: Get) -> int | None:
 
 
 def _get_range(work: _Work, op: GetRange) -> tuple[int | None, ...]:
+    """All from the cache or all from storage (managed-ledger 4.0.8 ``doAsyncReadEntriesByPosition``).
+
+    Unless every position of ``[first, last]`` is cached, the cached ones are released and the whole
+    range is read from BookKeeper: every position is a miss and no copy is dispatched. (The merged code
+    reads only the missing runs, apache/pulsar#24623.)
+
+    Micro-scenario: (1,1) cached, (1,0) not. GetRange(1, 0, 1) -> (None, None), two misses, no hit.
+    """
     require(op.first <= op.last)
-    return tuple(_read_one(work, op.ledger, entry) for entry in range(op.first, op.last + 1))
+    entries = range(op.first, op.last + 1)
+    if all((op.ledger, entry) in work.entries for entry in entries):
+        return tuple(_read_one(work, op.ledger, entry) for entry in entries)
+    work.count("misses", len(entries))
+    return (None,) * len(entries)
 
 
 def _release(work: _Work, op: Release) -> None:
@@ -192,7 +207,7 @@ def _clear(work: _Work, _op: Clear) -> None:
 
 
 def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
-    """Per cache, from the lowest position, remove while ``timestamp <= now - ttl`` (§7.4).
+    """Per cache, from the lowest position, remove while ``timestamp <= now - ttl`` (apache/pulsar at 8ce67b97b3^).
 
     The walk stops at the first entry *in position order* that has not expired, so an old entry
     behind a newer, lower-positioned one stays (a catch-up read or an out-of-order insert).
@@ -219,7 +234,7 @@ def _evict_lowest(work: _Work, ledger: int, minimum: int) -> None:
 
 
 def _evict_size(work: _Work, _op: EvictSize) -> list[tuple[Result, _Work]]:
-    """The scheduled task: ``doEviction(caches, captured - (long)(max_size * watermark))`` (§7.2, §7.3).
+    """The scheduled task: ``doEviction(caches, captured - (long)(max_size * watermark))`` (at 8ce67b97b3^).
 
     Nothing happens unless an insert scheduled it. Caches are ranked largest first; those whose
     running total stays below half the total size are selected; each frees

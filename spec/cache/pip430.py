@@ -2,7 +2,7 @@
 
 One broker-wide FIFO removal queue with a stash beside it; two TTLs; a final EVICTED state set by
 ``markEvicted`` on forced removal; a duplicate insert merges its expected reads into the cached entry.
-Source: pip/pip-430.md at cf3d7d17d9 (PR #24444), pip430-entry-cache.md §1.
+Source: the PIP-430 text, apache/pulsar ``pip/pip-430.md`` at cf3d7d17d9 (PR #24444).
 """
 
 from __future__ import annotations
@@ -112,12 +112,12 @@ def observe(state: State) -> Observation:
 
 
 def _insert(work: _Work, op: Insert) -> bool:
-    """``RangeEntryCacheImpl.insert`` of the PIP text (§1.5).
+    """``RangeEntryCacheImpl.insert`` of the PIP text (pip-430.md at cf3d7d17d9).
 
     A duplicate position merges the new expected reads into the cached entry's handler and returns
     false. If the cached handler is EVICTED the merge is refused and the insert would go on along
     the normal path; the put-if-absent then fails because the old mapping still exists, so the
-    result is also false (an open point of the text, §1.8.4; unreachable here, because only a forced
+    result is also false (an open point of the text, pip-430.md at cf3d7d17d9; unreachable here, because only a forced
     removal marks a handler EVICTED and it also unmaps the entry).
 
     Micro-scenario: insert (1,0) with 2 expected reads, insert (1,0) again with 1 -> false, and the
@@ -158,7 +158,7 @@ def _get_range(work: _Work, op: GetRange) -> tuple[int | None, ...]:
 
 
 def _release(work: _Work, op: Release) -> None:
-    """Releasing a dispatched copy calls ``markRead()`` (§1.4): -1, unless EVICTED."""
+    """Releasing a dispatched copy calls ``markRead()`` (pip-430.md at cf3d7d17d9): -1, unless EVICTED."""
     handler = work.copy_handler(op.copy)
     del work.copies[op.copy]
     assert handler is not None
@@ -166,7 +166,7 @@ def _release(work: _Work, op: Release) -> None:
 
 
 def _replay_increment(work: _Work, op: ReplayIncrement) -> bool:
-    """``incrementExpectedReadCount()``: false and unchanged once EVICTED (§1.3)."""
+    """``incrementExpectedReadCount()``: false and unchanged once EVICTED (pip-430.md at cf3d7d17d9)."""
     handler = work.copy_handler(op.copy)
     assert handler is not None
     work.handlers[handler], accepted = pip430_increment(work.handlers[handler], 1)
@@ -177,7 +177,7 @@ def _replay_increment(work: _Work, op: ReplayIncrement) -> bool:
 
 
 def _force_remove(work: _Work, doomed: set[tuple[int, int]], reason: str) -> None:
-    """Remove entries by force and mark their handlers EVICTED (§1.3)."""
+    """Remove entries by force and mark their handlers EVICTED (pip-430.md at cf3d7d17d9)."""
     for wrapper in work.stash + work.queue:
         if (wrapper.ledger, wrapper.entry) in doomed:
             work.handlers[wrapper.handler] = pip430_mark_evicted(work.handlers[wrapper.handler])
@@ -209,7 +209,9 @@ def _clear(work: _Work, _op: Clear) -> None:
 
 
 def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
-    """Timestamp pass, ``evictEntries(predicate, processAllEntriesInStash=true)`` (§1.7, §1.9).
+    """Timestamp pass, ``evictEntries(predicate, processAllEntriesInStash=true)`` (the PIP text).
+
+    ``processAllEntriesInStash`` is named by unmerged drafts of apache/pulsar#24623.
 
     The stash is scanned in full: entries whose TTL has passed are removed, the others stay. Then
     the queue is walked from the head: REMOVE, STASH (protected, past ``ttl`` but not ``ttl_max``)
@@ -243,7 +245,7 @@ def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
 
 
 def _evict_size(work: _Work, op: EvictSize) -> None:
-    """``doEvictToWatermarkWhenOverThreshold`` then ``evictEntries(sizeToEvict, now - ttl_max)`` (§1.7).
+    """``doEvictToWatermarkWhenOverThreshold`` then ``evictEntries(sizeToEvict, now - ttl_max)`` (the PIP text).
 
     Runs only when the size is above ``(long)(max_size * trigger)``; frees
     ``size - (long)(max_size * watermark)``. Stash first, then queue, ``processAll = false``: the first

@@ -2,8 +2,11 @@
 
 Bounded requeue to the tail instead of a stash, the ``accessed`` flag and its TTL extension, one TTL
 with strict ``<``, size eviction that ignores timestamps, duplicate inserts refused, ``markRead``
-with no floor. Sources: PR #24623 at 490ba0cca1 and later fixes up to fbcfacf324;
-pip430-entry-cache.md §2 (paths under managed-ledger/.../mledger/impl/cache/).
+with no floor. Sources: apache/pulsar PR #24623 (merged as 490ba0cca1) and later fixes up to
+fbcfacf324 (PR #25988); ``RangeCacheRemovalQueue.java``, ``RangeEntryCacheImpl.java``,
+``RangeEntryCacheManagerImpl.java`` and ``RangeCache.java`` under
+``managed-ledger/src/main/java/org/apache/bookkeeper/mledger/impl/cache/``, and
+``impl/EntryReadCountHandlerImpl.java``.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ class State:
     """One queue, in queue order.
 
     Tombstones of removed entries are not kept: they only ever yield MISSING, which neither stops a
-    pass nor counts towards the size freed (§2.5), so they change no observable behaviour.
+    pass nor counts towards the size freed (apache/pulsar#24623), so they change no observable behaviour.
     """
 
     base: Base
@@ -119,7 +122,7 @@ def observe(state: State) -> Observation:
 
 
 def _insert(work: _Work, op: Insert) -> bool:
-    """``RangeCache.put``: put-if-absent; a duplicate is refused and changes nothing (§2.2, D4).
+    """``RangeCache.put``: put-if-absent; a duplicate is refused and changes nothing (apache/pulsar#24623, D4).
 
     The handler exists only for a count > 0 (``EntryReadCountHandlerImpl.maybeCreate``). The
     wrapper is stamped with ``now`` and offered at the tail. Inserts are never refused for size.
@@ -134,7 +137,7 @@ def _insert(work: _Work, op: Insert) -> bool:
 
 
 def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
-    """A hit sets ``accessed`` and dispatches a copy sharing the handler (§2.3)."""
+    """A hit sets ``accessed`` and dispatches a copy sharing the handler (apache/pulsar#24623)."""
     index = work.index(ledger, entry)
     if index is None:
         work.count("misses")
@@ -155,7 +158,7 @@ def _get_range(work: _Work, op: GetRange) -> tuple[int | None, ...]:
 
 
 def _mark_read(work: _Work, handler: int | None) -> None:
-    """``markRead()``: -1 with no floor; nothing without a handler (§2.4)."""
+    """``markRead()``: -1 with no floor; nothing without a handler (apache/pulsar#24623)."""
     if handler is not None:
         work.handlers[handler] -= 1
 
@@ -181,7 +184,7 @@ def _remove(work: _Work, wrapper: Wrapper, reason: str) -> None:
     """``removeEntry``: the entry leaves and the cache's own value is deallocated.
 
     That value was created with ``decreaseReadCountOnRelease = true`` (the default), so its
-    deallocation calls ``markRead()`` once more on the shared handler (§2.4, D7). Only open copies
+    deallocation calls ``markRead()`` once more on the shared handler (apache/pulsar#24623, D7). Only open copies
     can observe it.
     """
     work.count(f"removed_{reason}")
@@ -199,7 +202,7 @@ def _remove_where(work: _Work, doomed: set[tuple[int, int]], reason: str) -> Non
 
 
 def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
-    """``removeRange((-1,0), pos, false)`` within the ledger; leaves tombstones (§2.5)."""
+    """``removeRange((-1,0), pos, false)`` within the ledger; leaves tombstones (apache/pulsar#24623)."""
     doomed = {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger and w.entry < op.entry}
     _remove_where(work, doomed, "invalidate")
 
@@ -230,7 +233,7 @@ def _requeue(work: _Work, head: Wrapper) -> None:
 
 
 def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
-    """``evictLEntriesBeforeTimestamp(now - ttl)`` (§2.7).
+    """``evictLEntriesBeforeTimestamp(now - ttl)`` (apache/pulsar#24623).
 
     A requeued entry is stamped ``now``, so when it comes round again in the same pass it has not
     expired and the pass stops: the walk always ends.
@@ -252,7 +255,7 @@ def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
 
 
 def _evict_size(work: _Work, _op: EvictSize) -> None:
-    """``doEvictToWatermarkWhenOverThreshold`` then ``evictLeastAccessedEntries(sizeToEvict)`` (§2.8, §2.9).
+    """``doEvictToWatermarkWhenOverThreshold`` then ``evictLeastAccessedEntries(sizeToEvict)`` (apache/pulsar#24623).
 
     Above ``(long)(max_size * 0.98)`` (strict), free ``size - (long)(max_size * watermark)``. The
     walk ends when the queue is empty or enough is freed; an entry with expected reads is requeued

@@ -1,9 +1,10 @@
 """Profile ``segmented``: one broker-wide ring of segments, as BookKeeper's ``ReadCache``.
 
-Sequential model of ``ReadCache`` (apache/bookkeeper 9590a97f67, bookie/storage/ldb/ReadCache.java;
-segmented-cache.md §2 and §3), the design PIP-174 (apache/pulsar #15954, never merged) borrowed.
-Eviction is whole-segment rotation; lookups go from the newest segment to the oldest; an entry larger
-than a segment is not cached; there are no TTLs, read counts or per-ledger invalidation.
+Sequential model of ``ReadCache`` (apache/bookkeeper, ``bookkeeper-server/src/main/java/org/apache/
+bookkeeper/bookie/storage/ldb/ReadCache.java`` at 9590a97f67), the design PIP-174 (apache/pulsar#15954,
+never merged) borrowed. Eviction is whole-segment rotation; lookups go from the newest segment to the
+oldest; an entry larger than a segment is not cached; there are no TTLs, read counts or per-ledger
+invalidation.
 """
 
 from __future__ import annotations
@@ -106,8 +107,8 @@ def step(state: State, op: Op) -> frozenset[Outcome[State]]:
 def observe(state: State) -> Observation:
     """Visible entries (newest segment wins) and ``ReadCache.size()``.
 
-    ``size()`` counts the current segment's offset plus a full segment for every other segment whose
-    index is not empty (§2.4), so it includes alignment padding and is not a sum of entry sizes.
+    ``size()`` counts the current segment's offset plus a full segment for every other segment whose index is not empty
+    (BookKeeper ReadCache at 9590a97f67), so it includes alignment padding and is not a sum of entry sizes.
     """
     work = _Work(state)
     visible: dict[tuple[int, int], int] = {}
@@ -134,7 +135,7 @@ def _configure(work: _Work, op: Configure) -> None:
 
 
 def _insert(work: _Work, op: Insert) -> bool:
-    """``ReadCache.put`` (§2.2), sequentially: fast path if it fits, else rotate.
+    """``ReadCache.put`` (BookKeeper ReadCache at 9590a97f67), sequentially: fast path if it fits, else rotate.
 
     The fast path reserves ``align64(size)``; when the entry does not fit, the slow path reserves
     ``size`` again, which in a sequential run never fits either, and rotates: the next segment's

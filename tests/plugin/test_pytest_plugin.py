@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from ledgerspec.spec.cache import CATALOGUE
 
 pytest_plugins = ["pytester"]
@@ -58,3 +59,11 @@ def test_plugin_adds_nothing_and_loads_nothing_without_the_option(pytester):
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+def test_plugin_refuses_a_bad_number_before_running(pytester):
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--ledgerspec-adapter=reference-pip430", "--ledgerspec-examples=0"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*argument --ledgerspec-examples: expected a whole number >= 1, got '0'*"])

@@ -34,7 +34,7 @@ CONFIGS = {
 SEEDS = (0, 1)
 EVENTS = 1200
 WORKLOAD = "edge"
-MUTANTS = load_mutants(Path(__file__).with_name("mutants.py"))
+MUTANTS = load_mutants()
 
 
 @dataclass(frozen=True)

@@ -5,27 +5,22 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from ledgerspec.conformance._bench import java_example_command
 from ledgerspec.conformance._case import load_case
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cli import main
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "conformance" / "adapters" / "java-example"
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 
 
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory) -> str:
-    javac = shutil.which("javac")
-    assert javac, "javac (JDK 17) is required for the Java example"
-    build = tmp_path_factory.mktemp("java-build")
-    sources = sorted(str(p) for p in (EXAMPLE / "src").glob("*.java"))
-    subprocess.run([javac, "-Xlint:all", "-Werror", "-d", str(build), *sources], check=True)
-    return f"exec:java -cp {build} Harness"
+    assert shutil.which("javac"), "javac (JDK 17) is required for the Java example"
+    return java_example_command(tmp_path_factory.mktemp("java-build"))
 
 
 def test_java_example_is_wired_right(harness, capsys):

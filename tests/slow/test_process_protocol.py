@@ -3,9 +3,13 @@ broken fake is reported as its own adapter fault with exit code 3, never as a ve
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -46,27 +50,33 @@ def test_process_adapter_gives_the_in_process_verdicts(profile, checked, invaria
 
 
 @pytest.mark.parametrize(
-    ("mode", "fault"),
+    ("mode", "fault", "message"),
     [
-        ("crash", "AdapterCrashed"),
-        ("hang", "AdapterTimeout"),
-        ("malformed", "ProtocolViolation"),
-        ("wrong-seq", "ProtocolViolation"),
-        ("bad-observation", "ProtocolViolation"),
-        ("lying", "CapabilityLie"),
-        ("errored", "AdapterErrored"),
-        ("nondeterministic", "Nondeterministic"),
+        ("crash", "AdapterCrashed", "the process closed stdout"),
+        ("hang", "AdapterTimeout", "no reply within 2 s"),
+        ("malformed", "ProtocolViolation", "reply is not JSON"),
+        ("wrong-seq", "ProtocolViolation", "reply seq"),
+        ("bad-observation", "ProtocolViolation", "malformed delta"),
+        ("lying", "CapabilityLie", "skipped"),
+        ("errored", "AdapterErrored", "eviction failed"),
+        ("nondeterministic", "Nondeterministic", "the same steps"),
+        # Unvalidated too: an unknown key is ignored, but not bytes that are not text or nesting past the parser.
+        ("deep-100000-extra", "ProtocolViolation", "reply nests too deeply to parse"),
+        ("deep-900-results", "ProtocolViolation", "more characters)"),  # a result nested 900 deep, cut
+        ("non-utf8", "ProtocolViolation", "reply is not UTF-8 (byte "),
     ],
 )
-def test_broken_fake_is_an_adapter_fault(mode, fault, capsys, tmp_path):
+def test_broken_fake_is_an_adapter_fault(mode, fault, message, capsys, tmp_path):
     adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} {mode}"
     status = main(["conform", "--adapter", adapter, "--timeout", "2", "--seed", "1", "--cases-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert status == 3, out
     assert f"ADAPTER FAULT: {fault}" in out
     assert "FAIL " not in out.split("ADAPTER FAULT")[0]  # no invariant reported as failed
+    fault_line = next(line for line in out.splitlines() if line.startswith("ADAPTER FAULT: "))
+    assert message in fault_line
+    assert len(fault_line) < 700, "the offending line is shown cut"
     if mode != "nondeterministic":  # found by replaying steps, not in one request
-        fault_line = next(line for line in out.splitlines() if "ADAPTER FAULT" in line)
         assert re.search(r"apply of .* \(seq \d+\): ", fault_line), "the fault names the request and its seq"
 
 
@@ -90,10 +100,85 @@ def test_full_observations_without_deltas_give_the_same_verdicts():
     assert statuses(full) == statuses(in_process)
 
 
-def test_crash_report_carries_stderr(capsys, tmp_path):
+def test_crash_report_carries_stderr_and_the_terminal_a_summary(capsys, tmp_path):
     adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} crash"
-    main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)])
-    assert "simulated crash in native code" in capsys.readouterr().out
+    report = tmp_path / "report.json"
+    main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert "simulated crash in native code" in json.loads(report.read_text())["fault"]
+    saved = [p for p in tmp_path.glob("*.json") if p != report]
+    assert len(saved) == 1
+    assert "simulated crash in native code" in saved[0].read_text()
+    assert "simulated crash in native code" not in out, "the terminal gets one line and a pointer"
+    assert "more lines, a stack trace or stderr: in the JSON report and the saved case" in out
+
+
+def test_a_huge_adapter_message_is_shown_once_and_cut(capsys, tmp_path):
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} huge-errored"
+    report = tmp_path / "report.json"
+    argv = [
+        "conform",
+        "--adapter",
+        adapter,
+        "--seed",
+        "1",
+        "--cases-dir",
+        str(tmp_path / "cases"),
+        "--json",
+        str(report),
+    ]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert out.count("OutOfMemoryError") == 1, "the table shows the fault; the fault case does not repeat it"
+    assert len(out) < 5_000
+    assert "more characters)" in out
+    fault = json.loads(report.read_text())["fault"]
+    assert fault.startswith("AdapterErrored: apply of ")
+    assert 20_000 < len(fault) < 25_000, "the report keeps the first 20,000 characters of each field"
+
+
+def _running(pid: int) -> bool:
+    """Whether a process exists and is not a zombie (an orphan's zombie waits for a reaper)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return False
+    return fields[0] != "Z"
+
+
+@pytest.mark.parametrize(("mode", "status"), [("grandchild", 3), ("orphan", 0)])
+def test_a_timeout_or_the_end_kills_what_the_adapter_started(mode, status, tmp_path, capsys):
+    # grandchild: the adapter hangs after starting a process; orphan: it leaves one running at stop.
+    pid_file = tmp_path / "grandchild.pid"
+    adapter = f"exec:env FAKE_PID_FILE={shlex.quote(str(pid_file))} {PYTHON} {shlex.quote(str(FAKE))} {mode}"
+    argv = ["conform", "--adapter", adapter, "--timeout", "2", "--seed", "1", "--cases-dir", str(tmp_path)]
+    try:
+        assert main([*argv, "--examples", "5"]) == status, capsys.readouterr().out
+        grandchild = int(pid_file.read_text())
+        deadline = time.monotonic() + 5
+        while _running(grandchild) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(grandchild), "the process the adapter started outlived it"
+    finally:
+        if pid_file.exists() and _running(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+def test_a_fault_case_ends_with_the_request_that_faulted(tmp_path, capsys):
+    # The fake crashes on its third apply: the case holds three steps, and replaying it by the printed
+    # hint (the adapter's command holds quotes and spaces) crashes again.
+    fake = tmp_path / "a fake's adapter.py"
+    fake.write_text(FAKE.read_text())
+    adapter = f"exec:{PYTHON} {shlex.quote(str(fake))} crash"
+    assert main(["conform", "--adapter", adapter, "--seed", "1", "--cases-dir", str(tmp_path)]) == 3
+    (saved,) = tmp_path.glob("*.json")
+    case = json.loads(saved.read_text())
+    assert len(case["steps"]) == case["failing_step"] == 3
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "replay: " in line)
+    argv = shlex.split(hint.split("replay: ", 1)[1])
+    assert argv == ["ledgerspec", "replay", str(saved), "--adapter", adapter]
+    assert main(argv[1:]) == 3
+    assert "AdapterCrashed" in capsys.readouterr().out
 
 
 def test_schema_violation_needs_validate_protocol(capsys, tmp_path):

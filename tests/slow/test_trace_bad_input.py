@@ -98,6 +98,36 @@ def without_pass_start(t: pa.Table) -> tuple[pa.Table, int]:
     raise AssertionError("the good trace has no pass that removes entries")
 
 
+def nullable_with_null(column: str) -> Callable[[pa.Table], tuple[pa.Table, int]]:
+    """A file whose schema lets every column be null (as many writers make it), with a null in ``column``."""
+
+    def change(t: pa.Table) -> tuple[pa.Table, int]:
+        nullable = pa.schema([f.with_nullable(True) for f in t.schema], metadata=t.schema.metadata)
+        row = row_of(t, "insert")
+        return with_value(t.cast(nullable), column, row, None), row
+
+    return change
+
+
+def time_back(t: pa.Table) -> tuple[pa.Table, int]:
+    row = row_of(t, "insert")
+    return with_value(t, "time", row, t["time"][previous_of_broker(t, row)].as_py() - 1), row
+
+
+def config_event(value: float, reason: str = "max_size") -> Callable[[pa.Table], tuple[pa.Table, int]]:
+    """A cursor_seek turned into a config event setting ``reason`` to ``value``."""
+
+    def change(t: pa.Table) -> tuple[pa.Table, int]:
+        row = row_of(t, "cursor_seek")
+        for column, new in {"kind": "config", "reason": reason, "value": value}.items():
+            t = with_value(t, column, row, new)
+        for column in ("ledger", "entry", "cursor"):
+            t = with_value(t, column, row, None)
+        return t, row
+
+    return change
+
+
 Change = Callable[[pa.Table], "pa.Table | tuple[pa.Table, int]"]
 
 PARQUET_CASES: dict[str, tuple[Change, list[str]]] = {
@@ -124,6 +154,30 @@ PARQUET_CASES: dict[str, tuple[Change, list[str]]] = {
     "no-metadata": (lambda t: t.replace_schema_metadata(None), ["no 'ledgerspec' key in the Parquet metadata"]),
     "unknown-profile": (unknown_profile, ["header profile 'pip999'"]),
     "remove-outside-a-pass": (without_pass_start, ["broker 'broker-", "remove with reason", "outside a pass"]),
+    "nullable-schema-null-broker": (nullable_with_null("broker"), ["field 'broker' is null"]),
+    "nullable-schema-null-seq": (nullable_with_null("seq"), ["field 'seq' is null"]),
+    "nullable-schema-null-time": (nullable_with_null("time"), ["field 'time' is null"]),
+    "nullable-schema-null-kind": (nullable_with_null("kind"), ["field 'kind' is null"]),
+    "negative-time": (
+        lambda t: (with_value(t, "time", row_of(t, "insert"), -5), row_of(t, "insert")),
+        ["field 'time' is negative (-5)"],
+    ),
+    "time-goes-back": (time_back, ["field 'time'", "goes back from", "for broker 'broker-"]),
+    "config-nan": (config_event(float("nan")), ["field 'value': expected an int >= 0 for max_size, got nan"]),
+    "config-infinity": (config_event(float("inf")), ["field 'value': expected an int >= 0 for max_size, got inf"]),
+    "config-negative": (config_event(-1.0, "ttl"), ["field 'value': expected an int >= 0 for ttl, got -1"]),
+    "config-fraction-of-a-count": (
+        config_event(2.5, "max_requeue"),
+        ["field 'value': expected an int >= 0 for max_requeue, got 2.5"],
+    ),
+    "config-watermark-nan": (
+        config_event(float("nan"), "watermark"),
+        ["field 'value': expected a number in [0, 1] for watermark, got nan"],
+    ),
+    "config-extend-ttl-not-a-flag": (
+        config_event(2.0, "extend_ttl"),
+        ["field 'value': expected 1.0 or 0.0 for extend_ttl, got 2.0"],
+    ),
 }
 
 
@@ -148,6 +202,27 @@ def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
         row = row_of(good, "hit")
         path = write_jsonl(with_value(good, "kind", row, "teleport"), directory / "kind.jsonl")
         return path, [f"row {row}: field 'kind': unknown event kind 'teleport'"]
+    if case == "jsonl-not-utf8":
+        path = write_jsonl(good, directory / "latin1.jsonl")
+        lines = path.read_bytes().splitlines(keepends=True)
+        lines[12] = lines[12].replace(b'"broker-', b'"br\xf6ker-', 1)  # Latin-1, not UTF-8
+        path.write_bytes(b"".join(lines))
+        return path, ["line 13: not UTF-8 (byte 0xf6 at column"]
+    if case == "jsonl-int64-overflow":
+        path = write_jsonl(good, directory / "huge.jsonl")
+        lines = path.read_text().splitlines(keepends=True)
+        event = json.loads(lines[20])
+        lines[20] = json.dumps({**event, "seq": 2**63}) + "\n"
+        path.write_text("".join(lines))
+        return path, ["line 21: field 'seq': 9223372036854775808 is outside the int64 range"]
+    if case == "corrupt-page":
+        path = write_parquet(good, directory / "pages.parquet")
+        pq.write_table(good, path, row_group_size=500)
+        column = pq.read_metadata(path).row_group(2).column(4)
+        data = bytearray(path.read_bytes())
+        data[column.data_page_offset + 4 : column.data_page_offset + 40] = b"\xff" * 36
+        path.write_bytes(bytes(data))
+        return path, ["row group 2 (rows 1000 to 1499 of the file): the Parquet data cannot be read"]
     change, fragments = PARQUET_CASES[case]
     changed = change(good)
     if isinstance(changed, tuple):
@@ -158,7 +233,16 @@ def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
     return write_parquet(changed, directory / f"{case}.parquet"), fragments
 
 
-CASES = [*PARQUET_CASES, "truncated", "empty", "jsonl-syntax", "jsonl-unknown-kind"]
+CASES = [
+    *PARQUET_CASES,
+    "truncated",
+    "empty",
+    "jsonl-syntax",
+    "jsonl-unknown-kind",
+    "jsonl-not-utf8",
+    "jsonl-int64-overflow",
+    "corrupt-page",
+]
 
 
 @pytest.fixture(scope="module")
@@ -215,3 +299,17 @@ def test_the_cli_process_exits_2_without_a_traceback(good, tmp_path):
     assert done.stderr.startswith(f"error[trace-input-error]: {path}: ")
     assert all(fragment in done.stderr for fragment in fragments)
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("case", ["negative-time", "time-goes-back", "config-nan", "config-infinity"])
+def test_row_checks_of_json_lines_match_between_engines(spark, good, tmp_path, case):
+    change, fragments = PARQUET_CASES[case]
+    changed, row = change(good)
+    path = write_jsonl(changed, tmp_path / f"{case}.jsonl")
+    with pytest.raises(TraceInputError) as local:
+        check_local(path)
+    with pytest.raises(TraceInputError) as remote:
+        check_spark(path, spark=spark)
+    assert str(remote.value) == str(local.value)
+    assert str(local.value).startswith(f"{path}: row {row}: ")
+    assert all(fragment in str(local.value) for fragment in fragments)

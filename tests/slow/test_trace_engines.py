@@ -25,7 +25,7 @@ SAMPLE_TRACES = sorted(p for p in SAMPLES.iterdir() if p.suffix in {".jsonl", ".
 @pytest.fixture(scope="module")
 def spark():
     # Not stopped here: test_trace_bad_input.py, run next, gets the same session back, warm (a new one
-    # costs 10-20 s of JVM start and warm-up on a 2-core machine). The JVM ends with the interpreter.
+    # costs a JVM start and warm-up). The JVM ends with the interpreter.
     return spark_session("local[2]")
 
 

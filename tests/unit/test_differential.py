@@ -54,7 +54,7 @@ from ledgerspec.spec.cache import (
 )
 
 EXAMPLES = int(os.environ.get("LEDGERSPEC_DIFFERENTIAL_EXAMPLES", "120"))
-"""Runs per profile (the whole file takes about 30 s on 2 cores); raise it for a deeper search."""
+"""Runs per profile; raise it for a deeper search (and a longer run)."""
 STEPS = (20, 70)
 LEDGERS = (1, 2, 3)
 ENTRIES = 8

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
-from ledgerspec.spec.cache import CATALOGUE, PROFILES, CacheConfig
+import pytest
+from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION
+from ledgerspec.spec.cache import CATALOGUE, OPERATIONS, PROFILES, CacheConfig
 from ledgerspec.traces._format import KINDS, SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,11 +26,12 @@ def table_rows(text: str, header: str) -> list[list[str]]:
     return rows
 
 
-def test_spec_config_table_matches_cache_config():
-    rows = table_rows((ROOT / "spec/cache/SPEC.md").read_text(), "Field")
+@pytest.mark.parametrize("document", ["spec/cache/SPEC.md", "conformance/protocol/README.md"])
+def test_config_table_matches_cache_config(document):
+    rows = table_rows((ROOT / document).read_text(), "Field")
     documented = {row[0].strip("`"): row[2] for row in rows}
     defaults = CacheConfig().to_dict()
-    assert set(documented) == set(defaults)
+    assert list(documented) == list(defaults)
     for name, value in defaults.items():
         assert documented[name] == str(value).lower(), name
 
@@ -64,3 +68,21 @@ def test_format_lists_every_kind_with_its_required_fields():
     assert set(documented) == set(KINDS)
     for name, kind in KINDS.items():
         assert documented[name] == list(kind.required), name
+
+
+PROTOCOL = ROOT / "conformance/protocol/README.md"
+
+
+def test_protocol_operation_table_matches_the_operations_and_capabilities():
+    rows = table_rows(PROTOCOL.read_text(), "`op`")
+    documented = {row[0].strip("`"): (set(re.findall(r"`([a-z_]+)`", row[1])), row[3].strip("`")) for row in rows}
+    assert set(documented) == set(OPERATIONS)
+    for kind, operation in OPERATIONS.items():
+        fields, capability = documented[kind]
+        assert fields == {f.name for f in dataclasses.fields(operation)} - {"now"}, kind
+        assert capability == NEEDS_BY_OPERATION.get(operation, ""), kind
+
+
+def test_protocol_capability_table_lists_every_capability():
+    rows = table_rows(PROTOCOL.read_text(), "Capability")
+    assert sorted(row[0].strip("`") for row in rows) == sorted(CAPABILITIES)

@@ -21,6 +21,7 @@ from ledgerspec.spec.cache import (
     EvictSize,
     EvictTimestamp,
     Get,
+    GetRange,
     Insert,
     InvalidateBefore,
     InvalidateLedger,
@@ -388,3 +389,50 @@ def test_size_verdict_kernel_protects_until_expiry():
     # count 1, ts 5, expiry 4: not expired, protected -> STASH; expiry 6 -> REMOVE.
     assert pip430_size_verdict(5, 1, 0, 10, 4) is Verdict.STASH
     assert pip430_size_verdict(5, 1, 0, 10, 6) is Verdict.REMOVE
+
+
+def test_entries_requeued_by_one_pass_have_no_order_among_themselves():
+    # Found by the real managed-ledger 4.2.4 classes (pulsar-range-cache, pulsar-defaults, thorough):
+    # a size pass cycles the queue; X, with more requeues left than Z, goes round once more, so after
+    # the pass Z is ahead of X although X was ahead before it. Removing Z and keeping X is then in
+    # order: the monitor may not claim X "entered earlier".
+    config = CacheConfig(max_size=300, watermark=0.5, ttl=10, ttl_max=40, max_requeue=2, extend_ttl=False)
+    ops = [
+        Insert(now=1, ledger=1, entry=0, size=150, expected_reads=1),  # Y
+        Insert(now=2, ledger=1, entry=1, size=145, expected_reads=1),  # Z
+        Insert(now=3, ledger=2, entry=0, size=5, expected_reads=1),  # X
+        EvictTimestamp(now=13),  # Y and Z expired: requeued once; X is not: queue X, Y, Z
+        EvictSize(now=14),  # X, Y, Z requeued; X requeued again; Y removed: queue Z, X
+        Insert(now=15, ledger=3, entry=0, size=145),
+        EvictSize(now=16),  # Z (no requeue left) removed, enough: X stays
+    ]
+    history = run_candidate("pulsar-master", ops, config)
+    assert history[-1][2].entry(2, 0) is not None
+    assert history[-1][2].entry(1, 1) is None
+    assert violations("pulsar-master", "CACHE-OLDEST-FIRST", history, config) == []
+    assert violations("pulsar-master", "CACHE-MODEL", history, config) == []
+
+
+def legacy_range_always_from_storage(work, op):
+    """Reads a range from storage even when all of it is cached."""
+    work.count("misses", op.last - op.first + 1)
+    return (None,) * (op.last - op.first + 1)
+
+
+def test_legacy_reads_a_partly_cached_range_whole_from_storage_and_no_more(monkeypatch: pytest.MonkeyPatch):
+    # managed-ledger 4.0.8: (1,1) cached, (1,2) not: both are misses, and that is no stale read.
+    partly = [I(1, 1, 1, 5), GetRange(now=2, ledger=1, first=1, last=2)]
+    history = run_candidate("legacy", partly, SMALL)
+    assert history[-1][1] == (None, None)
+    assert violations("legacy", "CACHE-NO-STALE-READ", history, SMALL) == []
+    # ... but a fully cached range must hit: a candidate that goes to storage anyway reads stale.
+    whole = [I(1, 1, 1, 5), I(2, 1, 2, 5), GetRange(now=3, ledger=1, first=1, last=2)]
+    with monkeypatch.context() as patch:
+        patch.setitem(legacy.RULES, GetRange, deterministic(legacy_range_always_from_storage))
+        broken = run_candidate("legacy", whole, SMALL)
+    assert violations("legacy", "CACHE-NO-STALE-READ", broken, SMALL)
+    # ... and only legacy may: the merged code reads the missing part alone.
+    with monkeypatch.context() as patch:
+        patch.setitem(pulsar_master.RULES, GetRange, deterministic(legacy_range_always_from_storage))
+        master = run_candidate("pulsar-master", partly, SMALL)
+    assert violations("pulsar-master", "CACHE-NO-STALE-READ", master, SMALL)

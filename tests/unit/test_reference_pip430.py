@@ -210,7 +210,7 @@ def test_size_pass_runs_only_above_the_trigger():
 
 
 def test_size_pass_frees_less_when_everything_is_protected():
-    # pip430-entry-cache.md §1.8.6: A 50 and B 50, both count 1: size 100 > 98, free 50, both stashed
+    # pip-430.md at cf3d7d17d9: A 50 and B 50, both count 1: size 100 > 98, free 50, both stashed
     cache = make()
     cache.insert(now=1, ledger=1, entry=0, size=50, expected_reads=1)
     cache.insert(now=1, ledger=1, entry=1, size=50, expected_reads=1)

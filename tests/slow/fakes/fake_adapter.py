@@ -1,4 +1,4 @@
-"""Broken process adapters: each mode breaks the protocol one way (tests/slow/test_process_faults.py).
+"""Broken process adapters: each mode breaks the protocol one way (tests/slow/test_process_protocol.py).
 
     python tests/slow/fakes/fake_adapter.py MODE
 
@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 from ledgerspec.conformance.adapters.process_reference import Session, reply_to
 
@@ -52,6 +54,26 @@ def main() -> None:
                 reply["result"]["delta"]["removed"] = []  # the runner goes on seeing removed entries
             if mode == "nondeterministic" and kind == "insert" and random.random() < 0.5:
                 reply["result"]["results"] = [not reply["result"]["results"][0]]
+            if mode.startswith("deep-") and applies == 3:  # deep-DEPTH-FIELD: FIELD of the result nested
+                _, depth, field = mode.split("-")
+                reply["result"][field] = "NESTED"
+                nested = "[" * int(depth) + "]" * int(depth)
+                sys.stdout.write(json.dumps(reply).replace('"NESTED"', nested) + "\n")
+                sys.stdout.flush()
+                continue
+            if mode == "huge-errored" and applies == 3:
+                message = "OutOfMemoryError: " + "x" * 50_000_000
+                reply = {"seq": request["seq"], "errored": {"message": message}}
+            if mode == "non-utf8" and applies == 3:
+                text = json.dumps(reply).encode()
+                sys.stdout.buffer.write(text[:-1] + b', "note": "caf\xe9"}\n')
+                sys.stdout.buffer.flush()
+                continue
+            if mode in {"grandchild", "orphan"} and applies == 3:
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+                Path(os.environ["FAKE_PID_FILE"]).write_text(str(child.pid))
+                if mode == "grandchild":
+                    time.sleep(3600)  # hang; "orphan" goes on and leaves the child behind at stop
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
         if stop:

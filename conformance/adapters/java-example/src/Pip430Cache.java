@@ -5,6 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import ledgerspec.protocol.CacheConfig;
+import ledgerspec.protocol.Counters;
+import ledgerspec.protocol.Json;
+import ledgerspec.protocol.NotAllowed;
+import ledgerspec.protocol.Observation;
 
 /**
  * The broker entry cache as the PIP-430 text states it: profile {@code pip430} of spec/cache/SPEC.md §5.1.
@@ -21,20 +26,11 @@ import java.util.TreeMap;
  * always insertion order, hence timestamp order.
  *
  * <p>Every operation checks its preconditions before it changes anything (the clock included), and
- * throws {@link PreconditionFailed} when one does not hold: the spec's "not allowed".
+ * throws {@link NotAllowed} when one does not hold: the spec's "not allowed".
  */
 final class Pip430Cache {
     /** {@code EVICTED_VALUE = Integer.MIN_VALUE / 2}. */
     static final long EVICTED = Integer.MIN_VALUE / 2;
-
-    /** An operation that breaks its precondition; nothing has changed. */
-    static final class PreconditionFailed extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        PreconditionFailed(String message) {
-            super(message);
-        }
-    }
 
     /** The PIP text's read-count handler: a live count, or the final EVICTED sentinel. */
     static final class Handler {
@@ -112,13 +108,7 @@ final class Pip430Cache {
     private long nextCopy;
     private final Cursors cursors = new Cursors();
 
-    private long inserted;
-    private long hits;
-    private long misses;
-    private long removedSize;
-    private long removedTtl;
-    private long removedInvalidate;
-    private long removedClear;
+    private final Counters counters = new Counters();
 
     Pip430Cache(CacheConfig config) {
         this.config = config;
@@ -129,7 +119,7 @@ final class Pip430Cache {
 
     private static void require(boolean condition, String message) {
         if (!condition) {
-            throw new PreconditionFailed(message);
+            throw new NotAllowed(message);
         }
     }
 
@@ -188,17 +178,17 @@ final class Pip430Cache {
         ledgers.computeIfAbsent(ledger, l -> new TreeMap<>()).put(entry, w);
         this.size = total;
         queue.addLast(w);
-        inserted++;
+        counters.inserted++;
         return true;
     }
 
     private Long readOne(long ledger, long entry) {
         Wrapper w = cached(ledger, entry);
         if (w == null) {
-            misses++;
+            counters.misses++;
             return null;
         }
-        hits++;
+        counters.hits++;
         long copy = nextCopy++;
         copies.put(copy, w.handler);
         return copy;
@@ -261,9 +251,9 @@ final class Pip430Cache {
             }
             w.where = GONE;
             if (clear) {
-                removedClear++;
+                counters.removedClear++;
             } else {
-                removedInvalidate++;
+                counters.removedInvalidate++;
             }
         }
         if (queueTombstones > COMPACT_AT && queueTombstones > queue.size() / 2) {
@@ -342,7 +332,7 @@ final class Pip430Cache {
             }
             if (w.ts < thresholdMax || (w.handler.canEvict() && w.ts < threshold)) {
                 evict(w);
-                removedTtl++;
+                counters.removedTtl++;
             } else {
                 kept.add(w);
             }
@@ -354,7 +344,7 @@ final class Pip430Cache {
             if (head.ts < thresholdMax || (head.handler.canEvict() && head.ts < threshold)) {
                 queue.pollFirst();
                 evict(head);
-                removedTtl++;
+                counters.removedTtl++;
             } else if (head.ts < threshold) {
                 queue.pollFirst();
                 stashAdd(head);
@@ -407,7 +397,7 @@ final class Pip430Cache {
             }
             if (w.handler.canEvict() || w.ts < expiry) {
                 evict(w);
-                removedSize++;
+                counters.removedSize++;
                 removed += w.size;
             } else {
                 kept.add(w);
@@ -420,7 +410,7 @@ final class Pip430Cache {
             queue.pollFirst();
             if (head.handler.canEvict() || head.ts < expiry) {
                 evict(head);
-                removedSize++;
+                counters.removedSize++;
                 removed += head.size;
             } else {
                 stashAdd(head);
@@ -475,35 +465,15 @@ final class Pip430Cache {
 
     /** Entries by position with count and timestamp, total size, counters, open copies by id. */
     Map<String, Object> observe() {
-        List<Object> entries = new ArrayList<>();
+        Observation observation = new Observation();
         for (TreeMap<Long, Wrapper> ledger : ledgers.values()) {
             for (Wrapper w : ledger.values()) {
-                Map<String, Object> row = new LinkedHashMap<>();
-                row.put("ledger", w.ledger);
-                row.put("entry", w.entry);
-                row.put("size", w.size);
-                row.put("count", w.handler.count);
-                row.put("timestamp", w.ts);
-                entries.add(row);
+                observation.entry(w.ledger, w.entry, w.size, w.handler.count, w.ts);
             }
         }
-        Map<String, Object> counters = new LinkedHashMap<>();
-        counters.put("inserted", inserted);
-        counters.put("hits", hits);
-        counters.put("misses", misses);
-        counters.put("removed_size", removedSize);
-        counters.put("removed_ttl", removedTtl);
-        counters.put("removed_invalidate", removedInvalidate);
-        counters.put("removed_clear", removedClear);
-        List<Object> copyRows = new ArrayList<>();
         for (Map.Entry<Long, Handler> copy : copies.entrySet()) {
-            copyRows.add(List.of(copy.getKey(), copy.getValue().count));
+            observation.copy(copy.getKey(), copy.getValue().count);
         }
-        Map<String, Object> observation = new LinkedHashMap<>();
-        observation.put("entries", entries);
-        observation.put("size", size);
-        observation.put("counters", counters);
-        observation.put("copies", copyRows);
-        return observation;
+        return observation.build(size, counters);
     }
 }

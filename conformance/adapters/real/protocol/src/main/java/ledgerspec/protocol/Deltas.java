@@ -1,3 +1,5 @@
+package ledgerspec.protocol;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -12,21 +14,21 @@ import java.util.Objects;
  * <p>Diffs two full observations, so the cache only ever produces full ones: remember what was last
  * sent (full or delta), and send entries added or changed, positions removed, copies opened or
  * changed, copies closed, and the size and counters in full. {@link #reset} on {@code configure}:
- * the first delta is against the empty cache. Generic over the observation maps; copy it as it is.
+ * the first delta is against the empty cache. Generic over the observation maps.
  */
-final class Deltas {
+public final class Deltas {
     private List<Object> entries = new ArrayList<>();
     private Map<Object, Object> copies = new HashMap<>();
 
     /** A fresh cache: the next delta is against the empty observation. */
-    void reset() {
+    public void reset() {
         entries = new ArrayList<>();
         copies = new HashMap<>();
     }
 
     /** A full observation was sent; later deltas are against it. */
     @SuppressWarnings("unchecked")
-    Map<String, Object> sentFull(Map<String, Object> observation) {
+    public Map<String, Object> sentFull(Map<String, Object> observation) {
         entries = (List<Object>) observation.get("entries");
         copies = copiesOf(observation);
         return observation;
@@ -40,7 +42,7 @@ final class Deltas {
      * removed and changed; removals apply first, so the runner still rebuilds the right entries.
      */
     @SuppressWarnings("unchecked")
-    Map<String, Object> delta(Map<String, Object> observation) {
+    public Map<String, Object> delta(Map<String, Object> observation) {
         List<Object> after = (List<Object>) observation.get("entries");
         List<Object> changed = new ArrayList<>();
         List<Object> removed = new ArrayList<>();

@@ -1,3 +1,5 @@
+package ledgerspec.protocol;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,11 +15,11 @@ import java.util.Map;
  * 64-bit integers that a double would round, and a watermark sent as {@code 1} multiplies exactly, as
  * Python's int does. An integer literal outside the long range is an error, not a silent rounding.
  */
-final class Json {
+public final class Json {
     private Json() {}
 
     /** A malformed document, with the offset of the problem. */
-    static final class ParseError extends RuntimeException {
+    public static final class ParseError extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         ParseError(String message) {
@@ -28,7 +30,7 @@ final class Json {
     // --- reading ---------------------------------------------------------------------------------
 
     /** Parse one complete JSON document; trailing non-whitespace is an error. */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         Reader reader = new Reader(text);
         reader.skipSpace();
         Object value = reader.value();
@@ -272,7 +274,7 @@ final class Json {
     // --- writing ---------------------------------------------------------------------------------
 
     /** Serialize a value built from Map, List, String, Number, Boolean and null, on one line. */
-    static String write(Object value) {
+    public static String write(Object value) {
         StringBuilder out = new StringBuilder();
         write(out, value);
         return out.toString();

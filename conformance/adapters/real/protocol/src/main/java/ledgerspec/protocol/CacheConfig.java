@@ -1,3 +1,5 @@
+package ledgerspec.protocol;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,18 +12,18 @@ import java.util.Map;
  * as Java's {@code (long)(maxSize * fraction)}, which is what the spec's {@code int(max_size * f)}
  * computes for a float {@code f}. Immutable: a run-time change makes a new value.
  */
-final class CacheConfig {
-    static final long MIB = 1024L * 1024L;
-    static final long NANOS_PER_MILLI = 1_000_000L;
+public final class CacheConfig {
+    public static final long MIB = 1024L * 1024L;
+    public static final long NANOS_PER_MILLI = 1_000_000L;
 
-    final long maxSize;
-    final Number watermark;
-    final Number trigger;
-    final long ttl;
-    final long ttlMax;
-    final long maxRequeue;
-    final boolean extendTtl;
-    final long segmentSizeMax;
+    public final long maxSize;
+    public final Number watermark;
+    public final Number trigger;
+    public final long ttl;
+    public final long ttlMax;
+    public final long maxRequeue;
+    public final boolean extendTtl;
+    public final long segmentSizeMax;
 
     private CacheConfig(long maxSize, Number watermark, Number trigger, long ttl, long ttlMax,
                         long maxRequeue, boolean extendTtl, long segmentSizeMax) {
@@ -36,18 +38,18 @@ final class CacheConfig {
     }
 
     /** The spec's defaults. */
-    static CacheConfig defaults() {
+    public static CacheConfig defaults() {
         return new CacheConfig(128 * MIB, 0.9, 0.98, 1000 * NANOS_PER_MILLI, 5000 * NANOS_PER_MILLI, 5, true,
                 1024 * MIB);
     }
 
     /** {@code (long)(maxSize * trigger)}: size eviction runs only above it. */
-    long triggerSize() {
+    public long triggerSize() {
         return fractionOf(maxSize, trigger);
     }
 
     /** {@code (long)(maxSize * watermark)}: size eviction frees down to it. */
-    long watermarkSize() {
+    public long watermarkSize() {
         return fractionOf(maxSize, watermark);
     }
 
@@ -59,7 +61,7 @@ final class CacheConfig {
     }
 
     /** The configuration of the {@code configure} command: defaults overridden by the given fields. */
-    static CacheConfig fromJson(Map<String, Object> fields) {
+    public static CacheConfig fromJson(Map<String, Object> fields) {
         return defaults().with(fields, true);
     }
 
@@ -68,7 +70,7 @@ final class CacheConfig {
      * command); otherwise only the run-time fields of the {@code configure} operation. A null value
      * leaves the field as it is. Every problem is reported at once.
      */
-    CacheConfig with(Map<String, Object> changes, boolean initial) {
+    public CacheConfig with(Map<String, Object> changes, boolean initial) {
         long maxSize = this.maxSize;
         Number watermark = this.watermark;
         Number trigger = this.trigger;
@@ -125,7 +127,7 @@ final class CacheConfig {
             }
         }
         if (!problems.isEmpty()) {
-            throw new Pip430Cache.PreconditionFailed("invalid configuration: " + String.join("; ", problems));
+            throw new NotAllowed("invalid configuration: " + String.join("; ", problems));
         }
         return new CacheConfig(maxSize, watermark, trigger, ttl, ttlMax, maxRequeue, extendTtl, segmentSizeMax);
     }
@@ -149,7 +151,7 @@ final class CacheConfig {
         return current;
     }
 
-    static String describe(Object value) {
+    public static String describe(Object value) {
         if (value == null) {
             return "null";
         }

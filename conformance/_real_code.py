@@ -1,0 +1,176 @@
+"""What the real Pulsar and BookKeeper code is expected to do against its profile.
+
+The data behind ``ledgerspec deviations --real`` and the CI pin of the real targets' verdicts.
+
+A target is a harness under one named configuration. Its verdict must be PASS, or FAIL with exactly
+the declared deviations; anything else (a new failure, a declared one that no longer shows) means the
+upstream behaviour or the harness changed, and turns CI red. A spec correction records a FAIL that
+was the spec's error: the spec was fixed, citing the Java code that decided it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledgerspec.conformance._deviations import search_one
+from ledgerspec.conformance._engine import Report, conform
+from ledgerspec.conformance.adapters import load_adapter
+
+
+@dataclass(frozen=True)
+class RealDeviation:
+    """A behaviour of the real code that its profile does not allow, with where it comes from."""
+
+    key: str
+    title: str
+    invariant: str
+    java: str
+    """The release, class and method that decide it."""
+    why: str
+    bug: bool = False
+    """True if it looks like a bug of the real code: then ``reproduction`` names its JUnit test."""
+    reproduction: str | None = None
+    exclude: frozenset[str] = frozenset()
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RealTarget:
+    """A harness judged against its profile, under an optional named configuration."""
+
+    adapter: str
+    profile: str
+    named_config: str | None = None
+    deviations: tuple[RealDeviation, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """``adapter`` or ``adapter (config preset)``."""
+        return self.adapter + (f" ({self.named_config})" if self.named_config else "")
+
+
+@dataclass(frozen=True)
+class SpecCorrection:
+    """A failure of real code that was the spec's error; the spec now follows the code it cites."""
+
+    key: str
+    title: str
+    profile: str
+    found_with: str
+    java: str
+    change: str
+
+
+REAL_TARGETS: tuple[RealTarget, ...] = (
+    RealTarget("pulsar-range-cache", "pulsar-master", "shipped-4.2.4"),
+    RealTarget("pulsar-range-cache", "pulsar-master", "pr-26627"),
+    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "shipped-4.2.4"),
+    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "pr-26627"),
+    RealTarget("pulsar-legacy", "legacy"),
+    RealTarget("bookkeeper-read-cache", "segmented"),
+)
+
+SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
+    SpecCorrection(
+        key="S1",
+        title="legacy reads a partly cached range whole from storage",
+        profile="legacy",
+        found_with="pulsar-legacy",
+        java=(
+            "managed-ledger 4.0.8, RangeEntryCacheImpl.doAsyncReadEntriesByPosition: unless "
+            "cachedEntries.size() == numberOfEntries, the cached entries are released and "
+            "pendingReadsManager.readEntries reads the whole range from BookKeeper"
+        ),
+        change=(
+            "The profile had given legacy the merged code's per-entry range reads, with no source; a range "
+            "with any entry missing is now all misses and dispatches no copy, CACHE-NO-STALE-READ allows "
+            "those misses (and only those: a fully cached range must still hit), and the trace format marks "
+            "them with `reason` `range`."
+        ),
+    ),
+    SpecCorrection(
+        key="S2",
+        title="entries requeued by one pass have no order among themselves",
+        profile="pulsar-master",
+        found_with="pulsar-range-cache and pulsar-entry-cache-manager (pulsar-defaults, thorough)",
+        java=(
+            "managed-ledger 4.2.4, RangeCacheRemovalQueue.evictLeastAccessedEntries: one pass requeues until "
+            "enough is freed, cycling the queue, and an entry's requeueCount caps how often it goes round, "
+            "so the requeued entries end the pass in an order the outside view cannot know"
+        ),
+        change=(
+            "CACHE-OLDEST-FIRST's monitor had kept the requeued entries in their previous order and reported "
+            "a removal ahead of an entry that had in fact ended up behind it; the reference failed the same "
+            "case. Entries requeued by one pass now share one place in the order."
+        ),
+    ),
+)
+
+OBSERVATIONS: tuple[str, ...] = (
+    (
+        "managed-ledger 4.0.8, RangeEntryCacheManagerImpl.hasSpaceInCache: the scheduled eviction computes "
+        "sizeToEvict from the size captured when an insert scheduled it and the maximum size when it runs, so "
+        "a maximum raised in between (a dynamic managedLedgerCacheSizeMB update) makes "
+        "EntryCacheDefaultEvictionPolicy.doEviction's checkArgument(sizeToFree > 0) throw an "
+        "IllegalArgumentException on the broker's scheduled executor; the task's finally block still clears "
+        "evictionInProgress and nothing is evicted, so the cache behaves as the legacy profile says (an error "
+        "in the log, not a deviation). managed-ledger 4.2.4's doEvictToWatermarkWhenOverThreshold re-reads "
+        "the size and checks sizeToEvict > 0 first."
+    ),
+)
+"""What judging the real code showed that is not a deviation from its profile."""
+
+PRESETS = ("minimal", "pulsar-defaults")
+
+
+def run_target(target: RealTarget, *, preset: str, settings: str, seed: int) -> Report:
+    """One conformance run of a real target."""
+    return conform(
+        load_adapter(target.adapter),
+        profile=target.profile,
+        preset=preset,
+        settings=settings,
+        seed=seed,
+        named_config=target.named_config,
+    )
+
+
+def surprises(target: RealTarget, report: Report) -> list[str]:
+    """How a report differs from what the target declares: undeclared failures, faults."""
+    problems = []
+    if report.fault:
+        problems.append(f"adapter fault: {report.fault.splitlines()[0]}")
+    declared = {d.invariant for d in target.deviations}
+    problems += [
+        f"undeclared failure of {row.invariant}: {row.detail}"
+        for row in report.failed()
+        if row.invariant not in declared
+    ]
+    return problems
+
+
+def find_deviation(target: RealTarget, deviation: RealDeviation, *, settings: str, seed: int) -> Report:
+    """A search for one declared deviation alone: its invariant, configuration and excluded rules."""
+    return search_one(
+        target.adapter, target.profile, deviation.invariant,
+        settings=settings, seed=seed, config=deviation.config, exclude=deviation.exclude,
+        named_config=target.named_config,
+    )  # fmt: skip
+
+
+def judge_all(out: Callable[[str], None], *, settings: str, seed: int, presets: tuple[str, ...]) -> bool:
+    """Run every real target; print a line each; True if every one is as declared."""
+    ok = True
+    for target in REAL_TARGETS:
+        for preset in presets:
+            report = run_target(target, preset=preset, settings=settings, seed=seed)
+            problems = surprises(target, report)
+            declared = ", ".join(d.key for d in target.deviations) or "none"
+            ok &= not problems
+            out(
+                f"   {target.label:<44} {target.profile:<14} {report.verdict:<5} {report.steps:>6} steps"
+                f"  deviations: {declared}  {'as declared' if not problems else 'NOT AS DECLARED: ' + problems[0]}"
+            )
+    return ok

@@ -1,0 +1,134 @@
+package org.apache.bookkeeper.mledger.impl.cache;
+
+import io.netty.buffer.ByteBuf;
+import java.lang.reflect.Field;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentNavigableMap;
+import ledgerspec.protocol.CacheConfig;
+import ledgerspec.protocol.NotAllowed;
+import ledgerspec.protocol.Observation;
+import ledgerspec.protocol.Target;
+import ledgerspec.protocol.VirtualClock;
+import org.apache.bookkeeper.mledger.EntryReadCountHandler;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.ReferenceCountedEntry;
+import org.apache.bookkeeper.mledger.impl.EntryImpl;
+
+/**
+ * What both managed-ledger 4.2.4 harnesses do alike: the clock, the entries a tailing write inserts,
+ * the dispatch copies a read hands out, and reading a {@link RangeCache}'s wrappers for an observation.
+ *
+ * <p>Each step is what the broker does around the cache, with the broker's own classes: an insert is
+ * {@code OpAddEntry}'s (an {@link EntryImpl} carrying {@code EntryReadCountHandlerImpl.maybeCreate(n)},
+ * with {@code decreaseReadCountOnRelease = false}, released after the insert); a hit becomes a copy made
+ * by {@code EntryImpl.create(entry)}, as {@code RangeEntryCacheImpl} dispatches it (it shares the
+ * handler and decrements it when released); a replay increment is what
+ * {@code PersistentStickyKeyDispatcherMultipleConsumers} calls on the copy's handler.
+ */
+abstract class MasterTarget implements Target {
+    static final List<String> PROFILES = List.of("pulsar-master");
+    static final String HOMEPAGE = "https://github.com/apache/pulsar/tree/v4.2.4/managed-ledger";
+
+    private static final Field ENTRIES = Reflect.field(RangeCache.class, "entries");
+
+    final VirtualClock clock = new VirtualClock();
+    CacheConfig config;
+    private long now;
+    final Copies<EntryImpl> copies = new Copies<>();
+    private final Payloads payloads = new Payloads();
+
+    /** A fresh cache: the clock, the copies and the configuration start over. */
+    void reset(CacheConfig config) {
+        copies.reset();
+        now = 0;
+        this.config = config;
+    }
+
+    /** Accept the operation's clock: it never goes back (the spec's precondition). */
+    void tick(long now) {
+        if (now < this.now) {
+            throw new NotAllowed("now must not go back: got " + now + ", last accepted " + this.now);
+        }
+        clock.stamp(now);
+        this.now = now;
+    }
+
+    long now() {
+        return now;
+    }
+
+    /** {@code OpAddEntry}'s temporary entry: {@code size} payload bytes, the count's handler, no decrement. */
+    EntryImpl tailingEntry(long ledger, long entry, long size, long expectedReads) {
+        if (expectedReads < 0 || expectedReads > Integer.MAX_VALUE) {
+            throw new NotAllowed("insert needs 0 <= expected_reads < 2^31, got " + expectedReads);
+        }
+        ByteBuf payload = payloads.of(size);
+        EntryImpl created = EntryImpl.create(ledger, entry, payload, (int) expectedReads);
+        payload.release(); // EntryImpl.create retained it
+        created.setDecreaseReadCountOnRelease(false);
+        return created;
+    }
+
+    /** A hit: the dispatch copy (shares the handler, decrements on release); the cache's reference is released. */
+    long dispatch(ReferenceCountedEntry cached) {
+        EntryImpl copy = EntryImpl.create(cached);
+        cached.release();
+        return copies.keep(copy);
+    }
+
+    /** A Key_Shared replay through the copy: {@code incrementExpectedReadCount()} if it has a handler. */
+    void replayIncrement(long copy) {
+        EntryReadCountHandler handler = copies.get(copy).getReadCountHandler();
+        if (handler != null) {
+            handler.incrementExpectedReadCount();
+        }
+    }
+
+    /** The wrappers a {@link RangeCache} maps, by position (its private map, read by reflection). */
+    static ConcurrentNavigableMap<Position, RangeCacheEntryWrapper> wrappers(RangeCache cache) {
+        return Reflect.get(ENTRIES, cache);
+    }
+
+    /** Stamp the wrapper just inserted at {@code position} with the operation's logical time. */
+    void stampInserted(RangeCache cache, Position position) {
+        RangeCacheEntryWrapper wrapper = wrappers(cache).get(position);
+        wrapper.timestampNanos = clock.stamp(now);
+    }
+
+    /** A requeue inside a pass stamped {@code System.nanoTime()}: make it the operation's logical time. */
+    void stampRequeued(Iterable<RangeCache> caches) {
+        long stamp = clock.stamp(now);
+        for (RangeCache cache : caches) {
+            for (RangeCacheEntryWrapper wrapper : wrappers(cache).values()) {
+                if (clock.isReal(wrapper.timestampNanos)) {
+                    wrapper.timestampNanos = stamp;
+                }
+            }
+        }
+    }
+
+    /**
+     * Every mapped wrapper of the cache: position, accounted {@code size}, the value's handler count
+     * ({@code null} without a handler) and {@code timestampNanos} as logical time.
+     */
+    void observeEntries(RangeCache cache, Observation observation) {
+        for (Map.Entry<Position, RangeCacheEntryWrapper> mapped : wrappers(cache).entrySet()) {
+            RangeCacheEntryWrapper wrapper = mapped.getValue();
+            Position key = mapped.getKey();
+            ReferenceCountedEntry value = wrapper.value;
+            Long count = value == null || value.getReadCountHandler() == null
+                    ? null : (long) value.getReadCountHandler().getExpectedReadCount();
+            observation.entry(key.getLedgerId(), key.getEntryId(), wrapper.size, count,
+                    clock.logical(wrapper.timestampNanos));
+        }
+    }
+
+    /** The open copies, by id, with the count of the handler each shares. */
+    void observeCopies(Observation observation) {
+        for (Map.Entry<Long, EntryImpl> copy : copies.open().entrySet()) {
+            EntryReadCountHandler handler = copy.getValue().getReadCountHandler();
+            observation.copy(copy.getKey(), handler == null ? null : (long) handler.getExpectedReadCount());
+        }
+    }
+}

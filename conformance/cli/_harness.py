@@ -1,0 +1,48 @@
+"""``ledgerspec harness build | test``: the real-code harnesses' Maven build and their JUnit reproductions."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ledgerspec.conformance.adapters._harness import (
+    HARNESSES,
+    build,
+    build_dir,
+    is_built,
+    reproductions,
+    run_reproductions,
+)
+from ledgerspec.conformance.cli._main import EXIT_OK
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    """Add ``harness`` and its two actions."""
+    parser = subcommands.add_parser("harness", help="build the harnesses of the real Pulsar and BookKeeper code")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    build_parser = actions.add_parser("build", help="build every harness with Maven into the cache (if needed)")
+    build_parser.add_argument("--force", action="store_true", help="build again even if the sources are built")
+    build_parser.set_defaults(run=run_build)
+    test_parser = actions.add_parser("test", help="run the JUnit reproductions of the harness project (mvn test)")
+    test_parser.set_defaults(run=run_test)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """Build (or find) the harnesses and say where they are."""
+    was_built = is_built()
+    directory = build(force=args.force)
+    print(f"{'already built' if was_built and not args.force else 'built'}: {directory}")
+    for harness in HARNESSES.values():
+        print(f"  {harness.name:<28} {harness.coordinates:<42} -> profile {harness.profile}")
+    return EXIT_OK
+
+
+def run_test(_args: argparse.Namespace) -> int:
+    """Run ``mvn test`` with the reproductions switched on; Maven's exit decides."""
+    if not reproductions():
+        print("no reproductions: no deviation of the real code looks like a bug of it (DEVIATIONS.md)")
+        return EXIT_OK
+    log = run_reproductions(log=sys.stderr)
+    print(f"reproductions passed; Maven's log: {log}")
+    print(f"(the build they ran against: {build_dir()})")
+    return EXIT_OK

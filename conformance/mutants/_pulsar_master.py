@@ -1,0 +1,258 @@
+"""Mutants of the pulsar-master reference cache (``ledgerspec.reference.cache``): see the package docstring."""
+
+from __future__ import annotations
+
+from ledgerspec.conformance._mutants import Mutant
+from ledgerspec.reference.cache import (
+    ActiveCursors,
+    MergedReadCount,
+    PulsarMasterCache,
+    RemovalQueue,
+    Wrapper,
+)
+
+
+class _LivelockWatchdog(PulsarMasterCache):
+    """Ends a size pass after a whole cycle of requeues with no removal.
+
+    Only the mutants whose bug makes the requeue endless use it: the real code would spin forever
+    there; the watchdog lets the harness see the state instead. Without a livelock it never fires:
+    more consecutive requeues than cached entries means every entry has come round again.
+    """
+
+    def _free(self, to_free: int, now: int) -> None:
+        removed, spins = 0, 0
+        while removed < to_free and (head := self._queue.peek()) is not None:
+            if self._should_requeue(head):
+                spins += 1
+                if spins > len(self._ranges):
+                    return
+                self._requeue(now)
+            else:
+                spins = 0
+                self._evict_head(head, "removed_size")
+                removed += head.size
+
+
+class PulsarMasterTtlInclusive(PulsarMasterCache):
+    """``<=`` instead of ``<`` in the TTL pass: an entry exactly ``ttl`` old is already expired.
+
+    Breaks CACHE-TTL (legacy's comparison, L3, in the merged code).
+    """
+
+    def evict_timestamp(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        threshold = now - self._config.ttl
+        self._pass_start("ttl", value=float(threshold))
+        while (head := self._queue.peek()) is not None and head.ts <= threshold:  # bug: <=
+            if self._should_requeue(head):
+                self._requeue(now)
+            else:
+                self._evict_head(head, "removed_ttl")
+        self._pass_end("ttl")
+
+
+class PulsarMasterUnboundedRequeue(_LivelockWatchdog):
+    """Unbounded requeue: an entry with expected reads is requeued whatever its requeue count.
+
+    Breaks CACHE-BOUNDED-PROTECTION (requeues for expected reads alone stop at ``max_requeue``).
+    """
+
+    def _should_requeue(self, wrapper: Wrapper) -> bool:
+        if self._config.extend_ttl and wrapper.accessed:
+            return True
+        return wrapper.handler is not None and wrapper.handler.has_expected_reads()  # bug: no budget test
+
+
+class _KeepsAccessedQueue(RemovalQueue):
+    """``markRequeued()`` that forgets to clear ``accessed``."""
+
+    def requeue(self, now: int) -> Wrapper:
+        head = self._queue.popleft()
+        head.ts = now  # bug: no ``head.accessed = False``
+        head.requeues += 1
+        self._queue.append(head)
+        return head
+
+
+class PulsarMasterAccessedNeverCleared(_LivelockWatchdog):
+    """Accessed flag never cleared: one read extends an entry's TTL on every pass, for ever.
+
+    Breaks CACHE-TTL / CACHE-MODEL (an entry read once is requeued again on the next pass instead of
+    removed).
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._queue = _KeepsAccessedQueue()
+
+
+class _KeepsTimestampQueue(RemovalQueue):
+    """``markRequeued()`` that moves the wrapper to the tail but forgets to stamp ``now``."""
+
+    def requeue(self, now: int) -> Wrapper:  # noqa: ARG002 - the bug: the argument is ignored
+        head = self._queue.popleft()
+        head.accessed = False  # bug: no ``head.ts = now``
+        head.requeues += 1
+        self._queue.append(head)
+        return head
+
+
+class PulsarMasterRequeueKeepsTimestamp(PulsarMasterCache):
+    """Requeue that keeps the old timestamp: the entry goes to the tail still looking expired, so the
+    same pass meets it again and spends its whole requeue budget at once.
+
+    Breaks CACHE-FIFO (timestamps change on requeue) and CACHE-TTL.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._queue = _KeepsTimestampQueue()
+
+
+class PulsarMasterNoReleaseDecrement(PulsarMasterCache):
+    """Without D7's extra ``markRead()``: removing an entry does not release the cache's own value.
+
+    Breaks CACHE-READ-COUNT (open copies must see one more decrement when the entry leaves).
+    """
+
+    def _removed(self, wrapper: Wrapper, reason: str) -> None:
+        self._count(reason)  # bug: no ``wrapper.handler.mark_read()``
+        self._emit(
+            "remove",
+            ledger=wrapper.ledger,
+            entry=wrapper.entry,
+            size=wrapper.size,
+            timestamp=wrapper.ts,
+            count=self._copy_count(wrapper.handler),
+            reason=reason.removeprefix("removed_"),
+        )
+
+
+class PulsarMasterSizeBelowTrigger(PulsarMasterCache):
+    """Size eviction below the trigger: the pass runs as soon as the size is above the watermark.
+
+    Breaks CACHE-WATERMARK (nothing is evicted while the size is at or below the trigger).
+    """
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
+        size = self._ranges.total_size
+        if size > self._config.watermark_size:  # bug: the watermark where the trigger was meant
+            self._free(size - self._config.watermark_size, now)
+        self._pass_end("size")
+
+
+class PulsarMasterWatermarkFromTrigger(PulsarMasterCache):
+    """Watermark taken from the trigger: a size pass frees only down to the trigger size.
+
+    Breaks CACHE-WATERMARK (above the trigger, the pass must go down to the watermark).
+    """
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
+        size = self._ranges.total_size
+        if size > self._config.trigger_size:
+            self._free(size - self._config.trigger_size, now)  # bug: trigger_size for watermark_size
+        self._pass_end("size")
+
+
+class PulsarMasterDuplicateMerges(PulsarMasterCache):
+    """Count merge on duplicate: the PIP text's merge kept in the merged code, so a refused duplicate
+    still adds its expected reads to the cached entry.
+
+    Breaks CACHE-DUPLICATE-REFUSED (a duplicate insert changes nothing, D4).
+    """
+
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        previous = self._ranges.get(ledger, entry)
+        if previous is not None and not self._disabled and expected_reads > 0:
+            self._check_clock(now)
+            self._check_insert(size, expected_reads)
+            if previous.handler is None:
+                previous.handler = MergedReadCount(expected_reads)
+            else:
+                previous.handler.count += expected_reads
+        return super().insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=expected_reads)
+
+
+class _SamePositionExcluded(ActiveCursors):
+    """``bisect_left`` for ``bisect_right``: cursors at the same position, itself included, not counted."""
+
+    def count_at_or_before(self, ledger: int, cursor: str) -> int:
+        position = self.position(ledger, cursor)
+        if position is None:
+            return 0
+        return self._by_ledger[ledger].bisect_left(position)
+
+
+class PulsarMasterCursorCountExcludesSamePosition(PulsarMasterCache):
+    """Cursor count that excludes the cursors at the same position (``getNumberOfCursorsAtSamePosition
+    OrBefore`` computed as strictly before).
+
+    Breaks CACHE-CURSOR-COUNT.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._cursors = _SamePositionExcluded()
+
+
+MUTANTS: list[Mutant] = [
+    Mutant(
+        "pulsar-master-ttl-inclusive", "pulsar-master", "TTL pass compares ts <= now - ttl", PulsarMasterTtlInclusive
+    ),
+    Mutant(
+        "pulsar-master-unbounded-requeue",
+        "pulsar-master",
+        "requeue for expected reads ignores max_requeue",
+        PulsarMasterUnboundedRequeue,
+    ),
+    Mutant(
+        "pulsar-master-accessed-never-cleared",
+        "pulsar-master",
+        "requeue does not clear the accessed flag",
+        PulsarMasterAccessedNeverCleared,
+    ),
+    Mutant(
+        "pulsar-master-requeue-keeps-timestamp",
+        "pulsar-master",
+        "requeue does not stamp now",
+        PulsarMasterRequeueKeepsTimestamp,
+    ),
+    Mutant(
+        "pulsar-master-no-release-decrement",
+        "pulsar-master",
+        "no D7 extra markRead on removal",
+        PulsarMasterNoReleaseDecrement,
+    ),
+    Mutant(
+        "pulsar-master-size-below-trigger",
+        "pulsar-master",
+        "size pass runs above the watermark",
+        PulsarMasterSizeBelowTrigger,
+    ),
+    Mutant(
+        "pulsar-master-watermark-from-trigger",
+        "pulsar-master",
+        "size pass frees down to the trigger",
+        PulsarMasterWatermarkFromTrigger,
+    ),
+    Mutant(
+        "pulsar-master-duplicate-merges",
+        "pulsar-master",
+        "a refused duplicate merges its count",
+        PulsarMasterDuplicateMerges,
+    ),
+    Mutant(
+        "pulsar-master-cursor-count-same-position",
+        "pulsar-master",
+        "cursor count excludes cursors at the same position",
+        PulsarMasterCursorCountExcludesSamePosition,
+    ),
+]

@@ -1,0 +1,106 @@
+"""The harnesses of the real Pulsar and BookKeeper code: built with Maven, started, faulted, timed out.
+
+Java 17 and Maven are on every CI machine (.ci/run); a missing tool is a failure here, never a skip.
+What each real target's verdict must be is pinned in tests/slow/test_real_verdicts.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ledgerspec.conformance._case import Case
+from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.adapters._harness import HARNESSES, SOURCE, build, pom_properties
+from ledgerspec.conformance.cli import main
+from ledgerspec.spec.cache import CacheConfig, Insert
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    assert shutil.which("java"), "a JDK 17 is required for the real-code harnesses"
+    assert shutil.which("mvn"), "Maven is required for the real-code harnesses"
+    return build()
+
+
+def test_the_build_lives_outside_the_source_tree(built):
+    assert (built / "BUILT").exists()
+    assert ROOT not in built.parents, "builds go to the cache, never into the checkout"
+    assert not list(SOURCE.rglob("target")), "nothing is built inside the source tree"
+    for harness in HARNESSES.values():
+        assert (built / "real" / harness.module / "target" / "classpath.txt").exists()
+
+
+@pytest.mark.parametrize("name", sorted(HARNESSES))
+def test_each_harness_starts_and_names_the_real_code_it_drives(built, name):
+    harness = HARNESSES[name]
+    factory = load_adapter(name)
+    try:
+        info = factory().info
+    finally:
+        factory.close()
+    assert info.name == name
+    assert info.language == "java"
+    assert info.profiles == (harness.profile,)
+    assert harness.version in info.version
+    assert harness.version == pom_properties()[harness.version_property]
+
+
+@pytest.mark.parametrize("name", sorted(HARNESSES))
+def test_each_harness_is_wired_right(built, name, capsys):
+    assert main(["smoke", "--adapter", name, "--validate-protocol"]) == 0, capsys.readouterr().out
+
+
+def test_an_exception_inside_the_real_code_is_an_adapter_fault_with_its_java_stack_trace(built, tmp_path, capsys):
+    # ReadCache's index refuses a negative ledger id: ConcurrentLongLongPairHashMap.checkBiggerEqualZero
+    case = Case(
+        description="a negative ledger id reaches ReadCache.put",
+        profile="segmented",
+        config=CacheConfig(max_size=300, segment_size_max=128),
+        steps=[Insert(now=1, ledger=-1, entry=0, size=10)],
+    )
+    path = tmp_path / "negative-ledger.json"
+    path.write_text(case.dumps(), encoding="utf-8")
+    status = main(["replay", str(path), "--adapter", "bookkeeper-read-cache"])
+    out = capsys.readouterr().out
+    assert status == 3, out
+    assert "IllegalArgumentException" in out
+    assert "at org.apache.bookkeeper.util.collections.ConcurrentLongLongPairHashMap" in out
+
+
+def test_a_harness_that_does_not_answer_in_time_is_killed(built, tmp_path):
+    # --timeout 0.001: the JVM cannot even answer `start` in time
+    done = subprocess.run(
+        [sys.executable, "-m", "ledgerspec.conformance.cli", "conform", "--adapter", "pulsar-range-cache",
+         "--timeout", "0.001", "--cases-dir", str(tmp_path)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    assert "error[adapter-timeout]" in done.stderr
+    assert "no reply within 0.001 s; killed" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_without_java_or_maven_a_harness_is_a_clear_input_error(tmp_path):
+    # A PATH with python only, and an empty cache: the first use would have to build.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)
+    env = {**os.environ, "PATH": str(bin_dir), "LEDGERSPEC_HARNESS_CACHE": str(tmp_path / "cache")}
+    for command in (["conform", "--adapter", "pulsar-legacy"], ["harness", "build"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ledgerspec.conformance.cli", *command],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "java (JDK 17) and mvn (Maven 3.8+)" in done.stderr
+        assert "Traceback" not in done.stderr
