@@ -275,7 +275,7 @@ INJECTIONS: dict[str, Injection] = {
 SEGMENTED = {"CACHE-OLDEST-FIRST": Injection("CACHE-OLDEST-FIRST", _rotation, _rotation_change, small=False)}
 """Scenarios of the ring, where they differ."""
 
-SMALL = {"max_size": 100, "watermark": 0.5, "ttl": 10, "ttl_max": 50, "max_requeue": 1}
+SMALL: dict[str, Any] = {"max_size": 100, "watermark": 0.5, "ttl": 10, "ttl_max": 50, "max_requeue": 1}
 
 
 def injectable(profile: str) -> list[str]:
