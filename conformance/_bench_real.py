@@ -13,14 +13,13 @@ import sys
 from collections.abc import Callable
 
 from ledgerspec.conformance._engine import conform
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import HARNESSES
-from ledgerspec.conformance.adapters._process import ProcessFactory
+from ledgerspec.conformance.adapters._process import ProcessFactory, process_factory
 
 
-def python_process(profile: str) -> str:
-    """The ``exec:`` adapter name of the Python reference of ``profile`` behind the process protocol."""
-    return f"exec:{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile {profile}"
+def python_process(profile: str) -> ProcessFactory:
+    """The Python reference of ``profile`` behind the process protocol."""
+    return process_factory(f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile {profile}")
 
 
 def steps_per_second(factory: ProcessFactory, profile: str, settings: str, seed: int) -> tuple[float, str]:
@@ -43,9 +42,7 @@ def run_real(out: Callable[[str], None] = print, rounds: int = 3, settings: str 
         real, python, ratios = [], [], []
         for _ in range(rounds):
             real_rate, verdict = steps_per_second(harness.factory(), harness.profile, settings, seed)
-            python_rate, _ = steps_per_second(
-                load_adapter(python_process(harness.profile)), harness.profile, settings, seed
-            )
+            python_rate, _ = steps_per_second(python_process(harness.profile), harness.profile, settings, seed)
             real.append(real_rate)
             python.append(python_rate)
             ratios.append(real_rate / python_rate)

@@ -300,12 +300,12 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:
         def boundary(self, at: str, pick: int) -> int:
             """The next tick, or the moment a cached entry's TTL runs out (if that is still ahead)."""
             stamps = [e.timestamp for e in self.history[-1].observation.entries] if self.history else []
-            stamps = [s for s in stamps if s is not None]
-            if at == "now" or not stamps:
+            known = [s for s in stamps if s is not None]
+            if at == "now" or not known:
                 return self.tick()
             offset = {"ttl": self.config.ttl, "ttl+1": self.config.ttl + 1}
             offset |= {"ttl_max": self.config.ttl_max, "ttl_max+1": self.config.ttl_max + 1}
-            target = sorted(stamps)[pick % len(stamps)] + offset[at]
+            target = sorted(known)[pick % len(known)] + offset[at]
             return self.tick(max(1, target - self.now))
 
         @precondition(allowed("evict_size"))

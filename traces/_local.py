@@ -54,7 +54,10 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
         brokers = group_brokers(trace)
         counts = None if brokers is None else broker_counts(trace, brokers)
         owners = None if counts is None else {b: i for i, bin_ in enumerate(pack(counts, workers)) for b in bin_}
-        plans = [None if owners is None else plan_groups(brokers, i, workers, owners) for i in range(workers)]
+        plans = [
+            None if brokers is None or owners is None else plan_groups(brokers, i, workers, owners)
+            for i in range(workers)
+        ]
         shares = [(str(path), i, workers, budget, owners, plans[i]) for i in range(workers)]
         with get_context("spawn").Pool(workers) as pool:
             parts = pool.starmap(_check_part, shares)

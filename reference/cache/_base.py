@@ -69,7 +69,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         extend_ttl: bool = True,
         segment_size_max: int = 1024 * MIB,
     ) -> None:
-        values = {
+        values: dict[str, Any] = {
             "max_size": max_size,
             "watermark": watermark,
             "trigger": trigger,
