@@ -80,10 +80,10 @@ def run_show(args: argparse.Namespace) -> int:
         for label, what in (("adapter needs", "needs"), ("trace events", "events")):
             shown = {p: v for p, v in _by_profile(invariant, what).items() if v}
             if shown:
-                values = {", ".join(v) for v in shown.values()}
+                distinct = {", ".join(v) for v in shown.values()}
                 text = (
-                    next(iter(values))
-                    if len(values) == 1 and len(shown) == len(invariant.profiles)
+                    next(iter(distinct))
+                    if len(distinct) == 1 and len(shown) == len(invariant.profiles)
                     else "; ".join(f"{p}: {', '.join(v)}" for p, v in shown.items())
                 )
                 print(f"    {label}: {text}")
