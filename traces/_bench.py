@@ -60,7 +60,8 @@ def bench_engines(
     path: str | Path, *, master: str = "local[2]", spark: Any = None, local_breakdown: bool = True
 ) -> dict[str, Any]:
     """Time both checkers and the Spark baselines on one Parquet trace; the figures as plain data."""
-    from ledgerspec.traces._spark import replay_frame, run_spark, spark_session, trace_frame  # noqa: PLC0415
+    from ledgerspec.traces._spark import replay_frame, run_spark  # noqa: PLC0415
+    from ledgerspec.traces._spark_input import spark_session, trace_frame  # noqa: PLC0415
 
     path = Path(path)
     trace = open_trace(path)
@@ -156,7 +157,7 @@ def _drain(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
 
 def _arrow_floor(staged: Any) -> dict[str, Any]:
     """The Spark floor: the checker's plan up to the replay, its rows handed to Python (``mapInArrow``)."""
-    from ledgerspec.traces._spark import OUTPUT_DDL  # noqa: PLC0415 - pyspark only where Spark runs
+    from ledgerspec.traces._spark_replay import OUTPUT_DDL  # noqa: PLC0415 - pyspark only where Spark runs
 
     started, cpu = time.perf_counter(), _cpu_seconds()
     staged.mapInArrow(_drain, OUTPUT_DDL).collect()

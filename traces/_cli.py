@@ -156,7 +156,7 @@ def run_check(args: argparse.Namespace) -> int:
     check_outputs(args, files=("json",))
     spark = None
     if args.engine == "spark":
-        from ledgerspec.traces._spark import spark_session  # noqa: PLC0415
+        from ledgerspec.traces._spark_input import spark_session  # noqa: PLC0415
 
         spark = spark_session(args.master)
     verdicts: list[Verdict] = []

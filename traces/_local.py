@@ -21,13 +21,14 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from ledgerspec.spec.cache.invariants._chunk import Chunk
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
-from ledgerspec.traces._io import TraceFile, check_batch, open_trace
+from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
-from ledgerspec.traces._replay import BrokerReplay, Chunk, Finding, TraceStructureError, chunk_of
-from ledgerspec.traces._rows import describe_problem, order_problem
+from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, chunk_of
+from ledgerspec.traces._rows import check_batch, describe_problem, order_problem
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""

@@ -25,7 +25,7 @@ from ledgerspec.conformance.cli._options import SEED
 SAMPLES = Path(__file__).with_name("samples")
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``run``."""
     parser = subcommands.add_parser("run", help="the main job: reference conformance and the sample traces")
     parser.add_argument("--engine", choices=["spark", "local"], default="spark", help="trace checker (default spark)")
@@ -69,7 +69,7 @@ def run_main_job(args: argparse.Namespace) -> int:
     print(f"\n2. Sample traces on the {args.engine} checker ({samples})")
     spark: Any = None
     if args.engine == "spark":
-        from ledgerspec.traces._spark import spark_session  # noqa: PLC0415
+        from ledgerspec.traces._spark_input import spark_session  # noqa: PLC0415
 
         started = time.perf_counter()
         spark = spark_session(args.master)

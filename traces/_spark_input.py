@@ -120,7 +120,7 @@ def spark_session(master: str | None = None, **conf: str) -> SparkSession:
     spark_conf = SparkConf(loadDefaults=False).setMaster(master).setAll(list(settings.items()))
     if SparkContext._gateway is None:  # noqa: SLF001 - the one way to give PySpark a gateway of our own
         with jvm_log().open("ab") as log:
-            gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log, "stderr": log})  # type: ignore[no-untyped-call]
+            gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log, "stderr": log})
         SparkContext._ensure_initialized(gateway=gateway)  # noqa: SLF001
     builder = SparkSession.builder.master(master)
     for key, value in settings.items():

@@ -19,9 +19,10 @@ import sys
 import traceback
 from typing import Any
 
+from ledgerspec.conformance._version import VERSION
 from ledgerspec.conformance.adapters._api import CAPABILITIES, json_line, parse_line
 from ledgerspec.conformance.adapters._delta import DeltaEncoder
-from ledgerspec.conformance.adapters.reference import NOT_OBSERVED, VERSION
+from ledgerspec.conformance.adapters.reference import NOT_OBSERVED
 from ledgerspec.reference.cache import CACHES, ChangedPositions
 
 
@@ -70,7 +71,7 @@ class Session:
 
     def observation(self) -> dict[str, Any]:
         """A full snapshot, which later deltas are against."""
-        snapshot = self.cache.snapshot()
+        snapshot: dict[str, Any] = self.cache.snapshot()
         self.changes.take()
         self.encoder.sent_full(snapshot)
         return snapshot

@@ -7,7 +7,7 @@ import argparse
 from ledgerspec.conformance.cli._options import COUNT
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``bench``."""
     parser = subcommands.add_parser("bench", help="benchmark the reference, lockstep runs and the process protocol")
     parser.add_argument("--operations", type=COUNT, default=200_000, help="size of the reference's mixed workload")

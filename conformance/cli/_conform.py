@@ -46,7 +46,7 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``conform``, ``replay``, ``adapters`` and ``matrix``."""
     parser = subcommands.add_parser("conform", help="check an adapter against a profile")
     add_adapter_options(parser)

@@ -29,7 +29,7 @@ Each case is also saved under `{cases}` and replayed by the test suite.
 """
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``deviations``."""
     parser = subcommands.add_parser("deviations", help="regenerate DEVIATIONS.md from the suite's own findings")
     parser.add_argument("--output", default="DEVIATIONS.md", help="where to write the report")

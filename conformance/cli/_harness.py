@@ -16,7 +16,7 @@ from ledgerspec.conformance.adapters._harness import (
 from ledgerspec.conformance.cli._main import EXIT_OK
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``harness`` and its two actions."""
     parser = subcommands.add_parser("harness", help="build the harnesses of the real Pulsar and BookKeeper code")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -22,7 +22,7 @@ from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs
 
 
-def register(subcommands: argparse._SubParsersAction) -> None:
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``mutants``."""
     parser = subcommands.add_parser("mutants", help="check that the suite kills every mutant of the reference")
     parser.add_argument(

@@ -188,7 +188,7 @@ class _SamePositionExcluded(ActiveCursors):
         position = self.position(ledger, cursor)
         if position is None:
             return 0
-        return self._by_ledger[ledger].bisect_left(position)
+        return int(self._by_ledger[ledger].bisect_left(position))
 
 
 class PulsarMasterCursorCountExcludesSamePosition(PulsarMasterCache):

@@ -20,6 +20,8 @@ Building blocks: ``Pip430ReadCount`` / ``MergedReadCount`` (``_read_count``), ``
 ``ReferenceCache`` base (``_base``).
 """
 
+from typing import Any
+
 from ledgerspec.reference._errors import ReferenceCacheError
 from ledgerspec.reference.cache._base import COUNTERS, EntryRow, ReferenceCache
 from ledgerspec.reference.cache._changes import ChangedPositions
@@ -33,7 +35,7 @@ from ledgerspec.reference.cache._read_count import EVICTED, MergedReadCount, Pip
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper
 from ledgerspec.reference.cache._segmented import SegmentedCache
 
-CACHES: dict[str, type[ReferenceCache]] = {
+CACHES: dict[str, type[ReferenceCache[Any]]] = {
     "pip430": Pip430Cache,
     "pulsar-master": PulsarMasterCache,
     "legacy": LegacyCache,

@@ -63,7 +63,7 @@ class ActiveCursors:
         position = self._positions.get((ledger, cursor))
         if position is None:
             return 0
-        return self._by_ledger[ledger].bisect_right(position)
+        return int(self._by_ledger[ledger].bisect_right(position))
 
     def active(self, ledger: int) -> int:
         """Count the active cursors on ``ledger``: the expected reads of a tailing write (the PIP text; PR #24623)."""

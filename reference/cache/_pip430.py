@@ -49,7 +49,8 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
         return self._ranges.total_size
 
     def _copy_count(self, shared: Wrapper) -> int | None:
-        return shared.handler.count
+        count: int | None = shared.handler.count
+        return count
 
     # --- insert and reads -------------------------------------------------------------------------
 

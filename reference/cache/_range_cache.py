@@ -69,7 +69,7 @@ class RangeCaches(Generic[V]):
     def pop(self, ledger: int, entry: int) -> V:
         """Uncache the value at a cached position and return it."""
         cache = self._ledgers[ledger]
-        value = cache.pop(entry)
+        value: V = cache.pop(entry)
         self._account_removed(ledger, value.size, 1)
         return value
 
