@@ -19,7 +19,7 @@ EXIT_USAGE = 2
 EXIT_ADAPTER_FAULT = 3
 """Adapter fault, or a trace verdict of UNKNOWN."""
 
-Register = Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]  # noqa: SLF001 - argparse has no public type for it
+Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]  # noqa: SLF001 - argparse has no public type for it
 
 
 def build_parser() -> argparse.ArgumentParser:

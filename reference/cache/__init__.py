@@ -20,7 +20,7 @@ Building blocks: ``Pip430ReadCount`` / ``MergedReadCount`` (``_read_count``), ``
 ``ReferenceCache`` base (``_base``).
 """
 
-from typing import Any
+import typing as _typing
 
 from ledgerspec.reference._errors import ReferenceCacheError
 from ledgerspec.reference.cache._base import COUNTERS, EntryRow, ReferenceCache
@@ -35,7 +35,7 @@ from ledgerspec.reference.cache._read_count import EVICTED, MergedReadCount, Pip
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper
 from ledgerspec.reference.cache._segmented import SegmentedCache
 
-CACHES: dict[str, type[ReferenceCache[Any]]] = {
+CACHES: dict[str, type[ReferenceCache[_typing.Any]]] = {
     "pip430": Pip430Cache,
     "pulsar-master": PulsarMasterCache,
     "legacy": LegacyCache,
