@@ -96,7 +96,7 @@ class Report:
         return next(row for row in self.rows if row.invariant == invariant)
 
 
-def conform(
+def conform(  # noqa: C901 - one branch per option of a run, read top to bottom
     factory: AdapterFactory,
     *,
     profile: str | None = None,
@@ -193,7 +193,7 @@ def _refuse_unchecked_selection(report: Report, selected: list[str]) -> None:
             )
 
 
-def _run_searches(
+def _run_searches(  # noqa: C901, PLR0912 - the search loop: per seed, per example, its stop conditions in one place
     report: Report,
     factory: AdapterFactory,
     info: AdapterInfo,

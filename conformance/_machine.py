@@ -96,7 +96,7 @@ class Run:
     on_example: Callable[[Run], None] = field(default=lambda _run: None)
 
 
-def make_machine(run: Run) -> type[RuleBasedStateMachine]:
+def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A state machine class bound to one adapter, profile, preset and set of invariants."""
     preset, info = run.preset, run.info
     ledgers = st.sampled_from(preset.ledgers)

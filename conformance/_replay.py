@@ -53,7 +53,7 @@ class ReplayOutcome:
         return "\n".join(lines)
 
 
-def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False) -> ReplayOutcome:
+def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False) -> ReplayOutcome:  # noqa: C901, PLR0912 - one branch per step kind of a replay file
     """Run the case's steps and check them.
 
     A case that records a broken invariant is about that invariant: only it is checked, unless

@@ -57,7 +57,7 @@ _REQUIRED_BY = {
 """Per column, indexed by kind code (the last slot: an unknown kind), whether the kind requires it."""
 
 
-def row_problem(values: dict[str, Any]) -> int | None:
+def row_problem(values: dict[str, Any]) -> int | None:  # noqa: C901, PLR0911 - one return per row check, in the order FORMAT.md lists them
     """The code of the first row check (in :data:`CHECKS` order) the row fails, or None.
 
     The row's values as Python objects (None for null); the order is :data:`CHECKS`: nulls in the
@@ -119,7 +119,7 @@ def order_problem(seq: int, time: int, previous: tuple[int, int] | None) -> int 
     return None
 
 
-def suspect_rows(batch: pa.RecordBatch) -> list[int]:
+def suspect_rows(batch: pa.RecordBatch) -> list[int]:  # noqa: C901 - one vectorized test per row check
     """The rows of a batch that may fail a row check, in order: every row that does, and maybe more.
 
     Vectorized (pyarrow and numpy over the whole batch); :func:`row_problem` then decides on each
@@ -156,7 +156,7 @@ def _mask(array: pa.Array) -> np.ndarray:
     return mask
 
 
-def describe_problem(code: int, values: dict[str, Any]) -> str:
+def describe_problem(code: int, values: dict[str, Any]) -> str:  # noqa: PLR0911 - one message per row check
     """The local checker's message for a row failing check ``code`` (without the file name)."""
     check, row = CHECKS[code], values["row"]
     if check[0] == "null":

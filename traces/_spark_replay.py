@@ -108,7 +108,7 @@ class PartitionReplay:
         self._emit("error", self.broker, invariant=kind, seq=seq, row=row, message=message)
         self.stopped = True
 
-    def feed(self, batch: pa.RecordBatch) -> None:
+    def feed(self, batch: pa.RecordBatch) -> None:  # noqa: C901 - the row and order checks of a batch, vectorized, before its replay
         """Replay one Arrow batch (columns of the trace and ``row``), checking its rows on the way.
 
         Row checks: :func:`suspect_rows` over the batch, :func:`row_problem` on each suspect. The order

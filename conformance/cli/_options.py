@@ -49,7 +49,7 @@ def seconds(text: str) -> float:
     return value
 
 
-def output_problem(path: str | Path, *, directory: bool = False) -> str | None:
+def output_problem(path: str | Path, *, directory: bool = False) -> str | None:  # noqa: PLR0911 - one return per kind of bad number, each with its own message
     """Why the run could not write ``path`` (a file, or a folder it may create), or None.
 
     A file needs an existing, writable parent folder and must not be a folder; a folder is created

@@ -46,7 +46,7 @@ def describe(invariant: Invariant) -> dict[str, Any]:
     }
 
 
-def run_show(args: argparse.Namespace) -> int:
+def run_show(args: argparse.Namespace) -> int:  # noqa: C901 - JSON and text outputs of one command
     """Print the catalogue as a table or JSON."""
     invariants = [i for i in CATALOGUE if args.profile is None or i.claimed_by(args.profile)]
     if args.json:

@@ -65,7 +65,7 @@ class Derivation:
         self.serial = 0
         self._events: list[Event] = []
 
-    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:
+    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901 - one branch per operation kind: the event each emits
         """The events of one step (each a dict with ``kind``, ``time`` and its fields)."""
         self._events = []
         now = op.now

@@ -148,7 +148,7 @@ def _diagnose(data: Any) -> None:
     raise TypeError("observation: malformed")
 
 
-def describe_difference(expected: Observation, actual: Observation) -> list[str]:
+def describe_difference(expected: Observation, actual: Observation) -> list[str]:  # noqa: C901 - one line per part of an observation that may differ
     """Human lines naming each field where two observations differ."""
     lines = []
     want, got = expected.by_position(), actual.by_position()

@@ -181,7 +181,7 @@ PARQUET_CASES: dict[str, tuple[Change, list[str]]] = {
 }
 
 
-def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
+def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:  # noqa: PLR0911 - one return per bad input it writes
     """The bad file of ``case`` and the fragments its message must contain (besides the path)."""
     if case == "truncated":
         whole = write_parquet(good, directory / "whole.parquet").read_bytes()
