@@ -89,6 +89,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._next_copy = 0
         self._cursors = ActiveCursors()
         self._listener: Listener | None = None
+        self._pass: str | None = None
+        """The kind of the pass under way: its removals carry it as their reason (traces/FORMAT.md)."""
         self._setup()
 
     @abc.abstractmethod
@@ -119,6 +121,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
     def _emit(self, kind: str, **fields: Any) -> None:
         """Report one event, if someone listens (call sites on hot paths test ``self._listener`` first)."""
         if self._listener is not None:
+            if kind == "remove" and self._pass is not None:
+                fields["reason"] = self._pass
             self._listener(kind, self._now, fields)
 
     def _check_clock(self, now: int) -> None:
@@ -147,9 +151,11 @@ class ReferenceCache(abc.ABC, Generic[C]):
     def _pass_start(
         self, kind: str, *, value: float | None = None, ledger: int | None = None, entry: int | None = None
     ) -> None:
+        self._pass = kind
         self._emit("pass_start", reason=kind, size=self._size(), value=value, ledger=ledger, entry=entry)
 
     def _pass_end(self, kind: str) -> None:
+        self._pass = None
         self._emit("pass_end", reason=kind, size=self._size())
 
     @staticmethod

@@ -141,7 +141,7 @@ class EvictSize(Op):
 
 @dataclass(frozen=True, kw_only=True)
 class EvictBytes(Op):
-    """``evictLeastAccessedEntries(bytes)``: free at least ``bytes`` (> 0) whatever the size; result: (entries, bytes) freed."""
+    """``evictLeastAccessedEntries(bytes)``: free at least ``bytes`` (> 0) at any size; result: (entries, bytes)."""
 
     kind: ClassVar[str] = "evict_bytes"
     bytes: int
@@ -149,7 +149,7 @@ class EvictBytes(Op):
 
 @dataclass(frozen=True, kw_only=True)
 class EvictBefore(Op):
-    """``evictLEntriesBeforeTimestamp(cutoff)``: one TTL pass with an explicit cutoff; result: (entries, bytes) freed."""
+    """``evictLEntriesBeforeTimestamp(cutoff)``: a TTL pass with an explicit cutoff; result: (entries, bytes)."""
 
     kind: ClassVar[str] = "evict_before"
     cutoff: int

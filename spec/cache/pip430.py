@@ -209,7 +209,8 @@ def _remove_range(work: _Work, op: RemoveRange) -> tuple[int, int]:
     """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger: forced, so EVICTED; (entries, bytes)."""
     require(op.first <= op.last)
     end = op.last + 1 if op.inclusive else op.last
-    return _force_remove(work, {p for p in _positions(work) if p[0] == op.ledger and op.first <= p[1] < end}, "invalidate")
+    doomed = {p for p in _positions(work) if p[0] == op.ledger and op.first <= p[1] < end}
+    return _force_remove(work, doomed, "invalidate")
 
 
 def _clear(work: _Work, _op: Clear) -> None:

@@ -219,7 +219,7 @@ def _invalidate_ledger(work: _Work, op: InvalidateLedger) -> None:
 
 
 def _remove_range(work: _Work, op: RemoveRange) -> tuple[int, int]:
-    """``RangeCache.removeRange(first, last, lastInclusive)`` within one ledger; returns (entries, bytes) (apache/pulsar#24623)."""
+    """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger; (entries, bytes) (apache/pulsar#24623)."""
     require(op.first <= op.last)
     end = op.last + 1 if op.inclusive else op.last
     doomed = {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger and op.first <= w.entry < end}
@@ -299,7 +299,7 @@ def _evict_size(work: _Work, _op: EvictSize) -> None:
 
 
 def _evict_bytes(work: _Work, op: EvictBytes) -> tuple[int, int]:
-    """``evictLeastAccessedEntries(bytes)`` called directly: ``bytes > 0`` or IllegalArgumentException (apache/pulsar#24623)."""
+    """``evictLeastAccessedEntries(bytes)`` called directly; ``bytes > 0`` (apache/pulsar#24623)."""
     require(op.bytes > 0)
     return _free(work, op.bytes)
 

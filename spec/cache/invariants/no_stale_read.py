@@ -19,9 +19,7 @@ from ledgerspec.spec.cache.invariants._declare import (
 
 
 def in_range(kind: int, ledger: int, bound: int, ledgers: Ints, entries: Ints, first: int = NULL) -> Bools:
-    """The positions a forced pass covers: a ledger below ``bound`` (NULL: all of it) and, for a
-    removed range, from ``first``; or everything.
-    """
+    """The positions a forced pass covers: a ledger below ``bound`` (NULL: all of it), from ``first`` for a range."""
     if kind == CLEAR_PASS:
         return np.ones(len(ledgers), np.bool_)
     covered: Bools = (ledgers == ledger) & ((bound == NULL) | (entries < bound))

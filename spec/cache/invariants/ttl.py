@@ -88,7 +88,8 @@ def _cutoff_violations(view: PassView) -> list[str]:
     if view.head_enter is not None and (view.oldest_ts is None or view.oldest_ts < cutoff):
         table = view.table
         messages += [
-            f"left {(int(table.ledger[i]), int(table.entry[i]))} (timestamp {int(table.ts[i])}), before the cutoff {cutoff}"
+            f"left {(int(table.ledger[i]), int(table.entry[i]))} (timestamp {int(table.ts[i])}), "
+            f"before the cutoff {cutoff}"
             for i in np.flatnonzero(table.ts < cutoff).tolist()
         ]
     return messages
