@@ -305,7 +305,8 @@ class Driver:
         if kind == "evict_before":
             return EvictBefore(now=now, cutoff=now - raw.size % 12 + raw.span)
         if kind == "remove_range":
-            return RemoveRange(now=now, ledger=ledger, first=raw.entry, last=raw.entry + raw.span, inclusive=raw.pick % 2 == 0)
+            last, inclusive = raw.entry + raw.span, raw.pick % 2 == 0
+            return RemoveRange(now=now, ledger=ledger, first=raw.entry, last=last, inclusive=inclusive)
         return None
 
     def invalid(self, raw: Raw, ledger: int, now: int) -> Op:  # noqa: PLR0911 - one return per operation kind
@@ -328,13 +329,17 @@ class Driver:
         if choice == 7:
             return Get(now=self.now - 1 - raw.span, ledger=ledger, entry=0)  # the clock goes back
         if choice == 8:
-            if raw.pick % 3 == 0 and self.lockstep.profile.knows(EvictBytes):
-                return EvictBytes(now=now, bytes=small if small <= 0 else -small)
-            if raw.pick % 3 == 1 and self.lockstep.profile.knows(RemoveRange):
-                return RemoveRange(now=now, ledger=ledger, first=raw.entry + 1, last=raw.entry, inclusive=True)
-            return Configure(now=now, max_size=raw.size * 3 - 5)  # refused by segmented only
+            return self.invalid_target(raw, ledger, now, small)
         field = ("max_size", "watermark", "ttl", "ttl_max", "max_requeue")[raw.span]
         return Configure(now=now, **{field: -1})
+
+    def invalid_target(self, raw: Raw, ledger: int, now: int, small: int) -> Op:
+        """Bytes <= 0 to free, a range whose first entry is past its last; or a resize of the ring."""
+        if raw.pick % 3 == 0 and self.lockstep.profile.knows(EvictBytes):
+            return EvictBytes(now=now, bytes=small if small <= 0 else -small)
+        if raw.pick % 3 == 1 and self.lockstep.profile.knows(RemoveRange):
+            return RemoveRange(now=now, ledger=ledger, first=raw.entry + 1, last=raw.entry, inclusive=True)
+        return Configure(now=now, max_size=raw.size * 3 - 5)  # refused by segmented only
 
     def run(self) -> None:
         for _ in range(self.data.draw(st.integers(*STEPS))):
