@@ -20,9 +20,12 @@ from ledgerspec.spec.cache import (
     CursorCount,
     CursorRemove,
     CursorSeek,
+    EvictBefore,
+    EvictBytes,
     GetRange,
     Observation,
     Op,
+    RemoveRange,
     ReplayIncrement,
 )
 
@@ -78,6 +81,9 @@ CAPABILITIES: dict[str, str] = {
     "configure": "run-time configuration changes",
     "get_range": "range reads",
     "replay_increment": "Key_Shared replay increments through a dispatched copy",
+    "evict_bytes": "evict_bytes: a size eviction of a given number of bytes (evictLeastAccessedEntries)",
+    "evict_before": "evict_before: a TTL pass with an explicit cutoff (evictLEntriesBeforeTimestamp)",
+    "remove_range": "remove_range: removal of a range of one ledger (RangeCache.removeRange)",
     "observe_counts": "observations carry each entry's expected read count",
     "observe_timestamps": "observations carry each entry's queue timestamp",
     "observe_copies": "observations list the open dispatched copies with their counts",
@@ -93,6 +99,9 @@ NEEDS_BY_OPERATION: dict[type[Op], str] = {
     Configure: "configure",
     GetRange: "get_range",
     ReplayIncrement: "replay_increment",
+    EvictBytes: "evict_bytes",
+    EvictBefore: "evict_before",
+    RemoveRange: "remove_range",
 }
 
 
@@ -176,7 +185,12 @@ _RESULT_TYPES: dict[str, tuple[type, ...]] = {
     "get_range": (list, tuple),
     "replay_increment": (bool, type(None)),
     "cursor_count": (int,),
+    "evict_bytes": (list, tuple),
+    "evict_before": (list, tuple),
+    "remove_range": (list, tuple),
 }
+_FREED = frozenset({"evict_bytes", "evict_before", "remove_range"})
+"""Operations whose result is what they freed: ``[entries, bytes]`` (``RangeCacheRemovalCounters``)."""
 
 
 def result_problem(op: Op, result: Any) -> str | None:
@@ -185,6 +199,10 @@ def result_problem(op: Op, result: Any) -> str | None:
     if (isinstance(result, bool) and bool not in allowed) or not isinstance(result, allowed):
         names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
         return f"result of {op.kind} must be {names}, got {clip(repr(result), 300)}"
+    if op.kind in _FREED:
+        if len(result) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in result):
+            return f"result of {op.kind} must be [entries, bytes] freed, two integers >= 0, got {clip(repr(result), 300)}"
+        return None
     if isinstance(result, list | tuple) and not all(
         r is None or (isinstance(r, int) and not isinstance(r, bool)) for r in result
     ):

@@ -12,15 +12,23 @@ from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._api import CAPABILITIES, AdapterInfo
+from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION, AdapterInfo
 from ledgerspec.reference.cache import CACHES
-from ledgerspec.spec.cache import CacheConfig, Observation, Op
+from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
 
 NOT_OBSERVED = {
     "legacy": frozenset({"observe_counts"}),
     "segmented": frozenset({"observe_counts", "observe_timestamps"}),
 }
 """What a profile's cache does not have at all: legacy keeps no read counts; the ring no timestamps."""
+
+
+def profile_capabilities(profile: str) -> frozenset[str]:
+    """Every capability a cache of the profile can have: not the observations it lacks (``NOT_OBSERVED``),
+    nor the operations the profile has not (``Profile.knows``)."""
+    knows = get_profile(profile).knows
+    lacking = {need for op, need in NEEDS_BY_OPERATION.items() if not knows(op)}
+    return frozenset(CAPABILITIES) - NOT_OBSERVED.get(profile, frozenset()) - lacking
 
 
 class ReferenceAdapter:
@@ -33,7 +41,7 @@ class ReferenceAdapter:
             version=VERSION,
             language="python",
             profiles=(profile,),
-            capabilities=frozenset(CAPABILITIES) - NOT_OBSERVED.get(profile, frozenset()),
+            capabilities=profile_capabilities(profile),
         )
         self.cache: Any = None
 
