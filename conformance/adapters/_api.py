@@ -201,7 +201,8 @@ def result_problem(op: Op, result: Any) -> str | None:
         return f"result of {op.kind} must be {names}, got {clip(repr(result), 300)}"
     if op.kind in _FREED:
         if len(result) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in result):
-            return f"result of {op.kind} must be [entries, bytes] freed, two integers >= 0, got {clip(repr(result), 300)}"
+            shown = clip(repr(result), 300)
+            return f"result of {op.kind} must be [entries, bytes] freed, two integers >= 0, got {shown}"
         return None
     if isinstance(result, list | tuple) and not all(
         r is None or (isinstance(r, int) and not isinstance(r, bool)) for r in result

@@ -24,8 +24,7 @@ NOT_OBSERVED = {
 
 
 def profile_capabilities(profile: str) -> frozenset[str]:
-    """Every capability a cache of the profile can have: not the observations it lacks (``NOT_OBSERVED``),
-    nor the operations the profile has not (``Profile.knows``)."""
+    """Every capability a cache of the profile can have, less the observations and operations it lacks."""
     knows = get_profile(profile).knows
     lacking = {need for op, need in NEEDS_BY_OPERATION.items() if not knows(op)}
     return frozenset(CAPABILITIES) - NOT_OBSERVED.get(profile, frozenset()) - lacking
