@@ -90,7 +90,7 @@ def test_claimed_removals_are_sent_and_unclaimed_ones_never(profile: str) -> Non
     for drop, expected in ((frozenset(), kinds), (frozenset(kinds), set())):
         seen: set[str] = set()
 
-        def factory(drop: frozenset[str] = drop) -> Recording:
+        def factory(drop: frozenset[str] = drop, seen: set[str] = seen) -> Recording:
             adapter = Recording(profile, drop)
             adapter.sent = seen
             return adapter
