@@ -87,6 +87,8 @@ CAPABILITIES: dict[str, str] = {
     "observe_counts": "observations carry each entry's expected read count",
     "observe_timestamps": "observations carry each entry's queue timestamp",
     "observe_copies": "observations list the open dispatched copies with their counts",
+    "observe_evictions": "observations carry the counter evictions (size-eviction runs that had bytes to free)",
+    "observe_hit_bytes": "observations carry the counter hit_bytes (the bytes of every hit)",
 }
 """What an adapter may support. The engine sends only supported operations and compares only
 observed fields; invariants that need a missing capability are reported as not checkable."""
@@ -163,7 +165,7 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
     """Blank the fields an adapter does not observe, so both sides compare alike."""
     counts = "observe_counts" in capabilities
     stamps = "observe_timestamps" in capabilities
-    if counts and stamps and "observe_copies" in capabilities:
+    if counts and stamps and capabilities >= _ALL_OBSERVED:
         return observation
     entries = tuple(
         dataclasses.replace(
@@ -176,7 +178,14 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
     copies = observation.copies if "observe_copies" in capabilities else ()
     if copies and not counts:
         copies = tuple((copy, None) for copy, _ in copies)
-    return dataclasses.replace(observation, entries=entries, copies=copies)
+    stats = {name: None for name, need in _STATS.items() if need not in capabilities}
+    counters = dataclasses.replace(observation.counters, **stats) if stats else observation.counters
+    return dataclasses.replace(observation, entries=entries, copies=copies, counters=counters)
+
+
+_STATS = {"evictions": "observe_evictions", "hit_bytes": "observe_hit_bytes"}
+"""The counters an adapter shows only with a capability, and that capability."""
+_ALL_OBSERVED = frozenset({"observe_copies", *_STATS.values()})
 
 
 _RESULT_TYPES: dict[str, tuple[type, ...]] = {

@@ -17,10 +17,11 @@ from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
 
 NOT_OBSERVED = {
-    "legacy": frozenset({"observe_counts"}),
-    "segmented": frozenset({"observe_counts", "observe_timestamps"}),
+    "legacy": frozenset({"observe_counts", "observe_evictions", "observe_hit_bytes"}),
+    "segmented": frozenset({"observe_counts", "observe_timestamps", "observe_evictions", "observe_hit_bytes"}),
 }
-"""What a profile's cache does not have at all: legacy keeps no read counts; the ring no timestamps."""
+"""What a profile's cache does not have at all: legacy keeps no read counts; the ring no timestamps; neither
+has the merged factory's statistics (``ManagedLedgerFactoryMBeanImpl``, apache/pulsar#24623)."""
 
 
 def profile_capabilities(profile: str) -> frozenset[str]:

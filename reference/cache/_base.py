@@ -56,6 +56,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
     """
 
     PROFILE: ClassVar[str] = ""
+    STATS: ClassVar[tuple[str, ...]] = ()
+    """The factory statistics among the counters (``evictions``, ``hit_bytes``), where the profile has them."""
 
     def __init__(
         self,
@@ -84,7 +86,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._now = 0
         self._disabled = max_size == 0
         """``EntryCacheDisabled``: decided when the cache is created, not by a later resize (PR #24623)."""
-        self._counters = dict.fromkeys(COUNTERS, 0)
+        self._counters = dict.fromkeys(COUNTERS + self.STATS, 0)
         self._copies: dict[int, C] = {}
         self._next_copy = 0
         self._cursors = ActiveCursors()

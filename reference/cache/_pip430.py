@@ -33,6 +33,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
     """
 
     PROFILE = "pip430"
+    STATS = ("evictions", "hit_bytes")
 
     def _setup(self) -> None:
         self._ranges: RangeCaches[Wrapper] = RangeCaches()
@@ -93,6 +94,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
                 self._read_event(ledger, entry, None, None)
             return None
         self._count("hits")
+        self._count("hit_bytes", wrapper.size)
         copy = self._make_copy(wrapper)
         if self._listener is not None:
             self._read_event(ledger, entry, copy, wrapper.handler.count)
@@ -213,8 +215,9 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
         self._now = now
         self._pass_start("size", value=float(self._config.watermark_size))
         size = self._ranges.total_size
-        if size > self._config.trigger_size:
+        if size > self._config.trigger_size and size > self._config.watermark_size:
             self._free(size - self._config.watermark_size, now - self._config.ttl_max)
+            self._count("evictions")
         self._pass_end("size")
 
     def evict_bytes(self, *, now: int, bytes: int) -> tuple[int, int]:  # noqa: A002 - the operation's field name

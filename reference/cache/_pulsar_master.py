@@ -30,6 +30,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
     """
 
     PROFILE = "pulsar-master"
+    STATS = ("evictions", "hit_bytes")
 
     def _setup(self) -> None:
         self._ranges: RangeCaches[Wrapper] = RangeCaches()
@@ -80,6 +81,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
             return None
         wrapper.accessed = True
         self._count("hits")
+        self._count("hit_bytes", wrapper.size)
         copy = self._make_copy(wrapper.handler)
         if self._listener is not None:
             self._read_event(ledger, entry, copy, self._copy_count(wrapper.handler))
@@ -208,8 +210,9 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         self._now = now
         self._pass_start("size", value=float(self._config.watermark_size))
         size = self._ranges.total_size
-        if size > self._config.trigger_size:
+        if size > self._config.trigger_size and size > self._config.watermark_size:
             self._free(size - self._config.watermark_size, now)
+            self._count("evictions")
         self._pass_end("size")
 
     def evict_bytes(self, *, now: int, bytes: int) -> tuple[int, int]:  # noqa: A002 - the operation's field name

@@ -27,7 +27,7 @@ from ledgerspec.spec.cache._kernels import (
     pip430_size_verdict,
     pip430_timestamp_verdict,
 )
-from ledgerspec.spec.cache._observation import CachedEntry, Observation
+from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
     EvictBytes,
@@ -89,7 +89,7 @@ def _freeze(work: _Work) -> State:
 
 def init(config: CacheConfig) -> State:
     """An empty cache. ``max_size == 0`` gives ``EntryCacheDisabled``, which never caches."""
-    return State(base=Base(config=config, disabled=config.max_size == 0))
+    return State(base=Base(config=config, disabled=config.max_size == 0, counters=Counters(evictions=0, hit_bytes=0)))
 
 
 def step(state: State, op: Op) -> frozenset[Outcome[State]]:
@@ -145,6 +145,7 @@ def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
         work.count("misses")
         return None
     work.count("hits")
+    work.count("hit_bytes", wrapper.size)
     return work.make_copy(wrapper.handler)
 
 
@@ -275,6 +276,7 @@ def _evict_size(work: _Work, op: EvictSize) -> None:
     to_free = size - config.watermark_size
     if to_free > 0:
         _free(work, to_free, op.now - config.ttl_max)
+        work.count("evictions")
 
 
 def _evict_bytes(work: _Work, op: EvictBytes) -> tuple[int, int]:

@@ -30,7 +30,7 @@ from ledgerspec.spec.cache._kernels import (
     master_size_verdict,
     master_timestamp_verdict,
 )
-from ledgerspec.spec.cache._observation import CachedEntry, Observation
+from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
     EvictBefore,
@@ -94,7 +94,7 @@ def _freeze(work: _Work) -> State:
 
 def init(config: CacheConfig) -> State:
     """An empty cache; ``max_size == 0`` gives ``EntryCacheDisabled``."""
-    return State(base=Base(config=config, disabled=config.max_size == 0))
+    return State(base=Base(config=config, disabled=config.max_size == 0, counters=Counters(evictions=0, hit_bytes=0)))
 
 
 def step(state: State, op: Op) -> frozenset[Outcome[State]]:
@@ -148,6 +148,7 @@ def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
     wrapper = work.queue[index]
     work.queue[index] = dataclasses.replace(wrapper, accessed=True)
     work.count("hits")
+    work.count("hit_bytes", wrapper.size)
     return work.make_copy(wrapper.handler)
 
 
@@ -296,6 +297,7 @@ def _evict_size(work: _Work, _op: EvictSize) -> None:
     to_free = size - work.config.watermark_size
     if to_free > 0:
         _free(work, to_free)
+        work.count("evictions")
 
 
 def _evict_bytes(work: _Work, op: EvictBytes) -> tuple[int, int]:
