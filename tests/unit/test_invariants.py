@@ -141,6 +141,13 @@ def master_refuses_at_max(work, op):
     return pulsar_master._insert(work, op)
 
 
+def master_hit_bytes_uncounted(work, op):
+    hits_before = work.counters["hit_bytes"]
+    copy = pulsar_master._get(work, op)
+    work.counters["hit_bytes"] = hits_before
+    return copy
+
+
 def legacy_invalidate_inclusive(work, op):
     legacy._invalidate_before(work, dataclasses.replace(op, entry=op.entry + 1))
 
@@ -362,6 +369,15 @@ CASES = [
     ),
     # Size 100 = max 100: the next insert is refused (100 < 100 is false).
     Case("CACHE-SPACE-CHECK", "legacy", legacy, Insert, legacy_insert_ignores_space, [I(1, 1, 0, 100), I(2, 1, 1, 1)]),
+    # A hit of 5 bytes that hit_bytes does not count.
+    Case(
+        "CACHE-STATISTICS",
+        "pulsar-master",
+        pulsar_master,
+        Get,
+        master_hit_bytes_uncounted,
+        [I(1, 1, 0, 5), Get(now=2, ledger=1, entry=0)],
+    ),
     # Segments of 128: an entry of 10 bytes reserves 64, so the ring reports 64, not 10.
     Case("CACHE-SEGMENT-PLACEMENT", "segmented", segmented, Insert, segmented_no_align, [I(1, 1, 0, 10)]),
 ]
@@ -486,7 +502,21 @@ def pip430_bytes_ignores_counts(work, op):
     return pip430._evict_bytes(work, op)
 
 
+def pip430_ttl_counts_an_eviction(work, op):
+    pip430._evict_timestamp(work, op)
+    work.count("evictions")
+
+
 EXPLICIT_CASES = [
+    # a TTL pass is not a size eviction: recordCacheEviction is not called
+    Case(
+        "CACHE-STATISTICS",
+        "pip430",
+        pip430,
+        EvictTimestamp,
+        pip430_ttl_counts_an_eviction,
+        [I(1, 1, 0, 5), EvictTimestamp(now=30)],
+    ),
     # remove_range(1, 2, 3, inclusive) also takes (1, 1)
     Case(
         "CACHE-NO-STALE-READ",

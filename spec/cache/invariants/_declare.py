@@ -89,6 +89,8 @@ class Invariant:
     """Its place in the catalogue (reports list invariants in this order); a new one takes the next number."""
     conformance_only: str = ""
     """What part of it only an observed step shows (checked by :meth:`Check.step`), if any."""
+    on_traces: bool = True
+    """False: its check reads only observed steps, so a trace can never show a violation (not checkable there)."""
 
     @property
     def source(self) -> str:
