@@ -178,7 +178,7 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
     copies = observation.copies if "observe_copies" in capabilities else ()
     if copies and not counts:
         copies = tuple((copy, None) for copy, _ in copies)
-    stats = {name: None for name, need in _STATS.items() if need not in capabilities}
+    stats: dict[str, Any] = {name: None for name, need in _STATS.items() if need not in capabilities}
     counters = dataclasses.replace(observation.counters, **stats) if stats else observation.counters
     return dataclasses.replace(observation, entries=entries, copies=copies, counters=counters)
 
@@ -209,7 +209,8 @@ def result_problem(op: Op, result: Any) -> str | None:
         names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
         return f"result of {op.kind} must be {names}, got {clip(repr(result), 300)}"
     if op.kind in _FREED:
-        if len(result) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in result):
+        pair: list[Any] = list(result)
+        if len(pair) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in pair):
             shown = clip(repr(result), 300)
             return f"result of {op.kind} must be [entries, bytes] freed, two integers >= 0, got {shown}"
         return None

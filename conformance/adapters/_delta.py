@@ -182,7 +182,7 @@ class DeltaDecoder:
         if delta["counters"] != self.counters:
             self.counters = delta["counters"]
             sent = self.counters
-            counters = _built(Counters, sent if _STAT_KEYS <= sent.keys() else _NO_STATS | sent)
+            counters = _built(Counters, sent if sent.keys() >= _STAT_KEYS else _NO_STATS | sent)
         unchanged = entries is last.entries and copies is last.copies and counters is last.counters
         if unchanged and delta["size"] == last.size:
             return last

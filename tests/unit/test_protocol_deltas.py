@@ -263,5 +263,5 @@ def test_the_statistics_counters_are_optional_in_a_delta_and_null_when_left_out(
         observation = DeltaDecoder().apply(delta)
         assert observation.counters == Counters(evictions=evictions)
     bad = {"entries": [], "removed": [], "size": 0, "counters": core | {"hit_bytes": "x"}, "copies": [], "closed": []}
-    with pytest.raises(ValueError, match="counters.hit_bytes"):
+    with pytest.raises(ValueError, match=r"counters\.hit_bytes"):
         DeltaDecoder().apply(bad)

@@ -14,14 +14,7 @@ class _Statistics(Check):
         before, after, op = view.before.counters, view.after.counters, view.op
         messages = []
         if before.hit_bytes is not None and after.hit_bytes is not None:
-            sizes = view.before.by_position()
-            hits = [view.result] if isinstance(op, Get) else list(view.result) if isinstance(op, GetRange) else []
-            first = op.entry if isinstance(op, Get) else op.first if isinstance(op, GetRange) else 0
-            read = sum(
-                sizes[op.ledger, first + i].size
-                for i, copy in enumerate(hits)
-                if copy is not None and (op.ledger, first + i) in sizes  # type: ignore[union-attr]
-            )
+            read = _bytes_hit(view)
             if after.hit_bytes - before.hit_bytes != read:
                 messages.append(f"hit_bytes went from {before.hit_bytes} to {after.hit_bytes}; the hits read {read}")
         if before.evictions is not None and after.evictions is not None:
@@ -33,6 +26,18 @@ class _Statistics(Check):
                     f"(size before {size}, trigger {config.trigger_size}): expected +{runs}"
                 )
         view.report(messages)
+
+
+def _bytes_hit(view: StepView) -> int:
+    """The sizes of the cached entries the step's read hit (a copy id in its result), as cached before it."""
+    op, sizes = view.op, view.before.by_position()
+    if isinstance(op, Get):
+        hits = [((op.ledger, op.entry), view.result)]
+    elif isinstance(op, GetRange):
+        hits = [((op.ledger, op.first + i), copy) for i, copy in enumerate(view.result)]
+    else:
+        return 0
+    return sum(sizes[at].size for at, copy in hits if copy is not None and at in sizes)
 
 
 INVARIANT = Invariant(
