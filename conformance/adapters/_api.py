@@ -209,7 +209,7 @@ def result_problem(op: Op, result: Any) -> str | None:
         names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
         return f"result of {op.kind} must be {names}, got {clip(repr(result), 300)}"
     if op.kind in _FREED:
-        pair: list[Any] = list(result)
+        pair: list[Any] = list(result) if isinstance(result, list | tuple) else []
         if len(pair) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in pair):
             shown = clip(repr(result), 300)
             return f"result of {op.kind} must be [entries, bytes] freed, two integers >= 0, got {shown}"
