@@ -144,6 +144,7 @@ class PulsarMasterSizeBelowTrigger(PulsarMasterCache):
         size = self._ranges.total_size
         if size > self._config.watermark_size:  # bug: the watermark where the trigger was meant
             self._free(size - self._config.watermark_size, now)
+            self._count("evictions")  # recordCacheEviction, as the pass ran with bytes to free
         self._pass_end("size")
 
 
@@ -160,6 +161,7 @@ class PulsarMasterWatermarkFromTrigger(PulsarMasterCache):
         size = self._ranges.total_size
         if size > self._config.trigger_size:
             self._free(size - self._config.trigger_size, now)  # bug: trigger_size for watermark_size
+            self._count("evictions")  # recordCacheEviction, as the pass ran with bytes to free
         self._pass_end("size")
 
 
