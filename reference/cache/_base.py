@@ -156,6 +156,15 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._pass = kind
         self._emit("pass_start", reason=kind, size=self._size(), value=value, ledger=ledger, entry=entry)
 
+    def _range_start(self, now: int, ledger: int, first: int, last: int, inclusive: bool) -> int:
+        """Begin a ``removeRange(first, last, lastInclusive)`` pass; the exclusive end of the range."""
+        self._check_clock(now)
+        require(first <= last, f"remove_range: first must be <= last, got {first!r} > {last!r}")
+        self._now = now
+        end = last + 1 if inclusive else last
+        self._pass_start("range", ledger=ledger, entry=end, value=float(first))
+        return end
+
     def _pass_end(self, kind: str) -> None:
         self._pass = None
         self._emit("pass_end", reason=kind, size=self._size())

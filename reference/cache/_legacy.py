@@ -156,11 +156,7 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
 
     def remove_range(self, *, now: int, ledger: int, first: int, last: int, inclusive: bool) -> tuple[int, int]:
         """``RangeCache.removeRange(first, last, lastInclusive)`` of one cache (at 8ce67b97b3^); (entries, bytes)."""
-        self._check_clock(now)
-        require(first <= last, f"remove_range: first must be <= last, got {first!r} > {last!r}")
-        self._now = now
-        end = last + 1 if inclusive else last
-        self._pass_start("range", ledger=ledger, entry=end, value=float(first))
+        end = self._range_start(now, ledger, first, last, inclusive)
         removed = self._ranges.pop_range(ledger, first, end)
         if removed:
             self._sync_head(ledger)

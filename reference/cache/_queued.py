@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 from typing import TypeVar
 
-from ledgerspec.reference.cache._base import ReferenceCache, require
+from ledgerspec.reference.cache._base import ReferenceCache
 from ledgerspec.reference.cache._range_cache import RangeCaches
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper
 
@@ -39,11 +39,7 @@ class QueuedCache(ReferenceCache[C]):
 
     def remove_range(self, *, now: int, ledger: int, first: int, last: int, inclusive: bool) -> tuple[int, int]:
         """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger; (entries, bytes) freed (PR #24623)."""
-        self._check_clock(now)
-        require(first <= last, f"remove_range: first must be <= last, got {first!r} > {last!r}")
-        self._now = now
-        end = last + 1 if inclusive else last
-        self._pass_start("range", ledger=ledger, entry=end, value=float(first))
+        end = self._range_start(now, ledger, first, last, inclusive)
         doomed = self._ranges.pop_range(ledger, first, end)
         self._force_remove(doomed, "removed_invalidate")
         self._pass_end("range")
