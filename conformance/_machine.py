@@ -28,6 +28,8 @@ from ledgerspec.spec.cache import (
     CursorCount,
     CursorRemove,
     CursorSeek,
+    EvictBefore,
+    EvictBytes,
     EvictSize,
     EvictTimestamp,
     Get,
@@ -39,10 +41,12 @@ from ledgerspec.spec.cache import (
     Observation,
     Op,
     Release,
+    RemoveRange,
     ReplayIncrement,
     Violation,
     active_cursors,
     cursors_at_or_before,
+    get_profile,
 )
 
 
@@ -107,6 +111,11 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
 
     def allowed(name: str) -> Callable[[Any], bool]:
         return lambda _machine: name not in run.exclude
+
+    def offered(op: type[Op]) -> Callable[[Any], bool]:
+        """An operation with a capability of its own: the profile has it and the adapter claims it."""
+        sendable = get_profile(run.profile).knows(op) and can(op.kind)
+        return lambda _machine: sendable and op.kind not in run.exclude
 
     class LockstepMachine(RuleBasedStateMachine):
         """Drives the candidate and checks every step."""
@@ -372,6 +381,40 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
                 return crowded[pick % len(crowded)]
             cached = [(e.ledger, e.entry) for e in self.history[-1].observation.entries] if self.history else []
             return cached[pick % len(cached)] if cached else None
+
+        # --- removals with a target of their own (capabilities evict_bytes, evict_before, remove_range) --
+
+        @precondition(offered(EvictBytes))
+        @rule(aim=st.sampled_from(["entry", "entry-1", "entry+1", "all", "all+1", "one"]), pick=st.integers(0, 7))
+        def evict_bytes(self, aim: str, pick: int) -> None:
+            """``evictLeastAccessedEntries(bytes)``: a cached entry's size, one byte either side, all, one byte."""
+            seen = self.history[-1].observation if self.history else None
+            sizes = [e.size for e in seen.entries] if seen is not None else []
+            one = sizes[pick % len(sizes)] if sizes else 1
+            total = seen.size if seen is not None else 0
+            wanted = {"entry": one, "entry-1": one - 1, "entry+1": one + 1, "all": total, "all+1": total + 1, "one": 1}
+            self.step(EvictBytes(now=self.tick(), bytes=max(1, wanted[aim])))
+
+        @precondition(offered(EvictBefore))
+        @rule(aim=st.sampled_from(["at", "at", "at+1", "at-1", "now"]), pick=st.integers(0, 7))
+        def evict_before(self, aim: str, pick: int) -> None:
+            """``evictLEntriesBeforeTimestamp(cutoff)``: at a cached entry's timestamp, one either side, or now."""
+            now = self.tick()
+            seen = self.history[-1].observation.entries if self.history else ()
+            stamps = sorted(e.timestamp for e in seen if e.timestamp is not None)
+            stamp = stamps[pick % len(stamps)] if stamps and aim != "now" else now
+            self.step(EvictBefore(now=now, cutoff=stamp + {"at": 0, "at+1": 1, "at-1": -1, "now": 0}[aim]))
+
+        @precondition(offered(RemoveRange))
+        @rule(
+            position=st.one_of(positions, st.tuples(ledgers, entries)),
+            span=st.integers(0, 3),
+            inclusive=st.booleans(),
+        )
+        def remove_range(self, position: tuple[int, int], span: int, inclusive: bool) -> None:
+            """``RangeCache.removeRange(first, last, inclusive)`` from a written position (an empty range too)."""
+            ledger, first = position
+            self.step(RemoveRange(now=self.tick(), ledger=ledger, first=first, last=first + span, inclusive=inclusive))
 
         # --- configuration ------------------------------------------------------------------------
 

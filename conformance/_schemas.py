@@ -53,7 +53,11 @@ def _entry_schema() -> dict[str, Any]:
 
 def _counters_schema() -> dict[str, Any]:
     counters = {f.name: {"type": "integer", "minimum": 0} for f in dataclasses.fields(Counters)}
-    return {"type": "object", "required": list(counters), "properties": counters, "additionalProperties": False}
+    optional = [f.name for f in dataclasses.fields(Counters) if f.default is None]  # capabilities observe_...
+    for name in optional:
+        counters[name] = {"type": ["integer", "null"], "minimum": 0}
+    required = [name for name in counters if name not in optional]
+    return {"type": "object", "required": required, "properties": counters, "additionalProperties": False}
 
 
 _COPY = {

@@ -20,9 +20,12 @@ from ledgerspec.spec.cache import (
     CursorCount,
     CursorRemove,
     CursorSeek,
+    EvictBefore,
+    EvictBytes,
     GetRange,
     Observation,
     Op,
+    RemoveRange,
     ReplayIncrement,
 )
 
@@ -78,9 +81,14 @@ CAPABILITIES: dict[str, str] = {
     "configure": "run-time configuration changes",
     "get_range": "range reads",
     "replay_increment": "Key_Shared replay increments through a dispatched copy",
+    "evict_bytes": "evict_bytes: a size eviction of a given number of bytes (evictLeastAccessedEntries)",
+    "evict_before": "evict_before: a TTL pass with an explicit cutoff (evictLEntriesBeforeTimestamp)",
+    "remove_range": "remove_range: removal of a range of one ledger (RangeCache.removeRange)",
     "observe_counts": "observations carry each entry's expected read count",
     "observe_timestamps": "observations carry each entry's queue timestamp",
     "observe_copies": "observations list the open dispatched copies with their counts",
+    "observe_evictions": "observations carry the counter evictions (size-eviction runs that had bytes to free)",
+    "observe_hit_bytes": "observations carry the counter hit_bytes (the bytes of every hit)",
 }
 """What an adapter may support. The engine sends only supported operations and compares only
 observed fields; invariants that need a missing capability are reported as not checkable."""
@@ -93,6 +101,9 @@ NEEDS_BY_OPERATION: dict[type[Op], str] = {
     Configure: "configure",
     GetRange: "get_range",
     ReplayIncrement: "replay_increment",
+    EvictBytes: "evict_bytes",
+    EvictBefore: "evict_before",
+    RemoveRange: "remove_range",
 }
 
 
@@ -154,7 +165,7 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
     """Blank the fields an adapter does not observe, so both sides compare alike."""
     counts = "observe_counts" in capabilities
     stamps = "observe_timestamps" in capabilities
-    if counts and stamps and "observe_copies" in capabilities:
+    if counts and stamps and capabilities >= _ALL_OBSERVED:
         return observation
     entries = tuple(
         dataclasses.replace(
@@ -167,7 +178,14 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
     copies = observation.copies if "observe_copies" in capabilities else ()
     if copies and not counts:
         copies = tuple((copy, None) for copy, _ in copies)
-    return dataclasses.replace(observation, entries=entries, copies=copies)
+    stats: dict[str, Any] = {name: None for name, need in _STATS.items() if need not in capabilities}
+    counters = dataclasses.replace(observation.counters, **stats) if stats else observation.counters
+    return dataclasses.replace(observation, entries=entries, copies=copies, counters=counters)
+
+
+_STATS = {"evictions": "observe_evictions", "hit_bytes": "observe_hit_bytes"}
+"""The counters an adapter shows only with a capability, and that capability."""
+_ALL_OBSERVED = frozenset({"observe_copies", *_STATS.values()})
 
 
 _RESULT_TYPES: dict[str, tuple[type, ...]] = {
@@ -176,7 +194,12 @@ _RESULT_TYPES: dict[str, tuple[type, ...]] = {
     "get_range": (list, tuple),
     "replay_increment": (bool, type(None)),
     "cursor_count": (int,),
+    "evict_bytes": (list, tuple),
+    "evict_before": (list, tuple),
+    "remove_range": (list, tuple),
 }
+_FREED = frozenset({"evict_bytes", "evict_before", "remove_range"})
+"""Operations whose result is what they freed: ``[entries, bytes]`` (``RangeCacheRemovalCounters``)."""
 
 
 def result_problem(op: Op, result: Any) -> str | None:
@@ -185,6 +208,12 @@ def result_problem(op: Op, result: Any) -> str | None:
     if (isinstance(result, bool) and bool not in allowed) or not isinstance(result, allowed):
         names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
         return f"result of {op.kind} must be {names}, got {clip(repr(result), 300)}"
+    if op.kind in _FREED:
+        pair: list[Any] = list(result) if isinstance(result, list | tuple) else []
+        if len(pair) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in pair):
+            shown = clip(repr(result), 300)
+            return f"result of {op.kind} must be [entries, bytes] freed, two integers >= 0, got {shown}"
+        return None
     if isinstance(result, list | tuple) and not all(
         r is None or (isinstance(r, int) and not isinstance(r, bool)) for r in result
     ):

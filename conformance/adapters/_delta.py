@@ -26,6 +26,9 @@ _Frozen = TypeVar("_Frozen", CachedEntry, Counters, Observation)
 
 _ENTRY_KEYS = frozenset(CachedEntry.__dataclass_fields__)
 _COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
+_STAT_KEYS = frozenset(name for name, f in Counters.__dataclass_fields__.items() if f.default is None)
+"""Counters an implementation sends only if it claims them (observe_evictions, observe_hit_bytes): int or null."""
+_NO_STATS: dict[str, Any] = dict.fromkeys(_STAT_KEYS)
 _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "closed"))
 
 
@@ -178,7 +181,8 @@ class DeltaDecoder:
         counters = last.counters
         if delta["counters"] != self.counters:
             self.counters = delta["counters"]
-            counters = _built(Counters, self.counters)
+            sent = self.counters
+            counters = _built(Counters, sent if sent.keys() >= _STAT_KEYS else _NO_STATS | sent)
         unchanged = entries is last.entries and copies is last.copies and counters is last.counters
         if unchanged and delta["size"] == last.size:
             return last
@@ -236,9 +240,11 @@ def _delta_problem(delta: Any) -> str | None:  # noqa: C901, PLR0911, PLR0912 - 
     if type(delta["size"]) is not int:
         return f"size: an int, got {delta['size']!r}"
     counters = delta["counters"]
-    if not isinstance(counters, dict) or counters.keys() != _COUNTER_KEYS:
-        return f"counters: an object with exactly the keys {sorted(_COUNTER_KEYS)}, got {counters!r}"[:300]
+    if not isinstance(counters, dict) or not _COUNTER_KEYS - _STAT_KEYS <= counters.keys() <= _COUNTER_KEYS:
+        wanted = sorted(_COUNTER_KEYS - _STAT_KEYS)
+        return f"counters: an object with the keys {wanted}, optionally {sorted(_STAT_KEYS)}, got {counters!r}"[:300]
     if {*map(type, counters.values())} != {int}:
-        name, value = next((n, v) for n, v in counters.items() if type(v) is not int)
-        return f"counters.{name}: an int, got {value!r}"
+        bad = [(n, v) for n, v in counters.items() if type(v) is not int and not (n in _STAT_KEYS and v is None)]
+        if bad:
+            return f"counters.{bad[0][0]}: an int, got {bad[0][1]!r}"
     return None

@@ -20,9 +20,9 @@ import traceback
 from typing import Any
 
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._api import CAPABILITIES, json_line, parse_line
+from ledgerspec.conformance.adapters._api import json_line, parse_line
 from ledgerspec.conformance.adapters._delta import DeltaEncoder
-from ledgerspec.conformance.adapters.reference import NOT_OBSERVED
+from ledgerspec.conformance.adapters.reference import profile_capabilities
 from ledgerspec.reference.cache import CACHES, ChangedPositions
 
 
@@ -40,7 +40,7 @@ class Session:
         """The result of one request; raises on anything wrong (the caller replies ``errored``)."""
         cmd = request["cmd"]
         if cmd == "start":
-            capabilities = sorted(set(CAPABILITIES) - NOT_OBSERVED.get(self.profile, frozenset()))
+            capabilities = sorted(profile_capabilities(self.profile))
             implementation = {"name": f"python-reference-{self.profile}", "version": VERSION, "language": "python"}
             claims = {"profiles": [self.profile], "capabilities": capabilities, "observation_deltas": self.deltas}
             return {"version": 1, "implementation": {**implementation, **claims}}

@@ -12,15 +12,23 @@ from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._api import CAPABILITIES, AdapterInfo
+from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION, AdapterInfo
 from ledgerspec.reference.cache import CACHES
-from ledgerspec.spec.cache import CacheConfig, Observation, Op
+from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
 
 NOT_OBSERVED = {
-    "legacy": frozenset({"observe_counts"}),
-    "segmented": frozenset({"observe_counts", "observe_timestamps"}),
+    "legacy": frozenset({"observe_counts", "observe_evictions", "observe_hit_bytes"}),
+    "segmented": frozenset({"observe_counts", "observe_timestamps", "observe_evictions", "observe_hit_bytes"}),
 }
-"""What a profile's cache does not have at all: legacy keeps no read counts; the ring no timestamps."""
+"""What a profile's cache does not have at all: legacy keeps no read counts; the ring no timestamps; neither
+has the merged factory's statistics (``ManagedLedgerFactoryMBeanImpl``, apache/pulsar#24623)."""
+
+
+def profile_capabilities(profile: str) -> frozenset[str]:
+    """Every capability a cache of the profile can have, less the observations and operations it lacks."""
+    knows = get_profile(profile).knows
+    lacking = {need for op, need in NEEDS_BY_OPERATION.items() if not knows(op)}
+    return frozenset(CAPABILITIES) - NOT_OBSERVED.get(profile, frozenset()) - lacking
 
 
 class ReferenceAdapter:
@@ -33,7 +41,7 @@ class ReferenceAdapter:
             version=VERSION,
             language="python",
             profiles=(profile,),
-            capabilities=frozenset(CAPABILITIES) - NOT_OBSERVED.get(profile, frozenset()),
+            capabilities=profile_capabilities(profile),
         )
         self.cache: Any = None
 

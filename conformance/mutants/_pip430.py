@@ -44,16 +44,17 @@ class Pip430NoStash(Pip430Cache):
     Breaks CACHE-PROTECT-UNTIL-EXPIRED: a protected entry younger than ``ttl_max`` is evicted by size.
     """
 
-    def _free(self, to_free: int, expiry: int) -> None:
-        removed = 0
+    def _free(self, to_free: int, expiry: int) -> tuple[int, int]:
+        removed, entries = 0, 0
         while removed < to_free and (stashed := self._stash.next_for_size(expiry)) is not None:
             self._stash.discard(stashed)
             self._evict(stashed, "removed_size")
-            removed += stashed.size
+            removed, entries = removed + stashed.size, entries + 1
         while removed < to_free and (head := self._queue.peek()) is not None:
             self._queue.poll()
             self._evict(head, "removed_size")  # bug: no ``can_evict() or ts < expiry`` test, no stash
-            removed += head.size
+            removed, entries = removed + head.size, entries + 1
+        return entries, removed
 
 
 class _WriteOnlyStash(Stash):

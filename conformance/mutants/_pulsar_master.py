@@ -20,18 +20,19 @@ class _LivelockWatchdog(PulsarMasterCache):
     more consecutive requeues than cached entries means every entry has come round again.
     """
 
-    def _free(self, to_free: int, now: int) -> None:
-        removed, spins = 0, 0
+    def _free(self, to_free: int, now: int) -> tuple[int, int]:
+        removed, spins, entries = 0, 0, 0
         while removed < to_free and (head := self._queue.peek()) is not None:
             if self._should_requeue(head):
                 spins += 1
                 if spins > len(self._ranges):
-                    return
+                    break
                 self._requeue(now)
             else:
                 spins = 0
                 self._evict_head(head, "removed_size")
-                removed += head.size
+                removed, entries = removed + head.size, entries + 1
+        return entries, removed
 
 
 class PulsarMasterTtlInclusive(PulsarMasterCache):
@@ -143,6 +144,7 @@ class PulsarMasterSizeBelowTrigger(PulsarMasterCache):
         size = self._ranges.total_size
         if size > self._config.watermark_size:  # bug: the watermark where the trigger was meant
             self._free(size - self._config.watermark_size, now)
+            self._count("evictions")  # recordCacheEviction, as the pass ran with bytes to free
         self._pass_end("size")
 
 
@@ -159,6 +161,7 @@ class PulsarMasterWatermarkFromTrigger(PulsarMasterCache):
         size = self._ranges.total_size
         if size > self._config.trigger_size:
             self._free(size - self._config.trigger_size, now)  # bug: trigger_size for watermark_size
+            self._count("evictions")  # recordCacheEviction, as the pass ran with bytes to free
         self._pass_end("size")
 
 

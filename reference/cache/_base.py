@@ -56,6 +56,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
     """
 
     PROFILE: ClassVar[str] = ""
+    STATS: ClassVar[tuple[str, ...]] = ()
+    """The factory statistics among the counters (``evictions``, ``hit_bytes``), where the profile has them."""
 
     def __init__(
         self,
@@ -84,11 +86,13 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._now = 0
         self._disabled = max_size == 0
         """``EntryCacheDisabled``: decided when the cache is created, not by a later resize (PR #24623)."""
-        self._counters = dict.fromkeys(COUNTERS, 0)
+        self._counters = dict.fromkeys(COUNTERS + self.STATS, 0)
         self._copies: dict[int, C] = {}
         self._next_copy = 0
         self._cursors = ActiveCursors()
         self._listener: Listener | None = None
+        self._pass: str | None = None
+        """The kind of the pass under way: its removals carry it as their reason (traces/FORMAT.md)."""
         self._setup()
 
     @abc.abstractmethod
@@ -119,6 +123,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
     def _emit(self, kind: str, **fields: Any) -> None:
         """Report one event, if someone listens (call sites on hot paths test ``self._listener`` first)."""
         if self._listener is not None:
+            if kind == "remove" and self._pass is not None:
+                fields["reason"] = self._pass
             self._listener(kind, self._now, fields)
 
     def _check_clock(self, now: int) -> None:
@@ -147,9 +153,20 @@ class ReferenceCache(abc.ABC, Generic[C]):
     def _pass_start(
         self, kind: str, *, value: float | None = None, ledger: int | None = None, entry: int | None = None
     ) -> None:
+        self._pass = kind
         self._emit("pass_start", reason=kind, size=self._size(), value=value, ledger=ledger, entry=entry)
 
+    def _range_start(self, now: int, ledger: int, first: int, last: int, inclusive: bool) -> int:
+        """Begin a ``removeRange(first, last, lastInclusive)`` pass; the exclusive end of the range."""
+        self._check_clock(now)
+        require(first <= last, f"remove_range: first must be <= last, got {first!r} > {last!r}")
+        self._now = now
+        end = last + 1 if inclusive else last
+        self._pass_start("range", ledger=ledger, entry=end, value=float(first))
+        return end
+
     def _pass_end(self, kind: str) -> None:
+        self._pass = None
         self._emit("pass_end", reason=kind, size=self._size())
 
     @staticmethod

@@ -154,6 +154,17 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
             for e in removed:
                 self._emit("remove", ledger=e.ledger, entry=e.entry, size=e.size, timestamp=e.ts, reason=reason)
 
+    def remove_range(self, *, now: int, ledger: int, first: int, last: int, inclusive: bool) -> tuple[int, int]:
+        """``RangeCache.removeRange(first, last, lastInclusive)`` of one cache (at 8ce67b97b3^); (entries, bytes)."""
+        end = self._range_start(now, ledger, first, last, inclusive)
+        removed = self._ranges.pop_range(ledger, first, end)
+        if removed:
+            self._sync_head(ledger)
+        self._count("removed_invalidate", len(removed))
+        self._removal_events(removed, "range")
+        self._pass_end("range")
+        return len(removed), sum(e.size for e in removed)
+
     def invalidate_ledger(self, *, now: int, ledger: int) -> None:
         """``invalidateAllEntries(ledgerId)``."""
         self._check_clock(now)
@@ -193,14 +204,30 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
         self._now = now
         max_timestamp = now - self._config.ttl
         self._pass_start("ttl", value=float(max_timestamp))
+        self._before(max_timestamp)
+        self._pass_end("ttl")
+
+    def evict_before(self, *, now: int, cutoff: int) -> tuple[int, int]:
+        """``invalidateEntriesBeforeTimestamp(cutoff)`` of every cache (at 8ce67b97b3^); (entries, bytes)."""
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("cutoff", value=float(cutoff))
+        freed = self._before(cutoff)
+        self._pass_end("cutoff")
+        return freed
+
+    def _before(self, max_timestamp: int) -> tuple[int, int]:
+        """Each cache from its lowest position while ``timestamp <= max_timestamp``; (entries, bytes) removed."""
+        entries, removed = 0, 0
         while self._heads and self._heads[0][0] <= max_timestamp:
             ledger = self._heads[0][1]
             while (first := self._ranges.first(ledger)) is not None and first[1].ts <= max_timestamp:
                 self._ranges.pop(ledger, first[0])
                 self._count("removed_ttl")
                 self._removal_events([first[1]], "ttl")
+                entries, removed = entries + 1, removed + first[1].size
             self._sync_head(ledger)
-        self._pass_end("ttl")
+        return entries, removed
 
     def _evict_lowest(self, ledger: int, minimum: int) -> None:
         """``evictLeastAccessedEntries(min)``: remove the lowest position until ``min`` bytes are gone."""

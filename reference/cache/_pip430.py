@@ -13,7 +13,7 @@ entries move from the queue to the stash (each entry moves once in its life), so
 
 from __future__ import annotations
 
-from ledgerspec.reference.cache._base import EntryRow
+from ledgerspec.reference.cache._base import EntryRow, require
 from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import Pip430ReadCount
@@ -33,6 +33,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
     """
 
     PROFILE = "pip430"
+    STATS = ("evictions", "hit_bytes")
 
     def _setup(self) -> None:
         self._ranges: RangeCaches[Wrapper] = RangeCaches()
@@ -93,6 +94,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
                 self._read_event(ledger, entry, None, None)
             return None
         self._count("hits")
+        self._count("hit_bytes", wrapper.size)
         copy = self._make_copy(wrapper)
         if self._listener is not None:
             self._read_event(ledger, entry, copy, wrapper.handler.count)
@@ -141,7 +143,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
     def _removal_events(self, wrapper: Wrapper, counter: str) -> None:
         """MarkEvicted (forced removals only) and the removal, with the count the handler keeps."""
         reason = counter.removeprefix("removed_")
-        if reason in ("invalidate", "clear"):
+        if reason in ("invalidate", "clear"):  # forced: a removed range counts as invalidation
             self._emit("mark_evicted", ledger=wrapper.ledger, entry=wrapper.entry)
         self._emit(
             "remove",
@@ -213,24 +215,36 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
         self._now = now
         self._pass_start("size", value=float(self._config.watermark_size))
         size = self._ranges.total_size
-        if size > self._config.trigger_size:
+        if size > self._config.trigger_size and size > self._config.watermark_size:
             self._free(size - self._config.watermark_size, now - self._config.ttl_max)
+            self._count("evictions")
         self._pass_end("size")
 
-    def _free(self, to_free: int, expiry: int) -> None:
-        """Stash first, then queue, until ``to_free`` bytes are gone (the size pass's walk)."""
-        removed = 0
+    def evict_bytes(self, *, now: int, bytes: int) -> tuple[int, int]:  # noqa: A002 - the operation's field name
+        """``evictLeastAccessedEntries(bytes, now - ttl_max)`` called directly (the PIP text); (entries, bytes)."""
+        self._check_clock(now)
+        require(bytes > 0, f"evict_bytes: bytes must be > 0, got {bytes!r}")
+        self._now = now
+        self._pass_start("bytes", value=float(bytes))
+        freed = self._free(bytes, now - self._config.ttl_max)
+        self._pass_end("bytes")
+        return freed
+
+    def _free(self, to_free: int, expiry: int) -> tuple[int, int]:
+        """Stash first, then queue, until ``to_free`` bytes are gone (the size pass's walk); (entries, bytes)."""
+        removed, entries = 0, 0
         while removed < to_free and (stashed := self._stash.next_for_size(expiry)) is not None:
             self._stash.discard(stashed)
             self._evict(stashed, "removed_size")
-            removed += stashed.size
+            removed, entries = removed + stashed.size, entries + 1
         while removed < to_free and (head := self._queue.peek()) is not None:
             self._queue.poll()
             if head.handler.can_evict() or head.ts < expiry:
                 self._evict(head, "removed_size")
-                removed += head.size
+                removed, entries = removed + head.size, entries + 1
             else:
                 self._stash_entry(head)
+        return entries, removed
 
     def stash_size(self) -> int:
         """Count the stashed entries (for tests and coverage statistics). Not an operation."""

@@ -16,7 +16,7 @@ for ``accessed`` at most once per read, so passes are amortized O(max_requeue * 
 
 from __future__ import annotations
 
-from ledgerspec.reference.cache._base import EntryRow
+from ledgerspec.reference.cache._base import EntryRow, require
 from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import MergedReadCount
@@ -30,6 +30,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
     """
 
     PROFILE = "pulsar-master"
+    STATS = ("evictions", "hit_bytes")
 
     def _setup(self) -> None:
         self._ranges: RangeCaches[Wrapper] = RangeCaches()
@@ -80,6 +81,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
             return None
         wrapper.accessed = True
         self._count("hits")
+        self._count("hit_bytes", wrapper.size)
         copy = self._make_copy(wrapper.handler)
         if self._listener is not None:
             self._read_event(ledger, entry, copy, self._copy_count(wrapper.handler))
@@ -163,12 +165,28 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         self._now = now
         threshold = now - self._config.ttl
         self._pass_start("ttl", value=float(threshold))
+        self._before(threshold, now)
+        self._pass_end("ttl")
+
+    def evict_before(self, *, now: int, cutoff: int) -> tuple[int, int]:
+        """``evictLEntriesBeforeTimestamp(cutoff)`` called with an explicit cutoff (PR #24623); (entries, bytes)."""
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("cutoff", value=float(cutoff))
+        freed = self._before(cutoff, now)
+        self._pass_end("cutoff")
+        return freed
+
+    def _before(self, threshold: int, now: int) -> tuple[int, int]:
+        """The TTL walk: requeue or remove while the head's ``ts < threshold``; (entries, bytes) removed."""
+        entries, removed = 0, 0
         while (head := self._queue.peek()) is not None and head.ts < threshold:
             if self._should_requeue(head):
                 self._requeue(now)
             else:
                 self._evict_head(head, "removed_ttl")
-        self._pass_end("ttl")
+                entries, removed = entries + 1, removed + head.size
+        return entries, removed
 
     def _requeue(self, now: int) -> None:
         head = self._queue.requeue(now)
@@ -192,16 +210,28 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         self._now = now
         self._pass_start("size", value=float(self._config.watermark_size))
         size = self._ranges.total_size
-        if size > self._config.trigger_size:
+        if size > self._config.trigger_size and size > self._config.watermark_size:
             self._free(size - self._config.watermark_size, now)
+            self._count("evictions")
         self._pass_end("size")
 
-    def _free(self, to_free: int, now: int) -> None:
-        """Requeue or remove from the head until ``to_free`` bytes are gone or the queue is empty."""
-        removed = 0
+    def evict_bytes(self, *, now: int, bytes: int) -> tuple[int, int]:  # noqa: A002 - the operation's field name
+        """``evictLeastAccessedEntries(bytes)`` called directly: ``bytes > 0`` (PR #24623); (entries, bytes)."""
+        self._check_clock(now)
+        require(bytes > 0, f"evict_bytes: bytes must be > 0, got {bytes!r}")
+        self._now = now
+        self._pass_start("bytes", value=float(bytes))
+        freed = self._free(bytes, now)
+        self._pass_end("bytes")
+        return freed
+
+    def _free(self, to_free: int, now: int) -> tuple[int, int]:
+        """Requeue or remove from the head until ``to_free`` bytes are gone or the queue is empty; (entries, bytes)."""
+        removed, entries = 0, 0
         while removed < to_free and (head := self._queue.peek()) is not None:
             if self._should_requeue(head):
                 self._requeue(now)
             else:
                 self._evict_head(head, "removed_size")
-                removed += head.size
+                removed, entries = removed + head.size, entries + 1
+        return entries, removed

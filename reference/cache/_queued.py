@@ -37,6 +37,14 @@ class QueuedCache(ReferenceCache[C]):
         self._force_remove(self._ranges.pop_before(ledger, entry), "removed_invalidate")
         self._pass_end("invalidate")
 
+    def remove_range(self, *, now: int, ledger: int, first: int, last: int, inclusive: bool) -> tuple[int, int]:
+        """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger; (entries, bytes) freed (PR #24623)."""
+        end = self._range_start(now, ledger, first, last, inclusive)
+        doomed = self._ranges.pop_range(ledger, first, end)
+        self._force_remove(doomed, "removed_invalidate")
+        self._pass_end("range")
+        return len(doomed), sum(w.size for w in doomed)
+
     def invalidate_ledger(self, *, now: int, ledger: int) -> None:
         """``invalidateAllEntries(ledgerId)``: ledger deletion or a read failure."""
         self._check_clock(now)

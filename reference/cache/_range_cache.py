@@ -88,6 +88,16 @@ class RangeCaches(Generic[V]):
         self._account_removed(ledger, sum(v.size for v in values), len(values))
         return values
 
+    def pop_range(self, ledger: int, first: int, end: int) -> list[V]:
+        """Uncache every value of ``ledger`` in ``[first, end)``; returned in position order."""
+        cache = self._ledgers.get(ledger)
+        if cache is None or first >= end:
+            return []
+        keys = list(cache.irange(first, end, inclusive=(True, False)))
+        values = [cache.pop(key) for key in keys]
+        self._account_removed(ledger, sum(v.size for v in values), len(values))
+        return values
+
     def pop_ledger(self, ledger: int) -> list[V]:
         """Uncache every value of ``ledger``; returned in position order."""
         cache = self._ledgers.pop(ledger, None)

@@ -29,6 +29,8 @@ from ledgerspec.spec.cache._ops import (
     CursorCount,
     CursorRemove,
     CursorSeek,
+    EvictBefore,
+    EvictBytes,
     EvictSize,
     EvictTimestamp,
     Get,
@@ -38,6 +40,7 @@ from ledgerspec.spec.cache._ops import (
     InvalidateLedger,
     Op,
     Release,
+    RemoveRange,
     ReplayIncrement,
 )
 
@@ -50,6 +53,9 @@ PASSES: dict[type[Op], str] = {
     InvalidateBefore: "invalidate",
     InvalidateLedger: "invalidate",
     Clear: "clear",
+    EvictBytes: "bytes",
+    EvictBefore: "cutoff",
+    RemoveRange: "range",
 }
 
 
@@ -161,7 +167,10 @@ class Derivation:
         old, new = before.by_position(), after.by_position()
         ledger = getattr(op, "ledger", None)
         entry = op.entry if isinstance(op, InvalidateBefore) else None
-        self._emit("pass_start", op.now, reason=kind, size=before.size, ledger=ledger, entry=entry)
+        value = _target(op)
+        if isinstance(op, RemoveRange):
+            entry = op.last + 1 if op.inclusive else op.last
+        self._emit("pass_start", op.now, reason=kind, size=before.size, ledger=ledger, entry=entry, value=value)
         gone = [p for p in old if p not in new]
         self._removals(gone, old, after, kind, op.now)
         requeued = [p for p in old if p in new and new[p].timestamp != old[p].timestamp]
@@ -224,6 +233,17 @@ class Derivation:
             if where == origin and other in counts:
                 return counts[other]
         return None
+
+
+def _target(op: Op) -> float | None:
+    """The target an operation gives its pass: bytes to free, the cutoff, a range's first entry."""
+    if isinstance(op, EvictBytes):
+        return float(op.bytes)
+    if isinstance(op, EvictBefore):
+        return float(op.cutoff)
+    if isinstance(op, RemoveRange):
+        return float(op.first)
+    return None
 
 
 __all__ = ["PASSES", "Derivation", "Event"]

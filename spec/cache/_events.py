@@ -10,9 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PASS_KINDS: tuple[str, ...] = ("size", "ttl", "invalidate", "clear")
-"""Kinds of pass, in code order: size eviction (or a ring's rotation), TTL, invalidation, clear."""
-SIZE_PASS, TTL_PASS, INVALIDATE_PASS, CLEAR_PASS = range(4)
+PASS_KINDS: tuple[str, ...] = ("size", "ttl", "invalidate", "clear", "bytes", "cutoff", "range")
+"""Kinds of pass, in code order: size eviction (or a ring's rotation), TTL, invalidation, clear, and the
+passes an operation gives its own target: free a number of bytes (``value``), evict before a cutoff
+timestamp (``value``), remove a range of one ledger (``ledger``, ``value`` the first entry, ``entry``
+the exclusive bound)."""
+SIZE_PASS, TTL_PASS, INVALIDATE_PASS, CLEAR_PASS, BYTES_PASS, CUTOFF_PASS, RANGE_PASS = range(7)
+SIZE_LIKE = (SIZE_PASS, BYTES_PASS)
+"""Passes that walk the queue freeing bytes, with the size pass's rules."""
+TTL_LIKE = (TTL_PASS, CUTOFF_PASS)
+"""Passes that walk the queue removing by timestamp, with the TTL pass's rules."""
+FORCED = (INVALIDATE_PASS, CLEAR_PASS, RANGE_PASS)
+"""Passes that remove by force (pip430: they mark EVICTED)."""
 
 CONFIG_FIELDS: tuple[str, ...] = ("max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl")
 """Fields a ``config`` event may change (``reason`` names the field, ``value`` holds the new value)."""
@@ -90,14 +99,20 @@ RANGE_MISS = KINDS["miss"].reasons.index("range")
 
 
 __all__ = [
+    "BYTES_PASS",
     "CLEAR_PASS",
     "CONFIG_FIELDS",
+    "CUTOFF_PASS",
+    "FORCED",
     "INVALIDATE_PASS",
     "KINDS",
     "KIND_NAMES",
     "PASS_KINDS",
     "RANGE_MISS",
+    "RANGE_PASS",
+    "SIZE_LIKE",
     "SIZE_PASS",
+    "TTL_LIKE",
     "TTL_PASS",
     "Kind",
     "reason_code",

@@ -28,7 +28,7 @@ class CachedEntry:
 
 @dataclass(frozen=True, kw_only=True)
 class Counters:
-    """Cumulative counters: entries inserted, hits and misses, removals by reason."""
+    """Cumulative counters: inserts, hits, misses, removals by reason; two statistics (None: not kept or shown)."""
 
     inserted: int = 0
     hits: int = 0
@@ -37,6 +37,10 @@ class Counters:
     removed_ttl: int = 0
     removed_invalidate: int = 0
     removed_clear: int = 0
+    evictions: int | None = None
+    """``recordCacheEviction()``: size-eviction runs with ``sizeToEvict > 0`` (apache/pulsar#24623)."""
+    hit_bytes: int | None = None
+    """``getCacheHitsBytesTotal``: the bytes of every hit (apache/pulsar#24623)."""
 
     @property
     def removed(self) -> int:
@@ -74,7 +78,9 @@ class Observation:
         return {
             "entries": [dataclasses.asdict(e) for e in self.entries],
             "size": self.size,
-            "counters": dataclasses.asdict(self.counters),
+            "counters": {
+                k: v for k, v in dataclasses.asdict(self.counters).items() if v is not None or k not in _STATS
+            },
             "copies": [list(c) for c in self.copies],
         }
 
@@ -115,8 +121,9 @@ def _well_formed(data: Any) -> bool:
         counters = data["counters"]
         return (
             type(data["size"]) is int
-            and len(counters) == len(_COUNTER_FIELDS)
             and all(type(counters[name]) is int for name in _COUNTER_FIELDS)
+            and set(counters) <= _ALL_COUNTERS
+            and all(counters[name] is None or type(counters[name]) is int for name in counters.keys() & _STATS)
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
@@ -137,10 +144,10 @@ def _diagnose(data: Any) -> None:
             _expect(row[name] is None or _is_int(row[name]), f"{where}.{name}", "an int or null", row[name])
     _expect(_is_int(data["size"]), "size", "an int", data["size"])
     counters = data["counters"]
-    ok = isinstance(counters, dict) and set(counters) == set(_COUNTER_FIELDS)
-    _expect(ok, "counters", f"keys {_COUNTER_FIELDS}", counters)
+    ok = isinstance(counters, dict) and set(_COUNTER_FIELDS) <= set(counters) <= _ALL_COUNTERS
+    _expect(ok, "counters", f"keys {_COUNTER_FIELDS}, optionally {tuple(sorted(_STATS))}", counters)
     for name, value in counters.items():
-        _expect(_is_int(value), f"counters.{name}", "an int", value)
+        _expect(_is_int(value) or (name in _STATS and value is None), f"counters.{name}", "an int", value)
     _expect(isinstance(data["copies"], list), "copies", "a list", data["copies"])
     for index, pair in enumerate(data["copies"]):
         ok = isinstance(pair, list | tuple) and len(pair) == 2 and _is_int(pair[0])
@@ -184,7 +191,10 @@ def _fmt(e: CachedEntry | None) -> str:
 
 
 _ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(CachedEntry))
-_COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(Counters))
+_STATS = frozenset({"evictions", "hit_bytes"})
+"""Counters a profile may lack and an adapter may not observe (capabilities observe_evictions, observe_hit_bytes)."""
+_COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(Counters) if f.name not in _STATS)
+_ALL_COUNTERS = frozenset(f.name for f in dataclasses.fields(Counters))
 
 
 def _is_int(value: Any) -> bool:

@@ -140,6 +140,33 @@ class EvictSize(Op):
 
 
 @dataclass(frozen=True, kw_only=True)
+class EvictBytes(Op):
+    """``evictLeastAccessedEntries(bytes)``: free at least ``bytes`` (> 0) at any size; result: (entries, bytes)."""
+
+    kind: ClassVar[str] = "evict_bytes"
+    bytes: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvictBefore(Op):
+    """``evictLEntriesBeforeTimestamp(cutoff)``: a TTL pass with an explicit cutoff; result: (entries, bytes)."""
+
+    kind: ClassVar[str] = "evict_before"
+    cutoff: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemoveRange(Op):
+    """``RangeCache.removeRange(first, last, inclusive)`` within one ledger; result: (entries, bytes) freed."""
+
+    kind: ClassVar[str] = "remove_range"
+    ledger: int
+    first: int
+    last: int
+    inclusive: bool
+
+
+@dataclass(frozen=True, kw_only=True)
 class CursorAdd(Op):
     """An active cursor appears on ``ledger`` at read position ``entry``."""
 
@@ -191,6 +218,9 @@ OPERATIONS: dict[str, type[Op]] = {
         Clear,
         EvictTimestamp,
         EvictSize,
+        EvictBytes,
+        EvictBefore,
+        RemoveRange,
         CursorAdd,
         CursorRemove,
         CursorSeek,
@@ -203,6 +233,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "int | None": (int, type(None)),
     "float | None": (int, float, type(None)),
     "bool | None": (bool, type(None)),
+    "bool": (bool,),
     "str": (str,),
 }
 

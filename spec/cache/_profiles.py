@@ -24,6 +24,12 @@ class Profile:
     init: Callable[[CacheConfig], Any]
     step: Callable[[Any, Op], frozenset[Outcome[Any]]]
     observe: Callable[[Any], Observation]
+    operations: frozenset[type[Op]]
+    """The operations the profile has (its model's rules); any other is refused by ``step``."""
+
+    def knows(self, op: Op | type[Op]) -> bool:
+        """Whether the profile has this operation (Pulsar or BookKeeper has its counterpart)."""
+        return (op if isinstance(op, type) else type(op)) in self.operations
 
 
 PROFILES: dict[str, Profile] = {
@@ -36,6 +42,7 @@ PROFILES: dict[str, Profile] = {
             init=pip430.init,
             step=pip430.step,
             observe=pip430.observe,
+            operations=frozenset(pip430.RULES),
         ),
         Profile(
             name=pulsar_master.NAME,
@@ -44,6 +51,7 @@ PROFILES: dict[str, Profile] = {
             init=pulsar_master.init,
             step=pulsar_master.step,
             observe=pulsar_master.observe,
+            operations=frozenset(pulsar_master.RULES),
         ),
         Profile(
             name=legacy.NAME,
@@ -52,6 +60,7 @@ PROFILES: dict[str, Profile] = {
             init=legacy.init,
             step=legacy.step,
             observe=legacy.observe,
+            operations=frozenset(legacy.RULES),
         ),
         Profile(
             name=segmented.NAME,
@@ -60,6 +69,7 @@ PROFILES: dict[str, Profile] = {
             init=segmented.init,
             step=segmented.step,
             observe=segmented.observe,
+            operations=frozenset(segmented.RULES),
         ),
     )
 }

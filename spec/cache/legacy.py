@@ -33,6 +33,7 @@ from ledgerspec.spec.cache._kernels import legacy_expired
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
+    EvictBefore,
     EvictSize,
     EvictTimestamp,
     Get,
@@ -42,6 +43,7 @@ from ledgerspec.spec.cache._ops import (
     InvalidateLedger,
     Op,
     Release,
+    RemoveRange,
     ReplayIncrement,
 )
 
@@ -187,10 +189,20 @@ def _replay_increment(work: _Work, op: ReplayIncrement) -> None:
 # --- removal -----------------------------------------------------------------------------------
 
 
-def _remove_where(work: _Work, doomed: list[tuple[int, int]], reason: str) -> None:
+def _remove_where(work: _Work, doomed: list[tuple[int, int]], reason: str) -> tuple[int, int]:
+    """Remove the doomed positions; (entries, bytes) freed, as ``RangeCache`` returns them."""
+    freed = 0
     for position in doomed:
-        del work.entries[position]
+        freed += work.entries.pop(position).size
         work.count(f"removed_{reason}")
+    return len(doomed), freed
+
+
+def _remove_range(work: _Work, op: RemoveRange) -> tuple[int, int]:
+    """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger's cache (apache/pulsar at 8ce67b97b3^)."""
+    require(op.first <= op.last)
+    end = op.last + 1 if op.inclusive else op.last
+    return _remove_where(work, [p for p in work.entries if p[0] == op.ledger and op.first <= p[1] < end], "invalidate")
 
 
 def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
@@ -215,12 +227,24 @@ def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
     Micro-scenario: ttl 10; (1,5) inserted at 0, then (1,3) at 8. Pass at 15: max 5; (1,3) has
     ts 8 > 5, stop; (1,5), expired since 10, stays.
     """
-    max_timestamp = op.now - work.config.ttl
+    _evict_before_timestamp(work, op.now - work.config.ttl)
+
+
+def _evict_before(work: _Work, op: EvictBefore) -> tuple[int, int]:
+    """``invalidateEntriesBeforeTimestamp(cutoff)`` of every cache with an explicit cutoff (at 8ce67b97b3^)."""
+    return _evict_before_timestamp(work, op.cutoff)
+
+
+def _evict_before_timestamp(work: _Work, max_timestamp: int) -> tuple[int, int]:
+    """Each cache's ``evictLEntriesBeforeTimestamp(max)``: ``ts <= max`` from the lowest position; (entries, bytes)."""
+    entries, freed = 0, 0
     for ledger in sorted(work.ledger_sizes()):
         for e in work.ledger_entries(ledger):
             if not legacy_expired(e.ts, max_timestamp):
                 break
+            entries, freed = entries + 1, freed + e.size
             _remove_where(work, [(e.ledger, e.entry)], "ttl")
+    return entries, freed
 
 
 def _evict_lowest(work: _Work, ledger: int, minimum: int) -> None:
@@ -308,6 +332,8 @@ RULES = {
     InvalidateLedger: deterministic(_invalidate_ledger),
     Clear: deterministic(_clear),
     EvictTimestamp: deterministic(_evict_timestamp),
+    EvictBefore: deterministic(_evict_before),
+    RemoveRange: deterministic(_remove_range),
     EvictSize: _evict_size,
 }
 

@@ -27,9 +27,10 @@ from ledgerspec.spec.cache._kernels import (
     pip430_size_verdict,
     pip430_timestamp_verdict,
 )
-from ledgerspec.spec.cache._observation import CachedEntry, Observation
+from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
+    EvictBytes,
     EvictSize,
     EvictTimestamp,
     Get,
@@ -39,6 +40,7 @@ from ledgerspec.spec.cache._ops import (
     InvalidateLedger,
     Op,
     Release,
+    RemoveRange,
     ReplayIncrement,
 )
 
@@ -87,7 +89,7 @@ def _freeze(work: _Work) -> State:
 
 def init(config: CacheConfig) -> State:
     """An empty cache. ``max_size == 0`` gives ``EntryCacheDisabled``, which never caches."""
-    return State(base=Base(config=config, disabled=config.max_size == 0))
+    return State(base=Base(config=config, disabled=config.max_size == 0, counters=Counters(evictions=0, hit_bytes=0)))
 
 
 def step(state: State, op: Op) -> frozenset[Outcome[State]]:
@@ -143,6 +145,7 @@ def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
         work.count("misses")
         return None
     work.count("hits")
+    work.count("hit_bytes", wrapper.size)
     return work.make_copy(wrapper.handler)
 
 
@@ -176,14 +179,17 @@ def _replay_increment(work: _Work, op: ReplayIncrement) -> bool:
 # --- forced removal: markEvicted -----------------------------------------------------------------
 
 
-def _force_remove(work: _Work, doomed: set[tuple[int, int]], reason: str) -> None:
-    """Remove entries by force and mark their handlers EVICTED (pip-430.md at cf3d7d17d9)."""
+def _force_remove(work: _Work, doomed: set[tuple[int, int]], reason: str) -> tuple[int, int]:
+    """Remove entries by force and mark their handlers EVICTED (pip-430.md at cf3d7d17d9); (entries, bytes) freed."""
+    freed = (0, 0)
     for wrapper in work.stash + work.queue:
         if (wrapper.ledger, wrapper.entry) in doomed:
             work.handlers[wrapper.handler] = pip430_mark_evicted(work.handlers[wrapper.handler])
             work.count(f"removed_{reason}")
+            freed = (freed[0] + 1, freed[1] + wrapper.size)
     work.stash = [w for w in work.stash if (w.ledger, w.entry) not in doomed]
     work.queue = [w for w in work.queue if (w.ledger, w.entry) not in doomed]
+    return freed
 
 
 def _positions(work: _Work) -> set[tuple[int, int]]:
@@ -198,6 +204,14 @@ def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
 def _invalidate_ledger(work: _Work, op: InvalidateLedger) -> None:
     """Every entry of the ledger (ledger deletion)."""
     _force_remove(work, {p for p in _positions(work) if p[0] == op.ledger}, "invalidate")
+
+
+def _remove_range(work: _Work, op: RemoveRange) -> tuple[int, int]:
+    """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger: forced, so EVICTED; (entries, bytes)."""
+    require(op.first <= op.last)
+    end = op.last + 1 if op.inclusive else op.last
+    doomed = {p for p in _positions(work) if p[0] == op.ledger and op.first <= p[1] < end}
+    return _force_remove(work, doomed, "invalidate")
 
 
 def _clear(work: _Work, _op: Clear) -> None:
@@ -260,10 +274,20 @@ def _evict_size(work: _Work, op: EvictSize) -> None:
     if size <= config.trigger_size:
         return
     to_free = size - config.watermark_size
-    if to_free <= 0:
-        return
-    expiry = op.now - config.ttl_max
-    removed = 0
+    if to_free > 0:
+        _free(work, to_free, op.now - config.ttl_max)
+        work.count("evictions")
+
+
+def _evict_bytes(work: _Work, op: EvictBytes) -> tuple[int, int]:
+    """``evictLeastAccessedEntries(bytes, now - ttl_max)`` called directly; ``bytes > 0`` (the PIP text)."""
+    require(op.bytes > 0)
+    return _free(work, op.bytes, op.now - work.config.ttl_max)
+
+
+def _free(work: _Work, to_free: int, expiry: int) -> tuple[int, int]:
+    """Stash first, then queue, until ``to_free`` bytes are removed; returns (entries, bytes) removed."""
+    removed, entries = 0, 0
 
     def verdict(w: Wrapper) -> Verdict:
         return pip430_size_verdict(w.ts, work.handlers[w.handler], removed, to_free, expiry)
@@ -273,9 +297,10 @@ def _evict_size(work: _Work, op: EvictSize) -> None:
         result = verdict(wrapper)
         if result is Verdict.STOP:
             work.stash = kept + work.stash[index:]
-            return
+            return entries, removed
         if result is Verdict.REMOVE:
             removed += wrapper.size
+            entries += 1
             work.count("removed_size")
         else:
             kept.append(wrapper)
@@ -284,13 +309,15 @@ def _evict_size(work: _Work, op: EvictSize) -> None:
         head = work.queue[0]
         result = verdict(head)
         if result is Verdict.STOP:
-            return
+            break
         work.queue.pop(0)
         if result is Verdict.STASH:
             work.stash.append(head)
         else:
             removed += head.size
+            entries += 1
             work.count("removed_size")
+    return entries, removed
 
 
 RULES = {
@@ -305,6 +332,8 @@ RULES = {
     Clear: deterministic(_clear),
     EvictTimestamp: deterministic(_evict_timestamp),
     EvictSize: deterministic(_evict_size),
+    EvictBytes: deterministic(_evict_bytes),
+    RemoveRange: deterministic(_remove_range),
 }
 
 __all__ = ["NAME", "State", "Wrapper", "init", "observe", "step"]

@@ -30,9 +30,11 @@ from ledgerspec.spec.cache._kernels import (
     master_size_verdict,
     master_timestamp_verdict,
 )
-from ledgerspec.spec.cache._observation import CachedEntry, Observation
+from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
+    EvictBefore,
+    EvictBytes,
     EvictSize,
     EvictTimestamp,
     Get,
@@ -42,6 +44,7 @@ from ledgerspec.spec.cache._ops import (
     InvalidateLedger,
     Op,
     Release,
+    RemoveRange,
     ReplayIncrement,
 )
 
@@ -91,7 +94,7 @@ def _freeze(work: _Work) -> State:
 
 def init(config: CacheConfig) -> State:
     """An empty cache; ``max_size == 0`` gives ``EntryCacheDisabled``."""
-    return State(base=Base(config=config, disabled=config.max_size == 0))
+    return State(base=Base(config=config, disabled=config.max_size == 0, counters=Counters(evictions=0, hit_bytes=0)))
 
 
 def step(state: State, op: Op) -> frozenset[Outcome[State]]:
@@ -145,6 +148,7 @@ def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
     wrapper = work.queue[index]
     work.queue[index] = dataclasses.replace(wrapper, accessed=True)
     work.count("hits")
+    work.count("hit_bytes", wrapper.size)
     return work.make_copy(wrapper.handler)
 
 
@@ -191,14 +195,17 @@ def _remove(work: _Work, wrapper: Wrapper, reason: str) -> None:
     _mark_read(work, wrapper.handler)
 
 
-def _remove_where(work: _Work, doomed: set[tuple[int, int]], reason: str) -> None:
-    kept = []
+def _remove_where(work: _Work, doomed: set[tuple[int, int]], reason: str) -> tuple[int, int]:
+    """Remove the doomed positions; what was freed, as ``RangeCacheRemovalCounters``: (entries, bytes)."""
+    kept, freed = [], (0, 0)
     for wrapper in work.queue:
         if (wrapper.ledger, wrapper.entry) in doomed:
             _remove(work, wrapper, reason)
+            freed = (freed[0] + 1, freed[1] + wrapper.size)
         else:
             kept.append(wrapper)
     work.queue = kept
+    return freed
 
 
 def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
@@ -210,6 +217,14 @@ def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
 def _invalidate_ledger(work: _Work, op: InvalidateLedger) -> None:
     """``invalidateAllEntries(ledgerId)``."""
     _remove_where(work, {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger}, "invalidate")
+
+
+def _remove_range(work: _Work, op: RemoveRange) -> tuple[int, int]:
+    """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger; (entries, bytes) (apache/pulsar#24623)."""
+    require(op.first <= op.last)
+    end = op.last + 1 if op.inclusive else op.last
+    doomed = {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger and op.first <= w.entry < end}
+    return _remove_where(work, doomed, "invalidate")
 
 
 def _clear(work: _Work, _op: Clear) -> None:
@@ -241,17 +256,29 @@ def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
     Micro-scenario: ttl 10, max_requeue 1; A (count 1, ts 0), B (count 0, ts 1). Pass at now 20:
     A requeued (ts 20, requeues 1), B removed, A again: 20 >= 10, stop. Pass at now 40: A removed.
     """
-    threshold = op.now - work.config.ttl
+    _evict_before_timestamp(work, op.now - work.config.ttl)
+
+
+def _evict_before(work: _Work, op: EvictBefore) -> tuple[int, int]:
+    """``evictLEntriesBeforeTimestamp(cutoff)`` called with an explicit cutoff (``RangeCacheRemovalQueue``)."""
+    return _evict_before_timestamp(work, op.cutoff)
+
+
+def _evict_before_timestamp(work: _Work, threshold: int) -> tuple[int, int]:
+    """The TTL walk: strict ``ts < threshold``; requeue or remove; STOP. Returns (entries, bytes) removed."""
+    freed = (0, 0)
     while work.queue:
         head = work.queue[0]
         verdict = master_timestamp_verdict(head.ts, threshold, _should_requeue(work, head))
         if verdict is Verdict.STOP:
-            return
+            break
         work.queue.pop(0)
         if verdict is Verdict.REQUEUE:
             _requeue(work, head)
         else:
             _remove(work, head, "ttl")
+            freed = (freed[0] + 1, freed[1] + head.size)
+    return freed
 
 
 def _evict_size(work: _Work, _op: EvictSize) -> None:
@@ -268,20 +295,33 @@ def _evict_size(work: _Work, _op: EvictSize) -> None:
     if size <= work.config.trigger_size:
         return
     to_free = size - work.config.watermark_size
-    if to_free <= 0:
-        return
-    removed = 0
+    if to_free > 0:
+        _free(work, to_free)
+        work.count("evictions")
+
+
+def _evict_bytes(work: _Work, op: EvictBytes) -> tuple[int, int]:
+    """``evictLeastAccessedEntries(bytes)`` called directly; ``bytes > 0`` (apache/pulsar#24623)."""
+    require(op.bytes > 0)
+    return _free(work, op.bytes)
+
+
+def _free(work: _Work, to_free: int) -> tuple[int, int]:
+    """The size walk: STOP once ``to_free`` is freed, else requeue or remove. Returns (entries, bytes) removed."""
+    removed, entries = 0, 0
     while work.queue:
         head = work.queue[0]
         verdict = master_size_verdict(removed, to_free, _should_requeue(work, head))
         if verdict is Verdict.STOP:
-            return
+            break
         work.queue.pop(0)
         if verdict is Verdict.REQUEUE:
             _requeue(work, head)
         else:
             removed += head.size
+            entries += 1
             _remove(work, head, "size")
+    return entries, removed
 
 
 RULES = {
@@ -296,6 +336,9 @@ RULES = {
     Clear: deterministic(_clear),
     EvictTimestamp: deterministic(_evict_timestamp),
     EvictSize: deterministic(_evict_size),
+    EvictBytes: deterministic(_evict_bytes),
+    EvictBefore: deterministic(_evict_before),
+    RemoveRange: deterministic(_remove_range),
 }
 
 __all__ = ["NAME", "State", "Wrapper", "init", "observe", "step"]

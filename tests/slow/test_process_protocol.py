@@ -39,6 +39,8 @@ def statuses(report):
         ("pip430", "pip430", None),
         ("segmented", "segmented", None),
         ("pulsar-master", "pip430", ["CACHE-DUPLICATE-MERGE", "CACHE-EVICTED-FINAL"]),
+        ("pulsar-master", "pulsar-master", None),  # evict_bytes, evict_before, remove_range, statistics
+        ("legacy", "legacy", None),  # evict_before, remove_range
     ],
 )
 def test_process_adapter_gives_the_in_process_verdicts(profile, checked, invariants):

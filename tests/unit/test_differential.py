@@ -38,6 +38,8 @@ from ledgerspec.spec.cache import (
     CursorCount,
     CursorRemove,
     CursorSeek,
+    EvictBefore,
+    EvictBytes,
     EvictSize,
     EvictTimestamp,
     Get,
@@ -48,6 +50,7 @@ from ledgerspec.spec.cache import (
     Observation,
     Op,
     Release,
+    RemoveRange,
     ReplayIncrement,
     describe_difference,
     get_profile,
@@ -72,10 +75,14 @@ KINDS = (
     + ["evict_size"] * 4
     + ["evict_timestamp"] * 3
     + ["invalidate_before", "invalidate_ledger", "configure", "clear"]
+    + ["evict_bytes"] * 2
+    + ["evict_before", "remove_range"]
     + ["cursor_add"] * 2
     + ["cursor_remove", "cursor_seek", "cursor_count", "invalid"]
 )
 """Weighted operation kinds: a kind listed n times is drawn n times as often."""
+EXPLICIT: dict[str, type[Op]] = {"evict_bytes": EvictBytes, "evict_before": EvictBefore, "remove_range": RemoveRange}
+"""The kinds only some profiles have: a run of a profile without one never draws it."""
 
 
 @st.composite
@@ -239,11 +246,12 @@ class Driver:
         self.fixed_size = fixed
         """A third of the runs use one entry size, so that legacy caches tie in size more often."""
         if kinds is None:
+            kinds = [kind for kind in KINDS if lockstep.profile.knows(EXPLICIT.get(kind, Insert))]
             # swarm testing: each run leaves some kinds out (no TTL pass, say), which reaches states
             # a uniform mix seldom does
-            optional = sorted(set(KINDS) - ALWAYS)
+            optional = sorted(set(kinds) - ALWAYS)
             left_out = data.draw(st.sets(st.sampled_from(optional), max_size=len(optional) // 2))
-            kinds = [kind for kind in KINDS if kind not in left_out]
+            kinds = [kind for kind in kinds if kind not in left_out]
         self.raw = raw_operations(kinds)
 
     def make(self, raw: Raw, now: int) -> Op:  # noqa: C901, PLR0911, PLR0912 - one branch per operation kind the test draws
@@ -268,6 +276,9 @@ class Driver:
             return Clear(now=now)
         if kind == "evict_size":
             return EvictSize(now=now)
+        explicit = self.explicit(kind, raw, ledger, now)
+        if explicit is not None and self.lockstep.profile.knows(explicit):
+            return explicit
         if kind == "configure":
             changes = self.data.draw(CONFIGURE)
             if self.lockstep.name == "segmented":
@@ -286,6 +297,17 @@ class Driver:
         if kind == "invalid":
             return self.invalid(raw, ledger, now)
         return EvictTimestamp(now=now)  # evict_timestamp, or a kind with nothing to act on yet
+
+    def explicit(self, kind: str, raw: Raw, ledger: int, now: int) -> Op | None:
+        """The removals with a target of their own: bytes, a cutoff near the clock, a range and its end."""
+        if kind == "evict_bytes":
+            return EvictBytes(now=now, bytes=raw.size)
+        if kind == "evict_before":
+            return EvictBefore(now=now, cutoff=now - raw.size % 12 + raw.span)
+        if kind == "remove_range":
+            last, inclusive = raw.entry + raw.span, raw.pick % 2 == 0
+            return RemoveRange(now=now, ledger=ledger, first=raw.entry, last=last, inclusive=inclusive)
+        return None
 
     def invalid(self, raw: Raw, ledger: int, now: int) -> Op:  # noqa: PLR0911 - one return per operation kind
         """An operation that breaks a precondition (for copies and cursors: that may break one)."""
@@ -307,9 +329,17 @@ class Driver:
         if choice == 7:
             return Get(now=self.now - 1 - raw.span, ledger=ledger, entry=0)  # the clock goes back
         if choice == 8:
-            return Configure(now=now, max_size=raw.size * 3 - 5)  # refused by segmented only
+            return self.invalid_target(raw, ledger, now, small)
         field = ("max_size", "watermark", "ttl", "ttl_max", "max_requeue")[raw.span]
         return Configure(now=now, **{field: -1})
+
+    def invalid_target(self, raw: Raw, ledger: int, now: int, small: int) -> Op:
+        """Bytes <= 0 to free, a range whose first entry is past its last; or a resize of the ring."""
+        if raw.pick % 3 == 0 and self.lockstep.profile.knows(EvictBytes):
+            return EvictBytes(now=now, bytes=small if small <= 0 else -small)
+        if raw.pick % 3 == 1 and self.lockstep.profile.knows(RemoveRange):
+            return RemoveRange(now=now, ledger=ledger, first=raw.entry + 1, last=raw.entry, inclusive=True)
+        return Configure(now=now, max_size=raw.size * 3 - 5)  # refused by segmented only
 
     def run(self) -> None:
         for _ in range(self.data.draw(st.integers(*STEPS))):
@@ -362,6 +392,8 @@ class Driver:
             return None
         self.now = op.now
         self.track(op, result)
+        if isinstance(op, EvictBytes | EvictBefore | RemoveRange) and result[0] > 0:
+            features.add(f"{op.kind} freed")
         cached = {(e["ledger"], e["entry"]) for e in self.lockstep.snapshot["entries"]}
         for position in stashed - cached:
             if isinstance(op, EvictTimestamp):
@@ -436,6 +468,8 @@ COVERAGE_FLOORS = {
         "stashed entry evicted by ttl": 0.1,
         "copy sees EVICTED": 0.04,
         "refused": 0.1,
+        "evict_bytes freed": 0.12,
+        "remove_range freed": 0.04,
     },
     "pulsar-master": {
         "size over trigger at evict_size": 0.1,
@@ -445,6 +479,9 @@ COVERAGE_FLOORS = {
         "requeue (ttl pass)": 0.15,
         "requeue (size pass)": 0.08,
         "refused": 0.1,
+        "evict_bytes freed": 0.15,
+        "evict_before freed": 0.05,
+        "remove_range freed": 0.05,
     },
     "legacy": {
         "size over trigger at evict_size": 0.1,
@@ -453,6 +490,8 @@ COVERAGE_FLOORS = {
         "removed by force": 0.15,
         "insert refused": 0.3,
         "refused": 0.1,
+        "evict_before freed": 0.08,
+        "remove_range freed": 0.05,
     },
     "segmented": {"removed by size": 0.3, "insert refused": 0.08, "refused": 0.1},
 }

@@ -18,6 +18,8 @@ from ledgerspec.spec.cache import (
     CursorAdd,
     CursorCount,
     CursorSeek,
+    EvictBefore,
+    EvictBytes,
     EvictSize,
     EvictTimestamp,
     Get,
@@ -27,6 +29,7 @@ from ledgerspec.spec.cache import (
     InvalidateLedger,
     Monitor,
     Op,
+    RemoveRange,
     ReplayIncrement,
     claimed,
     get_profile,
@@ -136,6 +139,13 @@ def master_refuses_at_max(work, op):
     if sum(w.size for w in work.queue) >= work.config.max_size:
         return False
     return pulsar_master._insert(work, op)
+
+
+def master_hit_bytes_uncounted(work, op):
+    hits_before = work.counters["hit_bytes"]
+    copy = pulsar_master._get(work, op)
+    work.counters["hit_bytes"] = hits_before
+    return copy
 
 
 def legacy_invalidate_inclusive(work, op):
@@ -359,6 +369,15 @@ CASES = [
     ),
     # Size 100 = max 100: the next insert is refused (100 < 100 is false).
     Case("CACHE-SPACE-CHECK", "legacy", legacy, Insert, legacy_insert_ignores_space, [I(1, 1, 0, 100), I(2, 1, 1, 1)]),
+    # A hit of 5 bytes that hit_bytes does not count.
+    Case(
+        "CACHE-STATISTICS",
+        "pulsar-master",
+        pulsar_master,
+        Get,
+        master_hit_bytes_uncounted,
+        [I(1, 1, 0, 5), Get(now=2, ledger=1, entry=0)],
+    ),
     # Segments of 128: an entry of 10 bytes reserves 64, so the ring reports 64, not 10.
     Case("CACHE-SEGMENT-PLACEMENT", "segmented", segmented, Insert, segmented_no_align, [I(1, 1, 0, 10)]),
 ]
@@ -436,3 +455,147 @@ def test_legacy_reads_a_partly_cached_range_whole_from_storage_and_no_more(monke
         patch.setitem(pulsar_master.RULES, GetRange, deterministic(legacy_range_always_from_storage))
         master = run_candidate("pulsar-master", partly, SMALL)
     assert violations("pulsar-master", "CACHE-NO-STALE-READ", master, SMALL)
+
+
+# --- the removals with a target of their own: each check that judges them notices a broken one ---------
+
+
+def master_range_one_below(work, op):
+    return pulsar_master._remove_range(work, dataclasses.replace(op, first=op.first - 1))
+
+
+def master_range_ignores_inclusive(work, op):
+    return pulsar_master._remove_range(work, dataclasses.replace(op, inclusive=False))
+
+
+def master_freed_counts_nothing(work, op):
+    entries, _ = pulsar_master._evict_bytes(work, op)
+    return (entries, 0)
+
+
+def master_cutoff_inclusive(work, op):
+    return pulsar_master._evict_before(work, dataclasses.replace(op, cutoff=op.cutoff + 1))
+
+
+def master_bytes_unbounded_requeue(work, op):
+    original = work.config
+    work.config = original.replace(max_requeue=10**6)
+    freed = pulsar_master._evict_bytes(work, op)
+    work.config = original
+    return freed
+
+
+def legacy_cutoff_strict(work, op):
+    return legacy._evict_before(work, dataclasses.replace(op, cutoff=op.cutoff - 1))
+
+
+def pip430_range_not_evicted(work, op):
+    doomed = {(w.ledger, w.entry) for w in work.stash + work.queue if w.ledger == op.ledger and w.entry == op.first}
+    work.queue = [w for w in work.queue if (w.ledger, w.entry) not in doomed]
+    work.count("removed_invalidate", len(doomed))
+    return (len(doomed), 0)
+
+
+def pip430_bytes_ignores_counts(work, op):
+    for wrapper in work.queue:
+        work.handlers[wrapper.handler] = 0
+    return pip430._evict_bytes(work, op)
+
+
+def pip430_ttl_counts_an_eviction(work, op):
+    pip430._evict_timestamp(work, op)
+    work.count("evictions")
+
+
+EXPLICIT_CASES = [
+    # a TTL pass is not a size eviction: recordCacheEviction is not called
+    Case(
+        "CACHE-STATISTICS",
+        "pip430",
+        pip430,
+        EvictTimestamp,
+        pip430_ttl_counts_an_eviction,
+        [I(1, 1, 0, 5), EvictTimestamp(now=30)],
+    ),
+    # remove_range(1, 2, 3, inclusive) also takes (1, 1)
+    Case(
+        "CACHE-NO-STALE-READ",
+        "pulsar-master",
+        pulsar_master,
+        RemoveRange,
+        master_range_one_below,
+        [I(1, 1, 1, 5), I(2, 1, 2, 5), I(3, 1, 3, 5), RemoveRange(now=4, ledger=1, first=2, last=3, inclusive=True)],
+    ),
+    # inclusive ignored: (1, 3) is left
+    Case(
+        "CACHE-NO-STALE-READ",
+        "pulsar-master",
+        pulsar_master,
+        RemoveRange,
+        master_range_ignores_inclusive,
+        [I(1, 1, 2, 5), I(2, 1, 3, 5), RemoveRange(now=4, ledger=1, first=2, last=3, inclusive=True)],
+    ),
+    # the result says no bytes were freed
+    Case(
+        "CACHE-MODEL",
+        "pulsar-master",
+        pulsar_master,
+        EvictBytes,
+        master_freed_counts_nothing,
+        [I(1, 1, 0, 5), EvictBytes(now=2, bytes=5)],
+    ),
+    # cutoff 2: the entry stamped 2 is not before it
+    Case(
+        "CACHE-TTL",
+        "pulsar-master",
+        pulsar_master,
+        EvictBefore,
+        master_cutoff_inclusive,
+        [I(1, 1, 0, 5), I(2, 1, 1, 5), EvictBefore(now=3, cutoff=2)],
+    ),
+    # an entry expecting a read is requeued a second time (max_requeue 1) by a later bytes pass
+    Case(
+        "CACHE-BOUNDED-PROTECTION",
+        "pulsar-master",
+        pulsar_master,
+        EvictBytes,
+        master_bytes_unbounded_requeue,
+        [I(1, 1, 0, 5, reads=1), I(2, 1, 1, 5), EvictBytes(now=3, bytes=5), I(4, 1, 2, 5), EvictBytes(now=5, bytes=5)],
+    ),
+    # legacy expires ts <= cutoff: the entry stamped 2 goes at cutoff 2
+    Case(
+        "CACHE-TTL-WALK",
+        "legacy",
+        legacy,
+        EvictBefore,
+        legacy_cutoff_strict,
+        [I(2, 1, 0, 5), EvictBefore(now=3, cutoff=2)],
+    ),
+    # a forced removal of a range marks EVICTED: the open copy shows it
+    Case(
+        "CACHE-EVICTED-FINAL",
+        "pip430",
+        pip430,
+        RemoveRange,
+        pip430_range_not_evicted,
+        [
+            I(1, 1, 0, 5, reads=2),
+            Get(now=2, ledger=1, entry=0),
+            RemoveRange(now=3, ledger=1, first=0, last=0, inclusive=True),
+        ],
+    ),
+    # a protected, young entry freed by a bytes pass
+    Case(
+        "CACHE-PROTECT-UNTIL-EXPIRED",
+        "pip430",
+        pip430,
+        EvictBytes,
+        pip430_bytes_ignores_counts,
+        [I(1, 1, 0, 5, reads=1), EvictBytes(now=2, bytes=5)],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", EXPLICIT_CASES, ids=[f"{c.invariant}-{c.broken.__name__}" for c in EXPLICIT_CASES])
+def test_explicit_removals_are_judged(case: Case, monkeypatch: pytest.MonkeyPatch):
+    test_invariant_holds_on_model_and_fails_on_mutant(case, monkeypatch)

@@ -253,3 +253,15 @@ def test_a_delta_removing_twice_names_the_second(field, value, named):
     delta = good_delta() | {"entries": [], "copies": [], field: value}
     with pytest.raises(ValueError, match=named):
         decoder.apply(delta)
+
+
+def test_the_statistics_counters_are_optional_in_a_delta_and_null_when_left_out():
+    """evictions and hit_bytes (observe_evictions, observe_hit_bytes) may be absent, null or an int; nothing else."""
+    core = {name: 0 for name, f in Counters.__dataclass_fields__.items() if f.default is not None}
+    for counters, evictions in ((core, None), (core | {"evictions": None}, None), (core | {"evictions": 3}, 3)):
+        delta = {"entries": [], "removed": [], "size": 0, "counters": counters, "copies": [], "closed": []}
+        observation = DeltaDecoder().apply(delta)
+        assert observation.counters == Counters(evictions=evictions)
+    bad = {"entries": [], "removed": [], "size": 0, "counters": core | {"hit_bytes": "x"}, "copies": [], "closed": []}
+    with pytest.raises(ValueError, match=r"counters\.hit_bytes"):
+        DeltaDecoder().apply(bad)

@@ -219,6 +219,7 @@ def test_snapshot_is_what_the_spec_observation_reads_and_writes(name):
     snapshot = cache.snapshot()
     assert Observation.from_dict(snapshot).to_dict() == snapshot
     assert [(e["ledger"], e["entry"]) for e in snapshot["entries"]] == [(1, 7), (2, 5)]
+    stats = ["evictions", "hit_bytes"] if name in {"pip430", "pulsar-master"} else []
     assert list(snapshot["counters"]) == [
         "inserted",
         "hits",
@@ -227,6 +228,7 @@ def test_snapshot_is_what_the_spec_observation_reads_and_writes(name):
         "removed_ttl",
         "removed_invalidate",
         "removed_clear",
+        *stats,
     ]
 
 

@@ -313,5 +313,7 @@ PINNED_COUNTERS = {
     "removed_ttl": 327,
     "removed_invalidate": 384,
     "removed_clear": 0,
+    "evictions": 95,
+    "hit_bytes": 27945,
 }
 PINNED_SHAPE = (639, 9, 104)  # size, cached entries, open copies

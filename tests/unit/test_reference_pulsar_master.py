@@ -246,5 +246,7 @@ PINNED_COUNTERS = {
     "removed_ttl": 232,
     "removed_invalidate": 365,
     "removed_clear": 0,
+    "evictions": 56,
+    "hit_bytes": 25568,
 }
 PINNED_SHAPE = (361, 6, 84)  # size, cached entries, open copies

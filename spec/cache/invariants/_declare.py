@@ -89,6 +89,8 @@ class Invariant:
     """Its place in the catalogue (reports list invariants in this order); a new one takes the next number."""
     conformance_only: str = ""
     """What part of it only an observed step shows (checked by :meth:`Check.step`), if any."""
+    on_traces: bool = True
+    """False: its check reads only observed steps, so a trace can never show a violation (not checkable there)."""
 
     @property
     def source(self) -> str:
@@ -136,7 +138,7 @@ _OP_OF_KIND = {
     CURSOR_SEEK: "CursorSeek",
     CURSOR_COUNT: "CursorCount",
 }
-_OP_OF_PASS = ("EvictSize", "EvictTimestamp", "InvalidateBefore", "Clear")
+_OP_OF_PASS = ("EvictSize", "EvictTimestamp", "InvalidateBefore", "Clear", "EvictBytes", "EvictBefore", "RemoveRange")
 
 
 def op_name(pass_kind: int, ledger: int, bound: int, kind: int) -> str:
@@ -232,6 +234,11 @@ class EventsView:
         kinds = np.array([p.kind for p in self.f.passes] + [-1], np.int64)
         return kinds[self.f.pass_index]
 
+    def pass_values(self) -> Ints:
+        """Per event: the target of the pass it is in (NULL: none, or a pass without one)."""
+        values = np.array([p.value for p in self.f.passes] + [NULL], np.int64)
+        return values[self.f.pass_index]
+
     def pass_nows(self) -> Ints:
         """Per event: the time of the pass it is in (NULL: none)."""
         nows = np.array([p.now for p in self.f.passes] + [NULL], np.int64)
@@ -274,6 +281,8 @@ class PassView:
     label: str
     sink: Callable[[str, str], None]
     invariant: str = ""
+    value: int = NULL
+    """The target the operation gave the pass, if any (``_events.PASS_KINDS``): bytes, cutoff, a range's first entry."""
     _table: LiveTable | None = None
     _counts: Ints | None = None
 
@@ -297,7 +306,7 @@ class PassView:
 
     @property
     def name(self) -> str:
-        """``size``, ``ttl``, ``invalidate`` or ``clear``."""
+        """``size``, ``ttl``, ``invalidate``, ``clear``, ``bytes``, ``cutoff`` or ``range``."""
         return PASS_KINDS[self.kind]
 
     def report(self, messages: Iterable[str]) -> None:

@@ -25,7 +25,7 @@ from ledgerspec.spec.cache._events import (
     PASS_END,
     PASS_KINDS,
     REQUEUE,
-    SIZE_PASS,
+    SIZE_LIKE,
 )
 from ledgerspec.spec.cache._observation import Observation
 from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
@@ -234,7 +234,7 @@ class Replay:
         rounds = [
             int(facts.pass_index[index])
             for number, index in enumerate(ends.tolist())
-            if facts.passes[int(facts.pass_index[index])].kind == SIZE_PASS
+            if facts.passes[int(facts.pass_index[index])].kind in SIZE_LIKE
             and (heads.enter[number] == NULL or heads.enter[number] >= facts.passes[int(facts.pass_index[index])].rank)
         ]
         if not rounds:
@@ -276,6 +276,7 @@ class Replay:
             rank=ended.rank,
             ledger=ended.ledger,
             entry=ended.entry,
+            value=ended.value,
             before=ended.before,
             after=int(c.size[index]),
             removed=removed,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._events import (
-    CLEAR_PASS,
+    FORCED,
     HIT,
     INSERT,
     INVALIDATE_PASS,
@@ -36,6 +36,7 @@ from ledgerspec.spec.cache._events import (
     PASS_END,
     PASS_KINDS,
     PASS_START,
+    RANGE_PASS,
     REFUSED,
     RELEASE,
     REMOVE,
@@ -87,6 +88,8 @@ class OpenPass:
     total_before: int
     ledger: int
     entry: int
+    value: int = NULL
+    """The target the operation gave the pass (``bytes``, ``cutoff``, ``range``: see ``_events.PASS_KINDS``)."""
     removed: list[LiveTable] = field(default_factory=list)
     """The entries it removed so far, as they were (``count`` holds their handler's count before)."""
     counts: list[Ints] = field(default_factory=list)
@@ -182,13 +185,15 @@ def pass_context(c: Chunk, carried: Carried, ranks: Ints) -> tuple[Ints, list[Op
         if c.kind[i] == PASS_START:
             if current is not None:
                 problem = StructureError(i, f"a {name} pass starts inside another pass")
-            elif reason == INVALIDATE_PASS and c.ledger[i] == NULL:
-                problem = StructureError(i, "an invalidate pass needs the ledger")
+            elif reason in (INVALIDATE_PASS, RANGE_PASS) and c.ledger[i] == NULL:
+                problem = StructureError(i, f"an {name} pass needs the ledger")
             else:
                 where[start:i] = -1
                 current = OpenPass(
                     reason, int(c.time[i]), int(ranks[i]), int(c.size[i]), 0, int(c.ledger[i]), int(c.entry[i])
                 )
+                if not np.isnan(c.value[i]):
+                    current.value = int(c.value[i])
                 passes.append(current)
                 start = i
         elif current is None or current.kind != reason:
@@ -374,7 +379,7 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
     at = np.flatnonzero(touched >= 0)
     if not len(at):
         return
-    forced = (pass_kind == INVALIDATE_PASS) | (pass_kind == CLEAR_PASS)
+    forced = np.isin(pass_kind, FORCED)
     delta = np.zeros(len(c), np.int64)
     delta[kind == RELEASE] = -1
     delta[kind == REPLAY] = 1

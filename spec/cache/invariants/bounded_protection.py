@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import REQUEUE, SIZE_PASS, TTL_PASS
+from ledgerspec.spec.cache._events import REQUEUE, SIZE_LIKE, TTL_LIKE
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, EventsView, Invariant
 
@@ -12,7 +12,7 @@ class _BoundedProtection(Check):
     def events(self, view: EventsView) -> None:
         c, f = view.c, view.f
         kinds = view.pass_kinds()
-        requeues = (c.kind == REQUEUE) & f.live & ((kinds == SIZE_PASS) | (kinds == TTL_PASS))
+        requeues = (c.kind == REQUEUE) & f.live & np.isin(kinds, SIZE_LIKE + TTL_LIKE)
         if not requeues.any():
             return
         config = view.config

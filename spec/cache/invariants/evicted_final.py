@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import (
-    CLEAR_PASS,
-    INVALIDATE_PASS,
+    FORCED,
     MARK_EVICTED,
     RELEASE,
     REMOVE,
@@ -31,7 +30,7 @@ class _EvictedFinal(Check):
     def events(self, view: EventsView) -> None:
         c, f = view.c, view.f
         kinds = view.pass_kinds()
-        forced = (kinds == INVALIDATE_PASS) | (kinds == CLEAR_PASS)
+        forced = np.isin(kinds, FORCED)
         shown = c.count != NULL
         through_copy = c.of_kinds(RELEASE, REPLAY) & f.copy_open & (f.count == EVICTED) & shown
         view.report(

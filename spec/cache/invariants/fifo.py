@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import INSERT, REQUEUE, SIZE_PASS, STASH, TTL_PASS
+from ledgerspec.spec.cache._events import INSERT, REQUEUE, SIZE_LIKE, STASH, TTL_LIKE
 from ledgerspec.spec.cache.invariants._common import order_violations, protected_unexpired
 from ledgerspec.spec.cache.invariants._declare import (
     MASTER,
@@ -30,7 +30,8 @@ class _Fifo(Check):
         requeues = c.kind == REQUEUE
         if requeues.any():
             kinds = view.pass_kinds()
-            allowed = (view.profile == MASTER) & ((kinds == SIZE_PASS) | (kinds == TTL_PASS)) & (c.timestamp == c.time)
+            walking = np.isin(kinds, SIZE_LIKE + TTL_LIKE)
+            allowed = (view.profile == MASTER) & walking & (c.timestamp == c.time)
             view.report(
                 np.flatnonzero(requeues & f.live & ~allowed),
                 lambda i: (
@@ -44,7 +45,7 @@ class _Fifo(Check):
         stashes = c.kind == STASH
         if stashes.any():
             kinds, nows = view.pass_kinds(), view.pass_nows()
-            in_pass = (view.profile == PIP430) & f.live & ((kinds == SIZE_PASS) | (kinds == TTL_PASS))
+            in_pass = (view.profile == PIP430) & f.live & np.isin(kinds, SIZE_LIKE + TTL_LIKE)
             keeps = protected_unexpired(f.count, f.ts, nows, view.config.ttl_max)
             view.report(
                 np.flatnonzero(stashes & ~(in_pass & keeps)),
@@ -52,7 +53,7 @@ class _Fifo(Check):
             )
 
     def pass_end(self, view: PassView) -> None:
-        if view.kind == TTL_PASS:
+        if view.kind in TTL_LIKE:
             view.report(order_violations(view, "timestamp pass"))
 
 

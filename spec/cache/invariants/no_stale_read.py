@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import CLEAR_PASS, HIT, INVALIDATE_PASS, MISS, RANGE_MISS, REMOVE
+from ledgerspec.spec.cache._events import CLEAR_PASS, HIT, INVALIDATE_PASS, MISS, RANGE_MISS, RANGE_PASS, REMOVE
 from ledgerspec.spec.cache._ops import GetRange
 from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
 from ledgerspec.spec.cache.invariants._declare import (
@@ -18,11 +18,13 @@ from ledgerspec.spec.cache.invariants._declare import (
 )
 
 
-def in_range(kind: int, ledger: int, bound: int, ledgers: Ints, entries: Ints) -> Bools:
-    """The positions a forced pass covers: a ledger below ``bound`` (NULL: all of it), or everything."""
+def in_range(kind: int, ledger: int, bound: int, ledgers: Ints, entries: Ints, first: int = NULL) -> Bools:
+    """The positions a forced pass covers: a ledger below ``bound`` (NULL: all of it), from ``first`` for a range."""
     if kind == CLEAR_PASS:
         return np.ones(len(ledgers), np.bool_)
     covered: Bools = (ledgers == ledger) & ((bound == NULL) | (entries < bound))
+    if kind == RANGE_PASS:
+        covered &= entries >= first
     return covered
 
 
@@ -43,18 +45,19 @@ class _NoStaleRead(Check):
             lambda i: f"copy {c.copy[i]} of {view.position(i)} shows count {c.count[i]}, not the entry's",
         )
         kinds = view.pass_kinds()
-        removes = (c.kind == REMOVE) & f.live & (kinds == INVALIDATE_PASS)
+        removes = (c.kind == REMOVE) & f.live & ((kinds == INVALIDATE_PASS) | (kinds == RANGE_PASS))
         if removes.any():
             ledgers = np.array([p.ledger for p in f.passes] + [NULL], np.int64)[f.pass_index]
             bounds = np.array([p.entry for p in f.passes] + [NULL], np.int64)[f.pass_index]
             outside = (c.ledger != ledgers) | ((bounds != NULL) & (c.entry >= bounds))
+            outside |= (kinds == RANGE_PASS) & (c.entry < view.pass_values())
             view.report(np.flatnonzero(removes & outside), lambda i: f"{view.op(i)} also removed {view.position(i)}")
 
     def pass_end(self, view: PassView) -> None:
-        if view.kind not in (INVALIDATE_PASS, CLEAR_PASS):
+        if view.kind not in (INVALIDATE_PASS, CLEAR_PASS, RANGE_PASS):
             return
         table = view.table if view.kind == CLEAR_PASS else view.cached_in(view.ledger)
-        left = np.flatnonzero(in_range(view.kind, view.ledger, view.entry, table.ledger, table.entry))
+        left = np.flatnonzero(in_range(view.kind, view.ledger, view.entry, table.ledger, table.entry, view.value))
         left = left[np.lexsort((table.entry[left], table.ledger[left]))]
         view.report(f"{view.label} left {(int(table.ledger[i]), int(table.entry[i]))} cached" for i in left.tolist())
 

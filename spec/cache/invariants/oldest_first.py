@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledgerspec.spec.cache._events import SIZE_PASS
+from ledgerspec.spec.cache._events import SIZE_LIKE
 from ledgerspec.spec.cache.invariants._common import order_violations
 from ledgerspec.spec.cache.invariants._declare import (
     COUNTS,
@@ -18,7 +18,7 @@ from ledgerspec.spec.cache.invariants._declare import (
 
 class _OldestFirst(Check):
     def pass_end(self, view: PassView) -> None:
-        if view.kind == SIZE_PASS:
+        if view.kind in SIZE_LIKE:
             view.report(order_violations(view, "size eviction"))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import REMOVE, SIZE_PASS, TTL_PASS
+from ledgerspec.spec.cache._events import REMOVE, SIZE_LIKE, TTL_LIKE
 from ledgerspec.spec.cache.invariants._common import protected_unexpired
 from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, TIMES, Check, EventsView, Invariant, show
 
@@ -15,7 +15,7 @@ class _ProtectUntilExpired(Check):
         if not removes.any():
             return
         kinds, nows = view.pass_kinds(), view.pass_nows()
-        evicting = (kinds == SIZE_PASS) | (kinds == TTL_PASS)
+        evicting = np.isin(kinds, SIZE_LIKE + TTL_LIKE)
         ttl_max = view.config.ttl_max
         bad = removes & evicting & protected_unexpired(f.count, f.ts, nows, ttl_max)
         view.report(

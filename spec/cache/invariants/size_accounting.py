@@ -38,8 +38,8 @@ class _SizeAccounting(Check):
         if live != len(after.entries):
             messages.append(f"inserted - removed = {live} but {len(after.entries)} entries are cached")
         for name in Counters.__dataclass_fields__:  # in declared order, whatever built the counters
-            value = getattr(view.before.counters, name)
-            if getattr(after.counters, name) < value:
+            value, now = getattr(view.before.counters, name), getattr(after.counters, name)
+            if value is not None and now is not None and now < value:  # None: a statistic not observed
                 messages.append(f"counter {name} went down from {value} to {getattr(after.counters, name)}")
         view.report(messages)
 

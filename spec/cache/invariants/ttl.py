@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._config import CacheConfig
-from ledgerspec.spec.cache._events import REMOVE, REQUEUE, TTL_PASS
+from ledgerspec.spec.cache._events import CUTOFF_PASS, REMOVE, REQUEUE, TTL_PASS
 from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
 from ledgerspec.spec.cache.invariants._declare import (
     COUNTS,
@@ -57,6 +57,9 @@ class _Ttl(Check):
             )
 
     def pass_end(self, view: PassView) -> None:
+        if view.kind == CUTOFF_PASS and view.profile == MASTER:
+            view.report(_cutoff_violations(view))
+            return
         if view.kind != TTL_PASS or view.head_enter is None:
             return
         config = view.config
@@ -73,6 +76,25 @@ class _Ttl(Check):
         )
 
 
+def _cutoff_violations(view: PassView) -> list[str]:
+    """pulsar-master ``evictLEntriesBeforeTimestamp(cutoff)``: only ts < cutoff goes or requeues, none is left."""
+    cutoff = view.value
+    messages = [
+        f"{what} {(int(lg), int(en))} (timestamp {int(ts)}), not before the cutoff {cutoff}"
+        for what, table in (("removed", view.removed), ("requeued", view.requeued))
+        for lg, en, ts in zip(table.ledger, table.entry, table.ts, strict=True)
+        if ts >= cutoff
+    ]
+    if view.head_enter is not None and (view.oldest_ts is None or view.oldest_ts < cutoff):
+        table = view.table
+        messages += [
+            f"left {(int(table.ledger[i]), int(table.entry[i]))} (timestamp {int(table.ts[i])}), "
+            f"before the cutoff {cutoff}"
+            for i in np.flatnonzero(table.ts < cutoff).tolist()
+        ]
+    return messages
+
+
 INVARIANT = Invariant(
     order=7,
     id="CACHE-TTL",
@@ -80,7 +102,8 @@ INVARIANT = Invariant(
         "A timestamp pass at `now` removes only expired entries and leaves none: pulsar-master: expired "
         "means ts < now - ttl (strict), the pass requeues no other entry, and every entry left has ts >= "
         "now - ttl (requeued entries carry the pass's time); pip430: expired means count <= 0 and ts < "
-        "now - ttl, or ts < now - thresholdMax."
+        "now - ttl, or ts < now - thresholdMax. A pass with an explicit cutoff (pulsar-master "
+        "evictLEntriesBeforeTimestamp(cutoff)) does the same with ts < cutoff."
     ),
     citation=(
         "apache/pulsar PR #24623 (490ba0cca1) RangeEntryCacheManagerImpl.doEvictByTimestamp (strict <); "

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import TTL_PASS
+from ledgerspec.spec.cache._events import CUTOFF_PASS, TTL_LIKE
 from ledgerspec.spec.cache.invariants._common import position
 from ledgerspec.spec.cache.invariants._declare import LEGACY, TIMES, Check, Invariant, PassView, show
 
 
 class _TtlWalk(Check):
     def pass_end(self, view: PassView) -> None:
-        if view.kind != TTL_PASS:
+        if view.kind not in TTL_LIKE:
             return
-        limit = view.now - view.config.ttl  # expired: timestamp <= limit (inclusive)
+        # expired: timestamp <= limit (inclusive); an explicit cutoff (EvictBefore) is the limit itself
+        limit = view.value if view.kind == CUTOFF_PASS else view.now - view.config.ttl
         removed = view.removed
         messages = [
             f"removed {position(lg, en)} (timestamp {show(int(ts))}), which has not expired at {view.now}: "

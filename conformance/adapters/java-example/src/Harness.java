@@ -16,7 +16,8 @@ import ledgerspec.protocol.Target;
  */
 public final class Harness implements Target {
     private static final List<String> CAPABILITIES = List.of("cursors", "configure", "get_range",
-            "replay_increment", "observe_counts", "observe_timestamps", "observe_copies");
+            "replay_increment", "observe_counts", "observe_timestamps", "observe_copies", "evict_bytes",
+            "remove_range");
 
     private Pip430Cache cache;
 
@@ -55,6 +56,9 @@ public final class Harness implements Target {
             case "clear" -> none(() -> cache.clear(now));
             case "evict_timestamp" -> none(() -> cache.evictTimestamp(now));
             case "evict_size" -> none(() -> cache.evictSize(now));
+            case "evict_bytes" -> cache.evictBytes(now, op.num("bytes"));
+            case "remove_range" -> cache.removeRange(now, op.num("ledger"), op.num("first"), op.num("last"),
+                    op.bool("inclusive"));
             case "cursor_add" -> none(() -> cache.cursorAdd(now, op.num("ledger"), op.str("cursor"), op.num("entry")));
             case "cursor_remove" -> none(() -> cache.cursorRemove(now, op.num("ledger"), op.str("cursor")));
             case "cursor_seek" -> none(() -> cache.cursorSeek(now, op.num("ledger"), op.str("cursor"), op.num("entry")));

@@ -288,6 +288,32 @@ final class Pip430Cache {
         }
     }
 
+    /**
+     * {@code RangeCache.removeRange(first, last, lastInclusive)} of one ledger: a forced removal (EVICTED).
+     * Returns what it freed: [entries, bytes].
+     */
+    List<Long> removeRange(long now, long ledger, long first, long last, boolean inclusive) {
+        checkClock(now);
+        require(first <= last, "remove_range: first must be <= last, got " + first + " > " + last);
+        this.now = now;
+        TreeMap<Long, Wrapper> entries = ledgers.get(ledger);
+        if (entries == null) {
+            return List.of(0L, 0L);
+        }
+        Map<Long, Wrapper> doomed = entries.subMap(first, true, last, inclusive);
+        List<Wrapper> gone = new ArrayList<>(doomed.values());
+        forceRemove(gone, false);
+        doomed.clear();
+        if (entries.isEmpty()) {
+            ledgers.remove(ledger);
+        }
+        long bytes = 0;
+        for (Wrapper w : gone) {
+            bytes += w.size;
+        }
+        return List.of((long) gone.size(), bytes);
+    }
+
     /** {@code invalidateAllEntries(ledgerId)}: every entry of the ledger. */
     void invalidateLedger(long now, long ledger) {
         checkClock(now);
@@ -372,11 +398,26 @@ final class Pip430Cache {
             return;
         }
         long toFree = size - config.watermarkSize();
-        if (toFree <= 0) {
-            return;
+        if (toFree > 0) {
+            free(toFree, now - config.ttlMax);
         }
-        long expiry = now - config.ttlMax;
+    }
+
+    /**
+     * {@code evictLeastAccessedEntries(bytes, now - ttl_max)} called directly, whatever the size: the size
+     * pass's walk with its own target; {@code bytes > 0}. Returns what it freed: [entries, bytes].
+     */
+    List<Long> evictBytes(long now, long bytes) {
+        checkClock(now);
+        require(bytes > 0, "evict_bytes: bytes must be > 0, got " + bytes);
+        this.now = now;
+        return free(bytes, now - config.ttlMax);
+    }
+
+    /** Stash first, then queue, until {@code toFree} bytes are gone; returns [entries, bytes] freed. */
+    private List<Long> free(long toFree, long expiry) {
         long removed = 0;
+        long entries = 0;
         ArrayList<Wrapper> kept = new ArrayList<>(stash.size());
         Iterator<Wrapper> stashed = stash.iterator();
         while (stashed.hasNext()) {
@@ -393,12 +434,13 @@ final class Pip430Cache {
                 });
                 stash = kept;
                 stashTombstones = 0;
-                return;
+                return List.of(entries, removed);
             }
             if (w.handler.canEvict() || w.ts < expiry) {
                 evict(w);
                 counters.removedSize++;
                 removed += w.size;
+                entries++;
             } else {
                 kept.add(w);
             }
@@ -412,10 +454,12 @@ final class Pip430Cache {
                 evict(head);
                 counters.removedSize++;
                 removed += head.size;
+                entries++;
             } else {
                 stashAdd(head);
             }
         }
+        return List.of(entries, removed);
     }
 
     // --- configuration and cursors ---------------------------------------------------------------

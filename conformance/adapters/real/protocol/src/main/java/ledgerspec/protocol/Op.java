@@ -30,6 +30,9 @@ public final class Op {
         OPERATIONS.put("clear", List.of());
         OPERATIONS.put("evict_timestamp", List.of());
         OPERATIONS.put("evict_size", List.of());
+        OPERATIONS.put("evict_bytes", List.of("bytes:int"));
+        OPERATIONS.put("evict_before", List.of("cutoff:int"));
+        OPERATIONS.put("remove_range", List.of("ledger:int", "first:int", "last:int", "inclusive:bool"));
         OPERATIONS.put("cursor_add", List.of("ledger:int", "cursor:str", "entry:int"));
         OPERATIONS.put("cursor_remove", List.of("ledger:int", "cursor:str"));
         OPERATIONS.put("cursor_seek", List.of("ledger:int", "cursor:str", "entry:int"));
@@ -102,6 +105,11 @@ public final class Op {
     public long num(String name, long otherwise) {
         Object value = fields.get(name);
         return value == null ? otherwise : (Long) value;
+    }
+
+    /** A boolean field. */
+    public boolean bool(String name) {
+        return (Boolean) fields.get(name);
     }
 
     /** A string field. */
