@@ -137,38 +137,41 @@ class LegacyTriggerInclusive(LegacyCache):
         return super().insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=expected_reads)
 
 
-class LegacyWatermarkFromTrigger(LegacyCache):
+class _ScheduledPass(LegacyCache):
+    """Base of the mutants of the scheduled eviction: the reference's task with what it frees as a method."""
+
+    def _to_free(self, captured: int) -> int:
+        return captured - self._config.watermark_size
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        if self._pending is None:
+            return
+        self._pass_start("size", value=float(self._config.watermark_size))
+        self._run_policy(self._to_free(self._pending))
+        self._pending = None
+        self._pass_end("size")
+
+
+class LegacyWatermarkFromTrigger(_ScheduledPass):
     """Watermark taken from the trigger: the scheduled eviction frees ``captured - (long)(maxSize * 0.98)``.
 
     Breaks CACHE-MODEL (it frees ``captured - (long)(maxSize * watermark)``).
     """
 
-    def evict_size(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        if self._pending is None:
-            return
-        self._pass_start("size", value=float(self._config.watermark_size))
-        self._run_policy(self._pending - self._config.trigger_size)  # bug: trigger for watermark
-        self._pending = None
-        self._pass_end("size")
+    def _to_free(self, captured: int) -> int:
+        return captured - self._config.trigger_size  # bug: trigger for watermark
 
 
-class LegacySizeFromCurrentSize(LegacyCache):
+class LegacySizeFromCurrentSize(_ScheduledPass):
     """The eviction frees ``size now - watermark`` instead of using the size captured when it was scheduled.
 
     Breaks CACHE-MODEL (the task frees ``captured - (long)(maxSize * watermark)``, apache/pulsar at 8ce67b97b3^).
     """
 
-    def evict_size(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        if self._pending is None:
-            return
-        self._pass_start("size", value=float(self._config.watermark_size))
-        self._run_policy(self._ranges.total_size - self._config.watermark_size)  # bug: not the captured size
-        self._pending = None
-        self._pass_end("size")
+    def _to_free(self, captured: int) -> int:  # noqa: ARG002 - the bug: the captured size is ignored
+        return self._ranges.total_size - self._config.watermark_size
 
 
 class LegacyTtlOneLedgerPerPass(LegacyCache):

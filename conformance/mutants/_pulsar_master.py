@@ -130,36 +130,43 @@ class PulsarMasterNoReleaseDecrement(PulsarMasterCache):
         )
 
 
-class PulsarMasterSizeBelowTrigger(PulsarMasterCache):
+class _SizePass(PulsarMasterCache):
+    """Base of the size-pass mutants: the pass of the reference with its test and its goal as methods."""
+
+    def _starts(self, size: int) -> bool:
+        return size > self._config.trigger_size
+
+    def _goal(self) -> int:
+        return self._config.watermark_size
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
+        size = self._ranges.total_size
+        if self._starts(size):
+            self._free(size - self._goal(), now)
+        self._pass_end("size")
+
+
+class PulsarMasterSizeBelowTrigger(_SizePass):
     """Size eviction below the trigger: the pass runs as soon as the size is above the watermark.
 
     Breaks CACHE-WATERMARK (nothing is evicted while the size is at or below the trigger).
     """
 
-    def evict_size(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("size", value=float(self._config.watermark_size))
-        size = self._ranges.total_size
-        if size > self._config.watermark_size:  # bug: the watermark where the trigger was meant
-            self._free(size - self._config.watermark_size, now)
-        self._pass_end("size")
+    def _starts(self, size: int) -> bool:
+        return size > self._config.watermark_size  # bug: the watermark where the trigger was meant
 
 
-class PulsarMasterWatermarkFromTrigger(PulsarMasterCache):
+class PulsarMasterWatermarkFromTrigger(_SizePass):
     """Watermark taken from the trigger: a size pass frees only down to the trigger size.
 
     Breaks CACHE-WATERMARK (above the trigger, the pass must go down to the watermark).
     """
 
-    def evict_size(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("size", value=float(self._config.watermark_size))
-        size = self._ranges.total_size
-        if size > self._config.trigger_size:
-            self._free(size - self._config.trigger_size, now)  # bug: trigger_size for watermark_size
-        self._pass_end("size")
+    def _goal(self) -> int:
+        return self._config.trigger_size  # bug: trigger_size for watermark_size
 
 
 class PulsarMasterDuplicateMerges(PulsarMasterCache):
@@ -203,21 +210,15 @@ class PulsarMasterCursorCountExcludesSamePosition(PulsarMasterCache):
         self._cursors = _SamePositionExcluded()
 
 
-class PulsarMasterTriggerInclusive(PulsarMasterCache):
+class PulsarMasterTriggerInclusive(_SizePass):
     """``>=`` instead of ``>`` at the size trigger: a size exactly ``(long)(maxSize * trigger)`` already
     starts a size pass.
 
     Breaks CACHE-WATERMARK (nothing is evicted while the size is at or below the trigger).
     """
 
-    def evict_size(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("size", value=float(self._config.watermark_size))
-        size = self._ranges.total_size
-        if size >= self._config.trigger_size:  # bug: >=
-            self._free(size - self._config.watermark_size, now)
-        self._pass_end("size")
+    def _starts(self, size: int) -> bool:
+        return size >= self._config.trigger_size  # bug: >=
 
 
 class PulsarMasterExtendTtlIgnored(PulsarMasterCache):
