@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib.util
 import statistics
 import sys
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,93 +149,183 @@ def kill_matrix(
     seed: int = 0,
     on_kill: Callable[[Kill], None] | None = None,
 ) -> list[Kill]:
-    """Run every mutant in turn; ``on_kill`` sees each outcome as it comes."""
-    kills = []
+    """Run every mutant in turn under one seed; ``on_kill`` sees each outcome as it comes."""
+    return [rate.kills[0] for rate in kill_rates(mutants, settings=settings, seeds=[seed], on_kill=on_kill)]
+
+
+@dataclass
+class Rate:
+    """One mutant run under several seeds: how many killed it, and how fast."""
+
+    mutant: Mutant
+    settings: str
+    kills: list[Kill]
+    """One per seed, in seed order."""
+
+    @property
+    def killed(self) -> int:
+        """How many of the seeds killed the mutant."""
+        return sum(kill.killed for kill in self.kills)
+
+    @property
+    def seeds(self) -> int:
+        """How many seeds were run."""
+        return len(self.kills)
+
+    @property
+    def kill_seconds(self) -> list[float]:
+        """Wall time of each run that killed the mutant."""
+        return [kill.seconds for kill in self.kills if kill.killed]
+
+    @property
+    def median_seconds(self) -> float | None:
+        """Median time to kill over the killing seeds, or None if none killed it."""
+        times = self.kill_seconds
+        return statistics.median(times) if times else None
+
+    @property
+    def worst_seconds(self) -> float | None:
+        """Longest time to kill over the killing seeds, or None if none killed it."""
+        times = self.kill_seconds
+        return max(times) if times else None
+
+    @property
+    def survived_seeds(self) -> list[int]:
+        """The seeds under which the mutant survived (or its adapter faulted)."""
+        return [kill.report.seed for kill in self.kills if not kill.killed]
+
+    @property
+    def invariants(self) -> Counter[str]:
+        """How often each invariant was credited with the kill."""
+        return Counter(kill.invariant for kill in self.kills if kill.invariant is not None)
+
+
+def kill_rates(
+    mutants: Iterable[Mutant],
+    *,
+    settings: str = "ci",
+    seeds: Sequence[int] = (0,),
+    on_kill: Callable[[Kill], None] | None = None,
+    on_rate: Callable[[Rate], None] | None = None,
+) -> list[Rate]:
+    """Run every mutant under each seed in turn; ``on_kill`` sees each run, ``on_rate`` each mutant done."""
+    rates = []
     for mutant in mutants:
-        kill = run_mutant(mutant, settings=settings, seed=seed)
-        if on_kill is not None:
-            on_kill(kill)
-        kills.append(kill)
-    return kills
+        kills = []
+        for seed in seeds:
+            kill = run_mutant(mutant, settings=settings, seed=seed)
+            if on_kill is not None:
+                on_kill(kill)
+            kills.append(kill)
+        rate = Rate(mutant, settings, kills)
+        if on_rate is not None:
+            on_rate(rate)
+        rates.append(rate)
+    return rates
 
 
 def header(width: int) -> str:
     """The table's header line for mutant names up to ``width`` characters."""
-    return f"{'mutant':<{width}}  {'killed':<6}  {'invariant':<32}  {'steps':>5}  {'seconds':>7}"
+    return f"{'mutant':<{width}}  {'killed':>7}  {'invariant':<32}  {'steps':>5}  {'median s':>8}  {'worst s':>7}"
 
 
-def line(kill: Kill, width: int) -> str:
-    """One row of the table."""
-    if kill.killed:
-        invariant = kill.invariant or ""
-        others = len(kill.rows) - 1
-        if others:
-            invariant += f" +{others}"
-        steps = str(kill.steps) if kill.steps is not None else "-"
-        cells = ("yes", invariant, steps)
-    elif kill.report.fault is not None:
-        cells = ("no", "adapter fault", "-")
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def line(rate: Rate, width: int) -> str:
+    """One row of the table: seeds that killed the mutant, the invariant credited most, times to kill."""
+    credited = rate.invariants.most_common()
+    if credited:
+        invariant = credited[0][0] + (f" +{len(credited) - 1}" if len(credited) > 1 else "")
+    elif any(kill.report.fault is not None for kill in rate.kills):
+        invariant = "adapter fault"
     else:
-        cells = ("no", "survived", "-")
-    return f"{kill.mutant.name:<{width}}  {cells[0]:<6}  {cells[1]:<32}  {cells[2]:>5}  {kill.seconds:>7.1f}"
+        invariant = "survived"
+    steps = [kill.steps for kill in rate.kills if kill.killed and kill.steps is not None]
+    most = str(max(steps)) if steps else "-"
+    killed = f"{rate.killed}/{rate.seeds}"
+    return (
+        f"{rate.mutant.name:<{width}}  {killed:>7}  {invariant:<32}  {most:>5}  "
+        f"{_seconds(rate.median_seconds):>8}  {_seconds(rate.worst_seconds):>7}"
+    )
 
 
-def summary(kills: list[Kill]) -> str:
-    """Killed N/M, median seconds-to-kill, max and median counterexample length; the survivors."""
+def summary(rates: list[Rate]) -> str:
+    """Runs killed, mutants killed under every seed, median and worst seconds to kill; the survivors."""
+    kills = [kill for rate in rates for kill in rate.kills]
     killed = [kill for kill in kills if kill.killed]
-    lines = [f"killed {len(killed)}/{len(kills)}"]
+    always = sum(rate.killed == rate.seeds for rate in rates)
+    lines = [f"killed {len(killed)}/{len(kills)} runs; {always}/{len(rates)} mutants killed under every seed"]
     if killed:
-        seconds = statistics.median(kill.seconds for kill in killed)
+        seconds = [kill.seconds for kill in killed]
+        lines.append(f"seconds to kill: median {statistics.median(seconds):.1f}, worst {max(seconds):.1f}")
         steps = [kill.steps for kill in killed if kill.steps is not None]
-        lines.append(f"median seconds to kill: {seconds:.1f}")
         if steps:
             lines.append(f"counterexample length: max {max(steps)}, median {statistics.median(steps):g} steps")
-    runs: dict[str, list[Kill]] = {}
-    for kill in kills:
-        runs.setdefault(kill.mutant.name, []).append(kill)
-    for name, outcomes in runs.items():
-        survived = [kill for kill in outcomes if not kill.killed]
+    for rate in rates:
+        survived = [kill for kill in rate.kills if not kill.killed]
         if survived:
             kill = survived[0]
             why = f"adapter fault: {kill.report.fault}" if kill.report.fault else "no invariant broke"
-            times = f" in {len(survived)} of {len(outcomes)} runs" if len(outcomes) > 1 else ""
-            lines.append(f"SURVIVED{times}: {name} ({kill.mutant.profile}: {kill.mutant.description}): {why}")
+            seeds = ", ".join(str(seed) for seed in rate.survived_seeds)
+            lines.append(
+                f"SURVIVED {len(survived)}/{rate.seeds} (seeds {seeds}): {rate.mutant.name} "
+                f"({rate.mutant.profile}: {rate.mutant.description}): {why}"
+            )
     return "\n".join(lines)
 
 
-def to_json(kills: list[Kill], *, settings: str, seed: int) -> dict[str, Any]:
-    """The kill matrix as plain data, each kill with its seed and counterexamples (``seed``: the first run's)."""
-    killed = [kill for kill in kills if kill.killed]
-    steps = [kill.steps for kill in killed if kill.steps is not None]
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def _run_json(kill: Kill) -> dict[str, Any]:
+    return {
+        "seed": kill.report.seed,
+        "killed": kill.killed,
+        "invariant": kill.invariant,
+        "steps": kill.steps,
+        "seconds": round(kill.seconds, 3),
+        "fault": kill.report.fault,
+        "failed": [
+            {
+                "invariant": row.invariant,
+                "detail": row.detail,
+                **({"case": row.case.to_dict()} if row.case is not None else {}),
+            }
+            for row in kill.rows
+        ],
+    }
+
+
+def to_json(rates: list[Rate], *, settings: str, seed: int) -> dict[str, Any]:
+    """The kill matrix as plain data: one object per mutant (``killed`` of ``seeds``), each with its runs."""
+    kills = [kill for rate in rates for kill in rate.kills]
+    times = [kill.seconds for kill in kills if kill.killed]
     return {
         "settings": settings,
         "seed": seed,
-        "killed": len(killed),
-        "total": len(kills),
-        "median_seconds": round(statistics.median(k.seconds for k in killed), 3) if killed else None,
-        "max_steps": max(steps) if steps else None,
-        "median_steps": statistics.median(steps) if steps else None,
+        "seeds": len(rates[0].kills) if rates else 0,
+        "mutants_killed_every_seed": sum(rate.killed == rate.seeds for rate in rates),
+        "total": len(rates),
+        "median_seconds": _rounded(statistics.median(times)) if times else None,
+        "worst_seconds": _rounded(max(times)) if times else None,
         "mutants": [
             {
-                "name": kill.mutant.name,
-                "profile": kill.mutant.profile,
-                "seed": kill.report.seed,
-                "description": kill.mutant.description,
-                "killed": kill.killed,
-                "invariant": kill.invariant,
-                "steps": kill.steps,
-                "seconds": round(kill.seconds, 3),
-                "fault": kill.report.fault,
-                "failed": [
-                    {
-                        "invariant": row.invariant,
-                        "detail": row.detail,
-                        **({"case": row.case.to_dict()} if row.case is not None else {}),
-                    }
-                    for row in kill.rows
-                ],
+                "name": rate.mutant.name,
+                "profile": rate.mutant.profile,
+                "description": rate.mutant.description,
+                "settings": rate.settings,
+                "seeds": rate.seeds,
+                "killed": rate.killed,
+                "survived_seeds": rate.survived_seeds,
+                "median_seconds": _rounded(rate.median_seconds),
+                "worst_seconds": _rounded(rate.worst_seconds),
+                "invariants": dict(rate.invariants),
+                "runs": [_run_json(kill) for kill in rate.kills],
             }
-            for kill in kills
+            for rate in rates
         ],
     }
 
@@ -242,9 +333,11 @@ def to_json(kills: list[Kill], *, settings: str, seed: int) -> dict[str, Any]:
 __all__ = [
     "Kill",
     "Mutant",
+    "Rate",
     "factory_for",
     "header",
     "kill_matrix",
+    "kill_rates",
     "line",
     "load_mutants",
     "run_mutant",

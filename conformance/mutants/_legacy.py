@@ -7,7 +7,7 @@ from ledgerspec.reference.cache import (
     LegacyCache,
     RangeCaches,
 )
-from ledgerspec.reference.cache._legacy import LegacyEntry
+from ledgerspec.reference.cache._legacy import PERCENT_OF_SIZE_TO_CONSIDER, LegacyEntry
 
 
 class LegacyInsertNotRefusedAtMax(LegacyCache):
@@ -124,6 +124,122 @@ class LegacyInvalidateSizeDrift(LegacyCache):
         self._ranges = _DriftingRanges()
 
 
+class LegacyTriggerInclusive(LegacyCache):
+    """``>=`` instead of ``>`` where ``hasSpaceInCache()`` schedules the eviction: a size exactly
+    ``(long)(maxSize * 0.98)`` before an insert already schedules one.
+
+    Breaks CACHE-MODEL (a size pass frees nothing unless an insert saw the size above the trigger).
+    """
+
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        if not self._disabled and self._pending is None and self._ranges.total_size == self._config.trigger_size:
+            self._pending = self._ranges.total_size  # bug: scheduled at the trigger, not only above it
+        return super().insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=expected_reads)
+
+
+class _ScheduledPass(LegacyCache):
+    """Base of the mutants of the scheduled eviction: the reference's task with what it frees as a method."""
+
+    def _to_free(self, captured: int) -> int:
+        return captured - self._config.watermark_size
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        if self._pending is None:
+            return
+        self._pass_start("size", value=float(self._config.watermark_size))
+        self._run_policy(self._to_free(self._pending))
+        self._pending = None
+        self._pass_end("size")
+
+
+class LegacyWatermarkFromTrigger(_ScheduledPass):
+    """Watermark taken from the trigger: the scheduled eviction frees ``captured - (long)(maxSize * 0.98)``.
+
+    Breaks CACHE-MODEL (it frees ``captured - (long)(maxSize * watermark)``).
+    """
+
+    def _to_free(self, captured: int) -> int:
+        return captured - self._config.trigger_size  # bug: trigger for watermark
+
+
+class LegacySizeFromCurrentSize(_ScheduledPass):
+    """The eviction frees ``size now - watermark`` instead of using the size captured when it was scheduled.
+
+    Breaks CACHE-MODEL (the task frees ``captured - (long)(maxSize * watermark)``, apache/pulsar at 8ce67b97b3^).
+    """
+
+    def _to_free(self, captured: int) -> int:  # noqa: ARG002 - the bug: the captured size is ignored
+        return self._ranges.total_size - self._config.watermark_size
+
+
+class LegacyTtlOneLedgerPerPass(LegacyCache):
+    """TTL pass that walks only the ledger with the oldest lowest entry (``if`` where ``while`` was meant).
+
+    Breaks CACHE-TTL-WALK (no ledger's lowest entry is left expired after a pass).
+    """
+
+    def evict_timestamp(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        max_timestamp = now - self._config.ttl
+        self._pass_start("ttl", value=float(max_timestamp))
+        if self._heads and self._heads[0][0] <= max_timestamp:  # bug: if, not while
+            ledger = self._heads[0][1]
+            while (first := self._ranges.first(ledger)) is not None and first[1].ts <= max_timestamp:
+                self._ranges.pop(ledger, first[0])
+                self._count("removed_ttl")
+                self._removal_events([first[1]], "ttl")
+            self._sync_head(ledger)
+        self._pass_end("ttl")
+
+
+class LegacyClearNotCounted(LegacyCache):
+    """A counter not incremented: ``clear()`` empties every cache but does not count what it removed.
+
+    Breaks CACHE-MODEL (the counters are part of the observation).
+    """
+
+    def _count(self, counter: str, n: int = 1) -> None:
+        if counter != "removed_clear":  # bug: clear's count is missing
+            super()._count(counter, n)
+
+
+class LegacyInvalidateInclusive(LegacyCache):
+    """Inclusive invalidation: ``invalidateEntries(pos)`` removes the position itself too.
+
+    Breaks CACHE-MODEL (the entries strictly before the position go).
+    """
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        super().invalidate_before(now=now, ledger=ledger, entry=entry + 1)  # bug: the bound taken inclusive
+
+
+class LegacyPolicySmallestFirst(LegacyCache):
+    """The policy's comparator reversed: caches are ranked smallest first, so the largest may be spared.
+
+    Breaks CACHE-LEGACY-SIZE-POLICY (a cache loses entries only if every larger one does too).
+    """
+
+    def _run_policy(self, to_free: int) -> None:
+        sizes = self._ranges.ledger_sizes()
+        if to_free <= 0 or not sizes:
+            return
+        to_consider = int(self._ranges.total_size * PERCENT_OF_SIZE_TO_CONSIDER)
+        selected: list[int] = []
+        selected_total = 0
+        for ledger in sorted(sizes, key=lambda lg: (sizes[lg], lg)):  # bug: ascending
+            if selected_total >= to_consider:
+                break
+            selected.append(ledger)
+            selected_total += sizes[ledger]
+        for ledger in selected:
+            share = int(to_free * (sizes[ledger] / selected_total))
+            if share != 0:
+                self._evict_lowest(ledger, share)
+
+
 MUTANTS: list[Mutant] = [
     Mutant("legacy-insert-not-refused-at-max", "legacy", "insert not refused at max_size", LegacyInsertNotRefusedAtMax),
     Mutant("legacy-ttl-exclusive", "legacy", "TTL walk compares ts < now - ttl", LegacyTtlExclusive),
@@ -144,5 +260,26 @@ MUTANTS: list[Mutant] = [
         "legacy",
         "invalidateEntries does not reduce the size",
         LegacyInvalidateSizeDrift,
+    ),
+    Mutant("legacy-trigger-inclusive", "legacy", "eviction scheduled at size >= trigger", LegacyTriggerInclusive),
+    Mutant(
+        "legacy-watermark-from-trigger",
+        "legacy",
+        "eviction frees captured - trigger",
+        LegacyWatermarkFromTrigger,
+    ),
+    Mutant(
+        "legacy-size-from-current-size",
+        "legacy",
+        "eviction frees the current size - watermark, not the captured one",
+        LegacySizeFromCurrentSize,
+    ),
+    Mutant("legacy-ttl-one-ledger-per-pass", "legacy", "TTL pass walks one ledger", LegacyTtlOneLedgerPerPass),
+    Mutant("legacy-clear-not-counted", "legacy", "clear does not count its removals", LegacyClearNotCounted),
+    Mutant(
+        "legacy-invalidate-inclusive", "legacy", "invalidateEntries(pos) removes pos too", LegacyInvalidateInclusive
+    ),
+    Mutant(
+        "legacy-policy-smallest-first", "legacy", "the policy ranks caches smallest first", LegacyPolicySmallestFirst
     ),
 ]

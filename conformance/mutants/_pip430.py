@@ -172,6 +172,62 @@ class Pip430TtlStopsAtProtected(Pip430Cache):
         self._pass_end("ttl")
 
 
+class Pip430TriggerInclusive(Pip430Cache):
+    """``>=`` instead of ``>`` at the size trigger: a size exactly ``(long)(maxSize * trigger)`` already
+    starts a size pass.
+
+    Breaks CACHE-WATERMARK (nothing is evicted while the size is at or below the trigger).
+    """
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
+        size = self._ranges.total_size
+        if size >= self._config.trigger_size:  # bug: >=
+            self._free(size - self._config.watermark_size, now - self._config.ttl_max)
+            self._count("evictions")
+        self._pass_end("size")
+
+
+class Pip430WatermarkFromTrigger(Pip430Cache):
+    """Watermark taken from the trigger: a size pass frees only down to ``(long)(maxSize * trigger)``.
+
+    Breaks CACHE-WATERMARK (above the trigger, the pass must go down to the watermark).
+    """
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
+        size = self._ranges.total_size
+        if size > self._config.trigger_size:
+            self._free(size - self._config.trigger_size, now - self._config.ttl_max)  # bug: trigger for watermark
+            self._count("evictions")
+        self._pass_end("size")
+
+
+class Pip430InvalidateInclusive(Pip430Cache):
+    """Inclusive invalidation: ``invalidateEntries(pos)`` removes the position itself too.
+
+    Breaks CACHE-MODEL (the entries strictly before the position go).
+    """
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        super().invalidate_before(now=now, ledger=ledger, entry=entry + 1)  # bug: the bound taken inclusive
+
+
+class Pip430HitNotCounted(Pip430Cache):
+    """A counter not incremented: a hit dispatches its copy but forgets ``hits++``.
+
+    Breaks CACHE-MODEL (the counters are part of the observation).
+    """
+
+    def _count(self, counter: str, n: int = 1) -> None:
+        if counter != "hits":  # bug: the hit path's increment is missing
+            super()._count(counter, n)
+
+
 MUTANTS: list[Mutant] = [
     Mutant("pip430-newest-first", "pip430", "passes take the queue's tail (deque.pop for popleft)", Pip430NewestFirst),
     Mutant("pip430-no-stash", "pip430", "size pass removes protected entries instead of stashing them", Pip430NoStash),
@@ -194,4 +250,12 @@ MUTANTS: list[Mutant] = [
         "TTL pass stops at the first protected entry",
         Pip430TtlStopsAtProtected,
     ),
+    Mutant("pip430-trigger-inclusive", "pip430", "size pass starts at size >= trigger", Pip430TriggerInclusive),
+    Mutant(
+        "pip430-watermark-from-trigger", "pip430", "size pass frees down to the trigger", Pip430WatermarkFromTrigger
+    ),
+    Mutant(
+        "pip430-invalidate-inclusive", "pip430", "invalidateEntries(pos) removes pos too", Pip430InvalidateInclusive
+    ),
+    Mutant("pip430-hit-not-counted", "pip430", "a hit is not counted", Pip430HitNotCounted),
 ]

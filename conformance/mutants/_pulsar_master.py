@@ -131,38 +131,44 @@ class PulsarMasterNoReleaseDecrement(PulsarMasterCache):
         )
 
 
-class PulsarMasterSizeBelowTrigger(PulsarMasterCache):
+class _SizePass(PulsarMasterCache):
+    """Base of the size-pass mutants: the pass of the reference with its test and its goal as methods."""
+
+    def _starts(self, size: int) -> bool:
+        return size > self._config.trigger_size
+
+    def _goal(self) -> int:
+        return self._config.watermark_size
+
+    def evict_size(self, *, now: int) -> None:
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("size", value=float(self._config.watermark_size))
+        size = self._ranges.total_size
+        if self._starts(size):
+            self._free(size - self._goal(), now)
+            self._count("evictions")  # recordCacheEviction, as the pass ran with bytes to free
+        self._pass_end("size")
+
+
+class PulsarMasterSizeBelowTrigger(_SizePass):
     """Size eviction below the trigger: the pass runs as soon as the size is above the watermark.
 
     Breaks CACHE-WATERMARK (nothing is evicted while the size is at or below the trigger).
     """
 
-    def evict_size(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("size", value=float(self._config.watermark_size))
-        size = self._ranges.total_size
-        if size > self._config.watermark_size:  # bug: the watermark where the trigger was meant
-            self._free(size - self._config.watermark_size, now)
-            self._count("evictions")  # recordCacheEviction, as the pass ran with bytes to free
-        self._pass_end("size")
+    def _starts(self, size: int) -> bool:
+        return size > self._config.watermark_size  # bug: the watermark where the trigger was meant
 
 
-class PulsarMasterWatermarkFromTrigger(PulsarMasterCache):
+class PulsarMasterWatermarkFromTrigger(_SizePass):
     """Watermark taken from the trigger: a size pass frees only down to the trigger size.
 
     Breaks CACHE-WATERMARK (above the trigger, the pass must go down to the watermark).
     """
 
-    def evict_size(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        self._pass_start("size", value=float(self._config.watermark_size))
-        size = self._ranges.total_size
-        if size > self._config.trigger_size:
-            self._free(size - self._config.trigger_size, now)  # bug: trigger_size for watermark_size
-            self._count("evictions")  # recordCacheEviction, as the pass ran with bytes to free
-        self._pass_end("size")
+    def _goal(self) -> int:
+        return self._config.trigger_size  # bug: trigger_size for watermark_size
 
 
 class PulsarMasterDuplicateMerges(PulsarMasterCache):
@@ -204,6 +210,77 @@ class PulsarMasterCursorCountExcludesSamePosition(PulsarMasterCache):
     def _setup(self) -> None:
         super()._setup()
         self._cursors = _SamePositionExcluded()
+
+
+class PulsarMasterTriggerInclusive(_SizePass):
+    """``>=`` instead of ``>`` at the size trigger: a size exactly ``(long)(maxSize * trigger)`` already
+    starts a size pass.
+
+    Breaks CACHE-WATERMARK (nothing is evicted while the size is at or below the trigger).
+    """
+
+    def _starts(self, size: int) -> bool:
+        return size >= self._config.trigger_size  # bug: >=
+
+
+class PulsarMasterExtendTtlIgnored(PulsarMasterCache):
+    """The TTL-extension flag ignored: a read entry is requeued by a pass even with ``extend_ttl`` off.
+
+    Breaks CACHE-MODEL (with the flag off only expected reads, within the budget, requeue an entry).
+    """
+
+    def _should_requeue(self, wrapper: Wrapper) -> bool:
+        if wrapper.accessed:  # bug: no ``config.extend_ttl`` test
+            return True
+        handler = wrapper.handler
+        return handler is not None and handler.has_expected_reads() and wrapper.requeues < self._config.max_requeue
+
+
+class PulsarMasterInvalidateInclusive(PulsarMasterCache):
+    """Inclusive invalidation: ``invalidateEntries(pos)`` removes the position itself too (``removeRange``
+    with the upper bound inclusive).
+
+    Breaks CACHE-MODEL (the entries strictly before the position go; the cursor still has to read it).
+    """
+
+    def invalidate_before(self, *, now: int, ledger: int, entry: int) -> None:
+        super().invalidate_before(now=now, ledger=ledger, entry=entry + 1)  # bug: the bound taken inclusive
+
+
+class PulsarMasterMissNotCounted(PulsarMasterCache):
+    """A counter not incremented: a lookup that misses forgets ``misses++`` (the hit path counts).
+
+    Breaks CACHE-MODEL (the counters are part of the observation).
+    """
+
+    def _read_one(self, ledger: int, entry: int) -> int | None:
+        if self._ranges.get(ledger, entry) is None:
+            if self._listener is not None:
+                self._read_event(ledger, entry, None, None)
+            return None  # bug: no ``misses`` count
+        return super()._read_one(ledger, entry)
+
+
+class _SamePositionOnce(ActiveCursors):
+    """Counts the distinct positions at or before the cursor: cursors sharing a position count once."""
+
+    def count_at_or_before(self, ledger: int, cursor: str) -> int:
+        position = self.position(ledger, cursor)
+        if position is None:
+            return 0
+        return len({p for p in self._by_ledger[ledger] if p <= position})
+
+
+class PulsarMasterSamePositionCountedOnce(PulsarMasterCache):
+    """Same-position cursors counted once: ``getNumberOfCursorsAtSamePositionOrBefore`` walks a map keyed by
+    position and adds one per key, not the cursors under it.
+
+    Breaks CACHE-CURSOR-COUNT.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._cursors = _SamePositionOnce()
 
 
 MUTANTS: list[Mutant] = [
@@ -257,5 +334,30 @@ MUTANTS: list[Mutant] = [
         "pulsar-master",
         "cursor count excludes cursors at the same position",
         PulsarMasterCursorCountExcludesSamePosition,
+    ),
+    Mutant(
+        "pulsar-master-trigger-inclusive",
+        "pulsar-master",
+        "size pass starts at size >= trigger",
+        PulsarMasterTriggerInclusive,
+    ),
+    Mutant(
+        "pulsar-master-extend-ttl-ignored",
+        "pulsar-master",
+        "a read entry is requeued whatever extend_ttl says",
+        PulsarMasterExtendTtlIgnored,
+    ),
+    Mutant(
+        "pulsar-master-invalidate-inclusive",
+        "pulsar-master",
+        "invalidateEntries(pos) removes pos too",
+        PulsarMasterInvalidateInclusive,
+    ),
+    Mutant("pulsar-master-miss-not-counted", "pulsar-master", "a miss is not counted", PulsarMasterMissNotCounted),
+    Mutant(
+        "pulsar-master-same-position-counted-once",
+        "pulsar-master",
+        "cursors at one position count once",
+        PulsarMasterSamePositionCountedOnce,
     ),
 ]

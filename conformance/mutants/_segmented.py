@@ -92,6 +92,31 @@ class SegmentedSizeCountsCurrentFull(SegmentedCache):
         return self._non_empty * self._segment_size
 
 
+class SegmentedFitsExclusive(SegmentedCache):
+    """``>=`` for ``>`` in the fast path's fit test: an entry that ends exactly at the segment's end is
+    taken not to fit, and the ring rotates one entry early.
+
+    Breaks CACHE-MODEL / CACHE-SEGMENT-RING (BookKeeper ReadCache at 9590a97f67 rotates when
+    ``offset + size > segmentSize``).
+    """
+
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+        if size <= self._segment_size and self._offset + size == self._segment_size:
+            self._offset = self._segment_size  # bug: the exact fit is treated as a miss, so the put rotates
+        return super().insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=expected_reads)
+
+
+class SegmentedHitNotCounted(SegmentedCache):
+    """A counter not incremented: a hit answers its copy but forgets ``hits++``.
+
+    Breaks CACHE-MODEL (the counters are part of the observation).
+    """
+
+    def _count(self, counter: str, n: int = 1) -> None:
+        if counter != "hits":  # bug: the hit path's increment is missing
+            super()._count(counter, n)
+
+
 MUTANTS: list[Mutant] = [
     Mutant(
         "segmented-rotation-keeps-index",
@@ -112,4 +137,8 @@ MUTANTS: list[Mutant] = [
         "size() counts the current segment as full",
         SegmentedSizeCountsCurrentFull,
     ),
+    Mutant(
+        "segmented-fits-exclusive", "segmented", "an entry ending at the segment's end rotates", SegmentedFitsExclusive
+    ),
+    Mutant("segmented-hit-not-counted", "segmented", "a hit is not counted", SegmentedHitNotCounted),
 ]

@@ -51,8 +51,26 @@ class Candidate:
         return self.name.startswith("reference-")
 
 
+NOT_IN_TRACES = {
+    "pip430-hit-not-counted": "counters: a trace carries events, not the counters",
+    "pulsar-master-miss-not-counted": "counters: a trace carries events, not the counters",
+    "legacy-clear-not-counted": "counters: a trace carries events, not the counters",
+    "segmented-hit-not-counted": "counters: a trace carries events, not the counters",
+    "pip430-trigger-inclusive": "the edge workload never lands the size exactly on the trigger",
+    "pulsar-master-trigger-inclusive": "the edge workload never lands the size exactly on the trigger",
+    "legacy-trigger-inclusive": "the edge workload never lands the size exactly on the trigger",
+    "segmented-fits-exclusive": "the edge workload never fills a segment to the byte",
+    "pulsar-master-extend-ttl-ignored": "the edge workload never turns extend_ttl off",
+    "legacy-watermark-from-trigger": "how much a legacy size pass frees is checked by CACHE-MODEL only",
+    "legacy-size-from-current-size": "how much a legacy size pass frees is checked by CACHE-MODEL only",
+    "legacy-policy-smallest-first": (
+        "with many ledgers the reversed ranking selects every cache, so only CACHE-MODEL sees the shares"
+    ),
+}
+"""Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
+
 CANDIDATES = [Candidate(f"reference-{p}", p, lambda p=p: ReferenceAdapter(p)) for p in sorted(PROFILES)] + [
-    Candidate(m.name, m.profile, factory_for(m)) for m in MUTANTS
+    Candidate(m.name, m.profile, factory_for(m)) for m in MUTANTS if m.name not in NOT_IN_TRACES
 ]
 
 

@@ -166,6 +166,23 @@ def legacy_ttl_skips_unexpired(work, op):
             work.count("removed_ttl")
 
 
+def legacy_policy_smallest_first(work, op):
+    """Ranks the caches smallest first (the comparator reversed); selection and shares as the policy's."""
+    if work.pending is None:
+        return
+    to_free, work.pending = work.pending - work.config.watermark_size, None
+    sizes = work.ledger_sizes()
+    to_consider, selected = int(sum(sizes.values()) * 0.5), []
+    for ledger in sorted(sizes, key=lambda lg: (sizes[lg], lg)):
+        if sum(sizes[lg] for lg in selected) >= to_consider:
+            break
+        selected.append(ledger)
+    total = sum(sizes[lg] for lg in selected)
+    for ledger in selected:
+        legacy._evict_lowest(work, ledger, int(to_free * (sizes[ledger] / total)))
+    return
+
+
 def legacy_insert_ignores_space(work, op):
     if (op.ledger, op.entry) in work.entries:
         return False
@@ -377,6 +394,17 @@ CASES = [
         Get,
         master_hit_bytes_uncounted,
         [I(1, 1, 0, 5), Get(now=2, ledger=1, entry=0)],
+    ),
+    # max 100 -> trigger 98, watermark 50. Ledgers 1, 2, 3 hold 40, 30, 30; the insert that sees 99 > 98
+    # schedules freeing 99 - 50 = 49. Largest first: 40 and one 30 are selected (70 >= half of 100);
+    # smallest first selects the two 30s (60 >= 50) and spares ledger 1, the largest.
+    Case(
+        "CACHE-LEGACY-SIZE-POLICY",
+        "legacy",
+        legacy,
+        EvictSize,
+        legacy_policy_smallest_first,
+        [I(1, 1, 0, 40), I(2, 2, 0, 30), I(3, 3, 0, 29), I(4, 3, 1, 1), EvictSize(now=5)],
     ),
     # Segments of 128: an entry of 10 bytes reserves 64, so the ring reports 64, not 10.
     Case("CACHE-SEGMENT-PLACEMENT", "segmented", segmented, Insert, segmented_no_align, [I(1, 1, 0, 10)]),

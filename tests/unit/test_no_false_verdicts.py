@@ -200,7 +200,7 @@ NUMBERS = [
     (["smoke", "--adapter", "reference-pip430"], "--timeout", ["0"]),
     (["matrix"], "--examples", ["0"]),
     (["matrix"], "--seed", ["-2"]),
-    (["mutants"], "--seeds", ["0", "-1"]),
+    (["mutants"], "--seeds", ["0", "-1", "1.5", "many"]),
     (["mutants"], "--seed", ["-1"]),
     (["deviations"], "--seed", ["-1"]),
     (["bench"], "--operations", ["0"]),
@@ -283,7 +283,7 @@ def _replay_hints(out: str) -> list[list[str]]:
 
 
 def test_the_replay_hint_pastes_back_into_a_shell(tmp_path, capsys):
-    cases = tmp_path / "it's a \"case\" folder"
+    cases = tmp_path / 'it\'s a "case" folder'
     argv = ["conform", "--adapter", "reference-pulsar-master", "--profile", "pip430", "--seed", "1"]
     assert main([*argv, "--invariant", "CACHE-DUPLICATE-MERGE", "--cases-dir", str(cases)]) == 1
     (hint,) = _replay_hints(capsys.readouterr().out)
