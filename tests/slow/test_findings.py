@@ -19,7 +19,7 @@ from ledgerspec.conformance.cli._deviations import find
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "findings"
 OBSERVABLE = [f for f in FINDINGS if f.invariant is not None]
-SEED = 2
+SEED = 9
 """The default seed of `ledgerspec deviations`; the rate of each finding over seeds is in BENCHMARKS.md."""
 
 
