@@ -27,6 +27,7 @@ from ledgerspec.traces._jsonl import jsonl_batches, jsonl_header
 from ledgerspec.traces._rows import check_batch
 
 BATCH_ROWS = 1 << 16
+"""Rows per Arrow batch, for both engines' replays: large batches amortize the per-batch conversion."""
 DATASET_HEADER = "_ledgerspec.json"
 """In a dataset directory, the header for writers that cannot put it in the Parquet footer (Spark)."""
 PREFIXES = ("parquet", "jsonl")

@@ -46,7 +46,11 @@ def chunk_of(batch: pa.RecordBatch | pa.Table, rows: Ints | None = None) -> Chun
         def codes(names: pa.Array) -> Ints:
             return np.asarray(pc.index_in(reason, value_set=names).fill_null(-1).to_numpy(), dtype=np.int64)
 
-        reasons = np.select([kinds == CONFIG, kinds == MISS], [codes(_FIELDS), codes(_MISS_REASONS)], codes(_PASSES))
+        reasons = codes(_PASSES)
+        for kind, names in ((CONFIG, _FIELDS), (MISS, _MISS_REASONS)):  # other vocabularies, where present
+            of_kind = kinds == kind
+            if of_kind.any():
+                reasons = np.where(of_kind, codes(names), reasons)
     cursor = batch.column("cursor")
     if cursor.null_count == len(cursor):
         cursors, names = np.full(len(kinds), -1, np.int64), []

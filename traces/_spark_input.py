@@ -25,13 +25,10 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._format import COLUMNS, SCHEMA
-from ledgerspec.traces._io import TraceFile, find_unreadable
+from ledgerspec.traces._io import BATCH_ROWS, TraceFile, find_unreadable
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-
-BATCH_ROWS = 1 << 16
-"""Rows per Arrow batch handed to the replay: large batches amortize the per-batch conversion."""
 
 _LOG4J = """\
 rootLogger.level = error

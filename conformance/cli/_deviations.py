@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
+from ledgerspec.conformance._machine import TARGETED
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import SEED, check_outputs
@@ -42,7 +43,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(run=run_deviations)
 
 
-TARGETED = frozenset({"evict_bytes", "evict_before", "remove_range"})
+UNNEEDED = frozenset(op.kind for op in TARGETED)
 """Removals with a target of their own: no deviation of DEVIATIONS.md needs them, so the search leaves
 them out and finds the recorded counterexamples as it did before they existed."""
 
@@ -52,7 +53,7 @@ def find(finding: Finding, *, settings: str, seed: int) -> Case | None:
     assert finding.invariant is not None
     report = search_one(
         finding.adapter, finding.profile, finding.invariant,
-        settings=settings, seed=seed, config=finding.config, exclude=finding.exclude | TARGETED,
+        settings=settings, seed=seed, config=finding.config, exclude=finding.exclude | UNNEEDED,
     )  # fmt: skip
     row = report.row(finding.invariant)
     if row.case is not None:
