@@ -170,9 +170,10 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._emit("pass_end", reason=kind, size=self._size())
 
     @staticmethod
-    def _check_insert(size: int, expected_reads: int) -> None:
+    def _check_insert(size: int, expected_reads: int | None) -> None:
         require(size > 0, f"insert: size must be > 0, got {size!r}")
-        require(expected_reads >= 0, f"insert: expected_reads must be >= 0, got {expected_reads!r}")
+        reads_ok = expected_reads is None or expected_reads >= 0
+        require(reads_ok, f"insert: expected_reads must be >= 0, got {expected_reads!r}")
 
     # --- what a profile provides ------------------------------------------------------------------
 
@@ -231,8 +232,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
         """A profile's own limits on run-time changes (the ring cannot be resized)."""
 
     @abc.abstractmethod
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
-        """Insert an entry carrying ``expected_reads``; true iff it is now cached as a new entry."""
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
+        """Insert an entry carrying ``expected_reads`` (None: created without a handler); true iff newly cached."""
 
     def get(self, *, now: int, ledger: int, entry: int) -> int | None:
         """Read one position: the id of the dispatched copy on a hit, None on a miss."""

@@ -77,7 +77,7 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
 
     # --- insert and reads -------------------------------------------------------------------------
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         """``RangeEntryCacheImpl.insert``, apache/pulsar at 8ce67b97b3^: ``hasSpaceInCache()`` first.
 
         ``hasSpaceInCache`` reads the size *before* this insert; above ``(long)(max_size * 0.98)`` it

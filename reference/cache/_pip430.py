@@ -3,7 +3,7 @@
 Source: apache/pulsar ``pip/pip-430.md`` at cf3d7d17d9 (PR #24444). One broker-wide FIFO removal queue
 with a stash beside it; two TTLs, ``ttl`` for entries that may go by count and ``ttl_max`` for
 protected ones; a final EVICTED state set by ``markEvicted`` on forced removal; a duplicate insert
-merges its expected reads into the cached entry. Every entry has a handler.
+merges its expected reads into the cached entry. Every entry has a handler unless created without one.
 
 Complexity (n cached entries, k removed by the operation): insert, get, release, replay_increment
 O(log n); get_range O(k log n) for k positions; invalidate_before O((k + 1) log n);
@@ -16,12 +16,12 @@ from __future__ import annotations
 from ledgerspec.reference.cache._base import EntryRow, require
 from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
-from ledgerspec.reference.cache._read_count import Pip430ReadCount
+from ledgerspec.reference.cache._read_count import NoReadCount, Pip430ReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper
 
 
 def _can_evict(wrapper: Wrapper) -> bool:
-    handler: Pip430ReadCount = wrapper.handler
+    handler: Pip430ReadCount | NoReadCount = wrapper.handler
     return handler.can_evict()
 
 
@@ -55,7 +55,7 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
 
     # --- insert and reads -------------------------------------------------------------------------
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         """``RangeEntryCacheImpl.insert`` of the PIP text (pip-430.md at cf3d7d17d9).
 
         A duplicate merges its expected reads into the cached handler and returns false (size and
@@ -69,6 +69,9 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
             self._emit("insert_refused", ledger=ledger, entry=entry, size=size, count=expected_reads)
             return False
         previous = self._ranges.get(ledger, entry)
+        if previous is not None and expected_reads is None:  # no handler: the normal path, put-if-absent fails
+            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
+            return False
         if previous is not None:
             previous.handler.increment(expected_reads)
             self._stash.refresh(previous)
@@ -76,7 +79,8 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
                 count = previous.handler.count
                 self._emit("merge", ledger=ledger, entry=entry, count=count, value=float(expected_reads))
             return False
-        wrapper = Wrapper(ledger, entry, size, now, Pip430ReadCount(expected_reads), seq=self._inserts)
+        handler = NoReadCount() if expected_reads is None else Pip430ReadCount(expected_reads)
+        wrapper = Wrapper(ledger, entry, size, now, handler, seq=self._inserts)
         self._inserts += 1
         self._ranges.put(ledger, entry, wrapper)
         self._queue.offer(wrapper)

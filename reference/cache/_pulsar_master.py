@@ -51,7 +51,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
 
     # --- insert and reads -------------------------------------------------------------------------
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         """``RangeCache.put``: put-if-absent, stamped ``now``, offered at the tail (apache/pulsar#24623).
 
         A duplicate is refused and changes nothing: not its count, timestamp or ``accessed`` (D4).
@@ -63,7 +63,7 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
         if self._disabled or self._ranges.get(ledger, entry) is not None:
             self._emit("insert_refused", ledger=ledger, entry=entry, size=size, count=expected_reads)
             return False
-        wrapper = Wrapper(ledger, entry, size, now, MergedReadCount.maybe_create(expected_reads))
+        wrapper = Wrapper(ledger, entry, size, now, MergedReadCount.maybe_create(expected_reads or 0))
         self._ranges.put(ledger, entry, wrapper)
         self._queue.offer(wrapper)
         self._count("inserted")

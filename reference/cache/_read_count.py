@@ -4,7 +4,7 @@ Two variants:
 
 - :class:`Pip430ReadCount`, the PIP text's handler (pip-430.md at cf3d7d17d9): a final
   ``EVICTED`` sentinel set by ``markEvicted()`` on forced removal; increments are refused (false) and
-  ``markRead()`` does nothing once EVICTED.
+  ``markRead()`` does nothing once EVICTED; :class:`NoReadCount` stands for an entry created without one.
 - :class:`MergedReadCount`, the merged code's handler (apache/pulsar#24623, D3): +1 / -1 with no floor and no
   sentinel; it exists only for a count > 0 (``maybeCreate``).
 
@@ -52,6 +52,31 @@ class Pip430ReadCount:
     def can_evict(self) -> bool:
         """``CachedEntry.canEvict()``: count <= 0; EVICTED is negative, so an evicted entry can go."""
         return self.count <= 0
+
+
+class NoReadCount:
+    """A pip430 entry created without a handler: nothing to count, always evictable (pip-430.md at cf3d7d17d9)."""
+
+    __slots__ = ()
+    count = None
+    evicted = False
+
+    def __repr__(self) -> str:
+        return "NoReadCount()"
+
+    def increment(self, n: int = 1) -> bool:  # noqa: ARG002 - the handler's signature
+        """Nothing to increment: false."""
+        return False
+
+    def mark_read(self) -> None:
+        """Nothing to mark."""
+
+    def mark_evicted(self) -> None:
+        """Nothing to mark."""
+
+    def can_evict(self) -> bool:
+        """``canEvict()`` is true without a handler."""
+        return True
 
 
 class MergedReadCount:

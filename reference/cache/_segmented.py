@@ -99,7 +99,7 @@ class SegmentedCache(ReferenceCache[None]):
             f"configure: the ring cannot be resized, got max_size={max_size!r}",
         )
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         """``ReadCache.put`` (BookKeeper ReadCache at 9590a97f67), sequentially: fast path if it fits, else rotate.
 
         The fast path reserves ``align64(size)``; when the entry does not fit, the slow path reserves

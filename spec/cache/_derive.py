@@ -119,6 +119,7 @@ class Derivation:
             left = before.size - sum(old[p].size for p in gone)
             self._emit("pass_end", op.now, reason="size", size=left, ledger=op.ledger, entry=op.entry)
         entry = new.get(position)
+        asked = None if op.expected_reads is None else float(op.expected_reads)  # None: no handler asked for
         if result is True:  # the size it was asked to cache; a different one shows in later events
             size = op.size
             count = entry.count if entry is not None else op.expected_reads
@@ -131,14 +132,12 @@ class Derivation:
                 size=size,
                 count=count,
                 timestamp=stamp,
-                value=float(op.expected_reads),
+                value=asked,
             )
             self._enter(position)
             self.incarnation[position] = self.incarnation.get(position, 0) + 1
         elif position in old and entry is not None and entry.count != old[position].count:
-            self._emit(
-                "merge", op.now, ledger=op.ledger, entry=op.entry, count=entry.count, value=float(op.expected_reads)
-            )
+            self._emit("merge", op.now, ledger=op.ledger, entry=op.entry, count=entry.count, value=asked)
         else:
             self._emit(
                 "insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=op.expected_reads

@@ -92,7 +92,7 @@ def pip430_mark_evicted(count: int) -> int:  # noqa: ARG001 - unconditional by d
 # --- one step of an eviction walk --------------------------------------------------------------
 
 
-def pip430_timestamp_verdict(ts: int, count: int, now: int, ttl: int, ttl_max: int) -> Verdict:
+def pip430_timestamp_verdict(ts: int, count: int | None, now: int, ttl: int, ttl_max: int) -> Verdict:
     """Timestamp pass of the PIP text with its two TTLs (SPEC.md "pip430: timestamp pass").
 
     Entries that may be evicted by count expire after ``ttl``; protected ones after ``ttl_max``. A
@@ -111,7 +111,7 @@ def pip430_timestamp_verdict(ts: int, count: int, now: int, ttl: int, ttl_max: i
     return Verdict.STOP
 
 
-def pip430_size_verdict(ts: int, count: int, removed: int, to_free: int, expiry: int) -> Verdict:
+def pip430_size_verdict(ts: int, count: int | None, removed: int, to_free: int, expiry: int) -> Verdict:
     """Size pass of the PIP text: ``evictLeastAccessedEntries(sizeToFree, expirationTimestampNanos)``.
 
     post: __return__ != Verdict.REQUEUE

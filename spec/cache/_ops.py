@@ -57,13 +57,26 @@ class Configure(Op):
 
 @dataclass(frozen=True, kw_only=True)
 class Insert(Op):
-    """``RangeEntryCacheImpl.insert`` of an entry carrying ``expected_reads``; result: cached or not."""
+    """``RangeEntryCacheImpl.insert`` of an entry carrying ``expected_reads``; result: cached or not.
+
+    ``expected_reads=None`` is an entry created without a read-count handler (``EntryImpl.create``
+    without a count, the create-if-absent path): pip430 then caches it with no handler, where it
+    would otherwise give every entry one; in the other profiles it is the same as 0.
+    """
 
     kind: ClassVar[str] = "insert"
     ledger: int
     entry: int
     size: int
-    expected_reads: int = 0
+    expected_reads: int | None = 0
+
+    def reads(self) -> int:
+        """The count asked for, 0 for an entry without a handler: the number the profiles without one use."""
+        return 0 if self.expected_reads is None else self.expected_reads
+
+    def valid(self) -> bool:
+        """The common precondition: a positive size and no negative count."""
+        return self.size > 0 and self.reads() >= 0
 
 
 @dataclass(frozen=True, kw_only=True)

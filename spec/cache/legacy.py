@@ -131,7 +131,7 @@ def _insert(work: _Work, op: Insert) -> bool:
     Micro-scenario: max 100; size 97, insert 20 -> cached (97 < 100), size 117, nothing scheduled
     (97 <= 98). With no further insert, nothing ever brings the size down but the TTL.
     """
-    require(op.size > 0 and op.expected_reads >= 0)
+    require(op.valid())
     if work.disabled:
         return False
     before = work.size()

@@ -49,13 +49,13 @@ NAME = "pip430"
 
 @dataclass(frozen=True)
 class Wrapper:
-    """``RangeCacheEntryWrapper`` of a cached entry; every pip430 entry has a handler."""
+    """``RangeCacheEntryWrapper`` of a cached entry: with a handler, unless created without one."""
 
     ledger: int
     entry: int
     size: int
     ts: int
-    handler: int
+    handler: int | None
 
 
 @dataclass(frozen=True)
@@ -102,12 +102,16 @@ def observe(state: State) -> Observation:
     base = state.base
     entries = tuple(
         sorted(
-            CachedEntry(ledger=w.ledger, entry=w.entry, size=w.size, count=base.handlers[w.handler], timestamp=w.ts)
+            CachedEntry(ledger=w.ledger, entry=w.entry, size=w.size, count=_count(base, w.handler), timestamp=w.ts)
             for w in state.stash + state.queue
         )
     )
-    copies = tuple((copy, None if h is None else base.handlers[h]) for copy, h in base.copies)
+    copies = tuple((copy, _count(base, h)) for copy, h in base.copies)
     return Observation(entries=entries, size=sum(e.size for e in entries), counters=base.counters, copies=copies)
+
+
+def _count(base: Base, handler: int | None) -> int | None:
+    return None if handler is None else base.handlers[handler]
 
 
 # --- insert and reads ------------------------------------------------------------------------------
@@ -122,18 +126,23 @@ def _insert(work: _Work, op: Insert) -> bool:
     result is also false (an open point of the text, pip-430.md at cf3d7d17d9; unreachable here, because only a forced
     removal marks a handler EVICTED and it also unmaps the entry).
 
+    An entry created without a handler (``expected_reads=None``) takes the normal path even when the
+    position is cached ("If the new entry has no handler, the insert also continues along the normal
+    path"): the put-if-absent fails and nothing is merged. Cached, it has no handler: ``canEvict()``.
+
     Micro-scenario: insert (1,0) with 2 expected reads, insert (1,0) again with 1 -> false, and the
     cached entry now expects 3 reads; size and timestamp are unchanged.
     """
-    require(op.size > 0 and op.expected_reads >= 0)
+    require(op.valid())
     if work.disabled:
         return False
     previous = work.cached(op.ledger, op.entry)
     if previous is not None:
-        merged, _ = pip430_increment(work.handlers[previous.handler], op.expected_reads)
-        work.handlers[previous.handler] = merged
+        if op.expected_reads is not None and previous.handler is not None:
+            merged, _ = pip430_increment(work.handlers[previous.handler], op.expected_reads)
+            work.handlers[previous.handler] = merged
         return False
-    handler = work.new_handler(op.expected_reads)
+    handler = None if op.expected_reads is None else work.new_handler(op.expected_reads)
     work.queue.append(Wrapper(op.ledger, op.entry, op.size, op.now, handler))
     work.count("inserted")
     return True
@@ -164,14 +173,18 @@ def _release(work: _Work, op: Release) -> None:
     """Releasing a dispatched copy calls ``markRead()`` (pip-430.md at cf3d7d17d9): -1, unless EVICTED."""
     handler = work.copy_handler(op.copy)
     del work.copies[op.copy]
-    assert handler is not None
-    work.handlers[handler] = pip430_mark_read(work.handlers[handler])
+    if handler is not None:  # a copy of an entry created without a handler: nothing to mark
+        work.handlers[handler] = pip430_mark_read(work.handlers[handler])
 
 
 def _replay_increment(work: _Work, op: ReplayIncrement) -> bool:
-    """``incrementExpectedReadCount()``: false and unchanged once EVICTED (pip-430.md at cf3d7d17d9)."""
+    """``incrementExpectedReadCount()``: false and unchanged once EVICTED (pip-430.md at cf3d7d17d9).
+
+    A copy without a handler has no count to increment: false (the text leaves it open).
+    """
     handler = work.copy_handler(op.copy)
-    assert handler is not None
+    if handler is None:
+        return False
     work.handlers[handler], accepted = pip430_increment(work.handlers[handler], 1)
     return accepted
 
@@ -184,7 +197,8 @@ def _force_remove(work: _Work, doomed: set[tuple[int, int]], reason: str) -> tup
     freed = (0, 0)
     for wrapper in work.stash + work.queue:
         if (wrapper.ledger, wrapper.entry) in doomed:
-            work.handlers[wrapper.handler] = pip430_mark_evicted(work.handlers[wrapper.handler])
+            if wrapper.handler is not None:
+                work.handlers[wrapper.handler] = pip430_mark_evicted(work.handlers[wrapper.handler])
             work.count(f"removed_{reason}")
             freed = (freed[0] + 1, freed[1] + wrapper.size)
     work.stash = [w for w in work.stash if (w.ledger, w.entry) not in doomed]
@@ -237,7 +251,7 @@ def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
     config = work.config
 
     def verdict(w: Wrapper) -> Verdict:
-        return pip430_timestamp_verdict(w.ts, work.handlers[w.handler], op.now, config.ttl, config.ttl_max)
+        return pip430_timestamp_verdict(w.ts, work.handler_count(w.handler), op.now, config.ttl, config.ttl_max)
 
     kept = []
     for wrapper in work.stash:
@@ -290,7 +304,7 @@ def _free(work: _Work, to_free: int, expiry: int) -> tuple[int, int]:
     removed, entries = 0, 0
 
     def verdict(w: Wrapper) -> Verdict:
-        return pip430_size_verdict(w.ts, work.handlers[w.handler], removed, to_free, expiry)
+        return pip430_size_verdict(w.ts, work.handler_count(w.handler), removed, to_free, expiry)
 
     kept: list[Wrapper] = []
     for index, wrapper in enumerate(work.stash):

@@ -130,10 +130,10 @@ def _insert(work: _Work, op: Insert) -> bool:
     The handler exists only for a count > 0 (``EntryReadCountHandlerImpl.maybeCreate``). The
     wrapper is stamped with ``now`` and offered at the tail. Inserts are never refused for size.
     """
-    require(op.size > 0 and op.expected_reads >= 0)
+    require(op.valid())
     if work.disabled or work.index(op.ledger, op.entry) is not None:
         return False
-    handler = work.new_handler(op.expected_reads) if op.expected_reads > 0 else None
+    handler = work.new_handler(op.reads()) if op.reads() > 0 else None
     work.queue.append(Wrapper(op.ledger, op.entry, op.size, op.now, handler))
     work.count("inserted")
     return True

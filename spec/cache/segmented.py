@@ -146,7 +146,7 @@ def _insert(work: _Work, op: Insert) -> bool:
     Micro-scenario: segment 128; put 100 -> offset 0, reserved 128; put 10 -> 128 + 10 > 128,
     rotate to segment 1, offset 64; 100 stays readable in segment 0 until the ring comes round.
     """
-    require(op.size > 0 and op.expected_reads >= 0)
+    require(op.valid())
     if op.size > work.segment_size:
         return False
     aligned = align64(op.size)

@@ -627,3 +627,49 @@ EXPLICIT_CASES = [
 @pytest.mark.parametrize("case", EXPLICIT_CASES, ids=[f"{c.invariant}-{c.broken.__name__}" for c in EXPLICIT_CASES])
 def test_explicit_removals_are_judged(case: Case, monkeypatch: pytest.MonkeyPatch):
     test_invariant_holds_on_model_and_fails_on_mutant(case, monkeypatch)
+
+
+def pip430_gives_every_entry_a_handler(work, op):
+    return pip430._insert(work, dataclasses.replace(op, expected_reads=op.reads()))
+
+
+def pip430_merges_into_no_handler(work, op):
+    previous = work.cached(op.ledger, op.entry)
+    if previous is not None and previous.handler is None:
+        work.stash = [w for w in work.stash if w is not previous]
+        work.queue = [
+            dataclasses.replace(w, handler=work.new_handler(op.reads())) if w is previous else w for w in work.queue
+        ]
+        return False
+    return pip430._insert(work, op)
+
+
+def pip430_replay_without_handler_accepted(work, op):
+    return True if work.copy_handler(op.copy) is None else pip430._replay_increment(work, op)
+
+
+NO_HANDLER_CASES = [
+    # an entry created without a handler (pip430) is given one
+    Case("CACHE-MODEL", "pip430", pip430, Insert, pip430_gives_every_entry_a_handler, [I(1, 1, 0, 5, reads=None)]),
+    Case(
+        "CACHE-DUPLICATE-MERGE",
+        "pip430",
+        pip430,
+        Insert,
+        pip430_merges_into_no_handler,
+        [I(1, 1, 0, 5, reads=None), I(2, 1, 0, 5, reads=2)],
+    ),
+    Case(
+        "CACHE-EVICTED-FINAL",
+        "pip430",
+        pip430,
+        ReplayIncrement,
+        pip430_replay_without_handler_accepted,
+        [I(1, 1, 0, 5, reads=None), Get(now=2, ledger=1, entry=0), ReplayIncrement(now=3, copy=0)],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", NO_HANDLER_CASES, ids=[f"{c.invariant}-{c.broken.__name__}" for c in NO_HANDLER_CASES])
+def test_no_handler_rules_are_judged(case: Case, monkeypatch: pytest.MonkeyPatch):
+    test_invariant_holds_on_model_and_fails_on_mutant(case, monkeypatch)

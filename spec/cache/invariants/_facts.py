@@ -266,9 +266,14 @@ def compute(c: Chunk, keys: Ints, carried: Carried, flavour: Flavour) -> Facts:
 
 
 def new_handler(c: Chunk, flavour: Flavour, ranks: Ints) -> tuple[Ints, Ints]:
-    """(handler id or -1, initial count) an insert event creates: pip430 always, pulsar-master for counts > 0."""
+    """(handler id or -1, initial count) an insert event creates.
+
+    pulsar-master: for counts > 0; pip430: unless the entry was created without one (the event shows
+    neither a count nor the reads it asked for).
+    """
     if flavour.pip430:
-        return ranks, np.where(c.count == NULL, 0, c.count)
+        has = (c.count != NULL) | (c.value == c.value)
+        return np.where(has, ranks, -1), np.where(c.count == NULL, 0, c.count)
     if flavour.master:
         has = (c.count != NULL) & (c.count > 0)
         return np.where(has, ranks, -1), c.count

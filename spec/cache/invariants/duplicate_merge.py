@@ -20,7 +20,8 @@ class _DuplicateMerge(Check):
         reads = np.nan_to_num(c.value).astype(np.int64)  # a merge adds its value
         reads = np.where(c.kind == REFUSED, np.where(c.count == NULL, 0, c.count), reads)  # refused: count
         before = np.where(f.count == NULL, 0, f.count)
-        expected = np.where(f.count == EVICTED, EVICTED, before + reads)
+        unchanged = (f.count == EVICTED) | (f.handler < 0)  # EVICTED refuses the merge; no handler: nothing to add to
+        expected = np.where(unchanged, f.count, before + reads)
         got = np.where(c.kind == MERGE, c.count, f.count)
         duplicate = c.of_kinds(MERGE, REFUSED) & f.live & (got != expected)
         view.report(
@@ -45,7 +46,8 @@ INVARIANT = Invariant(
     id="CACHE-DUPLICATE-MERGE",
     statement=(
         "Inserting a position that is cached returns false, leaves size and timestamp as they were, and "
-        "adds the new expected read count to the cached entry's count (unless it is EVICTED)."
+        "adds the new expected read count to the cached entry's count (unless it is EVICTED or the "
+        "cached entry was created without a handler)."
     ),
     citation="apache/pulsar pip/pip-430.md (PR #24444, cf3d7d17d9) RangeEntryCacheImpl.insert (increaseReadCount)",
     profiles=(PIP430,),

@@ -43,15 +43,17 @@ class _EvictedFinal(Check):
         if len(replays):
             live = f.copy_open[replays] & (f.count[replays] != NULL)
             before = np.where(live, f.count[replays], NULL)
-            expected = before != EVICTED
+            without = f.copy_open[replays] & (f.copy_handler[replays] < 0)  # nothing to increment
+            expected = ~without & (before != EVICTED)
             result = c.result[replays]
             bad = (result == NULL) | ((result != 0) != expected)
+            wanted = dict(zip(replays.tolist(), expected.tolist(), strict=True))
             view.report(
                 replays[bad],
                 lambda i: (
                     f"incrementExpectedReadCount through copy {c.copy[i]} "
                     f"(count {show(int(f.count[i]) if f.copy_open[i] else NULL)}) returned "
-                    f"{_RESULT.get(int(c.result[i]), bool(c.result[i]))!r}, expected {f.count[i] != EVICTED}"
+                    f"{_RESULT.get(int(c.result[i]), bool(c.result[i]))!r}, expected {wanted[i]}"
                 ),
             )
         marks = (c.kind == MARK_EVICTED) & ~(forced & f.live)

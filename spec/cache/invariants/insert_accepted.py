@@ -50,7 +50,8 @@ class _InsertAccepted(Check):
             return
         if view.result is not True:
             return  # the insert_refused event
-        count = op.expected_reads if view.profile == PIP430 or op.expected_reads > 0 else None
+        reads = op.expected_reads
+        count = reads if reads is not None and (view.profile == PIP430 or reads > 0) else None
         alone = CachedEntry(ledger=op.ledger, entry=op.entry, size=op.size, count=count, timestamp=op.now)
         (expected,) = view.project(Observation(entries=(alone,), size=0, counters=Counters(), copies=())).entries
         after = view.after.by_position()

@@ -46,7 +46,7 @@ public final class Harness implements Target {
         return switch (op.kind()) {
             case "configure" -> none(() -> cache.configure(now, op.changes()));
             case "insert" -> cache.insert(now, op.num("ledger"), op.num("entry"), op.num("size"),
-                    op.num("expected_reads", 0));
+                    op.isNull("expected_reads") ? null : op.num("expected_reads", 0));
             case "get" -> cache.get(now, op.num("ledger"), op.num("entry"));
             case "get_range" -> cache.getRange(now, op.num("ledger"), op.num("first"), op.num("last"));
             case "release" -> none(() -> cache.release(now, op.num("copy")));

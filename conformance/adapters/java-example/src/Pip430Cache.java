@@ -17,7 +17,8 @@ import ledgerspec.protocol.Observation;
  * <p>One broker-wide FIFO removal queue with a stash beside it; two TTLs ({@code ttl} for entries that
  * may go by their read count, {@code ttl_max} for protected ones); a final EVICTED state set by
  * {@code markEvicted} on forced removal; a duplicate insert merges its expected reads into the cached
- * entry. Every entry has a read-count handler. Time is only ever the {@code now} of an operation.
+ * entry. Every entry has a read-count handler unless created without one. Time is only ever the
+ * {@code now} of an operation.
  *
  * <p>Structures: per ledger a {@code TreeMap} from entry id to wrapper (lookups, ranges, invalidation);
  * an {@code ArrayDeque} queue and an {@code ArrayList} stash of wrappers. A forced removal unmaps the
@@ -32,17 +33,26 @@ final class Pip430Cache {
     /** {@code EVICTED_VALUE = Integer.MIN_VALUE / 2}. */
     static final long EVICTED = Integer.MIN_VALUE / 2;
 
-    /** The PIP text's read-count handler: a live count, or the final EVICTED sentinel. */
+    /**
+     * The PIP text's read-count handler: a live count, or the final EVICTED sentinel. {@link #NONE}
+     * stands for an entry created without a handler: nothing to count, always evictable.
+     */
     static final class Handler {
+        static final Handler NONE = new Handler(0);
         long count;
 
         Handler(long count) {
             this.count = count;
         }
 
-        /** {@code incrementExpectedReadCount(n)}: refused, unchanged, once EVICTED. */
+        /** The count an observation shows: null without a handler. */
+        Long shown() {
+            return this == NONE ? null : count;
+        }
+
+        /** {@code incrementExpectedReadCount(n)}: refused, unchanged, once EVICTED (or without a handler). */
         boolean increment(long n) {
-            if (count == EVICTED) {
+            if (this == NONE || count == EVICTED) {
                 return false;
             }
             count = Math.addExact(count, n);
@@ -51,14 +61,16 @@ final class Pip430Cache {
 
         /** {@code markRead()}: EVICTED is final; a live count drops by one, with no floor. */
         void markRead() {
-            if (count != EVICTED) {
+            if (this != NONE && count != EVICTED) {
                 count--;
             }
         }
 
         /** {@code markEvicted()}: unconditional. */
         void markEvicted() {
-            count = EVICTED;
+            if (this != NONE) {
+                count = EVICTED;
+            }
         }
 
         /** {@code canEvict()}: a count of at most 0 (EVICTED is negative). */
@@ -160,21 +172,25 @@ final class Pip430Cache {
     // --- insert and reads ------------------------------------------------------------------------
 
     /** {@code RangeEntryCacheImpl.insert} of the PIP text: true iff a new entry was cached. */
-    boolean insert(long now, long ledger, long entry, long size, long expectedReads) {
+    boolean insert(long now, long ledger, long entry, long size, Long expectedReads) {
         checkClock(now);
         require(size > 0, "insert: size must be > 0, got " + size);
-        require(expectedReads >= 0, "insert: expected_reads must be >= 0, got " + expectedReads);
+        require(expectedReads == null || expectedReads >= 0,
+                "insert: expected_reads must be >= 0, got " + expectedReads);
         this.now = now;
         if (disabled) {
             return false;
         }
         Wrapper previous = cached(ledger, entry);
         if (previous != null) {
-            previous.handler.increment(expectedReads); // merge; refused if EVICTED (unreachable)
+            if (expectedReads != null) {
+                previous.handler.increment(expectedReads); // merge; refused if EVICTED or without a handler
+            }
             return false;
         }
         long total = Math.addExact(this.size, size);
-        Wrapper w = new Wrapper(ledger, entry, size, now, new Handler(expectedReads));
+        Wrapper w = new Wrapper(ledger, entry, size, now,
+                expectedReads == null ? Handler.NONE : new Handler(expectedReads));
         ledgers.computeIfAbsent(ledger, l -> new TreeMap<>()).put(entry, w);
         this.size = total;
         queue.addLast(w);
@@ -512,11 +528,11 @@ final class Pip430Cache {
         Observation observation = new Observation();
         for (TreeMap<Long, Wrapper> ledger : ledgers.values()) {
             for (Wrapper w : ledger.values()) {
-                observation.entry(w.ledger, w.entry, w.size, w.handler.count, w.ts);
+                observation.entry(w.ledger, w.entry, w.size, w.handler.shown(), w.ts);
             }
         }
         for (Map.Entry<Long, Handler> copy : copies.entrySet()) {
-            observation.copy(copy.getKey(), copy.getValue().count);
+            observation.copy(copy.getKey(), copy.getValue().shown());
         }
         return observation.build(size, counters);
     }

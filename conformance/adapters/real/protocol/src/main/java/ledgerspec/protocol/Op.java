@@ -20,7 +20,7 @@ public final class Op {
     static {
         OPERATIONS.put("configure", List.of("max_size:int?", "watermark:num?", "ttl:int?", "ttl_max:int?",
                 "max_requeue:int?", "extend_ttl:bool?"));
-        OPERATIONS.put("insert", List.of("ledger:int", "entry:int", "size:int", "expected_reads:int="));
+        OPERATIONS.put("insert", List.of("ledger:int", "entry:int", "size:int", "expected_reads:int?"));
         OPERATIONS.put("get", List.of("ledger:int", "entry:int"));
         OPERATIONS.put("get_range", List.of("ledger:int", "first:int", "last:int"));
         OPERATIONS.put("release", List.of("copy:int"));
@@ -105,6 +105,11 @@ public final class Op {
     public long num(String name, long otherwise) {
         Object value = fields.get(name);
         return value == null ? otherwise : (Long) value;
+    }
+
+    /** Whether a field is present and null (an insert's {@code expected_reads}: an entry without a handler). */
+    public boolean isNull(String name) {
+        return fields.containsKey(name) && fields.get(name) == null;
     }
 
     /** A boolean field. */
