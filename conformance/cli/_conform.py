@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ledgerspec.conformance._case import Case, load_case
 from ledgerspec.conformance._engine import Report, conform
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._machine import Run
 from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
@@ -18,9 +19,11 @@ from ledgerspec.conformance._smoke import smoke
 from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.adapters._harness import Harness, is_built
+from ledgerspec.conformance.cli import _cursor_state
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
 from ledgerspec.spec.cache import PROFILES
+from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
 
 
 def add_adapter_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -34,7 +37,11 @@ def add_adapter_options(parser: argparse.ArgumentParser, *, required: bool = Tru
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
     """Profile, preset, settings, examples and seed."""
-    parser.add_argument("--profile", choices=sorted(PROFILES), help="profile to check (default: the adapter's first)")
+    parser.add_argument(
+        "--profile",
+        choices=sorted(set(PROFILES) | set(CURSOR_PROFILES)),
+        help="profile to check (default: the adapter's first)",
+    )
     parser.add_argument("--preset", choices=sorted(PRESETS), default="minimal")
     parser.add_argument("--settings", choices=list(SETTINGS), default="quick", help="how hard to search")
     parser.add_argument("--examples", type=COUNT, help="examples per search (overrides the settings)")
@@ -49,6 +56,7 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``conform``, ``replay``, ``adapters`` and ``matrix``."""
     parser = subcommands.add_parser("conform", help="check an adapter against a profile")
+    _cursor_state.add_system_option(parser)
     add_adapter_options(parser)
     add_search_options(parser)
     parser.add_argument("--invariant", action="append", help="check only these invariants (repeatable)")
@@ -120,6 +128,10 @@ def _conform(args: argparse.Namespace, adapter: str, profile: str | None) -> Rep
 
 def run_conform(args: argparse.Namespace) -> int:
     """Run the search, print the table and counterexamples, save cases and reports."""
+    if args.system == "cursor-state":
+        return _cursor_state.run_conform(args)
+    if args.profile is not None and args.profile not in PROFILES:
+        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
     check_outputs(args, files=("json", "junit_xml"), folders=("cases_dir",))
     report = _conform(args, args.adapter, args.profile)
     print(table(report))

@@ -11,7 +11,10 @@ import json
 import textwrap
 from typing import Any
 
+from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance.cli import _cursor_state
 from ledgerspec.spec.cache import CATALOGUE, NAMED_CONFIGS, PROFILES, Invariant, get_profile
+from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +22,12 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     spec = subcommands.add_parser("spec", help="the executable specification")
     actions = spec.add_subparsers(dest="spec_command", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print the invariant catalogue")
-    show.add_argument("--profile", choices=sorted(PROFILES), help="only the invariants this profile claims")
+    _cursor_state.add_system_option(show)
+    show.add_argument(
+        "--profile",
+        choices=sorted(set(PROFILES) | set(CURSOR_PROFILES)),
+        help="only the invariants this profile claims",
+    )
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(run=run_show)
 
@@ -46,8 +54,17 @@ def describe(invariant: Invariant) -> dict[str, Any]:
     }
 
 
-def run_show(args: argparse.Namespace) -> int:  # noqa: C901 - JSON and text outputs of one command
-    """Print the catalogue as a table or JSON."""
+def run_show(args: argparse.Namespace) -> int:
+    """Print the catalogue of the chosen system as a table or JSON."""
+    if args.system == "cursor-state":
+        return _cursor_state.run_show(args)
+    if args.profile is not None and args.profile not in PROFILES:
+        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
+    return _show_cache(args)
+
+
+def _show_cache(args: argparse.Namespace) -> int:  # noqa: C901 - JSON and text outputs of one command
+    """The cache's catalogue."""
     invariants = [i for i in CATALOGUE if args.profile is None or i.claimed_by(args.profile)]
     if args.json:
         document: dict[str, Any] = {

@@ -19,7 +19,7 @@ class LegacyInsertNotRefusedAtMax(LegacyCache):
 
     _pending: int | None
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         self._check_clock(now)
         self._check_insert(size, expected_reads)
         self._now = now
@@ -131,7 +131,7 @@ class LegacyTriggerInclusive(LegacyCache):
     Breaks CACHE-MODEL (a size pass frees nothing unless an insert saw the size above the trigger).
     """
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         if not self._disabled and self._pending is None and self._ranges.total_size == self._config.trigger_size:
             self._pending = self._ranges.total_size  # bug: scheduled at the trigger, not only above it
         return super().insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=expected_reads)

@@ -84,12 +84,13 @@ class _SwapsHandler(Pip430Cache):
 
     HANDLER: ClassVar[type[Pip430ReadCount]] = Pip430ReadCount
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         inserted = super().insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=expected_reads)
         if inserted:
             wrapper = self._ranges.get(ledger, entry)
             assert wrapper is not None
-            wrapper.handler = self.HANDLER(wrapper.handler.count)
+            if isinstance(wrapper.handler, Pip430ReadCount):  # an entry without a handler keeps none
+                wrapper.handler = self.HANDLER(wrapper.handler.count)
         return inserted
 
 
@@ -138,7 +139,7 @@ class Pip430DuplicateReplaces(Pip430Cache):
     Breaks CACHE-DUPLICATE-MERGE (the counts must add up) and CACHE-SIZE-ACCOUNTING.
     """
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         self._check_clock(now)
         self._check_insert(size, expected_reads)
         previous = self._ranges.get(ledger, entry)

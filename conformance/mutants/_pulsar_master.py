@@ -178,9 +178,9 @@ class PulsarMasterDuplicateMerges(PulsarMasterCache):
     Breaks CACHE-DUPLICATE-REFUSED (a duplicate insert changes nothing, D4).
     """
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         previous = self._ranges.get(ledger, entry)
-        if previous is not None and not self._disabled and expected_reads > 0:
+        if previous is not None and not self._disabled and expected_reads:
             self._check_clock(now)
             self._check_insert(size, expected_reads)
             if previous.handler is None:

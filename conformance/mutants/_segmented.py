@@ -56,7 +56,7 @@ class SegmentedNoAlign(SegmentedCache):
     Breaks CACHE-MODEL (BookKeeper ReadCache at 9590a97f67).
     """
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         self._check_clock(now)
         self._check_insert(size, expected_reads)
         self._now = now
@@ -100,7 +100,7 @@ class SegmentedFitsExclusive(SegmentedCache):
     ``offset + size > segmentSize``).
     """
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int = 0) -> bool:
+    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         if size <= self._segment_size and self._offset + size == self._segment_size:
             self._offset = self._segment_size  # bug: the exact fit is treated as a miss, so the put rotates
         return super().insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=expected_reads)

@@ -69,10 +69,10 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
             self._emit("insert_refused", ledger=ledger, entry=entry, size=size, count=expected_reads)
             return False
         previous = self._ranges.get(ledger, entry)
-        if previous is not None and expected_reads is None:  # no handler: the normal path, put-if-absent fails
-            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
-            return False
         if previous is not None:
+            if expected_reads is None:  # no handler: the normal path, put-if-absent fails
+                self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
+                return False
             previous.handler.increment(expected_reads)
             self._stash.refresh(previous)
             if self._listener is not None:

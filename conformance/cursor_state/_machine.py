@@ -1,0 +1,167 @@
+"""The cursor-state lockstep machine.
+
+Hypothesis interleaves acknowledgements, persists, BookKeeper completions and failures, metadata-store failures,
+rollovers, crashes and recoveries; every step goes to the candidate and to the model, and the profile's
+invariants judge the candidate's result. Hypothesis shrinks a failure to a minimal sequence of operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+from ledgerspec.spec.cursor_state import (
+    Ack,
+    AckIndex,
+    Confirm,
+    Crash,
+    CursorConfig,
+    CursorOp,
+    FailAdd,
+    FailMeta,
+    MarkDelete,
+    Persist,
+    Recover,
+    Rollover,
+    Step,
+    Unreadable,
+    claimed,
+    init,
+    step,
+)
+
+
+class CursorCandidate(Protocol):
+    """What an implementation under test offers (``reference.cursor_state.CursorStateAdapter``)."""
+
+    def start(self, config: CursorConfig) -> None: ...
+    def apply(self, op: CursorOp) -> Any: ...
+    def stop(self) -> None: ...
+
+
+class CursorViolation(AssertionError):  # noqa: N818 - a finding, not an error of the run
+    """The candidate broke an invariant; ``steps`` replays it."""
+
+    def __init__(self, invariant: str, message: str, config: CursorConfig, steps: list[CursorOp]) -> None:
+        self.invariant, self.message, self.config, self.steps = invariant, message, config, steps
+        super().__init__(f"{invariant}: {message}")
+
+
+@dataclass
+class CursorRun:
+    """One search: the candidate, the profile, the invariants to check, and counters."""
+
+    factory: Callable[[], CursorCandidate]
+    profile: str
+    invariants: tuple[str, ...] = ()
+    """Ids to check (empty: every invariant the profile claims)."""
+    examples: int = 0
+    steps: int = 0
+    checked: set[str] = field(default_factory=set)
+
+
+CONFIGS = st.builds(
+    CursorConfig,
+    chunk_size=st.sampled_from([8, 11, 12, 16, 24, 48]),
+    max_entry_size=st.sampled_from([40, 64, 1000]),
+    max_ranges=st.integers(0, 5),
+    long_array=st.booleans(),
+    compression=st.sampled_from(["none", "none", "zlib"]),
+    batch_size=st.sampled_from([2, 4]),
+)
+LEDGERS = st.sampled_from([1, 2])
+ENTRIES = st.integers(0, 5)
+
+
+def make_cursor_machine(run: CursorRun) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
+    """A machine class bound to one candidate and profile."""
+    checks = [inv for inv in claimed(run.profile) if not run.invariants or inv.id in run.invariants]
+
+    class CursorLockstep(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            run.examples += 1
+            self.candidate = run.factory()
+            self.history: list[CursorOp] = []
+            self.started = False
+            self.crashed = False
+            self.dead = False
+
+        @initialize(config=CONFIGS)
+        def begin(self, config: CursorConfig) -> None:
+            self.config = config
+            self.model = init(run.profile, config)
+            self.candidate.start(config)
+            self.started = True
+
+        def teardown(self) -> None:
+            if self.started:
+                self.candidate.stop()
+
+        def do(self, op: CursorOp) -> Any:
+            run.steps += 1
+            self.history.append(op)
+            before = self.model
+            self.model, expected = step(before, op)
+            result = self.candidate.apply(op)
+            facts = Step(before, self.model, op, result, expected)
+            for inv in checks:
+                run.checked.add(inv.id)
+                message = inv.check(facts)
+                if message is not None:
+                    raise CursorViolation(inv.id, message, self.config, list(self.history))
+            return result
+
+        def live(self) -> bool:
+            return not self.crashed and not self.dead
+
+        @precondition(live)
+        @rule(positions=st.lists(st.tuples(LEDGERS, ENTRIES), min_size=1, max_size=4), whole=st.booleans())
+        def ack(self, positions: list[tuple[int, int]], whole: bool) -> None:
+            """Individual acknowledgements: whole entries, or one batch index of each."""
+            for ledger, entry in positions:
+                self.do(
+                    Ack(ledger=ledger, entry=entry) if whole else AckIndex(ledger=ledger, entry=entry, index=entry % 2)
+                )
+
+        @precondition(live)
+        @rule(ledger=LEDGERS, entry=ENTRIES)
+        def mark_delete(self, ledger: int, entry: int) -> None:
+            self.do(MarkDelete(ledger=ledger, entry=entry))
+
+        @precondition(live)
+        @rule(
+            value=st.integers(0, 3),
+            confirms=st.integers(0, 8),
+            fault=st.sampled_from([None, None, FailAdd, FailMeta, Rollover]),
+            fault_after=st.integers(0, 3),
+        )
+        def persist(self, value: int, confirms: int, fault: type[CursorOp] | None, fault_after: int) -> None:
+            """A persist and some of its adds confirmed, perhaps with a fault or a rollover among them."""
+            self.do(Persist(value=value))
+            for done in range(confirms + 1):
+                if fault is not None and done == min(fault_after, confirms):
+                    self.do(fault())
+                if done < confirms:
+                    self.do(Confirm())
+
+        @precondition(live)
+        @rule(times=st.integers(1, 4))
+        def confirm(self, times: int) -> None:
+            for _ in range(times):
+                self.do(Confirm())
+
+        @precondition(live)
+        @rule(keep=st.integers(0, 4), unreadable=st.sampled_from([False, False, True]))
+        def crash_and_recover(self, keep: int, unreadable: bool) -> None:
+            self.do(Crash(keep=keep))
+            if unreadable:
+                self.do(Unreadable())
+            if self.do(Recover()) == "failed":
+                self.dead = True
+
+    CursorLockstep.__name__ = f"CursorLockstep_{run.profile.replace('-', '_')}"
+    return CursorLockstep

@@ -1,0 +1,182 @@
+"""Mutants of the reference cursor (cursor-state system): plausible bugs in persisting and
+recovering a cursor's state, each named by what it breaks. The suite must kill every one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ledgerspec.reference.cursor_state import CursorStateAdapter, ReferenceCursor
+from ledgerspec.reference.cursor_state._bookkeeper import Ledger, ReadError
+from ledgerspec.reference.cursor_state._cursor import Callback
+from ledgerspec.spec.cursor_state import AckState, FormatError, decode, encode
+from ledgerspec.spec.cursor_state._format import chunks, compress, decompress
+
+
+class FooterFirst(ReferenceCursor):
+    """The footer is appended before the last chunk, so a footer can be durable without its chunks."""
+
+    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
+        if self.profile != "pip381":
+            return super()._to_ledger(ledger, state, done)
+        parts = chunks(compress(encode(state, self.layout), self.config.compression), self.config.chunk_size)
+        if len(parts) > 2:
+            parts[-1], parts[-2] = parts[-2], parts[-1]
+        for part in parts[:-1]:
+            self.bk.add(ledger, part, lambda _ok: None)
+        self.bk.add(ledger, parts[-1], done)
+        return None
+
+
+class CallbackOnFirstChunk(ReferenceCursor):
+    """The persist completes when its first chunk is confirmed, not when the footer is."""
+
+    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
+        parts = chunks(compress(encode(state, self.layout), self.config.compression), self.config.chunk_size)
+        if self.profile != "pip381" or len(parts) == 1:
+            return super()._to_ledger(ledger, state, done)
+        self.bk.add(ledger, parts[0], done)
+        for part in parts[1:]:
+            self.bk.add(ledger, part, lambda _ok: None)
+        return None
+
+
+class WalkBackStopsEarly(ReferenceCursor):
+    """Recovery gives up (rolls back) at the first entry it cannot parse instead of stepping back."""
+
+    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+        try:
+            data = self.bk.read(ledger_id, self.bk.last_confirmed(ledger_id))
+        except ReadError:
+            return AckState(record.mark_delete)
+        try:
+            return decode(decompress(data, self.config.compression))
+        except FormatError:
+            return super()._from_ledger(ledger_id, record) if data[:1] == b"{" else AckState(record.mark_delete)
+
+
+class CompressionIgnoredOnRead(ReferenceCursor):
+    """Recovery parses entries as uncompressed whatever the ledger's codec."""
+
+    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+        codec = self.config
+        self.config = replace(codec, compression="none")
+        try:
+            return super()._from_ledger(ledger_id, record)
+        finally:
+            self.config = codec
+
+
+class ReadsFirstEntry(ReferenceCursor):
+    """Recovery reads the cursor ledger's first entry instead of its last."""
+
+    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+        try:
+            data = self.bk.read(ledger_id, 0)
+            return decode(decompress(data, self.config.compression))
+        except (ReadError, FormatError):
+            return super()._from_ledger(ledger_id, record)
+
+
+class PointerNotSwitched(ReferenceCursor):
+    """A new cursor ledger is used without the metadata store pointing at it: recovery reads the
+    old ledger (deleted, or stale).
+    """
+
+    def _point_to(self, ledger: Ledger, state: AckState) -> bool:  # noqa: ARG002 - the bug: nothing is written
+        return True
+
+
+class RangeCapPlusOne(ReferenceCursor):
+    """pulsar-master keeps 048142ca's range cap: one range more than ``maxUnackedRangesToPersist``."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.layout = replace(self.layout, range_cap_plus_one=True)
+
+
+class BitsCapIncluding(ReferenceCursor):
+    """pip381 caps the long array as master's PositionRangeSet does (count including the ledger)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.layout = replace(self.layout, bits_cap_before=False)
+
+
+class MetastoreWithoutRanges(ReferenceCursor):
+    """The metadata-store fallback writes the mark-delete position and properties only."""
+
+    def _metastore_record(self, state: AckState) -> bytes:
+        return super()._metastore_record(AckState(state.mark_delete, batch=state.batch, properties=state.properties))
+
+
+class CallbackTwice(ReferenceCursor):
+    """A failed ledger write calls the callback, then falls back and calls it again."""
+
+    def _after_ledger_write(self, state: AckState, callback: Callback) -> Callback:
+        fallback = super()._after_ledger_write(state, callback)
+
+        def done(ok: bool) -> None:
+            if not ok:
+                callback(False)
+            fallback(ok)
+
+        return done
+
+
+class BatchBitsInverted(ReferenceCursor):
+    """Batch-index sets written with bit = acknowledged (the field's name), not bit = still unacknowledged."""
+
+    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
+        size = self.config.batch_size
+        flipped = tuple((p, frozenset(range(size)) - s) for p, s in state.batch)
+        super()._to_ledger(ledger, replace(state, batch=flipped), done)
+
+
+class RecoverRollsBack(ReferenceCursor):
+    """Recovery from a cursor ledger starts from the metadata store's mark-delete position."""
+
+    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+        found = super()._from_ledger(ledger_id, record)
+        return (
+            None
+            if found is None
+            else replace(
+                found, mark_delete=record.mark_delete, acked=frozenset(p for p in found.acked if p > record.mark_delete)
+            )
+        )
+
+
+@dataclass(frozen=True)
+class CursorMutant:
+    """A named mutant of one profile's reference cursor."""
+
+    name: str
+    profile: str
+    cursor_class: type[ReferenceCursor]
+
+    @property
+    def description(self) -> str:
+        return (self.cursor_class.__doc__ or "").strip().splitlines()[0]
+
+    def adapter(self) -> CursorStateAdapter:
+        adapter = CursorStateAdapter(self.profile)
+        adapter.cursor_class = self.cursor_class
+        return adapter
+
+
+CURSOR_MUTANTS: tuple[CursorMutant, ...] = (
+    CursorMutant("pip381-footer-first", "pip381", FooterFirst),
+    CursorMutant("pip381-callback-on-first-chunk", "pip381", CallbackOnFirstChunk),
+    CursorMutant("pip381-walk-back-stops-early", "pip381", WalkBackStopsEarly),
+    CursorMutant("pip381-compression-ignored-on-read", "pip381", CompressionIgnoredOnRead),
+    CursorMutant("pip381-bits-cap-including", "pip381", BitsCapIncluding),
+    CursorMutant("pip381-pointer-not-switched", "pip381", PointerNotSwitched),
+    CursorMutant("pulsar-master-reads-first-entry", "pulsar-master", ReadsFirstEntry),
+    CursorMutant("pulsar-master-range-cap-plus-one", "pulsar-master", RangeCapPlusOne),
+    CursorMutant("pulsar-master-metastore-without-ranges", "pulsar-master", MetastoreWithoutRanges),
+    CursorMutant("pulsar-master-callback-twice", "pulsar-master", CallbackTwice),
+    CursorMutant("pulsar-master-batch-bits-inverted", "pulsar-master", BatchBitsInverted),
+    CursorMutant("pulsar-master-recover-rolls-back", "pulsar-master", RecoverRollsBack),
+    CursorMutant("pulsar-master-pointer-not-switched", "pulsar-master", PointerNotSwitched),
+)

@@ -1,0 +1,95 @@
+"""Drive a cursor implementation with the spec's operations and report results as the spec does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerspec.reference.cursor_state._bookkeeper import BookKeeper, MetadataStore
+from ledgerspec.reference.cursor_state._cursor import ReferenceCursor
+from ledgerspec.spec.cursor_state import (
+    Ack,
+    AckIndex,
+    AckState,
+    Confirm,
+    Crash,
+    CursorConfig,
+    CursorOp,
+    FailAdd,
+    FailMeta,
+    MarkDelete,
+    Persist,
+    Recover,
+    Rollover,
+    Unreadable,
+    encode,
+)
+from ledgerspec.spec.cursor_state._format import Layout
+from ledgerspec.spec.cursor_state._model import START
+
+
+class CursorStateAdapter:
+    """One cursor, its BookKeeper and metadata store; ``cursor_class`` lets a mutant stand in."""
+
+    cursor_class: type[ReferenceCursor] = ReferenceCursor
+
+    def __init__(self, profile: str) -> None:
+        self.profile = profile
+
+    def start(self, config: CursorConfig) -> None:
+        self.config = config
+        self.bk = BookKeeper(config.max_entry_size)
+        self.meta = MetadataStore(-1, encode(AckState(START), Layout(False, 0, False, False)))
+        self.cursor: ReferenceCursor | None = self.cursor_class(self.profile, config, self.bk, self.meta)
+        self.callbacks: list[list[Any]] = []
+        self.persists = 0
+
+    def _callback(self, number: int) -> Any:
+        def done(ok: bool) -> None:
+            self.callbacks.append([number, ok])
+
+        return done
+
+    def apply(self, op: CursorOp) -> Any:  # noqa: C901, PLR0911, PLR0912 - one branch per operation
+        cursor = self.cursor
+        if isinstance(op, Recover):
+            self.cursor = self.cursor_class(self.profile, self.config, self.bk, self.meta)
+            state = self.cursor.recover()
+            if state is None:
+                self.cursor = None
+                return "failed"
+            return state.to_dict()
+        if isinstance(op, Unreadable):
+            ledger = self.bk.ledgers.get(self.meta.ledger)
+            if ledger is not None and ledger.entries:
+                ledger.unreadable.add(len(ledger.entries) - 1)
+            return None
+        assert cursor is not None, "only recover or unreadable after a crash"
+        if isinstance(op, Ack):
+            cursor.delete((op.ledger, op.entry))
+        elif isinstance(op, AckIndex):
+            cursor.delete_index((op.ledger, op.entry), op.index)
+        elif isinstance(op, MarkDelete):
+            cursor.mark_delete_to((op.ledger, op.entry))
+        elif isinstance(op, Persist):
+            self.persists += 1
+            cursor.persist(op.value, self._callback(self.persists))
+            return self.persists
+        elif isinstance(op, Rollover):
+            if not cursor.rollover(self._callback(self.persists + 1)):
+                return None
+            self.persists += 1
+            return self.persists
+        elif isinstance(op, Confirm | FailAdd):
+            self.callbacks = []
+            self.bk.complete_next(fail=isinstance(op, FailAdd))
+            return self.callbacks
+        elif isinstance(op, FailMeta):
+            self.meta.fail_next = True
+        elif isinstance(op, Crash):
+            self.bk.crash(op.keep)
+            self.meta.fail_next = False
+            self.cursor = None
+        return None
+
+    def stop(self) -> None:
+        self.cursor = None

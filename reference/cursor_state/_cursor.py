@@ -1,0 +1,235 @@
+"""A reference managed cursor that persists its acknowledgement state, after ``ManagedCursorImpl``.
+
+Two profiles: ``pip381`` (apache/pulsar 048142ca, PR #22799: ``persistPositionToLedger`` chunks a
+state of ``maxPositionChunkSize`` bytes or more and appends a JSON footer; recovery walks back from
+the last entry) and ``pulsar-master`` (one entry; recovery reads the last entry). The byte format is
+the spec's codec (``ledgerspec.spec.cursor_state``), the one thing shared with the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum
+
+from ledgerspec.reference.cursor_state._bookkeeper import BookKeeper, Ledger, MetadataStore, ReadError
+from ledgerspec.spec.cursor_state import AckState, CursorConfig, FormatError, Layout, decode, encode
+from ledgerspec.spec.cursor_state._format import capped_runs, chunks, compress, decompress, parse_footer
+
+Callback = Callable[[bool], None]
+
+
+class State(Enum):
+    OPEN = "Open"
+    NO_LEDGER = "NoLedger"
+    SWITCHING = "SwitchingLedger"
+
+
+class ReferenceCursor:
+    """One cursor over one managed ledger; positions are ``(ledger, entry)``."""
+
+    def __init__(self, profile: str, config: CursorConfig, bookkeeper: BookKeeper, meta: MetadataStore) -> None:
+        self.profile, self.config, self.bk, self.meta = profile, config, bookkeeper, meta
+        pip381 = profile == "pip381"
+        self.layout = Layout(pip381 or config.long_array, config.max_ranges, pip381, pip381)
+        self.state = State.NO_LEDGER
+        self.ledger: Ledger | None = None
+        self.pending: list[Callback] = []
+        """``pendingMarkDeleteOps`` while a new cursor ledger is being created."""
+        self._load(decode(meta.record))
+
+    # --- the in-memory state ---------------------------------------------------------------------
+
+    def _load(self, state: AckState) -> None:
+        self.mark_delete = state.mark_delete
+        self.acked: dict[int, set[int]] = {}
+        for ledger, entry in state.acked:
+            self.acked.setdefault(ledger, set()).add(entry)
+        self.unacked_indexes = {p: set(s) for p, s in state.batch}
+        self.properties = dict(state.properties)
+
+    def snapshot(self) -> AckState:
+        return AckState(
+            self.mark_delete,
+            frozenset((l, e) for l, es in self.acked.items() for e in es),  # noqa: E741
+            tuple(sorted((p, frozenset(s)) for p, s in self.unacked_indexes.items())),
+            tuple(sorted(self.properties.items())),
+        )
+
+    def _is_acked(self, position: tuple[int, int]) -> bool:
+        return position <= self.mark_delete or position[1] in self.acked.get(position[0], ())
+
+    def delete(self, position: tuple[int, int]) -> None:
+        """``asyncDelete``; a run starting right after the mark-delete position advances it."""
+        if self._is_acked(position):
+            return
+        self.acked.setdefault(position[0], set()).add(position[1])
+        self.unacked_indexes.pop(position, None)
+        ledger, entry = self.mark_delete
+        while entry + 1 in self.acked.get(ledger, ()):
+            entry += 1
+        if (ledger, entry) != self.mark_delete:
+            self.mark_delete_to((ledger, entry))
+
+    def delete_index(self, position: tuple[int, int], index: int) -> None:
+        if self._is_acked(position):
+            return
+        left = self.unacked_indexes.setdefault(position, set(range(self.config.batch_size)))
+        left.discard(index)
+        if not left:
+            self.delete(position)
+
+    def mark_delete_to(self, position: tuple[int, int]) -> None:
+        """The mark-delete position moves forward; ``removeAtMost`` forgets what is at or before it."""
+        if position <= self.mark_delete:
+            return
+        self.mark_delete = position
+        for ledger in list(self.acked):
+            self.acked[ledger] = {e for e in self.acked[ledger] if (ledger, e) > position}
+            if not self.acked[ledger]:
+                del self.acked[ledger]
+        self.unacked_indexes = {p: s for p, s in self.unacked_indexes.items() if p > position}
+
+    # --- persisting ---------------------------------------------------------------------------------
+
+    def persist(self, value: int, callback: Callback) -> None:
+        """``internalMarkDelete`` with properties {"p": value}."""
+        self.properties = {"p": value}
+        if self.state is State.OPEN:
+            assert self.ledger is not None
+            state = self.snapshot()
+            self._to_ledger(self.ledger, state, self._after_ledger_write(state, callback))
+        elif self.state is State.SWITCHING:
+            self.pending.append(callback)
+        else:
+            self._new_ledger([callback])
+
+    def rollover(self, callback: Callback) -> bool:
+        """``periodicRollover``: only an open, non-empty ledger is rolled over."""
+        if self.state is not State.OPEN or self.ledger is None or self.ledger.pending or not self.ledger.entries:
+            return False
+        self._new_ledger([callback])
+        return True
+
+    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
+        """``persistPositionToLedger``: one entry, or the chunks and the footer; the last decides."""
+        data = encode(state, self.layout)
+        parts = (
+            chunks(compress(data, self.config.compression), self.config.chunk_size)
+            if self.profile == "pip381"
+            else [data]
+        )
+        for part in parts[:-1]:
+            self.bk.add(ledger, part, lambda _ok: None)
+        self.bk.add(ledger, parts[-1], done)
+
+    def _after_ledger_write(self, state: AckState, callback: Callback) -> Callback:
+        def done(ok: bool) -> None:
+            if ok:
+                callback(True)
+                return
+            self.state, self.ledger = State.NO_LEDGER, None  # then ``persistPositionToMetaStore``
+            callback(self.meta.update(-1, self._metastore_record(state)))
+
+        return done
+
+    def _metastore_record(self, state: AckState) -> bytes:
+        runs = capped_runs(state, self.layout, metastore=True)
+        acked = frozenset((l, e) for (l, lo), (_, hi) in runs for e in range(lo + 1, hi + 1))  # noqa: E741
+        return encode(
+            AckState(state.mark_delete, acked, state.batch, state.properties), Layout(False, len(runs), False, False)
+        )
+
+    def _new_ledger(self, callbacks: list[Callback]) -> None:
+        """``createNewMetadataLedger``: write the state into a new ledger, then switch the pointer."""
+        self.state = State.SWITCHING
+        self.pending = list(callbacks)
+        ledger = self.bk.create()
+        state = self.snapshot()
+
+        def written(ok: bool) -> None:
+            waiting, self.pending = self.pending, []
+            if not ok or not self._point_to(ledger, state):
+                self.bk.delete(ledger.id)
+                self.state = State.NO_LEDGER
+                for callback in waiting:
+                    callback(False)
+                return
+            old = self.ledger.id if self.ledger is not None else None
+            if old is not None and old != ledger.id:
+                self.bk.delete(old)
+            self.ledger, self.state = ledger, State.OPEN
+            first, rest = waiting[: len(callbacks)], waiting[len(callbacks) :]
+            for callback in first:
+                callback(True)
+            if rest:  # ``flushPendingMarkDeletes``: the state now, once, for every waiting callback
+                now = self.snapshot()
+                self._to_ledger(ledger, now, self._after_ledger_write(now, lambda ok: _each(rest, ok)))
+
+        self._to_ledger(ledger, state, written)
+
+    def _point_to(self, ledger: Ledger, state: AckState) -> bool:
+        """The metadata-store record names the new ledger (with the mark-delete position to roll back to)."""
+        return self.meta.update(
+            ledger.id, encode(AckState(state.mark_delete, properties=state.properties), self.layout)
+        )
+
+    # --- recovery -----------------------------------------------------------------------------------
+
+    def recover(self) -> AckState | None:
+        """``recover``: the metadata store's state, or the cursor ledger's; None if recovery fails."""
+        if self.meta.ledger < 0:
+            state = decode(self.meta.record)
+            if self.profile == "pip381":  # 048142ca restores no batch indexes from the metadata store
+                state = AckState(state.mark_delete, state.acked, (), state.properties)
+        else:
+            found = self._from_ledger(self.meta.ledger, decode(self.meta.record))
+            if found is None:
+                return None
+            state = found
+        self._load(state)
+        self.state, self.ledger = State.NO_LEDGER, self.bk.ledgers.get(self.meta.ledger)
+        return state
+
+    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:  # noqa: PLR0911 - each way a walk back ends
+        rollback = AckState(record.mark_delete)
+        try:
+            entry = self.bk.last_confirmed(ledger_id)
+        except ReadError:
+            return rollback
+        while True:
+            if entry < 0:
+                return rollback
+            try:
+                data = self.bk.read(ledger_id, entry)
+            except ReadError:
+                return rollback
+            if self.profile != "pip381":
+                try:
+                    return decode(data)
+                except FormatError:
+                    return None
+            footer = parse_footer(data)
+            if footer is not None:
+                return self._chunked(ledger_id, entry, *footer)
+            try:
+                return decode(decompress(data, self.config.compression))
+            except FormatError:
+                entry -= 1
+
+    def _chunked(self, ledger_id: int, footer_entry: int, parts: int, length: int) -> AckState | None:
+        """``readChunkSequence``; a bad sequence fails recovery (no stepping back past a footer)."""
+        try:
+            joined = b"".join(self.bk.read(ledger_id, i) for i in range(footer_entry - parts, footer_entry))
+        except ReadError:
+            return None
+        if footer_entry - parts < 0 or len(joined) != length:
+            return None
+        try:
+            return decode(decompress(joined, self.config.compression))
+        except FormatError:
+            return None
+
+
+def _each(callbacks: list[Callback], ok: bool) -> None:
+    for callback in callbacks:
+        callback(ok)

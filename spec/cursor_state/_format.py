@@ -1,0 +1,331 @@
+"""The cursor ledger's byte formats: ``PositionInfo`` as protobuf, the chunk footer, compression.
+
+Normative, so both the model (which must know where a chunk cuts the bytes) and the reference use
+this one codec; tests check it against Google's protobuf parser. Sources (apache/pulsar):
+``managed-ledger/src/main/proto/MLDataFormats.proto`` at ``8df09321b4`` (``PositionInfo`` fields 1-6),
+``impl/PositionInfoUtils.java`` and ``impl/ManagedCursorImpl.java`` at ``048142ca`` (PR #22799: field
+order, ``ChunkSequenceFooter``, the compressed entry), PR #25548 (the exact range cap on master).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ledgerspec.spec._errors import SpecError
+from ledgerspec.spec.cursor_state._state import AckState, Position
+
+METASTORE_RANGES_BYTES = 1024 * 1024 - 10 * 1024
+"""``buildIndividualDeletedMessageRanges(forMetastore=true)`` stops past this many bytes of ranges."""
+
+
+class FormatError(SpecError, ValueError):
+    """Bytes that are not what the format says (recovery steps back, or fails, on these)."""
+
+    code = "bad-cursor-entry"
+
+
+# --- protobuf wire format ---------------------------------------------------------------------------
+
+
+def _varint(value: int) -> bytes:
+    value &= (1 << 64) - 1  # int64: a negative number is its 64-bit two's complement, 10 bytes
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _key(field: int, wire: int) -> bytes:
+    return _varint(field << 3 | wire)
+
+
+def _int(field: int, value: int) -> bytes:
+    return _key(field, 0) + _varint(value)
+
+
+def _message(field: int, body: bytes) -> bytes:
+    return _key(field, 2) + _varint(len(body)) + body
+
+
+def _position(field: int, position: Position) -> bytes:
+    return _message(field, _int(1, position[0]) + _int(2, position[1]))
+
+
+def _words(indexes: frozenset[int] | set[int]) -> list[int]:
+    """``BitSet.toLongArray``: bit i is bit (i mod 64) of word i // 64; no trailing zero words."""
+    if not indexes:
+        return []
+    words = [0] * (max(indexes) // 64 + 1)
+    for i in indexes:
+        words[i // 64] |= 1 << (i % 64)
+    return [w - (1 << 64) if w >= 1 << 63 else w for w in words]
+
+
+def _bits(words: list[int]) -> set[int]:
+    return {i * 64 + b for i, w in enumerate(words) for b in range(64) if (w >> b) & 1}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a profile writes ``PositionInfo``: which ack form, its cap, and the field order."""
+
+    long_array: bool
+    """Field 6 (one bitset per ledger) instead of field 3 (ranges), when there is anything to write."""
+    max_ranges: int
+    """``maxUnackedRangesToPersist``: runs for field 3, acked entries (set bits) for field 6."""
+    range_cap_plus_one: bool
+    """``048142ca`` adds a range before testing the cap: max + 1 ranges (PR #25548 fixed it)."""
+    bits_cap_before: bool
+    """``toRanges``: OpenLongPairRangeSet takes a ledger while the count *before* it is within the cap;
+    PositionRangeSet (master) while the count *including* it is."""
+
+
+def capped_runs(state: AckState, layout: Layout, *, metastore: bool = False) -> list[tuple[Position, Position]]:
+    """The ranges field 3 (or the metadata-store record) holds: the first runs, capped."""
+    limit = layout.max_ranges + (1 if layout.range_cap_plus_one else 0)
+    runs = state.runs()[:limit]
+    if not metastore:
+        return runs
+    kept, total = [], 0
+    for run in runs:
+        kept.append(run)
+        total += len(_range(run))
+        if total > METASTORE_RANGES_BYTES:
+            break
+    return kept
+
+
+def capped_ledgers(state: AckState, layout: Layout) -> dict[int, set[int]]:
+    """``toRanges(max)``: acked entries per ledger, earliest ledgers first, cut at the cap."""
+    per: dict[int, set[int]] = {}
+    for ledger, entry in sorted(state.acked):
+        per.setdefault(ledger, set()).add(entry)
+    kept, seen = {}, 0
+    for ledger, entries in per.items():
+        if (seen if layout.bits_cap_before else seen + len(entries)) > layout.max_ranges:
+            break
+        kept[ledger] = entries
+        seen += len(entries)
+    return kept
+
+
+def _range(run: tuple[Position, Position]) -> bytes:
+    return _message(3, _position(1, run[0]) + _position(2, run[1]))
+
+
+def encode(state: AckState, layout: Layout) -> bytes:
+    """``serializePositionInfo``: fields 1, 2, then ranges or bitsets, properties, batch sets."""
+    ledgers = capped_ledgers(state, layout) if layout.long_array else {}
+    head = _int(1, state.mark_delete[0]) + _int(2, state.mark_delete[1])
+    ranges = b"" if ledgers else b"".join(_range(run) for run in capped_runs(state, layout))
+    props = b"".join(_message(4, _message(1, k.encode()) + _int(2, v)) for k, v in state.properties)
+    batch = b"".join(_message(5, _position(1, p) + b"".join(_int(2, w) for w in _words(s))) for p, s in state.batch)
+    bitsets = b"".join(
+        _message(6, _int(1, ledger) + b"".join(_int(2, w) for w in _words(entries)))
+        for ledger, entries in ledgers.items()
+    )
+    return head + ranges + props + batch + bitsets  # by field number, as protobuf and PositionInfoUtils do
+
+
+def persisted_form(state: AckState, layout: Layout) -> AckState:
+    """What a ledger entry of ``state`` decodes to: the state as the caps leave it."""
+    return decode(encode(state, layout))
+
+
+# --- decoding -----------------------------------------------------------------------------------------
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if at >= len(data) or shift > 63:
+            raise FormatError("truncated or overlong varint")
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            value &= (1 << 64) - 1
+            return (value - (1 << 64) if value >= 1 << 63 else value), at
+
+
+def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
+    """(field, wire type, value) of a message; unknown wire types 3, 4, 6, 7 are malformed here."""
+    at = 0
+    while at < len(data):
+        key, at = _read_varint(data, at)
+        field, wire = key >> 3, key & 7
+        if field == 0:
+            raise FormatError("field number 0")
+        if wire == 0:
+            value, at = _read_varint(data, at)
+            yield field, wire, value
+        elif wire == 2:
+            size, at = _read_varint(data, at)
+            if size < 0 or at + size > len(data):
+                raise FormatError("length-delimited field past the end")
+            yield field, wire, data[at : at + size]
+            at += size
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            if at + width > len(data):
+                raise FormatError("fixed-width field past the end")
+            yield field, wire, data[at : at + width]
+            at += width
+        else:
+            raise FormatError(f"wire type {wire}")
+
+
+def _scalars(
+    data: bytes, wanted: dict[int, str], repeated: frozenset[int] = frozenset(), *, packed: bool = False
+) -> dict[str, list[int | bytes]]:
+    """The known fields of a message, every occurrence; the fields not ``repeated`` are required.
+
+    With ``packed``, a length-delimited repeated field is a packed run of varints.
+    """
+    got: dict[str, list[int | bytes]] = {name: [] for name in wanted.values()}
+    for field, wire, value in _fields(data):
+        name = wanted.get(field)
+        if name is None:
+            continue
+        if packed and field in repeated and wire == 2 and isinstance(value, bytes):
+            at = 0
+            while at < len(value):
+                item, at = _read_varint(value, at)
+                got[name].append(item)
+        elif wire in (0, 2):
+            got[name].append(value)
+    for field, name in wanted.items():
+        if field not in repeated and not got[name]:
+            raise FormatError(f"missing required field {name}")
+    return got
+
+
+def _one_int(got: dict[str, list[int | bytes]], name: str) -> int:
+    value = got[name][-1]
+    if not isinstance(value, int):
+        raise FormatError(f"{name} is not a varint")
+    return value
+
+
+def _nested_position(data: int | bytes) -> Position:
+    if not isinstance(data, bytes):
+        raise FormatError("position is not a message")
+    got = _scalars(data, {1: "ledgerId", 2: "entryId"})
+    return _one_int(got, "ledgerId"), _one_int(got, "entryId")
+
+
+def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo field
+    """``PositionInfo.parseFrom`` and the recovery of its fields: ranges (field 3) win over bitsets."""
+    got = _scalars(
+        data, {1: "ledgerId", 2: "entryId", 3: "ranges", 4: "props", 5: "batch", 6: "bitsets"}, frozenset({3, 4, 5, 6})
+    )
+    mark = (_one_int(got, "ledgerId"), _one_int(got, "entryId"))
+    acked: set[Position] = set()
+    for blob in got["ranges"]:
+        if not isinstance(blob, bytes):
+            raise FormatError("range is not a message")
+        ends = _scalars(blob, {1: "lower", 2: "upper"})
+        (ll, le), (ul, ue) = _nested_position(ends["lower"][-1]), _nested_position(ends["upper"][-1])
+        if ll != ul:
+            raise FormatError(f"range ({ll}:{le}, {ul}:{ue}] crosses ledgers (this writer never does)")
+        acked.update((ll, e) for e in range(le + 1, ue + 1))
+    if not got["ranges"]:
+        for blob in got["bitsets"]:
+            if not isinstance(blob, bytes):
+                raise FormatError("bitset is not a message")
+            entry = _scalars(blob, {1: "key", 2: "values"}, frozenset({2}), packed=True)
+            words = [w for w in entry["values"] if isinstance(w, int)]
+            acked.update((_one_int(entry, "key"), e) for e in _bits(words))
+    properties = []
+    for blob in got["props"]:
+        if not isinstance(blob, bytes):
+            raise FormatError("property is not a message")
+        prop = _scalars(blob, {1: "name", 2: "value"})
+        name = prop["name"][-1]
+        if not isinstance(name, bytes):
+            raise FormatError("property name is not a string")
+        try:
+            properties.append((name.decode(), _one_int(prop, "value")))
+        except UnicodeDecodeError as error:
+            raise FormatError("property name is not UTF-8") from error
+    batch = []
+    for blob in got["batch"]:
+        if not isinstance(blob, bytes):
+            raise FormatError("batch info is not a message")
+        info = _scalars(blob, {1: "position", 2: "deleteSet"}, frozenset({2}), packed=True)
+        words = [w for w in info["deleteSet"] if isinstance(w, int)]
+        batch.append((_nested_position(info["position"][-1]), frozenset(_bits(words))))
+    return AckState(
+        mark,
+        frozenset(p for p in acked if p > mark),
+        tuple(sorted((p, s) for p, s in batch if p > mark)),
+        tuple(sorted(dict(properties).items())),
+    )
+
+
+# --- compression, chunks, footer ---------------------------------------------------------------------
+
+CODECS = ("none", "zlib")
+"""NONE and ZLIB (``java.util.zip`` deflate, zlib framing); LZ4, ZSTD and SNAPPY are not modelled."""
+
+
+def compress(data: bytes, codec: str) -> bytes:
+    """The cursor-ledger entry: NONE as is; otherwise a big-endian int of the size, then the codec's output."""
+    if codec == "none":
+        return data
+    return struct.pack(">i", len(data)) + zlib.compress(data)
+
+
+def decompress(data: bytes, codec: str) -> bytes:
+    """The inverse; malformed input is a :class:`FormatError` (recovery steps back one entry)."""
+    if codec == "none":
+        return data
+    if len(data) < 4:
+        raise FormatError("compressed entry shorter than its size header")
+    (size,) = struct.unpack(">i", data[:4])
+    try:
+        out = zlib.decompress(data[4:])
+    except zlib.error as error:
+        raise FormatError(f"zlib: {error}") from error
+    if len(out) != size:
+        raise FormatError(f"decompressed {len(out)} bytes, header says {size}")
+    return out
+
+
+def footer(parts: int, length: int) -> bytes:
+    """``ChunkSequenceFooter`` through Jackson: ``{"numParts":N,"length":L}``."""
+    return json.dumps({"numParts": parts, "length": length}, separators=(",", ":")).encode()
+
+
+def parse_footer(data: bytes) -> tuple[int, int] | None:
+    """``parseChunkSequenceFooter``: (numParts, length) of a footer; None for anything else."""
+    if not data or data[:1] != b"{":
+        return None
+    try:
+        doc = json.loads(data.decode())
+    except (UnicodeDecodeError, ValueError):
+        return None
+    parts, length = (doc.get("numParts", 0), doc.get("length", 0)) if isinstance(doc, dict) else (0, 0)
+    if not isinstance(parts, int) or not isinstance(length, int) or parts <= 0:
+        return None
+    return parts, length
+
+
+def chunks(data: bytes, chunk_size: int) -> list[bytes]:
+    """``persistPositionToLedger``: ``1 + len // C`` parts.
+
+    One part is the entry itself; more are slices of C bytes (the last ``len mod C``, possibly empty) followed
+    by the footer.
+    """
+    parts = 1 + len(data) // chunk_size
+    if parts == 1:
+        return [data]
+    slices = [data[i * chunk_size : (i + 1) * chunk_size] for i in range(parts)]
+    return [*slices, footer(parts, len(data))]

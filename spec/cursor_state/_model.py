@@ -1,0 +1,374 @@
+"""The pure model of a managed cursor persisting its state.
+
+``init(profile, config)`` and ``step(model, op) -> (model, result)``, for the profiles ``pip381``
+and ``pulsar-master``.
+
+SPEC.md walks through it with the upstream code paths. In short: a persist writes one entry
+(pulsar-master, and pip381 below the chunk size) or chunks and a footer (pip381) to the open cursor
+ledger; BookKeeper confirms adds in order; the entry that decides a persist (the single entry or the
+footer) completes its callback; a failed add errs the handle and every outstanding add with it, and a
+failed persist falls back to the metadata store; with no open ledger a persist first creates a new
+one and switches the metadata-store pointer to it. A crash keeps the adds that reached the bookies;
+recovery reads the metadata store, then walks back from the last entry (pip381) or reads the last
+entry alone (pulsar-master).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ledgerspec.spec._errors import OperationError, UnknownProfileError
+from ledgerspec.spec.cursor_state import _state as st
+from ledgerspec.spec.cursor_state._format import (
+    FormatError,
+    Layout,
+    capped_runs,
+    chunks,
+    compress,
+    decode,
+    decompress,
+    encode,
+    parse_footer,
+)
+from ledgerspec.spec.cursor_state._ops import (
+    Ack,
+    AckIndex,
+    Confirm,
+    Crash,
+    CursorConfig,
+    CursorOp,
+    FailAdd,
+    FailMeta,
+    MarkDelete,
+    Persist,
+    Recover,
+    Rollover,
+    Unreadable,
+)
+from ledgerspec.spec.cursor_state._state import AckState
+
+PROFILES = ("pip381", "pulsar-master")
+FIRST_CURSOR_LEDGER = 100
+START = (1, -1)
+"""A new cursor's mark-delete position: before the first entry of the topic's first ledger."""
+
+Result = None | int | list[list[Any]] | dict[str, object] | str
+
+
+@dataclass
+class _Add:
+    ledger: int
+    data: bytes
+    decides: tuple[int, ...] = ()
+    """The persists whose callbacks this add completes (the single entry or the footer)."""
+
+
+@dataclass
+class Model:
+    """Everything the cursor, BookKeeper and the metadata store hold (copied on every step)."""
+
+    profile: str
+    config: CursorConfig
+    memory: AckState | None = field(default_factory=lambda: st.initial(START))
+    ledgers: dict[int, list[bytes]] = field(default_factory=dict)
+    """Cursor ledgers and their durable (confirmed, or kept by a crash) entries."""
+    outstanding: list[_Add] = field(default_factory=list)
+    open_ledger: int | None = None
+    """The ledger persists append to (state Open); None: NoLedger, a persist creates one first."""
+    opening: int | None = None
+    """A new ledger whose first write is outstanding; the pointer switches when it is confirmed."""
+    queued: list[int] = field(default_factory=list)
+    """Persists waiting for the ledger being opened (``pendingMarkDeleteOps``)."""
+    meta: tuple[int, AckState] = (-1, st.initial(START))
+    """The metadata-store record: ``cursorsLedgerId`` (-1: the state is here) and its state."""
+    meta_fails: bool = False
+    next_ledger: int = FIRST_CURSOR_LEDGER
+    unreadable: set[tuple[int, int]] = field(default_factory=set)
+    crashed: bool = False
+    # facts the invariants read (spec/cursor_state/invariants.py)
+    states: dict[int, AckState] = field(default_factory=dict)
+    """Each persist's state as the cursor held it, by number."""
+    persists: dict[int, AckState] = field(default_factory=dict)
+    """Each persist's state as it is written (what recovery reads back), by number."""
+    completed: dict[int, bool] = field(default_factory=dict)
+    acknowledged: int = 0
+    """The newest persist whose callback succeeded (0: none yet; the initial record stands)."""
+    ever_mark: tuple[int, int] = START
+    ever_acked: set[tuple[int, int]] = field(default_factory=set)
+
+    @property
+    def lost(self) -> bool:
+        """An entry of the ledger the metadata store points to can no longer be read.
+
+        Recovery may then roll back to the record's mark-delete position (data lost beyond BookKeeper's guarantees).
+        """
+        return any(ledger == self.meta[0] for ledger, _ in self.unreadable)
+
+    @property
+    def layout(self) -> Layout:
+        pip381 = self.profile == "pip381"
+        return Layout(
+            long_array=pip381 or self.config.long_array,
+            max_ranges=self.config.max_ranges,
+            range_cap_plus_one=pip381,
+            bits_cap_before=pip381,
+        )
+
+    def metastore_form(self, state: AckState) -> AckState:
+        """``persistPositionToMetaStore``: ranges capped by count and bytes; batch sets kept."""
+        acked = {
+            (ledger, entry)
+            for (ledger, lower), (_, upper) in capped_runs(state, self.layout, metastore=True)
+            for entry in range(lower + 1, upper + 1)
+        }
+        return replace(state, acked=frozenset(acked))
+
+    def written_form(self, state: AckState) -> AckState:
+        """What a ledger entry of ``state`` decodes to."""
+        return decode(encode(state, self.layout))
+
+
+def init(profile: str, config: CursorConfig | None = None) -> Model:
+    """A new cursor, its state in the metadata store, no cursor ledger yet."""
+    if profile not in PROFILES:
+        raise UnknownProfileError(f"unknown cursor-state profile {profile!r} (known: {', '.join(PROFILES)})")
+    return Model(profile, config or CursorConfig())
+
+
+def step(model: Model, op: CursorOp) -> tuple[Model, Result]:
+    """The next model and the operation's result; the argument is left as it was."""
+    after = copy.deepcopy(model)
+    return after, _apply(after, op)
+
+
+def _apply(m: Model, op: CursorOp) -> Result:  # noqa: C901, PLR0911 - one branch per operation
+    if m.crashed and not isinstance(op, Recover | Unreadable):
+        raise OperationError(f"{op.kind}: the broker crashed; only recover or unreadable until it recovers")
+    if isinstance(op, Ack | AckIndex | MarkDelete):
+        _acknowledge(m, op)
+        return None
+    if isinstance(op, Persist):
+        assert m.memory is not None
+        m.memory = st.with_properties(m.memory, {"p": op.value})
+        return _persist(m, m.memory)
+    if isinstance(op, Rollover):
+        if m.open_ledger is None or m.opening is not None or m.outstanding or not m.ledgers[m.open_ledger]:
+            return None  # only an open, written, idle ledger rolls over
+        assert m.memory is not None
+        return _persist(m, m.memory, new_ledger=True)
+    if isinstance(op, Confirm):
+        return _confirm(m)
+    if isinstance(op, FailAdd):
+        return _fail_adds(m)
+    if isinstance(op, FailMeta):
+        m.meta_fails = True
+        return None
+    if isinstance(op, Crash):
+        _crash(m, op.keep)
+        return None
+    if isinstance(op, Unreadable):
+        ledger = m.meta[0]
+        if ledger >= 0 and m.ledgers.get(ledger):
+            m.unreadable.add((ledger, len(m.ledgers[ledger]) - 1))
+        return None
+    if isinstance(op, Recover):
+        return _recover(m)
+    raise OperationError(f"unknown cursor-state operation {op!r}")
+
+
+def _acknowledge(m: Model, op: Ack | AckIndex | MarkDelete) -> None:
+    assert m.memory is not None
+    position = (op.ledger, op.entry)
+    if op.entry < 0 or op.ledger <= 0:
+        raise OperationError(f"{op.kind}: position {position} is not a message")
+    if isinstance(op, Ack):
+        m.memory = st.ack(m.memory, position)
+    elif isinstance(op, AckIndex):
+        if not 0 <= op.index < m.config.batch_size:
+            raise OperationError(f"ack_index: index {op.index} outside the batch of {m.config.batch_size}")
+        m.memory = st.ack_index(m.memory, position, op.index, m.config.batch_size)
+    else:
+        m.memory = st.remove_at_most(m.memory, position)
+    m.ever_mark = max(m.ever_mark, m.memory.mark_delete)
+    m.ever_acked |= m.memory.acked
+
+
+def _entries(m: Model, state: AckState) -> list[bytes]:
+    """The adds one persist makes: its chunks and footer (pip381), or one entry."""
+    data = encode(state, m.layout)
+    if m.profile != "pip381":
+        return [data]
+    return chunks(compress(data, m.config.compression), m.config.chunk_size)
+
+
+def _persist(m: Model, state: AckState, *, new_ledger: bool = False) -> int:
+    number = len(m.persists) + 1
+    m.states[number] = state
+    m.persists[number] = m.written_form(state)
+    if m.opening is not None:  # written later, by the flush after the switch
+        m.queued.append(number)
+        return number
+    if m.open_ledger is None or new_ledger:
+        m.opening = m.next_ledger
+        m.next_ledger += 1
+        m.ledgers[m.opening] = []
+        target = m.opening
+    else:
+        target = m.open_ledger
+    _write(m, target, state, (number,))
+    return number
+
+
+def _write(m: Model, ledger: int, state: AckState, decides: tuple[int, ...]) -> None:
+    entries = _entries(m, state)
+    for i, data in enumerate(entries):
+        m.outstanding.append(_Add(ledger, data, decides if i == len(entries) - 1 else ()))
+
+
+def _complete(m: Model, numbers: tuple[int, ...], ok: bool, out: list[list[Any]]) -> None:
+    for number in numbers:
+        m.completed[number] = ok
+        out.append([number, ok])
+        if ok:
+            m.acknowledged = max(m.acknowledged, number)
+
+
+def _meta_update(m: Model, record: tuple[int, AckState]) -> bool:
+    if m.meta_fails:
+        m.meta_fails = False
+        return False
+    m.meta = record
+    return True
+
+
+def _confirm(m: Model) -> list[list[Any]]:
+    out: list[list[Any]] = []
+    if not m.outstanding:
+        return out
+    add = m.outstanding[0]
+    if len(add.data) > m.config.max_entry_size:  # BookKeeper refuses an entry over its frame size
+        return _fail_adds(m)
+    m.outstanding.pop(0)
+    m.ledgers[add.ledger].append(add.data)
+    if not add.decides:
+        return out
+    if add.ledger == m.opening:
+        _switch(m, add, out)
+    else:
+        _complete(m, add.decides, True, out)
+    return out
+
+
+def _switch(m: Model, add: _Add, out: list[list[Any]]) -> None:
+    """``createNewMetadataLedger``: the first write is in; point the metadata store at the ledger."""
+    state = m.states[add.decides[0]]
+    old = m.meta[0]
+    m.opening = None
+    if not _meta_update(m, (add.ledger, AckState(state.mark_delete, properties=state.properties))):
+        del m.ledgers[add.ledger]
+        m.open_ledger = None
+        _complete(m, add.decides + tuple(m.queued), False, out)
+        m.queued.clear()
+        return
+    if old >= 0 and old != add.ledger:
+        m.ledgers.pop(old, None)
+    m.open_ledger = add.ledger
+    _complete(m, add.decides, True, out)
+    if m.queued:  # ``flushPendingMarkDeletes``: the state now, one write, every waiting callback
+        queued, m.queued = tuple(m.queued), []
+        assert m.memory is not None
+        for number in queued:
+            m.states[number], m.persists[number] = m.memory, m.written_form(m.memory)
+        _write(m, add.ledger, m.memory, queued)
+
+
+def _fail_adds(m: Model) -> list[list[Any]]:
+    """The oldest add fails and its handle errs.
+
+    Every outstanding add to that ledger fails, in order; each deciding one completes its persists.
+    """
+    out: list[list[Any]] = []
+    if not m.outstanding:
+        return out
+    ledger = m.outstanding[0].ledger
+    failed = [add for add in m.outstanding if add.ledger == ledger]
+    m.outstanding = [add for add in m.outstanding if add.ledger != ledger]
+    for add in failed:
+        if not add.decides:
+            continue
+        if add.ledger == m.opening:  # the new ledger is deleted; the persists (and those waiting) fail
+            m.ledgers.pop(add.ledger, None)
+            m.opening = m.open_ledger = None
+            _complete(m, add.decides + tuple(m.queued), False, out)
+            m.queued.clear()
+            continue
+        m.open_ledger = None  # Open -> NoLedger, then one ``persistPositionToMetaStore`` for the add
+        form = m.metastore_form(m.states[add.decides[-1]])
+        ok = _meta_update(m, (-1, form))
+        for number in add.decides:
+            m.persists[number] = form
+        _complete(m, add.decides, ok, out)
+    return out
+
+
+def _crash(m: Model, keep: int) -> None:
+    for add in m.outstanding[: max(keep, 0)]:
+        if add.ledger in m.ledgers and len(add.data) <= m.config.max_entry_size:
+            m.ledgers[add.ledger].append(add.data)
+    m.outstanding.clear()
+    m.queued.clear()
+    m.memory = None
+    m.crashed = True
+    m.open_ledger = m.opening = None
+    m.meta_fails = False
+
+
+def _recover(m: Model) -> Result:
+    if not m.crashed:
+        raise OperationError("recover: only after a crash")
+    ledger, record = m.meta
+    if ledger < 0:
+        state = record if m.profile == "pulsar-master" else replace(record, batch=())
+    else:
+        found = _walk_back(m, ledger, record)
+        if found is None:
+            return "failed"
+        state = found
+    m.memory = state
+    m.crashed = False
+    return state.to_dict()
+
+
+def _walk_back(m: Model, ledger: int, record: AckState) -> AckState | None:  # noqa: PLR0911 - each way a walk back ends
+    """``recoverFromLedgerByEntryId``: the rollback state, a recovered one, or None (recovery fails)."""
+    rollback = st.initial(record.mark_delete)
+    entries = m.ledgers.get(ledger, [])
+    at = len(entries) - 1
+    while True:
+        if at < 0 or (ledger, at) in m.unreadable:
+            return rollback
+        data = entries[at]
+        if m.profile == "pulsar-master":
+            try:
+                return decode(data)
+            except FormatError:
+                return None
+        footer = parse_footer(data)
+        if footer is not None:
+            parts, length = footer
+            first = at - parts
+            if first < 0 or any((ledger, i) in m.unreadable for i in range(first, at)):
+                return None
+            joined = b"".join(entries[first:at])
+            try:
+                if len(joined) != length:
+                    return None
+                return decode(decompress(joined, m.config.compression))
+            except FormatError:
+                return None
+        try:
+            return decode(decompress(data, m.config.compression))
+        except FormatError:
+            at -= 1

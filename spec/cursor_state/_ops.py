@@ -1,0 +1,192 @@
+"""Configuration and operations of the cursor-state system.
+
+Acknowledgements, persists, the cursor ledger's completions, faults and recovery. Frozen, keyword-only records;
+SPEC.md §2 gives each one's Pulsar counterpart and its result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ledgerspec.spec._errors import ConfigError, OperationError
+from ledgerspec.spec.cursor_state._format import CODECS
+
+
+@dataclass(frozen=True, kw_only=True)
+class CursorConfig:
+    """The settings that change what is written and recovered (Pulsar names in SPEC.md §1)."""
+
+    chunk_size: int = 48
+    """``maxPositionChunkSize`` (pip381): a state of this many bytes or more is chunked."""
+    max_entry_size: int = 160
+    """BookKeeper's largest entry (``nettyMaxFrameSizeBytes``): a bigger add fails."""
+    max_ranges: int = 6
+    """``maxUnackedRangesToPersist``."""
+    long_array: bool = True
+    """pulsar-master: ``persistIndividualAckAsLongArray`` (true in 4.2.x). pip381 always writes field 6:
+    its flag ``persistentUnackedRangesWithMultipleEntriesEnabled`` turns on chunks and field 6 at once."""
+    compression: str = "none"
+    """``cursorInfoCompressionType`` of the cursor ledger (pip381 only): ``none`` or ``zlib``."""
+    batch_size: int = 4
+    """Messages per batch entry (``AckIndex``)."""
+
+    def __post_init__(self) -> None:
+        for name in ("chunk_size", "max_entry_size", "batch_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"config field {name!r}: want an integer > 0, got {value!r}")
+        if not isinstance(self.max_ranges, int) or isinstance(self.max_ranges, bool) or self.max_ranges < 0:
+            raise ConfigError(f"config field 'max_ranges': want an integer >= 0, got {self.max_ranges!r}")
+        if self.compression not in CODECS:
+            raise ConfigError(f"config field 'compression': want one of {', '.join(CODECS)}, got {self.compression!r}")
+        if not isinstance(self.long_array, bool):
+            raise ConfigError(f"config field 'long_array': want true or false, got {self.long_array!r}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CursorConfig:
+        """From JSON; an unknown key names itself."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        for key in data:
+            if key not in known:
+                raise ConfigError(f"config: unknown field {key!r} (known: {', '.join(sorted(known))})")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CursorOp:
+    """Base of all operations."""
+
+    kind: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.kind, **vars(self)}
+
+    def describe(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
+        return f"{type(self).__name__}({shown})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ack(CursorOp):
+    """``asyncDelete`` of one entry; result none."""
+
+    kind: ClassVar[str] = "ack"
+    ledger: int
+    entry: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class AckIndex(CursorOp):
+    """A batch-index acknowledgement (``deletionAtBatchIndexLevelEnabled``); result none."""
+
+    kind: ClassVar[str] = "ack_index"
+    ledger: int
+    entry: int
+    index: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MarkDelete(CursorOp):
+    """A cumulative acknowledgement up to the position (never backwards); result none."""
+
+    kind: ClassVar[str] = "mark_delete"
+    ledger: int
+    entry: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Persist(CursorOp):
+    """``internalMarkDelete``: persist the state with property ``p = value``.
+
+    Result: the persist's number (1, 2, ...), its callback comes later.
+    """
+
+    kind: ClassVar[str] = "persist"
+    value: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Confirm(CursorOp):
+    """BookKeeper confirms the oldest outstanding add; result: the callbacks it completes."""
+
+    kind: ClassVar[str] = "confirm"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailAdd(CursorOp):
+    """The oldest outstanding add fails, and the handle with it: every outstanding add fails."""
+
+    kind: ClassVar[str] = "fail_add"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailMeta(CursorOp):
+    """The next metadata-store update of the cursor fails."""
+
+    kind: ClassVar[str] = "fail_meta"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rollover(CursorOp):
+    """``periodicRollover``: a new cursor ledger, the state written there first.
+
+    Result as Persist, or none when the profile does not roll over now.
+    """
+
+    kind: ClassVar[str] = "rollover"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Crash(CursorOp):
+    """The broker dies.
+
+    Of the outstanding adds, the first ``keep`` had reached the bookies and are
+    in the ledger after its recovery; the rest are lost; no callback runs.
+    """
+
+    kind: ClassVar[str] = "crash"
+    keep: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unreadable(CursorOp):
+    """The last entry of the cursor ledger can no longer be read (a non-recoverable read error)."""
+
+    kind: ClassVar[str] = "unreadable"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Recover(CursorOp):
+    """``recover``: result the recovered state, or ``"failed"``."""
+
+    kind: ClassVar[str] = "recover"
+
+
+OPERATIONS: dict[str, type[CursorOp]] = {
+    op.kind: op
+    for op in (Ack, AckIndex, MarkDelete, Persist, Confirm, FailAdd, FailMeta, Rollover, Crash, Unreadable, Recover)
+}
+
+
+def op_from_dict(data: dict[str, Any]) -> CursorOp:
+    """An operation from its plain form; a bad kind or field names itself."""
+    kind = data.get("op")
+    cls = OPERATIONS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise OperationError(f"unknown cursor-state operation {kind!r} (known: {', '.join(OPERATIONS)})")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    args = {k: v for k, v in data.items() if k != "op"}
+    for key, value in args.items():
+        if key not in fields:
+            raise OperationError(f"{kind}: unknown field {key!r}")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise OperationError(f"{kind}.{key}: want an integer, got {value!r}")
+    try:
+        return cls(**args)
+    except TypeError as error:
+        raise OperationError(f"{kind}: {error}") from error

@@ -1,0 +1,210 @@
+"""The cursor-state invariants: each stated, cited, claimed by its profiles and checked here, once.
+
+A check sees one step: the model before and after it (its facts: what each persist wrote, which
+callbacks succeeded, what was ever acknowledged), the operation, the candidate's result and the
+model's. It returns a message when the step breaks the invariant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ledgerspec.spec.cursor_state._model import PROFILES, START, Model, Result
+from ledgerspec.spec.cursor_state._ops import CursorOp, Recover
+from ledgerspec.spec.cursor_state._state import AckState, initial
+
+PIP381 = "apache/pulsar PR #22799, `managed-ledger/.../impl/ManagedCursorImpl.java` at 048142ca"
+MASTER = "apache/pulsar `managed-ledger/.../impl/ManagedCursorImpl.java` at a365c60cb9 (single entry)"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step as a check sees it."""
+
+    before: Model
+    after: Model
+    op: CursorOp
+    result: Result
+    expected: Result
+
+
+@dataclass(frozen=True)
+class CursorInvariant:
+    """A named property, who claims it and its one check."""
+
+    id: str
+    statement: str
+    citation: str
+    profiles: tuple[str, ...]
+    check: Callable[[Step], str | None]
+
+
+def state_from_dict(data: object) -> AckState:
+    """A recovered state as a candidate reports it (``AckState.to_dict``); a malformed one raises."""
+    if not isinstance(data, dict):
+        raise TypeError(f"want a state object, got {data!r}")
+    return AckState(
+        tuple(data["mark_delete"]),
+        frozenset(tuple(p) for p in data["acked"]),
+        tuple((tuple(p), frozenset(s)) for p, s in data["batch"]),
+        tuple(sorted(data["properties"].items())),
+    )
+
+
+def _recovered(step: Step) -> AckState | str | None:
+    """The candidate's recovered state, ``"failed"``, or None when the step is no recovery."""
+    if not isinstance(step.op, Recover):
+        return None
+    if step.result == "failed":
+        return "failed"
+    try:
+        return state_from_dict(step.result)
+    except (KeyError, TypeError, ValueError) as error:
+        return f"malformed: {error}"
+
+
+def _acknowledged(model: Model) -> AckState:
+    return model.persists[model.acknowledged] if model.acknowledged else initial(START)
+
+
+def _model(step: Step) -> str | None:
+    if step.result != step.expected:
+        return f"{step.op.describe()} gave {step.result!r}; the profile gives {step.expected!r}"
+    return None
+
+
+def _callback_once(step: Step) -> str | None:
+    if not isinstance(step.result, list):
+        return None
+    seen: set[int] = set()
+    for item in step.result:
+        number = item[0] if isinstance(item, list) and item else None
+        if not isinstance(number, int) or number not in step.before.persists:
+            return f"{step.op.describe()} completed persist {number!r}, which was never issued"
+        if number in step.before.completed or number in seen:
+            return f"{step.op.describe()} completed persist {number} a second time"
+        seen.add(number)
+    return None
+
+
+def _recover_acknowledged(step: Step) -> str | None:
+    got = _recovered(step)
+    if got is None:
+        return None
+    model = step.before
+    allowed = [_acknowledged(model)]
+    allowed += [
+        form for n, form in model.persists.items() if n > model.acknowledged and model.completed.get(n) is not False
+    ]
+    if model.lost:
+        allowed.append(initial(model.meta[1].mark_delete))
+    if got not in allowed:
+        shown = got if isinstance(got, str) else got.to_dict()
+        known = _acknowledged(model).to_dict()
+        return (
+            f"recovered {shown}; persist {model.acknowledged} was acknowledged with {known}, "
+            "and no newer persist wrote this"
+        )
+    return None
+
+
+def _no_ack_loss(step: Step) -> str | None:
+    got = _recovered(step)
+    if not isinstance(got, AckState) or step.before.lost:
+        return None
+    known = _acknowledged(step.before)
+    lost = sorted(p for p in known.acked | {known.mark_delete} if p[1] >= 0 and not got.is_acked(p))
+    every = frozenset(range(step.before.config.batch_size))
+    unacked = dict(got.batch)
+    lost_indexes = [
+        (p, sorted(unacked.get(p, every) - s))
+        for p, s in known.batch
+        if not got.is_acked(p) and unacked.get(p, every) - s
+    ]
+    if lost or lost_indexes:
+        return (
+            f"acknowledged in persist {step.before.acknowledged} but unacknowledged after recovery: "
+            f"entries {lost}, batch indexes {lost_indexes}"
+        )
+    return None
+
+
+def _mark_delete_monotone(step: Step) -> str | None:
+    got = _recovered(step)
+    if not isinstance(got, AckState) or step.before.lost:
+        return None
+    known = _acknowledged(step.before)
+    if got.mark_delete < known.mark_delete:
+        number = step.before.acknowledged
+        return f"mark-delete position went back from {known.mark_delete} (persist {number}) to {got.mark_delete}"
+    return None
+
+
+def _no_phantom_ack(step: Step) -> str | None:
+    got = _recovered(step)
+    if not isinstance(got, AckState):
+        return None
+    model = step.before
+    phantom = sorted(p for p in got.acked if p > model.ever_mark and p not in model.ever_acked)
+    if got.mark_delete > model.ever_mark or phantom:
+        return (
+            f"recovered acknowledgements never made: mark-delete {got.mark_delete} "
+            f"(highest ever {model.ever_mark}), entries {phantom}"
+        )
+    return None
+
+
+BOTH = PROFILES
+INVARIANTS: tuple[CursorInvariant, ...] = (
+    CursorInvariant(
+        "CURSOR-MODEL",
+        "every result (persist numbers, callbacks, recovered state) is the profile's",
+        f"{PIP381}; {MASTER}",
+        BOTH,
+        _model,
+    ),
+    CursorInvariant(
+        "CURSOR-CALLBACK-ONCE",
+        "a persist's callback completes once, and only for a persist that was made",
+        f"{PIP381} (`writeToBookKeeperLastChunk`)",
+        BOTH,
+        _callback_once,
+    ),
+    CursorInvariant(
+        "CURSOR-RECOVER-ACKNOWLEDGED",
+        (
+            "recovery gives exactly what the last acknowledged persist wrote, or what a newer persist wrote "
+            "whole; never a torn or mixed state"
+        ),
+        MASTER,
+        ("pulsar-master",),
+        _recover_acknowledged,
+    ),
+    CursorInvariant(
+        "CURSOR-NO-ACK-LOSS",
+        "nothing the last acknowledged persist held acknowledged comes back unacknowledged",
+        MASTER,
+        ("pulsar-master",),
+        _no_ack_loss,
+    ),
+    CursorInvariant(
+        "CURSOR-MARK-DELETE-MONOTONE",
+        "the mark-delete position never moves back across recovery",
+        f"{PIP381}; {MASTER}",
+        BOTH,
+        _mark_delete_monotone,
+    ),
+    CursorInvariant(
+        "CURSOR-NO-PHANTOM-ACK",
+        "recovery never acknowledges what the cursor never acknowledged (no unacknowledged message is lost)",
+        f"{PIP381}; {MASTER}",
+        BOTH,
+        _no_phantom_ack,
+    ),
+)
+
+
+def claimed(profile: str) -> tuple[CursorInvariant, ...]:
+    """The invariants a profile claims, in catalogue order."""
+    return tuple(inv for inv in INVARIANTS if profile in inv.profiles)

@@ -1,0 +1,130 @@
+"""Each cursor-state invariant flags a broken result and stays silent on the model's own; the two
+findings about the PIP-381 design (apache/pulsar 048142ca) as hand-traced scenarios."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from ledgerspec.spec.cursor_state import (
+    INVARIANTS,
+    Ack,
+    AckIndex,
+    Confirm,
+    Crash,
+    CursorConfig,
+    CursorOp,
+    FailAdd,
+    Persist,
+    Recover,
+    Step,
+    claimed,
+    init,
+    step,
+)
+
+RECOVERED = {"mark_delete": [1, -1], "acked": [], "batch": [], "properties": {}}
+
+
+@dataclass(frozen=True)
+class Case:
+    invariant: str
+    profile: str
+    ops: tuple[CursorOp, ...]
+    broken: Any
+    """What a broken candidate answers to the last operation."""
+
+
+# Persist 1 is acknowledged with (1,3) and (1,5) acked; the cursor's ledger is 100 (chunk 48: one entry).
+ACKNOWLEDGED = (Ack(ledger=1, entry=3), Ack(ledger=1, entry=5), Persist(value=0), Confirm(), Crash(keep=0), Recover())
+CASES = [
+    Case("CURSOR-MODEL", "pip381", (Persist(value=0),), 2),
+    Case("CURSOR-CALLBACK-ONCE", "pulsar-master", (Persist(value=0), Confirm()), [[1, True], [1, True]]),
+    Case("CURSOR-CALLBACK-ONCE", "pulsar-master", (Persist(value=0), Confirm()), [[7, True]]),
+    Case(
+        "CURSOR-RECOVER-ACKNOWLEDGED",
+        "pulsar-master",
+        ACKNOWLEDGED,
+        {**RECOVERED, "acked": [[1, 3]], "properties": {"p": 0}},
+    ),
+    Case("CURSOR-NO-ACK-LOSS", "pulsar-master", ACKNOWLEDGED, {**RECOVERED, "acked": [[1, 5]], "properties": {"p": 0}}),
+    Case("CURSOR-MARK-DELETE-MONOTONE", "pip381", (Ack(ledger=1, entry=0), *ACKNOWLEDGED), RECOVERED),
+    Case("CURSOR-NO-PHANTOM-ACK", "pip381", ACKNOWLEDGED, {**RECOVERED, "acked": [[1, 3], [1, 4], [1, 5]]}),
+]
+
+
+def _run(
+    profile: str, ops: tuple[CursorOp, ...], last: Any = None, config: CursorConfig | None = None
+) -> dict[str, str]:
+    """Messages per invariant (every invariant, claimed or not) at the last step, answered ``last`` or as the model."""
+    model = init(profile, config)
+    found: dict[str, str] = {}
+    for i, op in enumerate(ops):
+        before = model
+        model, expected = step(before, op)
+        result = last if last is not None and i == len(ops) - 1 else expected
+        for inv in INVARIANTS:
+            message = inv.check(Step(before, model, op, result, expected))
+            if message is not None:
+                found[inv.id] = message
+    return found
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.invariant}-{i}" for i, c in enumerate(CASES)])
+def test_invariant_flags_the_broken_answer_and_not_the_models(case: Case) -> None:
+    assert _run(case.profile, case.ops) == {}
+    assert case.invariant in _run(case.profile, case.ops, case.broken)
+
+
+def test_every_invariant_has_a_case_and_is_claimed_by_a_profile() -> None:
+    assert {inv.id for inv in INVARIANTS} == {c.invariant for c in CASES}
+    assert {inv.id for inv in INVARIANTS} == {inv.id for p in ("pip381", "pulsar-master") for inv in claimed(p)}
+
+
+# Finding P1: a crash after the first chunk of a sequence. The state of persist 2 is 26 bytes
+# (fields 1-2: 13 bytes, md (1,-1) being a 10-byte varint; property p: 7; the bitset of ledger 1:
+# 6); with a chunk of 20 bytes its first chunk ends exactly after the property, so it parses as a
+# complete PositionInfo with no acked entries. Recovery walks back from it and stops there.
+TORN = (
+    Ack(ledger=1, entry=3),
+    Ack(ledger=1, entry=5),
+    Persist(value=0),
+    Confirm(),
+    Confirm(),
+    Confirm(),
+    Persist(value=1),
+    Crash(keep=1),
+    Recover(),
+)
+
+
+def test_p1_a_torn_first_chunk_recovers_as_a_complete_state_in_pip381() -> None:
+    found = _run("pip381", TORN, config=CursorConfig(chunk_size=20))
+    assert set(found) == {"CURSOR-RECOVER-ACKNOWLEDGED", "CURSOR-NO-ACK-LOSS"}
+    assert "entries [(1, 3), (1, 5)]" in found["CURSOR-NO-ACK-LOSS"]
+    assert not {inv.id for inv in claimed("pip381")} & set(found)  # pip381 claims neither: SPEC.md P1
+
+
+def test_p1_single_entry_recovery_of_pulsar_master_keeps_them() -> None:
+    assert _run("pulsar-master", TORN, config=CursorConfig(chunk_size=20)) == {}
+
+
+# Finding P2: persist 2 fails on the ledger and falls back to the metadata store, batch sets
+# included; 048142ca's recovery from the metadata store restores no batch indexes.
+FALLBACK = (
+    Persist(value=0),
+    Confirm(),
+    AckIndex(ledger=1, entry=2, index=0),
+    Persist(value=1),
+    FailAdd(),
+    Crash(keep=0),
+    Recover(),
+)
+
+
+def test_p2_pip381_forgets_batch_indexes_recovered_from_the_metadata_store() -> None:
+    found = _run("pip381", FALLBACK)
+    assert set(found) == {"CURSOR-RECOVER-ACKNOWLEDGED", "CURSOR-NO-ACK-LOSS"}
+    assert "batch indexes [((1, 2), [0])]" in found["CURSOR-NO-ACK-LOSS"]
+    assert _run("pulsar-master", FALLBACK) == {}
