@@ -177,6 +177,9 @@ def _observation(data: Any, where: object) -> Observation:
 class _Process:
     """The child process and its line-oriented, time-limited request/reply loop."""
 
+    info_class: type[AdapterInfo] = AdapterInfo
+    """Checks what ``start`` claims (another system's transport checks its own profiles)."""
+
     def __init__(self, command: str, *, timeout: float | None, validate: bool, restart: str) -> None:
         try:
             self.argv = shlex.split(command)
@@ -222,7 +225,7 @@ class _Process:
             raise ProtocolViolation(f"start: observation_deltas must be a boolean, got {deltas!r}")
         self.deltas = deltas
         try:
-            return AdapterInfo(
+            return self.info_class(
                 name=str(implementation["name"]),
                 version=str(implementation["version"]),
                 language=str(implementation["language"]),

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance.cli._main import EXIT_OK
+from ledgerspec.conformance._verdict import Verdict
+from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.cursor_state import CursorCandidate, CursorReport, conform_cursor
+from ledgerspec.conformance.cursor_state import CursorCandidate, CursorReport, CursorStateAdapter, conform_cursor
+from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS, CursorMutant
-from ledgerspec.reference.cursor_state import CursorStateAdapter
-from ledgerspec.spec.cursor_state import INVARIANTS, PROFILES, claimed
+from ledgerspec.spec.cursor_state import CAPABILITIES, INVARIANTS, PROFILES, claimed
 
 SYSTEMS = ("cache", "cursor-state")
 ADAPTERS: dict[str, tuple[str, Callable[[], CursorCandidate]]] = {
@@ -57,17 +58,34 @@ def _seed(args: argparse.Namespace) -> int:
 def run_conform(args: argparse.Namespace) -> int:
     """``conform --system cursor-state``: search, print the verdict per invariant and any counterexample."""
     check_outputs(args, files=("json",))
-    if args.adapter not in ADAPTERS:
-        raise InputError(f"--adapter {args.adapter}: cursor-state adapters are {', '.join(ADAPTERS)}")
-    default, factory = ADAPTERS[args.adapter]
-    profile = _profile(args, default)
-    report = conform_cursor(
-        factory, profile, settings_name=args.settings, seed=_seed(args), invariants=_invariants(args, profile)
-    )
+    process = None
+    capabilities = frozenset(CAPABILITIES)
+    if args.adapter.startswith("exec:"):
+        process = CursorProcessFactory(args.adapter[5:], timeout=args.timeout, validate=args.validate_protocol)
+        factory: Callable[[], CursorCandidate] = process
+        default, capabilities = process.profiles[0], frozenset(process.capabilities)
+    elif args.adapter in ADAPTERS:
+        default, factory = ADAPTERS[args.adapter]
+    else:
+        known = ", ".join(ADAPTERS)
+        raise InputError(f"--adapter {args.adapter}: cursor-state adapters are {known}, or exec:COMMAND")
+    try:
+        profile = _profile(args, default)
+        report = conform_cursor(
+            factory,
+            profile,
+            settings_name=args.settings,
+            seed=_seed(args),
+            invariants=_invariants(args, profile),
+            capabilities=capabilities,
+        )
+    finally:
+        if process is not None:
+            process.close()
     print(report.render())
     if args.json:
         Path(args.json).write_text(json.dumps(_report_json(report, args.adapter), indent=2) + "\n", encoding="utf-8")
-    return EXIT_OK if report.violation is None else EXIT_FAIL
+    return {Verdict.PASS: EXIT_OK, Verdict.FAIL: EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
 
 
 def _report_json(report: CursorReport, adapter: str) -> dict[str, Any]:
@@ -78,6 +96,7 @@ def _report_json(report: CursorReport, adapter: str) -> dict[str, Any]:
         "settings": report.settings,
         "seed": report.seed,
         "verdict": report.verdict.value,
+        "fault": report.fault,
         "examples": report.examples,
         "steps": report.steps,
         "invariants": {

@@ -6,6 +6,15 @@ from ledgerspec.conformance.cursor_state._machine import (
     CursorViolation,
     make_cursor_machine,
 )
+from ledgerspec.conformance.cursor_state._reference_adapter import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._search import CursorReport, conform_cursor
 
-__all__ = ["CursorCandidate", "CursorReport", "CursorRun", "CursorViolation", "conform_cursor", "make_cursor_machine"]
+__all__ = [
+    "CursorCandidate",
+    "CursorReport",
+    "CursorRun",
+    "CursorStateAdapter",
+    "CursorViolation",
+    "conform_cursor",
+    "make_cursor_machine",
+]

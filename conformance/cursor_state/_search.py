@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import get_state_machine_test
 from ledgerspec.conformance._engine import no_local_constants
+from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cursor_state._machine import (
@@ -19,7 +20,7 @@ from ledgerspec.conformance.cursor_state._machine import (
     CursorViolation,
     make_cursor_machine,
 )
-from ledgerspec.spec.cursor_state import claimed
+from ledgerspec.spec.cursor_state import CAPABILITIES, claimed
 
 
 @dataclass
@@ -33,10 +34,14 @@ class CursorReport:
     examples: int = 0
     steps: int = 0
     violation: CursorViolation | None = None
+    fault: str | None = None
+    """The candidate faulted (crashed, timed out, broke the protocol): no verdict on the invariants."""
     checked: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> Verdict:
+        if self.fault is not None:
+            return Verdict.ERROR
         return Verdict.FAIL if self.violation is not None else Verdict.PASS
 
     def case(self) -> dict[str, Any] | None:
@@ -63,6 +68,8 @@ class CursorReport:
             broken = self.violation is not None and self.violation.invariant == inv
             status = "violated" if broken else ("held" if inv in self.checked else "not checked (no step reached it)")
             lines.append(f"  {inv:<30} {status}")
+        if self.fault is not None:
+            lines.append(f"adapter fault: {self.fault}")
         if self.violation is not None:
             config = json.dumps(self.violation.config.to_dict())
             lines.append(f"counterexample ({len(self.violation.steps)} steps, config {config}):")
@@ -79,10 +86,11 @@ def conform_cursor(
     settings_name: str = "ci",
     seed: int = 0,
     invariants: tuple[str, ...] = (),
+    capabilities: frozenset[str] = frozenset(CAPABILITIES),
 ) -> CursorReport:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
     search = get_settings(settings_name)
-    run = CursorRun(factory, profile, invariants)
+    run = CursorRun(factory, profile, invariants, capabilities)
     test = get_state_machine_test(
         make_cursor_machine(run),
         settings=settings(
@@ -103,5 +111,7 @@ def conform_cursor(
             hypothesis_seed(seed)(test)()
     except CursorViolation as found:
         report.violation = found
+    except AdapterFault as fault:
+        report.fault = str(fault)
     report.examples, report.steps, report.checked = run.examples, run.steps, sorted(run.checked)
     return report

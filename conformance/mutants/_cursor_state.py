@@ -5,21 +5,30 @@ recovering a cursor's state, each named by what it breaks. The suite must kill e
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
-from ledgerspec.reference.cursor_state import CursorStateAdapter, ReferenceCursor
+from ledgerspec.conformance.cursor_state import CursorStateAdapter
+from ledgerspec.reference.cursor_state import ReferenceCursor
 from ledgerspec.reference.cursor_state._bookkeeper import Ledger, ReadError
 from ledgerspec.reference.cursor_state._cursor import Callback
-from ledgerspec.spec.cursor_state import AckState, FormatError, decode, encode
-from ledgerspec.spec.cursor_state._format import chunks, compress, decompress
+from ledgerspec.reference.cursor_state._position_info import (
+    CorruptEntryError,
+    Snapshot,
+    pack,
+    read,
+    split,
+    unpack,
+    write,
+)
 
 
 class FooterFirst(ReferenceCursor):
     """The footer is appended before the last chunk, so a footer can be durable without its chunks."""
 
-    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
+    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
         if self.profile != "pip381":
             return super()._to_ledger(ledger, state, done)
-        parts = chunks(compress(encode(state, self.layout), self.config.compression), self.config.chunk_size)
+        parts = split(pack(write(state, self.caps), self.config.compression), self.config.chunk_size)
         if len(parts) > 2:
             parts[-1], parts[-2] = parts[-2], parts[-1]
         for part in parts[:-1]:
@@ -31,8 +40,8 @@ class FooterFirst(ReferenceCursor):
 class CallbackOnFirstChunk(ReferenceCursor):
     """The persist completes when its first chunk is confirmed, not when the footer is."""
 
-    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
-        parts = chunks(compress(encode(state, self.layout), self.config.compression), self.config.chunk_size)
+    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+        parts = split(pack(write(state, self.caps), self.config.compression), self.config.chunk_size)
         if self.profile != "pip381" or len(parts) == 1:
             return super()._to_ledger(ledger, state, done)
         self.bk.add(ledger, parts[0], done)
@@ -44,21 +53,21 @@ class CallbackOnFirstChunk(ReferenceCursor):
 class WalkBackStopsEarly(ReferenceCursor):
     """Recovery gives up (rolls back) at the first entry it cannot parse instead of stepping back."""
 
-    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+    def _from_ledger(self, ledger_id: int, record: Snapshot) -> Snapshot | None:
         try:
             data = self.bk.read(ledger_id, self.bk.last_confirmed(ledger_id))
         except ReadError:
-            return AckState(record.mark_delete)
+            return Snapshot(record.mark_delete)
         try:
-            return decode(decompress(data, self.config.compression))
-        except FormatError:
-            return super()._from_ledger(ledger_id, record) if data[:1] == b"{" else AckState(record.mark_delete)
+            return read(unpack(data, self.config.compression))
+        except CorruptEntryError:
+            return super()._from_ledger(ledger_id, record) if data[:1] == b"{" else Snapshot(record.mark_delete)
 
 
 class CompressionIgnoredOnRead(ReferenceCursor):
     """Recovery parses entries as uncompressed whatever the ledger's codec."""
 
-    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+    def _from_ledger(self, ledger_id: int, record: Snapshot) -> Snapshot | None:
         codec = self.config
         self.config = replace(codec, compression="none")
         try:
@@ -70,11 +79,11 @@ class CompressionIgnoredOnRead(ReferenceCursor):
 class ReadsFirstEntry(ReferenceCursor):
     """Recovery reads the cursor ledger's first entry instead of its last."""
 
-    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+    def _from_ledger(self, ledger_id: int, record: Snapshot) -> Snapshot | None:
         try:
             data = self.bk.read(ledger_id, 0)
-            return decode(decompress(data, self.config.compression))
-        except (ReadError, FormatError):
+            return read(unpack(data, self.config.compression))
+        except (ReadError, CorruptEntryError):
             return super()._from_ledger(ledger_id, record)
 
 
@@ -83,37 +92,37 @@ class PointerNotSwitched(ReferenceCursor):
     old ledger (deleted, or stale).
     """
 
-    def _point_to(self, ledger: Ledger, state: AckState) -> bool:  # noqa: ARG002 - the bug: nothing is written
+    def _point_to(self, ledger: Ledger, state: Snapshot) -> bool:  # noqa: ARG002 - the bug: nothing is written
         return True
 
 
 class RangeCapPlusOne(ReferenceCursor):
     """pulsar-master keeps 048142ca's range cap: one range more than ``maxUnackedRangesToPersist``."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.layout = replace(self.layout, range_cap_plus_one=True)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.caps = replace(self.caps, plus_one=True)
 
 
 class BitsCapIncluding(ReferenceCursor):
     """pip381 caps the long array as master's PositionRangeSet does (count including the ledger)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.layout = replace(self.layout, bits_cap_before=False)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.caps = replace(self.caps, count_before=False)
 
 
 class MetastoreWithoutRanges(ReferenceCursor):
     """The metadata-store fallback writes the mark-delete position and properties only."""
 
-    def _metastore_record(self, state: AckState) -> bytes:
-        return super()._metastore_record(AckState(state.mark_delete, batch=state.batch, properties=state.properties))
+    def _metastore_record(self, state: Snapshot) -> bytes:
+        return super()._metastore_record(Snapshot(state.mark_delete, {}, state.unacked_indexes, state.properties))
 
 
 class CallbackTwice(ReferenceCursor):
     """A failed ledger write calls the callback, then falls back and calls it again."""
 
-    def _after_ledger_write(self, state: AckState, callback: Callback) -> Callback:
+    def _after_ledger_write(self, state: Snapshot, callback: Callback) -> Callback:
         fallback = super()._after_ledger_write(state, callback)
 
         def done(ok: bool) -> None:
@@ -127,24 +136,20 @@ class CallbackTwice(ReferenceCursor):
 class BatchBitsInverted(ReferenceCursor):
     """Batch-index sets written with bit = acknowledged (the field's name), not bit = still unacknowledged."""
 
-    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
-        size = self.config.batch_size
-        flipped = tuple((p, frozenset(range(size)) - s) for p, s in state.batch)
-        super()._to_ledger(ledger, replace(state, batch=flipped), done)
+    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+        every = set(range(self.config.batch_size))
+        flipped = {p: every - s for p, s in state.unacked_indexes.items()}
+        super()._to_ledger(ledger, Snapshot(state.mark_delete, state.acked, flipped, state.properties), done)
 
 
 class RecoverRollsBack(ReferenceCursor):
     """Recovery from a cursor ledger starts from the metadata store's mark-delete position."""
 
-    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:
+    def _from_ledger(self, ledger_id: int, record: Snapshot) -> Snapshot | None:
         found = super()._from_ledger(ledger_id, record)
-        return (
-            None
-            if found is None
-            else replace(
-                found, mark_delete=record.mark_delete, acked=frozenset(p for p in found.acked if p > record.mark_delete)
-            )
-        )
+        if found is not None:
+            found.mark_delete = min(found.mark_delete, record.mark_delete)
+        return found
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,12 @@
-"""Reference implementations of the cursor-state system.
+"""Reference implementation of the cursor-state system.
 
-``ReferenceCursor`` over an in-memory BookKeeper and metadata store that inject faults, and
-``CursorStateAdapter``, which drives it with the spec's operations (the in-process adapter the conformance
-machine runs).
+``ReferenceCursor`` persists and recovers a cursor's state over an in-memory BookKeeper and metadata
+store that inject faults, with its own codec of the cursor ledger's bytes (``_position_info``). It
+imports nothing of the spec; the conformance machine drives it through
+``ledgerspec.conformance.cursor_state.CursorStateAdapter``.
 """
 
-from ledgerspec.reference.cursor_state._adapter import CursorStateAdapter
 from ledgerspec.reference.cursor_state._bookkeeper import BookKeeper, MetadataStore, ReadError
 from ledgerspec.reference.cursor_state._cursor import ReferenceCursor
 
-__all__ = ["BookKeeper", "CursorStateAdapter", "MetadataStore", "ReadError", "ReferenceCursor"]
+__all__ = ["BookKeeper", "MetadataStore", "ReadError", "ReferenceCursor"]

@@ -3,19 +3,44 @@
 Two profiles: ``pip381`` (apache/pulsar 048142ca, PR #22799: ``persistPositionToLedger`` chunks a
 state of ``maxPositionChunkSize`` bytes or more and appends a JSON footer; recovery walks back from
 the last entry) and ``pulsar-master`` (one entry; recovery reads the last entry). The byte format is
-the spec's codec (``ledgerspec.spec.cursor_state``), the one thing shared with the model.
+the reference's own (``_position_info``): nothing here imports the spec.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from enum import Enum
+from typing import Protocol
 
 from ledgerspec.reference.cursor_state._bookkeeper import BookKeeper, Ledger, MetadataStore, ReadError
-from ledgerspec.spec.cursor_state import AckState, CursorConfig, FormatError, Layout, decode, encode
-from ledgerspec.spec.cursor_state._format import capped_runs, chunks, compress, decompress, parse_footer
+from ledgerspec.reference.cursor_state._position_info import (
+    Caps,
+    CorruptEntryError,
+    Position,
+    Snapshot,
+    footer_of,
+    pack,
+    read,
+    split,
+    unpack,
+    write,
+)
 
 Callback = Callable[[bool], None]
+METASTORE_RANGES_BYTES = 1024 * 1024 - 10 * 1024
+"""``buildIndividualDeletedMessageRanges(forMetastore=true)`` stops past this many bytes of ranges."""
+
+
+class Settings(Protocol):
+    """What the cursor reads of its configuration (the spec's ``CursorConfig`` has these fields)."""
+
+    chunk_size: int
+    max_entry_size: int
+    max_ranges: int
+    long_array: bool
+    compression: str
+    batch_size: int
 
 
 class State(Enum):
@@ -27,38 +52,34 @@ class State(Enum):
 class ReferenceCursor:
     """One cursor over one managed ledger; positions are ``(ledger, entry)``."""
 
-    def __init__(self, profile: str, config: CursorConfig, bookkeeper: BookKeeper, meta: MetadataStore) -> None:
+    def __init__(self, profile: str, config: Settings, bookkeeper: BookKeeper, meta: MetadataStore) -> None:
         self.profile, self.config, self.bk, self.meta = profile, config, bookkeeper, meta
         pip381 = profile == "pip381"
-        self.layout = Layout(pip381 or config.long_array, config.max_ranges, pip381, pip381)
+        self.caps = Caps(pip381 or config.long_array, config.max_ranges, plus_one=pip381, count_before=pip381)
         self.state = State.NO_LEDGER
         self.ledger: Ledger | None = None
         self.pending: list[Callback] = []
         """``pendingMarkDeleteOps`` while a new cursor ledger is being created."""
-        self._load(decode(meta.record))
+        self._load(read(meta.record))
 
     # --- the in-memory state ---------------------------------------------------------------------
 
-    def _load(self, state: AckState) -> None:
+    def _load(self, state: Snapshot) -> None:
         self.mark_delete = state.mark_delete
-        self.acked: dict[int, set[int]] = {}
-        for ledger, entry in state.acked:
-            self.acked.setdefault(ledger, set()).add(entry)
-        self.unacked_indexes = {p: set(s) for p, s in state.batch}
+        self.acked = copy.deepcopy(state.acked)
+        self.unacked_indexes = copy.deepcopy(state.unacked_indexes)
         self.properties = dict(state.properties)
 
-    def snapshot(self) -> AckState:
-        return AckState(
-            self.mark_delete,
-            frozenset((l, e) for l, es in self.acked.items() for e in es),  # noqa: E741
-            tuple(sorted((p, frozenset(s)) for p, s in self.unacked_indexes.items())),
-            tuple(sorted(self.properties.items())),
+    def snapshot(self) -> Snapshot:
+        """The state now (a copy: later acknowledgements leave it alone)."""
+        return Snapshot(
+            self.mark_delete, copy.deepcopy(self.acked), copy.deepcopy(self.unacked_indexes), dict(self.properties)
         )
 
-    def _is_acked(self, position: tuple[int, int]) -> bool:
+    def _is_acked(self, position: Position) -> bool:
         return position <= self.mark_delete or position[1] in self.acked.get(position[0], ())
 
-    def delete(self, position: tuple[int, int]) -> None:
+    def delete(self, position: Position) -> None:
         """``asyncDelete``; a run starting right after the mark-delete position advances it."""
         if self._is_acked(position):
             return
@@ -70,7 +91,7 @@ class ReferenceCursor:
         if (ledger, entry) != self.mark_delete:
             self.mark_delete_to((ledger, entry))
 
-    def delete_index(self, position: tuple[int, int], index: int) -> None:
+    def delete_index(self, position: Position, index: int) -> None:
         if self._is_acked(position):
             return
         left = self.unacked_indexes.setdefault(position, set(range(self.config.batch_size)))
@@ -78,7 +99,7 @@ class ReferenceCursor:
         if not left:
             self.delete(position)
 
-    def mark_delete_to(self, position: tuple[int, int]) -> None:
+    def mark_delete_to(self, position: Position) -> None:
         """The mark-delete position moves forward; ``removeAtMost`` forgets what is at or before it."""
         if position <= self.mark_delete:
             return
@@ -110,19 +131,17 @@ class ReferenceCursor:
         self._new_ledger([callback])
         return True
 
-    def _to_ledger(self, ledger: Ledger, state: AckState, done: Callback) -> None:
+    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
         """``persistPositionToLedger``: one entry, or the chunks and the footer; the last decides."""
-        data = encode(state, self.layout)
+        data = write(state, self.caps)
         parts = (
-            chunks(compress(data, self.config.compression), self.config.chunk_size)
-            if self.profile == "pip381"
-            else [data]
+            split(pack(data, self.config.compression), self.config.chunk_size) if self.profile == "pip381" else [data]
         )
         for part in parts[:-1]:
             self.bk.add(ledger, part, lambda _ok: None)
         self.bk.add(ledger, parts[-1], done)
 
-    def _after_ledger_write(self, state: AckState, callback: Callback) -> Callback:
+    def _after_ledger_write(self, state: Snapshot, callback: Callback) -> Callback:
         def done(ok: bool) -> None:
             if ok:
                 callback(True)
@@ -132,12 +151,10 @@ class ReferenceCursor:
 
         return done
 
-    def _metastore_record(self, state: AckState) -> bytes:
-        runs = capped_runs(state, self.layout, metastore=True)
-        acked = frozenset((l, e) for (l, lo), (_, hi) in runs for e in range(lo + 1, hi + 1))  # noqa: E741
-        return encode(
-            AckState(state.mark_delete, acked, state.batch, state.properties), Layout(False, len(runs), False, False)
-        )
+    def _metastore_record(self, state: Snapshot) -> bytes:
+        """``persistPositionToMetaStore``: ranges (never the long array), capped by count and bytes."""
+        caps = Caps(False, self.caps.max_ranges, plus_one=self.caps.plus_one, count_before=self.caps.count_before)
+        return write(state, caps, ranges_bytes=METASTORE_RANGES_BYTES)
 
     def _new_ledger(self, callbacks: list[Callback]) -> None:
         """``createNewMetadataLedger``: write the state into a new ledger, then switch the pointer."""
@@ -167,22 +184,22 @@ class ReferenceCursor:
 
         self._to_ledger(ledger, state, written)
 
-    def _point_to(self, ledger: Ledger, state: AckState) -> bool:
+    def _point_to(self, ledger: Ledger, state: Snapshot) -> bool:
         """The metadata-store record names the new ledger (with the mark-delete position to roll back to)."""
         return self.meta.update(
-            ledger.id, encode(AckState(state.mark_delete, properties=state.properties), self.layout)
+            ledger.id, write(Snapshot(state.mark_delete, properties=dict(state.properties)), self.caps)
         )
 
     # --- recovery -----------------------------------------------------------------------------------
 
-    def recover(self) -> AckState | None:
+    def recover(self) -> Snapshot | None:
         """``recover``: the metadata store's state, or the cursor ledger's; None if recovery fails."""
         if self.meta.ledger < 0:
-            state = decode(self.meta.record)
+            state = read(self.meta.record)
             if self.profile == "pip381":  # 048142ca restores no batch indexes from the metadata store
-                state = AckState(state.mark_delete, state.acked, (), state.properties)
+                state.unacked_indexes = {}
         else:
-            found = self._from_ledger(self.meta.ledger, decode(self.meta.record))
+            found = self._from_ledger(self.meta.ledger, read(self.meta.record))
             if found is None:
                 return None
             state = found
@@ -190,8 +207,8 @@ class ReferenceCursor:
         self.state, self.ledger = State.NO_LEDGER, self.bk.ledgers.get(self.meta.ledger)
         return state
 
-    def _from_ledger(self, ledger_id: int, record: AckState) -> AckState | None:  # noqa: PLR0911 - each way a walk back ends
-        rollback = AckState(record.mark_delete)
+    def _from_ledger(self, ledger_id: int, record: Snapshot) -> Snapshot | None:  # noqa: PLR0911 - each way a walk back ends
+        rollback = Snapshot(record.mark_delete)
         try:
             entry = self.bk.last_confirmed(ledger_id)
         except ReadError:
@@ -205,18 +222,18 @@ class ReferenceCursor:
                 return rollback
             if self.profile != "pip381":
                 try:
-                    return decode(data)
-                except FormatError:
+                    return read(data)
+                except CorruptEntryError:
                     return None
-            footer = parse_footer(data)
+            footer = footer_of(data)
             if footer is not None:
                 return self._chunked(ledger_id, entry, *footer)
             try:
-                return decode(decompress(data, self.config.compression))
-            except FormatError:
+                return read(unpack(data, self.config.compression))
+            except CorruptEntryError:
                 entry -= 1
 
-    def _chunked(self, ledger_id: int, footer_entry: int, parts: int, length: int) -> AckState | None:
+    def _chunked(self, ledger_id: int, footer_entry: int, parts: int, length: int) -> Snapshot | None:
         """``readChunkSequence``; a bad sequence fails recovery (no stepping back past a footer)."""
         try:
             joined = b"".join(self.bk.read(ledger_id, i) for i in range(footer_entry - parts, footer_entry))
@@ -225,8 +242,8 @@ class ReferenceCursor:
         if footer_entry - parts < 0 or len(joined) != length:
             return None
         try:
-            return decode(decompress(joined, self.config.compression))
-        except FormatError:
+            return read(unpack(joined, self.config.compression))
+        except CorruptEntryError:
             return None
 
 

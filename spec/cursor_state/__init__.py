@@ -8,6 +8,7 @@ entry); ``INVARIANTS`` / ``claimed`` the named properties; ``encode`` / ``decode
 from ledgerspec.spec.cursor_state._format import FormatError, Layout, chunks, decode, encode, parse_footer
 from ledgerspec.spec.cursor_state._model import PROFILES, Model, Result, init, step
 from ledgerspec.spec.cursor_state._ops import (
+    CAPABILITIES,
     OPERATIONS,
     Ack,
     AckIndex,
@@ -28,6 +29,7 @@ from ledgerspec.spec.cursor_state._state import AckState, Position
 from ledgerspec.spec.cursor_state.invariants import INVARIANTS, CursorInvariant, Step, claimed, state_from_dict
 
 __all__ = [
+    "CAPABILITIES",
     "INVARIANTS",
     "OPERATIONS",
     "PROFILES",

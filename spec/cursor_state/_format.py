@@ -161,8 +161,8 @@ def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     while at < len(data):
         key, at = _read_varint(data, at)
         field, wire = key >> 3, key & 7
-        if field == 0:
-            raise FormatError("field number 0")
+        if field <= 0:
+            raise FormatError("field number 0 (or past 2^61)")
         if wire == 0:
             value, at = _read_varint(data, at)
             yield field, wire, value
@@ -255,17 +255,17 @@ def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo f
             properties.append((name.decode(), _one_int(prop, "value")))
         except UnicodeDecodeError as error:
             raise FormatError("property name is not UTF-8") from error
-    batch = []
+    batch: dict[Position, frozenset[int]] = {}  # a position written twice: the last wins, as for properties
     for blob in got["batch"]:
         if not isinstance(blob, bytes):
             raise FormatError("batch info is not a message")
         info = _scalars(blob, {1: "position", 2: "deleteSet"}, frozenset({2}), packed=True)
         words = [w for w in info["deleteSet"] if isinstance(w, int)]
-        batch.append((_nested_position(info["position"][-1]), frozenset(_bits(words))))
+        batch[_nested_position(info["position"][-1])] = frozenset(_bits(words))
     return AckState(
         mark,
         frozenset(p for p in acked if p > mark),
-        tuple(sorted((p, s) for p, s in batch if p > mark)),
+        tuple(sorted((p, s) for p, s in batch.items() if p > mark)),
         tuple(sorted(dict(properties).items())),
     )
 

@@ -57,7 +57,7 @@ START = (1, -1)
 Result = None | int | list[list[Any]] | dict[str, object] | str
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Add:
     ledger: int
     data: bytes
@@ -139,7 +139,11 @@ def init(profile: str, config: CursorConfig | None = None) -> Model:
 
 def step(model: Model, op: CursorOp) -> tuple[Model, Result]:
     """The next model and the operation's result; the argument is left as it was."""
-    after = copy.deepcopy(model)
+    after = copy.copy(model)  # every value inside is immutable: copying the containers is enough
+    after.ledgers = {ledger: list(entries) for ledger, entries in model.ledgers.items()}
+    after.outstanding, after.queued = list(model.outstanding), list(model.queued)
+    after.unreadable, after.ever_acked = set(model.unreadable), set(model.ever_acked)
+    after.states, after.persists, after.completed = dict(model.states), dict(model.persists), dict(model.completed)
     return after, _apply(after, op)
 
 

@@ -62,6 +62,8 @@ class CursorOp:
     """Base of all operations."""
 
     kind: ClassVar[str] = ""
+    capability: ClassVar[str | None] = None
+    """The capability an adapter claims to be sent this operation; None: every adapter must take it."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"op": self.kind, **vars(self)}
@@ -85,6 +87,7 @@ class AckIndex(CursorOp):
     """A batch-index acknowledgement (``deletionAtBatchIndexLevelEnabled``); result none."""
 
     kind: ClassVar[str] = "ack_index"
+    capability: ClassVar[str | None] = "ack_index"
     ledger: int
     entry: int
     index: int
@@ -122,6 +125,7 @@ class FailAdd(CursorOp):
     """The oldest outstanding add fails, and the handle with it: every outstanding add fails."""
 
     kind: ClassVar[str] = "fail_add"
+    capability: ClassVar[str | None] = "fail_add"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,6 +133,7 @@ class FailMeta(CursorOp):
     """The next metadata-store update of the cursor fails."""
 
     kind: ClassVar[str] = "fail_meta"
+    capability: ClassVar[str | None] = "fail_meta"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +144,7 @@ class Rollover(CursorOp):
     """
 
     kind: ClassVar[str] = "rollover"
+    capability: ClassVar[str | None] = "rollover"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,6 +164,7 @@ class Unreadable(CursorOp):
     """The last entry of the cursor ledger can no longer be read (a non-recoverable read error)."""
 
     kind: ClassVar[str] = "unreadable"
+    capability: ClassVar[str | None] = "unreadable"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,6 +173,9 @@ class Recover(CursorOp):
 
     kind: ClassVar[str] = "recover"
 
+
+CAPABILITIES = ("ack_index", "fail_add", "fail_meta", "rollover", "unreadable", "zlib")
+"""Optional parts an adapter may claim: the operations named so, and ``zlib``, the compression."""
 
 OPERATIONS: dict[str, type[CursorOp]] = {
     op.kind: op

@@ -6,6 +6,7 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from hypothesis import given
 from hypothesis import strategies as st
+from ledgerspec.reference.cursor_state._position_info import Caps, CorruptEntryError, Snapshot, read, write
 from ledgerspec.spec.cursor_state import AckState, FormatError, Layout, chunks, decode, encode, parse_footer
 from ledgerspec.spec.cursor_state._format import compress, decompress, footer
 
@@ -177,3 +178,47 @@ def test_zlib_entry_has_a_big_endian_size_and_a_torn_one_is_refused() -> None:
 def test_malformed_entries_are_format_errors(data: bytes) -> None:
     with pytest.raises(FormatError):
         decode(data)
+
+
+CAPS = st.builds(
+    Layout,
+    long_array=st.booleans(),
+    max_ranges=st.integers(0, 6),
+    range_cap_plus_one=st.booleans(),
+    bits_cap_before=st.booleans(),
+)
+
+
+@given(state=states(), layout=CAPS)
+def test_the_references_own_codec_writes_the_same_bytes_and_reads_them_back_alike(
+    state: AckState, layout: Layout
+) -> None:
+    """Two codecs written apart (spec/cursor_state/_format.py, reference/cursor_state/_position_info.py)."""
+    snapshot = Snapshot(state.mark_delete, {}, {p: set(s) for p, s in state.batch}, dict(state.properties))
+    for ledger, entry in state.acked:
+        snapshot.acked.setdefault(ledger, set()).add(entry)
+    caps = Caps(
+        layout.long_array, layout.max_ranges, plus_one=layout.range_cap_plus_one, count_before=layout.bits_cap_before
+    )
+    data = encode(state, layout)
+    assert write(snapshot, caps) == data
+    back, ours = read(data), decode(data)
+    assert back.mark_delete == ours.mark_delete
+    assert {(l, e) for l, es in back.acked.items() for e in es} == set(ours.acked)  # noqa: E741
+    assert back.unacked_indexes == {p: set(s) for p, s in ours.batch}
+    assert back.properties == dict(ours.properties)
+
+
+@given(data=st.binary(max_size=40))
+def test_both_codecs_refuse_the_same_garbage(data: bytes) -> None:
+    try:
+        decode(data)
+        spec_ok = True
+    except FormatError:
+        spec_ok = False
+    try:
+        read(data)
+        reference_ok = True
+    except CorruptEntryError:
+        reference_ok = False
+    assert spec_ok == reference_ok

@@ -3,6 +3,7 @@ findings about the PIP-381 design (apache/pulsar 048142ca) as hand-traced scenar
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,3 +129,22 @@ def test_p2_pip381_forgets_batch_indexes_recovered_from_the_metadata_store() -> 
     assert set(found) == {"CURSOR-RECOVER-ACKNOWLEDGED", "CURSOR-NO-ACK-LOSS"}
     assert "batch indexes [((1, 2), [0])]" in found["CURSOR-NO-ACK-LOSS"]
     assert _run("pulsar-master", FALLBACK) == {}
+
+
+def test_step_leaves_its_argument_as_it_was() -> None:
+    """``step`` copies only the containers (the values are immutable): a step must not reach back."""
+    ops = (
+        *FALLBACK[:-2],
+        Persist(value=2),
+        Confirm(),
+        Crash(keep=1),
+        Recover(),
+        Ack(ledger=2, entry=0),
+        Persist(value=3),
+    )
+    model = init("pip381", CursorConfig(chunk_size=8))
+    for op in ops:
+        kept = copy.deepcopy(model)
+        after, _ = step(model, op)
+        assert model == kept
+        model = after

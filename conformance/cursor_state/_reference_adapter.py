@@ -1,15 +1,14 @@
-"""Drive a cursor implementation with the spec's operations and report results as the spec does."""
+"""The in-process adapter of the reference cursor: the spec's operations in, the spec's results out."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ledgerspec.reference.cursor_state._bookkeeper import BookKeeper, MetadataStore
-from ledgerspec.reference.cursor_state._cursor import ReferenceCursor
+from ledgerspec.reference.cursor_state import BookKeeper, MetadataStore, ReferenceCursor
+from ledgerspec.reference.cursor_state._position_info import Caps, Snapshot, write
 from ledgerspec.spec.cursor_state import (
     Ack,
     AckIndex,
-    AckState,
     Confirm,
     Crash,
     CursorConfig,
@@ -21,10 +20,18 @@ from ledgerspec.spec.cursor_state import (
     Recover,
     Rollover,
     Unreadable,
-    encode,
 )
-from ledgerspec.spec.cursor_state._format import Layout
 from ledgerspec.spec.cursor_state._model import START
+
+
+def as_result(state: Snapshot) -> dict[str, object]:
+    """A recovered state in the spec's form (``AckState.to_dict``)."""
+    return {
+        "mark_delete": list(state.mark_delete),
+        "acked": sorted([ledger, entry] for ledger, entries in state.acked.items() for entry in entries),
+        "batch": [[list(p), sorted(s)] for p, s in sorted(state.unacked_indexes.items())],
+        "properties": dict(sorted(state.properties.items())),
+    }
 
 
 class CursorStateAdapter:
@@ -38,7 +45,7 @@ class CursorStateAdapter:
     def start(self, config: CursorConfig) -> None:
         self.config = config
         self.bk = BookKeeper(config.max_entry_size)
-        self.meta = MetadataStore(-1, encode(AckState(START), Layout(False, 0, False, False)))
+        self.meta = MetadataStore(-1, write(Snapshot(START), Caps(False, 0, plus_one=False, count_before=False)))
         self.cursor: ReferenceCursor | None = self.cursor_class(self.profile, config, self.bk, self.meta)
         self.callbacks: list[list[Any]] = []
         self.persists = 0
@@ -57,7 +64,7 @@ class CursorStateAdapter:
             if state is None:
                 self.cursor = None
                 return "failed"
-            return state.to_dict()
+            return as_result(state)
         if isinstance(op, Unreadable):
             ledger = self.bk.ledgers.get(self.meta.ledger)
             if ledger is not None and ledger.entries:

@@ -1,0 +1,134 @@
+"""Cursor-state candidates in any language, as child processes speaking process protocol v1.
+
+The framing, life cycle and faults are the cache's (conformance/protocol/README.md, the transport in
+``conformance/adapters/_process.py``); the payloads are this system's
+(conformance/protocol/cursor-state.md, schemas in ``protocol/cursor-state/v1/``): ``start`` names the
+system, ``configure`` sends a ``CursorConfig``, ``apply`` one operation and its result, no ``observe``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance.adapters._api import AdapterInfo, clip
+from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
+from ledgerspec.spec.cursor_state import CAPABILITIES, PROFILES, CursorConfig, CursorOp, Recover
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "cursor-state" / "v1"
+SYSTEM = "cursor-state"
+
+
+@dataclass(frozen=True)
+class CursorAdapterInfo(AdapterInfo):
+    """Who a cursor-state implementation is: its profiles and capabilities are this system's."""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.profiles) - set(PROFILES)) + sorted(set(self.capabilities) - set(CAPABILITIES))
+        if not self.profiles or unknown:
+            raise AdapterFault(
+                f"adapter {self.name!r} claims {unknown or 'no profile'}, not of the cursor-state system "
+                f"(profiles {', '.join(PROFILES)}; capabilities {', '.join(CAPABILITIES)})"
+            )
+
+
+class CursorProcess(_Process):
+    """The cache's process transport, validated against this system's schemas."""
+
+    info_class = CursorAdapterInfo
+
+    def request(self, cmd: str, *, what: Any = None, need: str | None = None, **fields: Any) -> dict[str, Any]:
+        result = super().request(cmd, what=what, need=need, **fields)
+        if cmd == "start":
+            implementation = result.get("implementation")
+            system = implementation.get("system") if isinstance(implementation, dict) else None
+            if system != SYSTEM:
+                raise ProtocolViolation(
+                    f"start: the implementation is for system {system!r}, not {SYSTEM!r} "
+                    f'(a cursor-state implementation says "system": "{SYSTEM}" in its start reply)'
+                )
+        return result
+
+    def _validate(self, cmd: str, side: str, message: Any, line: str) -> None:
+        validator = _validators().get((cmd, side))
+        if validator is None:
+            raise ProtocolViolation(f"unknown command {cmd!r}")
+        error = next(iter(validator.iter_errors(message)), None)
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+            raise ProtocolViolation(
+                f"{cmd} {side} breaks the cursor-state v1 schema at {where}: {error.message}: {line[:300]!r}"
+            )
+
+
+@cache
+def _validators() -> dict[tuple[str, str], Any]:
+    import jsonschema  # noqa: PLC0415 - only with --validate-protocol
+
+    out = {}
+    for path in sorted(SCHEMA_DIR.glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for side in ("request", "reply"):
+            schema = {"$schema": document["$schema"], "$ref": f"#/$defs/{side}", **document}
+            out[path.stem, side] = jsonschema.Draft202012Validator(schema)
+    return out
+
+
+def _result_problem(op: CursorOp, result: Any) -> str | None:
+    """What is wrong with the shape of a result (its value is the invariants' business)."""
+    kind = op.kind
+    if kind in {"persist", "rollover"}:
+        ok = (isinstance(result, int) and not isinstance(result, bool)) or (kind == "rollover" and result is None)
+    elif kind in {"confirm", "fail_add"}:
+        ok = isinstance(result, list) and all(
+            isinstance(c, list) and len(c) == 2 and isinstance(c[0], int) and isinstance(c[1], bool) for c in result
+        )
+    elif isinstance(op, Recover):
+        ok = result == "failed" or (
+            isinstance(result, dict) and set(result) == {"mark_delete", "acked", "batch", "properties"}
+        )
+    else:
+        ok = result is None
+    return None if ok else f"{kind}: a result of the wrong shape: {clip(repr(result), 300)}"
+
+
+class CursorProcessAdapter:
+    """One candidate handle over the shared process."""
+
+    def __init__(self, process: CursorProcess) -> None:
+        self._process = process
+
+    def start(self, config: CursorConfig) -> None:
+        self._process.ensure_running()
+        self._process.request("configure", config=config.to_dict())
+
+    def apply(self, op: CursorOp) -> Any:
+        reply = self._process.request("apply", ops=[op.to_dict()], what=op, need=op.capability)
+        results = reply.get("results")
+        if not isinstance(results, list) or len(results) != 1:
+            raise ProtocolViolation(f"apply {op.describe()}: expected one result, got {clip(repr(results), 300)}")
+        problem = _result_problem(op, results[0])
+        if problem:
+            raise ProtocolViolation(f"apply {op.describe()}: {problem}")
+        return results[0]
+
+    def stop(self) -> None:
+        """Nothing: the process serves the next example."""
+
+
+class CursorProcessFactory:
+    """``exec:COMMAND`` for the cursor-state system: one process, a handle per example."""
+
+    def __init__(self, command: str, *, timeout: float | None = None, validate: bool = False) -> None:
+        self._process = CursorProcess(command, timeout=timeout, validate=validate, restart="crash")
+        self.profiles, self.capabilities = self._process.info.profiles, self._process.info.capabilities
+
+    def __call__(self) -> CursorProcessAdapter:
+        return CursorProcessAdapter(self._process)
+
+    def close(self) -> None:
+        self._process.close()

@@ -1,0 +1,162 @@
+"""The JSON Schemas of the cursor-state system's protocol messages, made from the spec's types.
+
+``python -m ledgerspec.conformance.cursor_state._schemas`` writes them to
+``conformance/protocol/cursor-state/v1/``; a test keeps the files equal to what this makes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from ledgerspec.spec.cursor_state import CAPABILITIES, OPERATIONS, PROFILES, CursorConfig
+
+BASE = "https://ledgerspec.invalid/conformance/protocol/cursor-state/v1/"
+SEQ = {"type": ["integer", "string"]}
+INT = {"type": "integer"}
+POSITION = {"type": "array", "prefixItems": [INT, INT], "minItems": 2, "maxItems": 2}
+STATE = {
+    "type": "object",
+    "required": ["mark_delete", "acked", "batch", "properties"],
+    "additionalProperties": False,
+    "properties": {
+        "mark_delete": POSITION,
+        "acked": {"type": "array", "items": POSITION},
+        "batch": {
+            "type": "array",
+            "items": {"type": "array", "prefixItems": [POSITION, {"type": "array", "items": INT}], "minItems": 2},
+        },
+        "properties": {"type": "object", "additionalProperties": INT},
+    },
+}
+RESULT = {
+    "description": "none, a persist's number, the callbacks completed ([number, ok] each), a state, or failed",
+    "anyOf": [
+        {"type": "null"},
+        INT,
+        {
+            "type": "array",
+            "items": {"type": "array", "prefixItems": [INT, {"type": "boolean"}], "minItems": 2, "maxItems": 2},
+        },
+        STATE,
+        {"const": "failed"},
+    ],
+}
+JSON_TYPES = {int: "integer", bool: "boolean", str: "string"}
+
+
+def _op(kind: str) -> dict[str, Any]:
+    cls = OPERATIONS[kind]
+    fields = list(dataclasses.fields(cls))
+    return {
+        "type": "object",
+        "required": ["op", *(f.name for f in fields if f.default is dataclasses.MISSING)],
+        "additionalProperties": False,
+        "properties": {"op": {"const": kind}, **{f.name: INT for f in fields}},
+    }
+
+
+def _config() -> dict[str, Any]:
+    fields = dataclasses.fields(CursorConfig)
+    hints = {"compression": {"enum": ["none", "zlib"]}}
+    return {
+        "type": "object",
+        "required": [f.name for f in fields],
+        "additionalProperties": False,
+        "properties": {f.name: hints.get(f.name, {"type": JSON_TYPES[type(f.default)]}) for f in fields},
+    }
+
+
+def _reply(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["seq"],
+        "properties": {
+            "seq": SEQ,
+            "result": result,
+            "skipped": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
+            "errored": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
+        },
+        "oneOf": [{"required": ["result"]}, {"required": ["skipped"]}, {"required": ["errored"]}],
+        "additionalProperties": False,
+    }
+
+
+def _request(cmd: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["cmd", "seq", *fields],
+        "properties": {"cmd": {"const": cmd}, "seq": SEQ, **fields},
+        "additionalProperties": False,
+    }
+
+
+EMPTY = {"type": "object", "additionalProperties": False}
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """File name to schema, for every command."""
+    implementation = {
+        "type": "object",
+        "required": ["name", "version", "language", "system", "profiles", "capabilities"],
+        "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "version": {"type": "string"},
+            "language": {"type": "string"},
+            "system": {"const": "cursor-state"},
+            "profiles": {"type": "array", "minItems": 1, "items": {"enum": list(PROFILES)}},
+            "capabilities": {"type": "array", "uniqueItems": True, "items": {"enum": list(CAPABILITIES)}},
+            "homepage": {"type": "string"},
+            "issues": {"type": "string"},
+        },
+    }
+    start = {
+        "type": "object",
+        "required": ["version", "implementation"],
+        "additionalProperties": False,
+        "properties": {"version": {"const": 1}, "implementation": implementation},
+    }
+    apply = {
+        "type": "object",
+        "required": ["results"],
+        "additionalProperties": False,
+        "properties": {"results": {"type": "array", "items": RESULT}},
+    }
+    ops = {"type": "array", "minItems": 1, "items": {"oneOf": [_op(kind) for kind in OPERATIONS]}}
+    commands = {
+        "start": (
+            "version handshake: who the implementation is, its profiles and capabilities",
+            _request("start", version={"const": 1}),
+            start,
+        ),
+        "configure": (
+            "a fresh cursor, BookKeeper and metadata store with this configuration",
+            _request("configure", config=_config()),
+            EMPTY,
+        ),
+        "apply": ("one operation (spec/cursor_state/SPEC.md §2) and its result", _request("apply", ops=ops), apply),
+        "stop": ("the end of the run: answer {} and exit 0", _request("stop"), EMPTY),
+    }
+    return {
+        f"{cmd}.json": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"{BASE}{cmd}.json",
+            "title": f"{cmd} (cursor-state): {title}",
+            "$defs": {"request": request, "reply": _reply(result)},
+        }
+        for cmd, (title, request, result) in commands.items()
+    }
+
+
+def render(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2) + "\n"
+
+
+if __name__ == "__main__":
+    from ledgerspec.conformance.cursor_state._process import SCHEMA_DIR
+
+    SCHEMA_DIR.mkdir(parents=True, exist_ok=True)
+    for name, schema in schemas().items():
+        (SCHEMA_DIR / name).write_text(render(schema), encoding="utf-8")

@@ -1,0 +1,293 @@
+"""The reference's own codec for what a cursor writes to its ledger, written apart from the spec's.
+
+``PositionInfo`` (apache/pulsar ``MLDataFormats.proto``: 1 ledgerId, 2 entryId, 3 ranges, 4 properties,
+5 batch sets, 6 per-ledger bitsets), the compressed entry (a big-endian size, then zlib), the chunks and
+the JSON footer of ``ManagedCursorImpl`` at 048142ca (PR #22799). The conformance machine compares
+what this recovers with the spec's model, so the two codecs check each other.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+Position = tuple[int, int]
+
+
+class CorruptEntryError(Exception):
+    """The bytes are not a PositionInfo (or not this codec's compressed form)."""
+
+
+@dataclass
+class Snapshot:
+    """A cursor's state as the reference passes it around."""
+
+    mark_delete: Position
+    acked: dict[int, set[int]] = field(default_factory=dict)
+    unacked_indexes: dict[Position, set[int]] = field(default_factory=dict)
+    properties: dict[str, int] = field(default_factory=dict)
+
+    def runs(self) -> list[tuple[int, int, int]]:
+        """(ledger, first, last) of each maximal run of acked entries, ledgers ascending."""
+        out = []
+        for ledger in sorted(self.acked):
+            entries = sorted(self.acked[ledger])
+            first = last = entries[0]
+            for entry in entries[1:]:
+                if entry == last + 1:
+                    last = entry
+                    continue
+                out.append((ledger, first, last))
+                first = last = entry
+            out.append((ledger, first, last))
+        return out
+
+
+@dataclass(frozen=True)
+class Caps:
+    """How many acknowledgements a write keeps, and in which form."""
+
+    long_array: bool
+    max_ranges: int
+    plus_one: bool
+    """Append a range, then test the cap (048142ca): max + 1 ranges."""
+    count_before: bool
+    """``toRanges``: include a ledger while the count before it is within the cap (OpenLongPairRangeSet)."""
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.out = bytearray()
+
+    def varint(self, value: int) -> _Writer:
+        value %= 1 << 64
+        while value >= 0x80:
+            self.out.append(value & 0x7F | 0x80)
+            value >>= 7
+        self.out.append(value)
+        return self
+
+    def number(self, tag: int, value: int) -> _Writer:
+        return self.varint(tag << 3).varint(value)
+
+    def nested(self, tag: int, inner: _Writer) -> _Writer:
+        self.varint(tag << 3 | 2).varint(len(inner.out))
+        self.out += inner.out
+        return self
+
+
+def _pos(position: Position) -> _Writer:
+    return _Writer().number(1, position[0]).number(2, position[1])
+
+
+def _long_words(bits: set[int]) -> list[int]:
+    words = [0] * (max(bits) // 64 + 1) if bits else []
+    for bit in bits:
+        words[bit >> 6] |= 1 << (bit & 63)
+    return words
+
+
+def _kept_bitsets(state: Snapshot, caps: Caps) -> dict[int, set[int]]:
+    """``toRanges(max)``: whole ledgers, earliest first, while the count of acked entries allows."""
+    kept: dict[int, set[int]] = {}
+    total = 0
+    for ledger in sorted(state.acked):
+        size = len(state.acked[ledger])
+        if (total if caps.count_before else total + size) > caps.max_ranges:
+            break
+        kept[ledger] = state.acked[ledger]
+        total += size
+    return kept
+
+
+def _write_ranges(w: _Writer, state: Snapshot, caps: Caps, ranges_bytes: int | None) -> None:
+    limit = caps.max_ranges + (1 if caps.plus_one else 0)
+    written = 0
+    for kept, (ledger, first, last) in enumerate(state.runs()):
+        if kept == limit:
+            return
+        one = _Writer().nested(1, _pos((ledger, first - 1))).nested(2, _pos((ledger, last)))
+        w.nested(3, one)
+        written += len(one.out) + 2
+        if ranges_bytes is not None and written > ranges_bytes:
+            return
+
+
+def write(state: Snapshot, caps: Caps, *, ranges_bytes: int | None = None) -> bytes:
+    """``PositionInfo`` bytes; ``ranges_bytes``: stop adding ranges past that many bytes (metadata store)."""
+    bitsets = _kept_bitsets(state, caps) if caps.long_array else {}
+    w = _Writer().number(1, state.mark_delete[0]).number(2, state.mark_delete[1])
+    if not bitsets:
+        _write_ranges(w, state, caps, ranges_bytes)
+    for name, value in sorted(state.properties.items()):
+        prop = _Writer()
+        prop.varint(1 << 3 | 2).varint(len(name.encode()))
+        prop.out += name.encode()
+        w.nested(4, prop.number(2, value))
+    for position in sorted(state.unacked_indexes):
+        info = _Writer().nested(1, _pos(position))
+        for word in _long_words(state.unacked_indexes[position]):
+            info.number(2, word)
+        w.nested(5, info)
+    for ledger in sorted(bitsets):
+        bits = _Writer().number(1, ledger)
+        for word in _long_words(bitsets[ledger]):
+            bits.number(2, word)
+        w.nested(6, bits)
+    return bytes(w.out)
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data, self.at = data, 0
+
+    def varint(self) -> int:
+        value = 0
+        for shift in range(0, 70, 7):
+            if self.at >= len(self.data):
+                raise CorruptEntryError("varint runs past the end")
+            byte = self.data[self.at]
+            self.at += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                value %= 1 << 64
+                return value - (1 << 64) if value >> 63 else value
+        raise CorruptEntryError("varint longer than 10 bytes")
+
+    def fields(self) -> list[tuple[int, int | bytes]]:
+        out: list[tuple[int, int | bytes]] = []
+        while self.at < len(self.data):
+            key = self.varint()
+            tag, wire = key >> 3, key & 7
+            if tag <= 0:
+                raise CorruptEntryError("field number 0")
+            if wire == 0:
+                out.append((tag, self.varint()))
+            elif wire == 2:
+                size = self.varint()
+                if size < 0 or self.at + size > len(self.data):
+                    raise CorruptEntryError("length past the end")
+                out.append((tag, self.data[self.at : self.at + size]))
+                self.at += size
+            elif wire in (1, 5):
+                self.at += 8 if wire == 1 else 4
+                if self.at > len(self.data):
+                    raise CorruptEntryError("fixed field past the end")
+            else:
+                raise CorruptEntryError(f"wire type {wire}")
+        return out
+
+
+def _message(data: int | bytes, required: tuple[int, ...]) -> dict[int, list[int | bytes]]:
+    if not isinstance(data, bytes):
+        raise CorruptEntryError("a message field holds a varint")
+    got: dict[int, list[int | bytes]] = {}
+    for tag, value in _Reader(data).fields():
+        got.setdefault(tag, []).append(value)
+    if any(tag not in got for tag in required):
+        raise CorruptEntryError("a required field is missing")
+    return got
+
+
+def _int(values: list[int | bytes]) -> int:
+    value = values[-1]
+    if isinstance(value, bytes):
+        raise CorruptEntryError("a varint field holds bytes")
+    return value
+
+
+def _ints(values: list[int | bytes]) -> list[int]:
+    out: list[int] = []
+    for value in values:
+        if isinstance(value, int):
+            out.append(value)
+            continue
+        packed = _Reader(value)
+        while packed.at < len(value):
+            out.append(packed.varint())
+    return out
+
+
+def _bits(words: list[int]) -> set[int]:
+    return {64 * i + b for i, word in enumerate(words) for b in range(64) if word >> b & 1}
+
+
+def _position(data: int | bytes) -> Position:
+    got = _message(data, (1, 2))
+    return _int(got[1]), _int(got[2])
+
+
+def read(data: bytes) -> Snapshot:
+    """``PositionInfo.parseFrom`` and the recovery of its fields (ranges win over bitsets)."""
+    got = _message(data, (1, 2))
+    state = Snapshot((_int(got[1]), _int(got[2])))
+    for blob in got.get(3, []):
+        ends = _message(blob, (1, 2))
+        (ledger, low), (upper_ledger, high) = _position(ends[1][-1]), _position(ends[2][-1])
+        if ledger != upper_ledger:
+            raise CorruptEntryError("a range across ledgers")
+        state.acked.setdefault(ledger, set()).update(range(low + 1, high + 1))
+    if 3 not in got:
+        for blob in got.get(6, []):
+            entry = _message(blob, (1,))
+            state.acked.setdefault(_int(entry[1]), set()).update(_bits(_ints(entry.get(2, []))))
+    for blob in got.get(4, []):
+        prop = _message(blob, (1, 2))
+        name = prop[1][-1]
+        if not isinstance(name, bytes):
+            raise CorruptEntryError("a property name holds a varint")
+        try:
+            state.properties[name.decode()] = _int(prop[2])
+        except UnicodeDecodeError as error:
+            raise CorruptEntryError("a property name is not UTF-8") from error
+    for blob in got.get(5, []):
+        info = _message(blob, (1,))
+        state.unacked_indexes[_position(info[1][-1])] = _bits(_ints(info.get(2, [])))
+    mark = state.mark_delete
+    state.acked = {l: {e for e in es if (l, e) > mark} for l, es in state.acked.items()}  # noqa: E741
+    state.acked = {l: es for l, es in state.acked.items() if es}  # noqa: E741
+    state.unacked_indexes = {p: s for p, s in state.unacked_indexes.items() if p > mark}
+    return state
+
+
+def pack(data: bytes, codec: str) -> bytes:
+    """The cursor-ledger entry: as is (NONE), or a big-endian size and the zlib stream."""
+    return data if codec == "none" else struct.pack(">i", len(data)) + zlib.compress(data)
+
+
+def unpack(data: bytes, codec: str) -> bytes:
+    if codec == "none":
+        return data
+    try:
+        size = struct.unpack(">i", data[:4])[0]
+        out = zlib.decompress(data[4:])
+    except (struct.error, zlib.error) as error:
+        raise CorruptEntryError(str(error)) from error
+    if len(out) != size:
+        raise CorruptEntryError("size header disagrees")
+    return out
+
+
+def split(data: bytes, chunk: int) -> list[bytes]:
+    """The entries one persist appends: the data alone, or its chunks and the footer."""
+    parts = len(data) // chunk + 1
+    if parts == 1:
+        return [data]
+    pieces = [data[i * chunk : i * chunk + chunk] for i in range(parts)]
+    return [*pieces, json.dumps({"numParts": parts, "length": len(data)}, separators=(",", ":")).encode()]
+
+
+def footer_of(data: bytes) -> tuple[int, int] | None:
+    """(numParts, length) when the entry is a chunk-sequence footer."""
+    if not data.startswith(b"{"):
+        return None
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    parts, length = doc.get("numParts", 0), doc.get("length", 0)
+    return (parts, length) if isinstance(parts, int) and isinstance(length, int) and parts > 0 else None

@@ -1,0 +1,69 @@
+"""The cursor-state system over process protocol v1: the reference process, a lying one, wrong systems."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.cursor_state._process import SCHEMA_DIR
+from ledgerspec.conformance.cursor_state._schemas import render, schemas
+
+REFERENCE = f"{sys.executable} -m ledgerspec.conformance.cursor_state.process_reference"
+
+
+def _conform(adapter: str, *extra: str) -> list[str]:
+    return ["conform", "--system", "cursor-state", "--adapter", f"exec:{adapter}", "--settings", "quick", *extra]
+
+
+@pytest.mark.parametrize("profile", ["pip381", "pulsar-master"])
+def test_the_reference_process_passes_with_every_line_validated(profile, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    argv = _conform(f"{REFERENCE} --profile {profile}", "--validate-protocol", "--seed", "4", "--json", str(out))
+    assert main(argv) == 0, capsys.readouterr()
+    report = json.loads(out.read_text())
+    assert (report["verdict"], report["profile"], report["fault"]) == ("PASS", profile, None)
+
+
+def test_a_process_that_forgets_an_acknowledgement_fails_with_a_short_counterexample(tmp_path, capsys):
+    liar = tmp_path / "liar.py"
+    liar.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            from ledgerspec.conformance.cursor_state import process_reference as p
+            handle = p.handle
+            def lying(adapter, request):
+                result = handle(adapter, request)
+                recovered = result["results"][0] if request["cmd"] == "apply" else None
+                if request["cmd"] == "apply" and request["ops"][0]["op"] == "recover" and isinstance(recovered, dict):
+                    recovered["acked"] = recovered["acked"][1:]
+                return result
+            p.handle = lying
+            p.serve("pulsar-master")
+            """
+        )
+    )
+    out = tmp_path / "r.json"
+    assert main([*_conform(f"{sys.executable} {liar}", "--seed", "1"), "--json", str(out)]) == 1
+    case = json.loads(out.read_text())["counterexample"]
+    assert case["invariant"] in {"CURSOR-MODEL", "CURSOR-NO-ACK-LOSS", "CURSOR-RECOVER-ACKNOWLEDGED"}
+    assert case["steps"][-1]["op"] == "recover"
+    assert len(case["steps"]) <= 8
+
+
+def test_a_cache_process_is_refused_as_another_systems(capsys):
+    cache = f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"
+    assert main(_conform(cache)) == 3
+    err = capsys.readouterr().err
+    assert "not 'cursor-state'" in err
+    assert "Traceback" not in err
+
+
+def test_the_schema_files_are_what_the_spec_types_make():
+    made = schemas()
+    assert sorted(made) == sorted(p.name for p in SCHEMA_DIR.glob("*.json"))
+    for name, schema in made.items():
+        assert (SCHEMA_DIR / name).read_text(encoding="utf-8") == render(schema), name
