@@ -150,15 +150,23 @@ def make_cursor_machine(run: CursorRun) -> type[RuleBasedStateMachine]:  # noqa:
             confirms=st.integers(0, 8),
             fault=st.sampled_from(faults),
             fault_after=st.integers(0, 3),
+            crash=st.one_of(st.none(), st.integers(0, 3)),
         )
-        def persist(self, value: int, confirms: int, fault: type[CursorOp] | None, fault_after: int) -> None:
-            """A persist and some of its adds confirmed, perhaps with a fault or a rollover among them."""
+        def persist(
+            self, value: int, confirms: int, fault: type[CursorOp] | None, fault_after: int, crash: int | None
+        ) -> None:
+            """A persist, some of its adds confirmed, perhaps a fault or a rollover among them.
+
+            Perhaps a crash right after, which keeps some of the adds still outstanding (a torn sequence).
+            """
             self.do(Persist(value=value))
             for done in range(confirms + 1):
                 if fault is not None and done == min(fault_after, confirms):
                     self.do(fault())
                 if done < confirms:
                     self.do(Confirm())
+            if crash is not None:
+                self.crash_and_recover(crash, unreadable=False)
 
         @precondition(live)
         @rule(times=st.integers(1, 4))

@@ -156,45 +156,82 @@ class _Reader:
                 return value - (1 << 64) if value >> 63 else value
         raise CorruptEntryError("varint longer than 10 bytes")
 
-    def fields(self) -> list[tuple[int, int | bytes]]:
-        out: list[tuple[int, int | bytes]] = []
+    def fields(self) -> list[tuple[int, int, int | bytes]]:
+        """(field number, wire type, value); groups skipped, fixed-width values kept as bytes."""
+        out: list[tuple[int, int, int | bytes]] = []
         while self.at < len(self.data):
-            key = self.varint()
-            tag, wire = key >> 3, key & 7
-            if tag <= 0:
-                raise CorruptEntryError("field number 0")
-            if wire == 0:
-                out.append((tag, self.varint()))
-            elif wire == 2:
-                size = self.varint()
-                if size < 0 or self.at + size > len(self.data):
-                    raise CorruptEntryError("length past the end")
-                out.append((tag, self.data[self.at : self.at + size]))
-                self.at += size
-            elif wire in (1, 5):
-                self.at += 8 if wire == 1 else 4
-                if self.at > len(self.data):
-                    raise CorruptEntryError("fixed field past the end")
+            tag, wire = self.key()
+            if wire == 3:
+                self.skip_group(tag)
             else:
-                raise CorruptEntryError(f"wire type {wire}")
+                out.append((tag, wire, self.value(wire)))
         return out
 
+    def key(self) -> tuple[int, int]:
+        key = self.varint()
+        if key >> 3 <= 0:
+            raise CorruptEntryError("field number 0")
+        return key >> 3, key & 7
 
-def _message(data: int | bytes, required: tuple[int, ...]) -> dict[int, list[int | bytes]]:
+    def value(self, wire: int) -> int | bytes:
+        if wire == 0:
+            return self.varint()
+        if wire == 2:
+            size = self.varint()
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+        else:
+            raise CorruptEntryError(f"wire type {wire} opens a field")
+        if size < 0 or self.at + size > len(self.data):
+            raise CorruptEntryError("a field runs past the end")
+        self.at += size
+        return self.data[self.at - size : self.at]
+
+    def skip_group(self, tag: int) -> None:
+        while self.at < len(self.data):
+            inner, wire = self.key()
+            if wire == 4:
+                if inner == tag:
+                    return
+                raise CorruptEntryError("a group closed by another's end tag")
+            if wire == 3:
+                self.skip_group(inner)
+            else:
+                self.value(wire)
+        raise CorruptEntryError("a group never closed")
+
+
+ONE_VARINT, BYTES, VARINTS = "varint", "bytes", "varints"
+"""What a field holds: one varint, bytes (a message or a string), or repeated varints (maybe packed)."""
+WIRES = {ONE_VARINT: {0}, BYTES: {2}, VARINTS: {0, 2}}
+POSITION_INFO = {1: ONE_VARINT, 2: ONE_VARINT, 3: BYTES, 4: BYTES, 5: BYTES, 6: BYTES}
+NESTED_POSITION = {1: ONE_VARINT, 2: ONE_VARINT}
+MESSAGE_RANGE = {1: BYTES, 2: BYTES}
+LONG_PROPERTY = {1: BYTES, 2: ONE_VARINT}
+BATCH_INFO = {1: BYTES, 2: VARINTS}
+LONG_LIST_MAP = {1: ONE_VARINT, 2: VARINTS}
+
+
+def _message(data: int | bytes, shape: dict[int, str], required: tuple[int, ...]) -> dict[int, list[int | bytes]]:
+    """The fields of a message that come with the wire type their kind has in ``shape``.
+
+    protobuf-java reads a field of any other wire type as an unknown field.
+    """
     if not isinstance(data, bytes):
         raise CorruptEntryError("a message field holds a varint")
     got: dict[int, list[int | bytes]] = {}
-    for tag, value in _Reader(data).fields():
-        got.setdefault(tag, []).append(value)
+    for tag, wire, value in _Reader(data).fields():
+        if tag in shape and wire in WIRES[shape[tag]]:
+            got.setdefault(tag, []).append(value)
     if any(tag not in got for tag in required):
         raise CorruptEntryError("a required field is missing")
     return got
 
 
 def _int(values: list[int | bytes]) -> int:
+    """The last value of a single varint field."""
     value = values[-1]
-    if isinstance(value, bytes):
-        raise CorruptEntryError("a varint field holds bytes")
+    assert isinstance(value, int)  # _message keeps only varints for such a field
     return value
 
 
@@ -215,35 +252,31 @@ def _bits(words: list[int]) -> set[int]:
 
 
 def _position(data: int | bytes) -> Position:
-    got = _message(data, (1, 2))
+    got = _message(data, NESTED_POSITION, (1, 2))
     return _int(got[1]), _int(got[2])
 
 
 def read(data: bytes) -> Snapshot:
     """``PositionInfo.parseFrom`` and the recovery of its fields (ranges win over bitsets)."""
-    got = _message(data, (1, 2))
+    got = _message(data, POSITION_INFO, (1, 2))
     state = Snapshot((_int(got[1]), _int(got[2])))
     for blob in got.get(3, []):
-        ends = _message(blob, (1, 2))
+        ends = _message(blob, MESSAGE_RANGE, (1, 2))
         (ledger, low), (upper_ledger, high) = _position(ends[1][-1]), _position(ends[2][-1])
         if ledger != upper_ledger:
             raise CorruptEntryError("a range across ledgers")
         state.acked.setdefault(ledger, set()).update(range(low + 1, high + 1))
     if 3 not in got:
         for blob in got.get(6, []):
-            entry = _message(blob, (1,))
+            entry = _message(blob, LONG_LIST_MAP, (1,))
             state.acked.setdefault(_int(entry[1]), set()).update(_bits(_ints(entry.get(2, []))))
     for blob in got.get(4, []):
-        prop = _message(blob, (1, 2))
+        prop = _message(blob, LONG_PROPERTY, (1, 2))
         name = prop[1][-1]
-        if not isinstance(name, bytes):
-            raise CorruptEntryError("a property name holds a varint")
-        try:
-            state.properties[name.decode()] = _int(prop[2])
-        except UnicodeDecodeError as error:
-            raise CorruptEntryError("a property name is not UTF-8") from error
+        assert isinstance(name, bytes)
+        state.properties[name.decode(errors="replace")] = _int(prop[2])  # proto2 strings are not validated
     for blob in got.get(5, []):
-        info = _message(blob, (1,))
+        info = _message(blob, BATCH_INFO, (1,))
         state.unacked_indexes[_position(info[1][-1])] = _bits(_ints(info.get(2, [])))
     mark = state.mark_delete
     state.acked = {l: {e for e in es if (l, e) > mark} for l, es in state.acked.items()}  # noqa: E741

@@ -156,52 +156,80 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
 
 
 def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
-    """(field, wire type, value) of a message; unknown wire types 3, 4, 6, 7 are malformed here."""
+    """(field, wire type, value) of a message, as protobuf-java reads it.
+
+    Fixed-width fields come as bytes, groups are skipped; a stray end-group tag or wire type 6 or 7
+    is malformed.
+    """
     at = 0
     while at < len(data):
         key, at = _read_varint(data, at)
         field, wire = key >> 3, key & 7
         if field <= 0:
             raise FormatError("field number 0 (or past 2^61)")
-        if wire == 0:
-            value, at = _read_varint(data, at)
-            yield field, wire, value
-        elif wire == 2:
-            size, at = _read_varint(data, at)
-            if size < 0 or at + size > len(data):
-                raise FormatError("length-delimited field past the end")
-            yield field, wire, data[at : at + size]
-            at += size
-        elif wire in (1, 5):
-            width = 8 if wire == 1 else 4
-            if at + width > len(data):
-                raise FormatError("fixed-width field past the end")
-            yield field, wire, data[at : at + width]
-            at += width
-        else:
-            raise FormatError(f"wire type {wire}")
+        if wire == 3:
+            at = _skip_group(data, at, field)
+            continue
+        value, at = _value(data, at, wire)
+        yield field, wire, value
+
+
+def _value(data: bytes, at: int, wire: int) -> tuple[int | bytes, int]:
+    if wire == 0:
+        return _read_varint(data, at)
+    if wire == 2:
+        size, at = _read_varint(data, at)
+        if size < 0 or at + size > len(data):
+            raise FormatError("length-delimited field past the end")
+        return data[at : at + size], at + size
+    if wire in (1, 5):
+        width = 8 if wire == 1 else 4
+        if at + width > len(data):
+            raise FormatError("fixed-width field past the end")
+        return data[at : at + width], at + width
+    raise FormatError(f"wire type {wire} where a field starts")
+
+
+def _skip_group(data: bytes, at: int, field: int) -> int:
+    """Past the end-group tag of ``field``; nested groups are skipped whole."""
+    while at < len(data):
+        key, at = _read_varint(data, at)
+        inner, wire = key >> 3, key & 7
+        if inner <= 0:
+            raise FormatError("field number 0 in a group")
+        if wire == 4:
+            if inner != field:
+                raise FormatError("end-group tag of another group")
+            return at
+        at = _skip_group(data, at, inner) if wire == 3 else _value(data, at, wire)[1]
+    raise FormatError("group without its end-group tag")
+
+
+VARINT, MESSAGE = 0, 2
 
 
 def _scalars(
-    data: bytes, wanted: dict[int, str], repeated: frozenset[int] = frozenset(), *, packed: bool = False
+    data: bytes, wanted: dict[int, tuple[str, int]], repeated: frozenset[int] = frozenset()
 ) -> dict[str, list[int | bytes]]:
     """The known fields of a message, every occurrence; the fields not ``repeated`` are required.
 
-    With ``packed``, a length-delimited repeated field is a packed run of varints.
+    ``wanted`` maps a field number to its name and wire type. A field that comes with another wire
+    type is an unknown field, skipped, as protobuf-java does; a repeated varint field may also come
+    packed (length-delimited).
     """
-    got: dict[str, list[int | bytes]] = {name: [] for name in wanted.values()}
+    got: dict[str, list[int | bytes]] = {name: [] for name, _ in wanted.values()}
     for field, wire, value in _fields(data):
-        name = wanted.get(field)
-        if name is None:
+        if field not in wanted:
             continue
-        if packed and field in repeated and wire == 2 and isinstance(value, bytes):
+        name, expected = wanted[field]
+        if wire == expected:
+            got[name].append(value)
+        elif expected == VARINT and field in repeated and wire == MESSAGE and isinstance(value, bytes):
             at = 0
             while at < len(value):
                 item, at = _read_varint(value, at)
                 got[name].append(item)
-        elif wire in (0, 2):
-            got[name].append(value)
-    for field, name in wanted.items():
+    for field, (name, _) in wanted.items():
         if field not in repeated and not got[name]:
             raise FormatError(f"missing required field {name}")
     return got
@@ -217,21 +245,27 @@ def _one_int(got: dict[str, list[int | bytes]], name: str) -> int:
 def _nested_position(data: int | bytes) -> Position:
     if not isinstance(data, bytes):
         raise FormatError("position is not a message")
-    got = _scalars(data, {1: "ledgerId", 2: "entryId"})
+    got = _scalars(data, {1: ("ledgerId", VARINT), 2: ("entryId", VARINT)})
     return _one_int(got, "ledgerId"), _one_int(got, "entryId")
 
 
 def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo field
     """``PositionInfo.parseFrom`` and the recovery of its fields: ranges (field 3) win over bitsets."""
-    got = _scalars(
-        data, {1: "ledgerId", 2: "entryId", 3: "ranges", 4: "props", 5: "batch", 6: "bitsets"}, frozenset({3, 4, 5, 6})
-    )
+    fields = {
+        1: ("ledgerId", VARINT),
+        2: ("entryId", VARINT),
+        3: ("ranges", MESSAGE),
+        4: ("props", MESSAGE),
+        5: ("batch", MESSAGE),
+        6: ("bitsets", MESSAGE),
+    }
+    got = _scalars(data, fields, frozenset({3, 4, 5, 6}))
     mark = (_one_int(got, "ledgerId"), _one_int(got, "entryId"))
     acked: set[Position] = set()
     for blob in got["ranges"]:
         if not isinstance(blob, bytes):
             raise FormatError("range is not a message")
-        ends = _scalars(blob, {1: "lower", 2: "upper"})
+        ends = _scalars(blob, {1: ("lower", MESSAGE), 2: ("upper", MESSAGE)})
         (ll, le), (ul, ue) = _nested_position(ends["lower"][-1]), _nested_position(ends["upper"][-1])
         if ll != ul:
             raise FormatError(f"range ({ll}:{le}, {ul}:{ue}] crosses ledgers (this writer never does)")
@@ -240,26 +274,23 @@ def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo f
         for blob in got["bitsets"]:
             if not isinstance(blob, bytes):
                 raise FormatError("bitset is not a message")
-            entry = _scalars(blob, {1: "key", 2: "values"}, frozenset({2}), packed=True)
+            entry = _scalars(blob, {1: ("key", VARINT), 2: ("values", VARINT)}, frozenset({2}))
             words = [w for w in entry["values"] if isinstance(w, int)]
             acked.update((_one_int(entry, "key"), e) for e in _bits(words))
     properties = []
     for blob in got["props"]:
         if not isinstance(blob, bytes):
             raise FormatError("property is not a message")
-        prop = _scalars(blob, {1: "name", 2: "value"})
+        prop = _scalars(blob, {1: ("name", MESSAGE), 2: ("value", VARINT)})
         name = prop["name"][-1]
         if not isinstance(name, bytes):
             raise FormatError("property name is not a string")
-        try:
-            properties.append((name.decode(), _one_int(prop, "value")))
-        except UnicodeDecodeError as error:
-            raise FormatError("property name is not UTF-8") from error
+        properties.append((name.decode(errors="replace"), _one_int(prop, "value")))  # proto2: not validated
     batch: dict[Position, frozenset[int]] = {}  # a position written twice: the last wins, as for properties
     for blob in got["batch"]:
         if not isinstance(blob, bytes):
             raise FormatError("batch info is not a message")
-        info = _scalars(blob, {1: "position", 2: "deleteSet"}, frozenset({2}), packed=True)
+        info = _scalars(blob, {1: ("position", MESSAGE), 2: ("deleteSet", VARINT)}, frozenset({2}))
         words = [w for w in info["deleteSet"] if isinstance(w, int)]
         batch[_nested_position(info["position"][-1])] = frozenset(_bits(words))
     return AckState(

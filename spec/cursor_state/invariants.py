@@ -191,15 +191,15 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
     CursorInvariant(
         "CURSOR-MARK-DELETE-MONOTONE",
         "the mark-delete position never moves back across recovery",
-        f"{PIP381}; {MASTER}",
-        BOTH,
+        MASTER,
+        ("pulsar-master",),
         _mark_delete_monotone,
     ),
     CursorInvariant(
         "CURSOR-NO-PHANTOM-ACK",
         "recovery never acknowledges what the cursor never acknowledged (no unacknowledged message is lost)",
-        f"{PIP381}; {MASTER}",
-        BOTH,
+        MASTER,
+        ("pulsar-master",),
         _no_phantom_ack,
     ),
 )

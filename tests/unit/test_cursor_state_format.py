@@ -222,3 +222,47 @@ def test_both_codecs_refuse_the_same_garbage(data: bytes) -> None:
     except CorruptEntryError:
         reference_ok = False
     assert spec_ok == reference_ok
+
+
+def _google(data: bytes) -> object | None:
+    """Google's parse of a PositionInfo, or None where it refuses the bytes (malformed, required missing)."""
+    try:
+        message = PositionInfo.FromString(data)
+    except Exception:  # noqa: BLE001 - DecodeError, or the upb parser's own errors
+        return None
+    return message if message.IsInitialized() else None  # protobuf-java's parseFrom checks required fields
+
+
+def _cuts(data: bytes, first: int, width: int) -> bytes:
+    return data[first : first + width]
+
+
+@given(state=states(), layout=st.sampled_from(LAYOUTS), first=st.integers(0, 60), width=st.integers(1, 80))
+def test_a_torn_piece_parses_exactly_when_googles_parser_takes_it(
+    state: AckState, layout: Layout, first: int, width: int
+) -> None:
+    """What recovery makes of a chunk is what protobuf makes of it: a piece cut anywhere out of an entry
+    parses, or not, in all three parsers alike, and to the same mark-delete position."""
+    piece = _cuts(encode(state, layout), first, width)
+    theirs = _google(piece)
+    try:
+        ours = decode(piece)
+    except FormatError:
+        ours = None
+    try:
+        reference = read(piece)
+    except CorruptEntryError:
+        reference = None
+    assert (theirs is None) == (ours is None) == (reference is None), piece.hex()
+    if theirs is not None and ours is not None and reference is not None:
+        assert (theirs.ledgerId, theirs.entryId) == ours.mark_delete == reference.mark_delete
+
+
+@given(data=st.binary(max_size=40))
+def test_garbage_parses_exactly_when_googles_parser_takes_it(data: bytes) -> None:
+    theirs = _google(data)
+    try:
+        ours = decode(data)
+    except FormatError:
+        ours = None
+    assert (theirs is None) == (ours is None), data.hex()

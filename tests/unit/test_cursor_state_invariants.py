@@ -17,6 +17,7 @@ from ledgerspec.spec.cursor_state import (
     CursorConfig,
     CursorOp,
     FailAdd,
+    MarkDelete,
     Persist,
     Recover,
     Step,
@@ -50,8 +51,8 @@ CASES = [
         {**RECOVERED, "acked": [[1, 3]], "properties": {"p": 0}},
     ),
     Case("CURSOR-NO-ACK-LOSS", "pulsar-master", ACKNOWLEDGED, {**RECOVERED, "acked": [[1, 5]], "properties": {"p": 0}}),
-    Case("CURSOR-MARK-DELETE-MONOTONE", "pip381", (Ack(ledger=1, entry=0), *ACKNOWLEDGED), RECOVERED),
-    Case("CURSOR-NO-PHANTOM-ACK", "pip381", ACKNOWLEDGED, {**RECOVERED, "acked": [[1, 3], [1, 4], [1, 5]]}),
+    Case("CURSOR-MARK-DELETE-MONOTONE", "pulsar-master", (Ack(ledger=1, entry=0), *ACKNOWLEDGED), RECOVERED),
+    Case("CURSOR-NO-PHANTOM-ACK", "pulsar-master", ACKNOWLEDGED, {**RECOVERED, "acked": [[1, 3], [1, 4], [1, 5]]}),
 ]
 
 
@@ -148,3 +149,40 @@ def test_step_leaves_its_argument_as_it_was() -> None:
         after, _ = step(model, op)
         assert model == kept
         model = after
+
+
+# Finding P3: a chunk after the first can parse as a whole PositionInfo. Persist 2's state (36 bytes
+# with chunks of 24: its batch set of (1,0) is "2a 08 0a 04 08 01 10 00 10 02") is cut right after
+# "2a 08 0a 04", so its second chunk is "08 01 10 00 10 02": ledgerId 1, entryId 0, then entryId 2
+# (the unacknowledged-index word), and the last value wins. A crash that keeps both chunks but not
+# the footer recovers mark-delete (1,2): entries 0-2 of ledger 1, never acknowledged, are skipped.
+LOSS = (Persist(value=0), AckIndex(ledger=1, entry=0, index=0), Persist(value=0), Confirm(), Crash(keep=2), Recover())
+
+
+def test_p3_a_later_chunk_parses_and_skips_unacknowledged_messages_in_pip381() -> None:
+    found = _run("pip381", LOSS, config=CursorConfig(chunk_size=24, batch_size=2))
+    assert "mark-delete (1, 2) (highest ever (1, -1))" in found["CURSOR-NO-PHANTOM-ACK"]
+    assert _run("pulsar-master", LOSS, config=CursorConfig(chunk_size=24, batch_size=2)) == {}
+
+
+# Finding P4: the same with the batch set of (1,5) after mark-delete (1,3): the piece "08 01 10 05 10 02"
+# recovers mark-delete (1,2), behind the acknowledged (1,3).
+BACK = (
+    Persist(value=0),
+    Confirm(),
+    MarkDelete(ledger=1, entry=3),
+    AckIndex(ledger=1, entry=5, index=0),
+    Persist(value=1),
+    *[Confirm()] * 6,
+    Persist(value=2),
+    Crash(keep=2),
+    Recover(),
+)
+
+
+def test_p4_a_later_chunk_can_move_the_mark_delete_position_back_in_pip381() -> None:
+    config = CursorConfig(chunk_size=15, batch_size=2, max_entry_size=1000)
+    found = _run("pip381", BACK, config=config)
+    assert "went back from (1, 3)" in found["CURSOR-MARK-DELETE-MONOTONE"]
+    assert not {inv.id for inv in claimed("pip381")} & set(found)
+    assert _run("pulsar-master", BACK, config=config) == {}
