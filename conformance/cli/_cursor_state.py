@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._lockstep import Candidate, Report
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.cursor_state import CursorCandidate, CursorReport, CursorStateAdapter, conform_cursor
+from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS, CursorMutant
 from ledgerspec.spec.cursor_state import CAPABILITIES, INVARIANTS, PROFILES, claimed
 
 SYSTEMS = ("cache", "cursor-state")
-ADAPTERS: dict[str, tuple[str, Callable[[], CursorCandidate]]] = {
+ADAPTERS: dict[str, tuple[str, Callable[[], Candidate]]] = {
     "reference-pip381": ("pip381", lambda: CursorStateAdapter("pip381")),
     "reference-pulsar-master": ("pulsar-master", lambda: CursorStateAdapter("pulsar-master")),
 }
@@ -62,7 +63,7 @@ def run_conform(args: argparse.Namespace) -> int:
     capabilities = frozenset(CAPABILITIES)
     if args.adapter.startswith("exec:"):
         process = CursorProcessFactory(args.adapter[5:], timeout=args.timeout, validate=args.validate_protocol)
-        factory: Callable[[], CursorCandidate] = process
+        factory: Callable[[], Candidate] = process
         default, capabilities = process.profiles[0], frozenset(process.capabilities)
     elif args.adapter in ADAPTERS:
         default, factory = ADAPTERS[args.adapter]
@@ -88,7 +89,7 @@ def run_conform(args: argparse.Namespace) -> int:
     return {Verdict.PASS: EXIT_OK, Verdict.FAIL: EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
 
 
-def _report_json(report: CursorReport, adapter: str) -> dict[str, Any]:
+def _report_json(report: Report, adapter: str) -> dict[str, Any]:
     return {
         "system": "cursor-state",
         "adapter": adapter,

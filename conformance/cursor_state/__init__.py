@@ -1,20 +1,11 @@
-"""Conformance for the cursor-state system (PIP-381): the lockstep machine, the search and its report."""
+"""Conformance for the cursor-state system (PIP-381).
 
-from ledgerspec.conformance.cursor_state._machine import (
-    CursorCandidate,
-    CursorRun,
-    CursorViolation,
-    make_cursor_machine,
-)
+The lockstep machine and the in-process adapter of the reference cursor; the search, its report and
+its counterexamples are ``conformance._lockstep``'s.
+"""
+
+from ledgerspec.conformance._lockstep import Report, Violation
+from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor, make_cursor_machine
 from ledgerspec.conformance.cursor_state._reference_adapter import CursorStateAdapter
-from ledgerspec.conformance.cursor_state._search import CursorReport, conform_cursor
 
-__all__ = [
-    "CursorCandidate",
-    "CursorReport",
-    "CursorRun",
-    "CursorStateAdapter",
-    "CursorViolation",
-    "conform_cursor",
-    "make_cursor_machine",
-]
+__all__ = ["CURSOR_STATE", "CursorStateAdapter", "Report", "Violation", "conform_cursor", "make_cursor_machine"]

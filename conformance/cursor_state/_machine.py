@@ -7,14 +7,14 @@ invariants judge the candidate's result. Hypothesis shrinks a failure to a minim
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+from ledgerspec.conformance._lockstep import Candidate, Lockstep, LockstepRun, Report, System, search
 from ledgerspec.spec.cursor_state import (
     CAPABILITIES,
+    PROFILES,
     Ack,
     AckIndex,
     Confirm,
@@ -34,36 +34,7 @@ from ledgerspec.spec.cursor_state import (
     step,
 )
 
-
-class CursorCandidate(Protocol):
-    """What an implementation under test offers (``reference.cursor_state.CursorStateAdapter``)."""
-
-    def start(self, config: CursorConfig) -> None: ...
-    def apply(self, op: CursorOp) -> Any: ...
-    def stop(self) -> None: ...
-
-
-class CursorViolation(AssertionError):  # noqa: N818 - a finding, not an error of the run
-    """The candidate broke an invariant; ``steps`` replays it."""
-
-    def __init__(self, invariant: str, message: str, config: CursorConfig, steps: list[CursorOp]) -> None:
-        self.invariant, self.message, self.config, self.steps = invariant, message, config, steps
-        super().__init__(f"{invariant}: {message}")
-
-
-@dataclass
-class CursorRun:
-    """One search: the candidate, the profile, the invariants to check, and counters."""
-
-    factory: Callable[[], CursorCandidate]
-    profile: str
-    invariants: tuple[str, ...] = ()
-    """Ids to check (empty: every invariant the profile claims)."""
-    capabilities: frozenset[str] = frozenset(CAPABILITIES)
-    """What the candidate claims: operations and settings outside it are never sent."""
-    examples: int = 0
-    steps: int = 0
-    checked: set[str] = field(default_factory=set)
+CURSOR_STATE = System("cursor-state", PROFILES, init, step, claimed, Step)
 
 
 def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:
@@ -72,7 +43,7 @@ def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:
         CursorConfig,
         chunk_size=st.sampled_from([8, 11, 12, 16, 24, 48]),
         max_entry_size=st.sampled_from([40, 64, 1000]),
-        max_ranges=st.integers(0, 5),
+        max_ranges=st.integers(0, 3),
         long_array=st.booleans(),
         compression=st.sampled_from(["none", "none", "zlib"] if "zlib" in capabilities else ["none"]),
         batch_size=st.sampled_from([2, 4]),
@@ -83,46 +54,20 @@ LEDGERS = st.sampled_from([1, 2])
 ENTRIES = st.integers(0, 5)
 
 
-def make_cursor_machine(run: CursorRun) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
+def make_cursor_machine(run: LockstepRun) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A machine class bound to one candidate and profile."""
-    checks = [inv for inv in claimed(run.profile) if not run.invariants or inv.id in run.invariants]
     can = run.capabilities.__contains__
     faults = [None, None, *(op for op in (FailAdd, FailMeta, Rollover) if can(op.capability or ""))]
 
-    class CursorLockstep(RuleBasedStateMachine):
+    class CursorLockstep(Lockstep):
         def __init__(self) -> None:
             super().__init__()
-            run.examples += 1
-            self.candidate = run.factory()
-            self.history: list[CursorOp] = []
-            self.started = False
             self.crashed = False
             self.dead = False
 
         @initialize(config=configs(run.capabilities))
-        def begin(self, config: CursorConfig) -> None:
-            self.config = config
-            self.model = init(run.profile, config)
-            self.candidate.start(config)
-            self.started = True
-
-        def teardown(self) -> None:
-            if self.started:
-                self.candidate.stop()
-
-        def do(self, op: CursorOp) -> Any:
-            run.steps += 1
-            self.history.append(op)
-            before = self.model
-            self.model, expected = step(before, op)
-            result = self.candidate.apply(op)
-            facts = Step(before, self.model, op, result, expected)
-            for inv in checks:
-                run.checked.add(inv.id)
-                message = inv.check(facts)
-                if message is not None:
-                    raise CursorViolation(inv.id, message, self.config, list(self.history))
-            return result
+        def start(self, config: CursorConfig) -> None:
+            self.begin(config)
 
         def live(self) -> bool:
             return not self.crashed and not self.dead
@@ -150,7 +95,7 @@ def make_cursor_machine(run: CursorRun) -> type[RuleBasedStateMachine]:  # noqa:
             confirms=st.integers(0, 8),
             fault=st.sampled_from(faults),
             fault_after=st.integers(0, 3),
-            crash=st.one_of(st.none(), st.integers(0, 3)),
+            crash=st.sampled_from([None, None, None, 0, 1, 2, 3]),
         )
         def persist(
             self, value: int, confirms: int, fault: type[CursorOp] | None, fault_after: int, crash: int | None
@@ -186,5 +131,23 @@ def make_cursor_machine(run: CursorRun) -> type[RuleBasedStateMachine]:  # noqa:
             if self.do(Recover()) == "failed":
                 self.dead = True
 
+    CursorLockstep.run = run
     CursorLockstep.__name__ = f"CursorLockstep_{run.profile.replace('-', '_')}"
     return CursorLockstep
+
+
+def conform_cursor(
+    factory: Any,
+    profile: str,
+    *,
+    settings_name: str = "ci",
+    seed: int = 0,
+    invariants: tuple[str, ...] = (),
+    capabilities: frozenset[str] = frozenset(CAPABILITIES),
+) -> Report:
+    """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
+    run = LockstepRun(CURSOR_STATE, factory, profile, invariants, capabilities)
+    return search(run, make_cursor_machine(run), settings_name=settings_name, seed=seed)
+
+
+__all__ = ["CURSOR_STATE", "Candidate", "conform_cursor", "make_cursor_machine"]

@@ -1,0 +1,209 @@
+"""Lockstep conformance for the systems whose model answers each step exactly.
+
+The cursor state and the transaction-log writer: the search, its machine's plumbing, its verdict and
+its counterexample.
+
+A system is a ``System``: its profiles, its pure model (``init``, ``step``), its invariants
+(``claimed``) and the ``Step`` record its checks read. A machine subclasses ``Lockstep`` and adds the
+rules; every operation goes through ``do``: the model steps, the candidate answers, every invariant
+the profile claims judges the answer. Hypothesis shrinks a failure to a minimal sequence of steps.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
+from ledgerspec.conformance._engine import no_local_constants
+from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._presets import get_settings
+from ledgerspec.conformance._verdict import Verdict
+
+
+class Candidate(Protocol):
+    """What an implementation under test offers: a fresh instance per ``start``, one answer per op."""
+
+    def start(self, config: Any) -> None: ...
+    def apply(self, op: Any) -> Any: ...
+    def stop(self) -> None: ...
+
+
+class Checked(Protocol):
+    """An invariant as the systems declare it."""
+
+    id: str
+
+    def check(self, step: Any, /) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class System:
+    """One modelled system, as the lockstep search needs it."""
+
+    name: str
+    profiles: tuple[str, ...]
+    init: Callable[[str, Any], Any]
+    step: Callable[[Any, Any], tuple[Any, Any]]
+    claimed: Callable[[str], Sequence[Checked]]
+    facts: Callable[[Any, Any, Any, Any, Any], Any]
+    """Builds what a check reads: (model before, model after, op, result, expected)."""
+
+
+class Violation(AssertionError):  # noqa: N818 - a finding, not an error of the run
+    """The candidate broke an invariant; ``steps`` replays it from ``config``."""
+
+    def __init__(self, invariant: str, message: str, config: Any, steps: list[Any]) -> None:
+        self.invariant, self.message, self.config, self.steps = invariant, message, config, steps
+        super().__init__(f"{invariant}: {message}")
+
+
+@dataclass
+class LockstepRun:
+    """One search: the candidate, the profile, the invariants to check, and counters."""
+
+    system: System
+    factory: Callable[[], Candidate]
+    profile: str
+    invariants: tuple[str, ...] = ()
+    """Ids to check (empty: every invariant the profile claims)."""
+    capabilities: frozenset[str] = frozenset()
+    """What the candidate claims: operations and settings outside it are never sent."""
+    examples: int = 0
+    steps: int = 0
+    checked: set[str] = field(default_factory=set)
+
+    def checks(self) -> list[Checked]:
+        return [inv for inv in self.system.claimed(self.profile) if not self.invariants or inv.id in self.invariants]
+
+
+class Lockstep(RuleBasedStateMachine):
+    """The plumbing of a system's machine: ``begin`` (from an ``@initialize`` rule) and ``do``."""
+
+    run: LockstepRun
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.run.examples += 1
+        self.candidate = self.run.factory()
+        self.history: list[Any] = []
+        self.started = False
+        self._checks = self.run.checks()
+
+    def begin(self, config: Any) -> None:
+        self.config = config
+        self.model = self.run.system.init(self.run.profile, config)
+        self.candidate.start(config)
+        self.started = True
+
+    def teardown(self) -> None:
+        if self.started:
+            self.candidate.stop()
+
+    def do(self, op: Any) -> Any:
+        """The model steps, the candidate answers, the claimed invariants judge the answer."""
+        run = self.run
+        run.steps += 1
+        self.history.append(op)
+        before = self.model
+        self.model, expected = run.system.step(before, op)
+        result = self.candidate.apply(op)
+        facts = run.system.facts(before, self.model, op, result, expected)
+        for inv in self._checks:
+            run.checked.add(inv.id)
+            message = inv.check(facts)
+            if message is not None:
+                raise Violation(inv.id, message, self.config, list(self.history))
+        return result
+
+
+@dataclass
+class Report:
+    """One search's verdict.
+
+    PASS with what was checked, FAIL with a replayable counterexample, or ERROR when the candidate
+    faulted.
+    """
+
+    system: str
+    profile: str
+    seed: int
+    settings: str
+    invariants: list[str]
+    examples: int = 0
+    steps: int = 0
+    violation: Violation | None = None
+    fault: str | None = None
+    checked: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.fault is not None:
+            return Verdict.ERROR
+        return Verdict.FAIL if self.violation is not None else Verdict.PASS
+
+    def case(self) -> dict[str, Any] | None:
+        """The counterexample as data: system, profile, config and steps."""
+        if self.violation is None:
+            return None
+        return {
+            "system": self.system,
+            "profile": self.profile,
+            "invariant": self.violation.invariant,
+            "message": self.violation.message,
+            "config": self.violation.config.to_dict(),
+            "steps": [op.to_dict() for op in self.violation.steps],
+        }
+
+    def render(self) -> str:
+        lines = [
+            (
+                f"{self.system}, profile {self.profile}, settings {self.settings}, seed {self.seed}: "
+                f"{self.examples} examples, {self.steps} steps"
+            ),
+        ]
+        for inv in self.invariants:
+            broken = self.violation is not None and self.violation.invariant == inv
+            status = "violated" if broken else ("held" if inv in self.checked else "not checked (no step reached it)")
+            lines.append(f"  {inv:<30} {status}")
+        if self.fault is not None:
+            lines.append(f"adapter fault: {self.fault}")
+        if self.violation is not None:
+            config = json.dumps(self.violation.config.to_dict())
+            lines.append(f"counterexample ({len(self.violation.steps)} steps, config {config}):")
+            lines += [f"  {i}. {op.describe()}" for i, op in enumerate(self.violation.steps, 1)]
+            lines.append(f"  {self.violation.invariant}: {self.violation.message}")
+        lines.append(f"verdict: {self.verdict.value}")
+        return "\n".join(lines)
+
+
+def search(run: LockstepRun, machine: type[Lockstep], *, settings_name: str = "ci", seed: int = 0) -> Report:
+    """Search for a sequence of operations on which the candidate breaks one of the invariants."""
+    preset = get_settings(settings_name)
+    test = get_state_machine_test(
+        machine,
+        settings=settings(
+            max_examples=preset.examples,
+            stateful_step_count=preset.steps,
+            deadline=None,
+            database=None,
+            report_multiple_bugs=False,
+            verbosity=Verbosity.quiet,
+            phases=(Phase.explicit, Phase.generate, Phase.shrink),
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
+    report = Report(run.system.name, run.profile, seed, settings_name, [inv.id for inv in run.checks()])
+    try:
+        with no_local_constants():
+            hypothesis_seed(seed)(test)()
+    except Violation as found:
+        report.violation = found
+    except AdapterFault as fault:
+        report.fault = str(fault)
+    report.examples, report.steps, report.checked = run.examples, run.steps, sorted(run.checked)
+    return report

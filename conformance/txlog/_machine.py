@@ -1,0 +1,89 @@
+"""The txlog-writer lockstep machine.
+
+Hypothesis interleaves adds of varied sizes, clock advances, write completions and failures, metric
+reads and close, on a virtual clock (nothing sleeps).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+from ledgerspec.conformance._lockstep import Lockstep, LockstepRun, Report, System, search
+from ledgerspec.spec.txlog import (
+    PROFILES,
+    Add,
+    Close,
+    Complete,
+    Fail,
+    Metrics,
+    Step,
+    Tick,
+    WriterConfig,
+    claimed,
+    init,
+    step,
+)
+
+LATE = 15
+"""Steps before close may come: a closed writer fails every record, so an early close wastes the example."""
+TXLOG_WRITER = System("txlog-writer", PROFILES, init, step, claimed, Step)
+CONFIGS = st.builds(
+    WriterConfig,
+    batch_enabled=st.sampled_from([True, True, True, False]),
+    max_records=st.sampled_from([1, 2, 3, 4, 8]),
+    max_size=st.sampled_from([16, 32, 64]),
+    max_delay=st.sampled_from([1, 2, 5]),
+)
+
+
+def make_txlog_machine(run: LockstepRun) -> type[RuleBasedStateMachine]:
+    """A machine class bound to one candidate and profile."""
+
+    class TxlogLockstep(Lockstep):
+        @initialize(config=CONFIGS)
+        def start(self, config: WriterConfig) -> None:
+            self.begin(config)
+
+        @rule(data=st.data(), count=st.integers(1, 4))
+        def add(self, data: st.DataObject, count: int) -> None:
+            """Records of sizes around the thresholds (tiny, just under, at, over ``max_size``), some a tick apart."""
+            limit = self.config.max_size
+            for i in range(count):
+                if i and data.draw(st.booleans(), label="a tick between"):
+                    self.do(Tick(by=1))  # records of one batch added at different times
+                size = data.draw(st.sampled_from([1, 3, limit // 2, limit - 1, limit, limit + 5]), label="size")
+                self.do(Add(size=max(size, 1)))
+            self.do(Metrics())  # a flush's metrics are read at once, before later flushes blur them
+
+        @rule(by=st.sampled_from([1, 1, 2, 3, 5, 11]))
+        def tick(self, by: int) -> None:
+            self.do(Tick(by=by))
+            self.do(Metrics())
+
+        @rule(times=st.integers(1, 3), fail=st.sampled_from([False, False, False, True]))
+        def finish(self, times: int, fail: bool) -> None:
+            """The managed ledger completes (or fails) its oldest outstanding entries."""
+            for _ in range(times):
+                self.do(Fail() if fail else Complete())
+
+        @precondition(lambda self: len(self.history) >= LATE)
+        @rule(buffered=st.integers(0, 2))
+        def close(self, buffered: int) -> None:
+            """Late in an example (after it, every record fails): often with small records just added."""
+            for _ in range(buffered):
+                self.do(Add(size=1))
+            self.do(Close())
+
+    TxlogLockstep.run = run
+    TxlogLockstep.__name__ = f"TxlogLockstep_{run.profile.replace('-', '_')}"
+    return TxlogLockstep
+
+
+def conform_txlog(
+    factory: Any, profile: str, *, settings_name: str = "ci", seed: int = 0, invariants: tuple[str, ...] = ()
+) -> Report:
+    """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
+    run = LockstepRun(TXLOG_WRITER, factory, profile, invariants)
+    return search(run, make_txlog_machine(run), settings_name=settings_name, seed=seed)

@@ -1,0 +1,206 @@
+"""The txlog-writer invariants: each stated, cited, claimed and checked here, once.
+
+A check sees one step: the model before and after it, the operation, the candidate's result (the
+events of the step, or the metrics) and the model's; it returns a message when the step breaks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ledgerspec.spec.txlog._model import PROFILES, TRIGGERS, Model
+from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
+
+MASTER = "apache/pulsar `pulsar-transaction/coordinator/.../impl/TxnLogBufferedWriter.java` at d2beb06e21"
+PIP = "PIP-160 (apache/pulsar issue #15370)"
+
+
+@dataclass(frozen=True)
+class Step:
+    before: Model
+    after: Model
+    op: WriterOp
+    result: Any
+    expected: Any
+
+
+@dataclass(frozen=True)
+class WriterInvariant:
+    id: str
+    statement: str
+    citation: str
+    profiles: tuple[str, ...]
+    check: Callable[[Step], str | None]
+
+
+def _events(step: Step) -> list[list[Any]]:
+    result = step.result
+    if isinstance(step.op, Metrics) or not isinstance(result, list):
+        return []
+    return [e for e in result if isinstance(e, list) and e]
+
+
+def _model(step: Step) -> str | None:
+    if step.result != step.expected:
+        return f"{step.op.describe()} gave {step.result!r}; the profile gives {step.expected!r}"
+    return None
+
+
+def _callback_once(step: Step) -> str | None:
+    seen: set[int] = set()
+    for event in _events(step):
+        if event[0] not in {"done", "failed"}:
+            continue
+        record = event[1]
+        if not isinstance(record, int) or not 1 <= record < step.after.next_record:
+            return f"{step.op.describe()}: a callback for record {record!r}, never added"
+        if record in step.before.done or record in seen:
+            return f"{step.op.describe()}: record {record}'s callback completed a second time"
+        seen.add(record)
+    return None
+
+
+def _in_order(step: Step) -> str | None:
+    last = step.before.last_success
+    for event in _events(step):
+        if event[0] == "done" and isinstance(event[1], int):
+            if event[1] < last:
+                return f"{step.op.describe()}: record {event[1]} succeeded after record {last}"
+            last = event[1]
+    return None
+
+
+def _batch_positions(step: Step) -> str | None:
+    if not isinstance(step.op, Complete):
+        return None
+    done = [e for e in _events(step) if e[0] == "done"]
+    written = step.before.outstanding[0] if step.before.outstanding else None
+    if written is None or not done:
+        return None
+    records = list(written.records)
+    got = [(e[1], e[2], e[3], e[4]) for e in done if len(e) == 5]
+    n = len(records)
+    want = [
+        (r, written.entry, n if written.batched else None, i if written.batched else None)
+        for i, r in enumerate(records)
+    ]
+    if got != want:
+        return f"entry {written.entry} holds records {records}: want callbacks (record, entry, size, index) {want}, got {got}"
+    return None
+
+
+def _limits(step: Step) -> str | None:
+    config, sizes = step.before.config, step.after.sizes
+    for event in _events(step):
+        if event[0] != "write" or len(event) != 5 or not isinstance(event[2], list):
+            continue
+        records, batched = event[2], event[3]
+        if len(records) > config.max_records or not records:
+            return f"entry {event[1]} holds {len(records)} records (at most {config.max_records})"
+        before_last = sum(sizes[r] for r in records[:-1] if isinstance(r, int) and 0 < r < len(sizes))
+        if before_last >= config.max_size:
+            return f"entry {event[1]} was already {before_last} bytes (max {config.max_size}) before its last record"
+        if batched and not config.batching:
+            return f"entry {event[1]} is batched with batching off"
+        large = [r for r in records if isinstance(r, int) and 0 < r < len(sizes) and sizes[r] >= config.max_size]
+        if step.before.profile == "pulsar-master" and large and (batched or len(records) > 1):
+            return f"entry {event[1]}: large record {large[0]} is not alone and plain"
+    return None
+
+
+def _delay(step: Step) -> str | None:
+    if not isinstance(step.op, Tick | Add):
+        return None
+    m = step.after
+    written = {r for e in _events(step) if e[0] == "write" for r in e[2]}
+    late = [r for r, _, added in m.batch if r not in written and m.now - added > m.config.max_delay]
+    if late:
+        r = late[0]
+        return f"record {r}, added at {m.added[r]}, still waits at {m.now} (max delay {m.config.max_delay})"
+    return None
+
+
+def _failure_fanout(step: Step) -> str | None:
+    if not isinstance(step.op, Fail) or not step.before.outstanding:
+        return None
+    written = step.before.outstanding[0]
+    failed = sorted(e[1] for e in _events(step) if e[0] == "failed")
+    others = [e for e in _events(step) if e[0] == "done"]
+    if failed != sorted(written.records) or others:
+        return f"entry {written.entry} failed: want exactly records {list(written.records)} failed, got {step.result!r}"
+    return None
+
+
+def _close(step: Step) -> str | None:
+    before = step.before
+    if isinstance(step.op, Add) and before.closed:
+        record = before.next_record
+        if ["failed", record] not in _events(step):
+            return f"record {record}, added after close, did not fail at once: {step.result!r}"
+    if isinstance(step.op, Close) and not before.closed:
+        buffered = sorted(r for r, _, _ in before.batch)
+        failed = sorted(e[1] for e in _events(step) if e[0] == "failed")
+        if failed != buffered:
+            return f"close with records {buffered} buffered: want them failed, got {step.result!r}"
+    return None
+
+
+def _metrics(step: Step) -> str | None:
+    if not isinstance(step.op, Metrics) or not isinstance(step.result, dict):
+        return None
+    m = step.after
+    want = {name: m.counter(name) for name in (*TRIGGERS, "records", "bytes", "delay")}
+    if step.result != want:
+        return f"metrics {step.result!r}; the flushes so far give {want}"
+    return None
+
+
+BOTH = PROFILES
+INVARIANTS: tuple[WriterInvariant, ...] = (
+    WriterInvariant("TXLOG-MODEL", "every event and metric is the profile's", f"{PIP}; {MASTER}", BOTH, _model),
+    WriterInvariant(
+        "TXLOG-CALLBACK-ONCE",
+        "every record's callback completes at most once, and only for a record added",
+        MASTER,
+        BOTH,
+        _callback_once,
+    ),
+    WriterInvariant(
+        "TXLOG-ORDER", "successful callbacks complete in the order the records were added", MASTER, BOTH, _in_order
+    ),
+    WriterInvariant(
+        "TXLOG-BATCH-POSITIONS",
+        "the callbacks of an entry carry its position, its record count and consecutive indexes 0..n-1 in order",
+        f"{PIP}; {MASTER} (`TxnBatchedPositionImpl`)",
+        BOTH,
+        _batch_positions,
+    ),
+    WriterInvariant(
+        "TXLOG-LIMITS",
+        "an entry holds at most max_records records and was under max_size bytes before its last record; "
+        "pulsar-master writes a large record alone and unbatched",
+        f"{PIP}; {MASTER}",
+        BOTH,
+        _limits,
+    ),
+    WriterInvariant(
+        "TXLOG-DELAY", "no record waits in the buffer longer than max_delay", f"{PIP}; {MASTER}", BOTH, _delay
+    ),
+    WriterInvariant(
+        "TXLOG-FAILURE-FANOUT", "a failed entry fails every record in it and no other", MASTER, BOTH, _failure_fanout
+    ),
+    WriterInvariant(
+        "TXLOG-CLOSE",
+        "after close a new record fails at once, and close fails the records still buffered",
+        MASTER,
+        BOTH,
+        _close,
+    ),
+    WriterInvariant("TXLOG-METRICS", "the metrics equal the flushes that happened", MASTER, BOTH, _metrics),
+)
+
+
+def claimed(profile: str) -> tuple[WriterInvariant, ...]:
+    return tuple(inv for inv in INVARIANTS if profile in inv.profiles)
