@@ -1,5 +1,6 @@
 """Mutants of the reference transaction-log writer (txlog-writer system): plausible bugs of a batching
-writer, each named by what it breaks. The suite must kill every one."""
+writer, each named by what it breaks. The suite must kill every one.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from ledgerspec.reference.txlog._writer import Callback
 
 class TimerNotRearmed(BufferedWriter):
     """The sweep is set again only after it flushed something (the older form, 01768dadd): once it
-    fires on an empty batch, records wait forever. Breaks TXLOG-DELAY."""
+    fires on an empty batch, records wait forever. Breaks TXLOG-DELAY.
+    """
 
     def _fired(self) -> None:
         if self.records:

@@ -1,5 +1,7 @@
-"""The bytes of a transaction-log entry as ``TxnLogBufferedWriter`` writes them, and the decoder
-``MLTransactionLogImpl.deserializeEntry`` applies on replay (apache/pulsar, d2beb06e21).
+"""The bytes of a transaction-log entry, written and read back.
+
+As ``TxnLogBufferedWriter`` writes them, and as ``MLTransactionLogImpl.deserializeEntry`` reads them
+on replay (apache/pulsar, d2beb06e21).
 
 A batched entry is the prefix ``0E 01 00 01`` (magic 0x0E01 and version 1, two big-endian shorts)
 followed by one protobuf message whose field 1 repeats the records (``BatchedTransactionMetadataEntry``);

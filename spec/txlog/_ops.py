@@ -104,8 +104,11 @@ class Close(WriterOp):
 
 @dataclass(frozen=True, kw_only=True)
 class Metrics(WriterOp):
-    """Read the metrics: the count of each flush trigger, and the records, bytes and oldest-record
-    delays summed over the flushed batches (the histograms' ``_count`` and ``_sum``)."""
+    """Read the metrics.
+
+    The count of each flush trigger, and the records, bytes and oldest-record delays summed over the
+    flushed batches (the histograms' ``_count`` and ``_sum``).
+    """
 
     kind: ClassVar[str] = "metrics"
 

@@ -19,6 +19,8 @@ PIP = "PIP-160 (apache/pulsar issue #15370)"
 
 @dataclass(frozen=True)
 class Step:
+    """One step as a check sees it."""
+
     before: Model
     after: Model
     op: WriterOp
@@ -28,6 +30,8 @@ class Step:
 
 @dataclass(frozen=True)
 class WriterInvariant:
+    """A named property, who claims it and its one check."""
+
     id: str
     statement: str
     citation: str
@@ -87,7 +91,7 @@ def _batch_positions(step: Step) -> str | None:
         for i, r in enumerate(records)
     ]
     if got != want:
-        return f"entry {written.entry} holds records {records}: want callbacks (record, entry, size, index) {want}, got {got}"
+        return f"entry {written.entry} holds {records}: want callbacks (record, entry, size, index) {want}, got {got}"
     return None
 
 
@@ -203,4 +207,5 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
 
 
 def claimed(profile: str) -> tuple[WriterInvariant, ...]:
+    """The invariants a profile claims, in catalogue order."""
     return tuple(inv for inv in INVARIANTS if profile in inv.profiles)
