@@ -154,7 +154,7 @@ def observe(state: State) -> Observation:
 def is_non_evictable(count: int | None) -> bool:
     """What ``RangeCacheRemovalQueue.getNonEvictableSize()`` counts: no handler, or ``hasExpectedReads()``.
 
-    E5 (shared/domain): an entry without a handler counts as non-evictable here, although every eviction
+    E5 (SPEC.md §3.1): an entry without a handler counts as non-evictable here, although every eviction
     treats it as evictable (``shouldRequeue`` needs ``hasExpectedReads()``). The observation reports
     the method as it is (managed-ledger 4.2.4, ``getNonEvictableSize``, a test helper).
 

@@ -14,7 +14,7 @@ def counted(profile: str, entry: CachedEntry) -> bool:
     """Whether the profile's ``getNonEvictableSize()`` counts the entry.
 
     pulsar-master: no handler, or ``hasExpectedReads()`` (count >= 1). An entry without a handler counts
-    although every pass treats it as evictable: E5 of shared/domain, as the test helper is written in
+    although every pass treats it as evictable (E5, SPEC.md §3.1), as the test helper is written in
     managed-ledger 4.2.4 ``RangeCacheRemovalQueue.getNonEvictableSize``. pip430: ``!canEvict()``
     (pip-430.md at cf3d7d17d9): a handler with a count above 0.
 
