@@ -32,9 +32,7 @@ class _NonEvictableSize(Check):
             return
         want = sum(entry.size for entry in after.entries if counted(view.profile, entry))
         if after.non_evictable_size != want:
-            view.report(
-                [f"non_evictable_size {after.non_evictable_size}, the entries it counts hold {want} bytes"]
-            )
+            view.report([f"non_evictable_size {after.non_evictable_size}, the entries it counts hold {want} bytes"])
 
 
 INVARIANT = Invariant(
