@@ -89,7 +89,8 @@ class _SwapsHandler(Pip430Cache):
         if inserted:
             wrapper = self._ranges.get(ledger, entry)
             assert wrapper is not None
-            wrapper.handler = self.HANDLER(wrapper.handler.count)
+            if wrapper.handler.count is not None:  # an entry created without a handler keeps having none
+                wrapper.handler = self.HANDLER(wrapper.handler.count)
         return inserted
 
 
