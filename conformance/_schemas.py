@@ -47,8 +47,24 @@ def config_schema() -> dict[str, Any]:
 
 
 def _entry_schema() -> dict[str, Any]:
+    """An entry; ``requeues`` and ``accessed`` only from an adapter that claims them (observe_requeues, ...)."""
     fields = {f.name: _JSON_TYPES[str(f.type)] for f in dataclasses.fields(CachedEntry)}
-    return {"type": "object", "required": list(fields), "properties": fields, "additionalProperties": False}
+    required = [f.name for f in dataclasses.fields(CachedEntry) if f.default is dataclasses.MISSING]
+    return {"type": "object", "required": required, "properties": fields, "additionalProperties": False}
+
+
+_QUEUE_FIELDS: dict[str, Any] = {
+    "queue_length": {
+        "type": ["integer", "null"],
+        "minimum": 0,
+        "description": "capability observe_queue_length: the removal queue's wrappers, tombstones included",
+    },
+    "non_evictable_size": {
+        "type": ["integer", "null"],
+        "minimum": 0,
+        "description": "capability observe_non_evictable_size: the bytes getNonEvictableSize() counts",
+    },
+}
 
 
 def _counters_schema() -> dict[str, Any]:
@@ -79,6 +95,7 @@ def observation_schema() -> dict[str, Any]:
             "size": {"type": "integer"},
             "counters": _counters_schema(),
             "copies": {"type": "array", "items": _COPY},
+            **_QUEUE_FIELDS,
         },
     }
 
@@ -92,7 +109,8 @@ def observation_delta_schema() -> dict[str, Any]:
         "description": (
             "The observation as a difference from the previous one the implementation sent (full or delta) "
             "since configure, or from the empty cache: entries added or changed, positions removed, copies "
-            "opened or changed, copy ids closed; size and counters in full. Removals apply first."
+            "opened or changed, copy ids closed; size, counters, queue_length and non_evictable_size in full. "
+            "Removals apply first."
         ),
         "required": ["entries", "removed", "size", "counters", "copies", "closed"],
         "additionalProperties": False,
@@ -103,6 +121,7 @@ def observation_delta_schema() -> dict[str, Any]:
             "counters": _counters_schema(),
             "copies": {"type": "array", "items": _COPY},
             "closed": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+            **_QUEUE_FIELDS,
         },
     }
 

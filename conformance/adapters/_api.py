@@ -89,6 +89,10 @@ CAPABILITIES: dict[str, str] = {
     "observe_copies": "observations list the open dispatched copies with their counts",
     "observe_evictions": "observations carry the counter evictions (size-eviction runs that had bytes to free)",
     "observe_hit_bytes": "observations carry the counter hit_bytes (the bytes of every hit)",
+    "observe_queue_length": "observations carry queue_length: the removal queue's wrappers, tombstones included",
+    "observe_requeues": "observations carry each entry's requeues (the wrapper's requeueCount)",
+    "observe_accessed": "observations carry each entry's accessed flag (set by a read, cleared by a requeue)",
+    "observe_non_evictable_size": "observations carry non_evictable_size (getNonEvictableSize's bytes)",
 }
 """What an adapter may support. The engine sends only supported operations and compares only
 observed fields; invariants that need a missing capability are reported as not checkable."""
@@ -167,11 +171,14 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
     stamps = "observe_timestamps" in capabilities
     if counts and stamps and capabilities >= _ALL_OBSERVED:
         return observation
+    requeues, accessed = "observe_requeues" in capabilities, "observe_accessed" in capabilities
     entries = tuple(
         dataclasses.replace(
             entry,
             count=entry.count if counts else None,
             timestamp=entry.timestamp if stamps else None,
+            requeues=entry.requeues if requeues else None,
+            accessed=entry.accessed if accessed else None,
         )
         for entry in observation.entries
     )
@@ -180,12 +187,17 @@ def mask(observation: Observation, capabilities: frozenset[str]) -> Observation:
         copies = tuple((copy, None) for copy, _ in copies)
     stats: dict[str, Any] = {name: None for name, need in _STATS.items() if need not in capabilities}
     counters = dataclasses.replace(observation.counters, **stats) if stats else observation.counters
-    return dataclasses.replace(observation, entries=entries, copies=copies, counters=counters)
+    blanks: dict[str, Any] = {name: None for name, need in _QUEUE.items() if need not in capabilities}
+    return dataclasses.replace(observation, entries=entries, copies=copies, counters=counters, **blanks)
 
 
 _STATS = {"evictions": "observe_evictions", "hit_bytes": "observe_hit_bytes"}
 """The counters an adapter shows only with a capability, and that capability."""
-_ALL_OBSERVED = frozenset({"observe_copies", *_STATS.values()})
+_QUEUE = {"queue_length": "observe_queue_length", "non_evictable_size": "observe_non_evictable_size"}
+"""The observation's fields about the removal queue, and the capability that shows each."""
+_ALL_OBSERVED = frozenset(
+    {"observe_copies", "observe_requeues", "observe_accessed", *_STATS.values(), *_QUEUE.values()}
+)
 
 
 _RESULT_TYPES: dict[str, tuple[type, ...]] = {

@@ -24,12 +24,17 @@ if TYPE_CHECKING:
 
 _Frozen = TypeVar("_Frozen", CachedEntry, Counters, Observation)
 
-_ENTRY_KEYS = frozenset(CachedEntry.__dataclass_fields__)
+_ENTRY_OPTIONAL = frozenset(("requeues", "accessed"))
+"""Entry keys an implementation sends only if it claims them (observe_requeues, observe_accessed)."""
+_ENTRY_KEYS = frozenset(CachedEntry.__dataclass_fields__) - _ENTRY_OPTIONAL
+_QUEUE_KEYS = ("queue_length", "non_evictable_size")
+"""Observation keys an implementation sends only if it claims them, in full in every delta, like ``size``."""
 _COUNTER_KEYS = frozenset(Counters.__dataclass_fields__)
 _STAT_KEYS = frozenset(name for name, f in Counters.__dataclass_fields__.items() if f.default is None)
 """Counters an implementation sends only if it claims them (observe_evictions, observe_hit_bytes): int or null."""
 _NO_STATS: dict[str, Any] = dict.fromkeys(_STAT_KEYS)
 _DELTA_KEYS = frozenset(("entries", "removed", "size", "counters", "copies", "closed"))
+_ALL_DELTA_KEYS = _DELTA_KEYS | frozenset(_QUEUE_KEYS)
 
 
 class DeltaEncoder:
@@ -59,7 +64,9 @@ class DeltaEncoder:
         """The delta to ``snapshot`` (an ``Observation.to_dict()`` shape); it becomes the new base."""
         entries, copies = _rows(snapshot)
         rows = dict.fromkeys(self.rows) | {row[:2]: row for row in entries}
-        return self.delta_at(rows, snapshot["size"], snapshot["counters"], copies)
+        delta = self.delta_at(rows, snapshot["size"], snapshot["counters"], copies)
+        delta.update({key: snapshot[key] for key in _QUEUE_KEYS if snapshot.get(key) is not None})
+        return delta
 
     def delta_at(
         self,
@@ -89,10 +96,7 @@ class DeltaEncoder:
                 last[position] = row
                 added.append(row)
         if added:
-            delta["entries"] = [
-                {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
-                for ledger, entry, length, count, timestamp in sorted(added)
-            ]
+            delta["entries"] = [_row_dict(row) for row in sorted(added, key=_position)]
         if removed:
             delta["removed"] = sorted(removed)
         copies_after, copies_before = set(copies), self.copies
@@ -107,7 +111,31 @@ class DeltaEncoder:
         return delta
 
 
-_entry_row = itemgetter("ledger", "entry", "size", "count", "timestamp")
+_position = itemgetter(0, 1)
+
+
+def _entry_row(row: dict[str, Any]) -> EntryRow:
+    """An observation's entry as a row (``ReferenceCache`` ``EntryRow``)."""
+    return (
+        row["ledger"],
+        row["entry"],
+        row["size"],
+        row["count"],
+        row["timestamp"],
+        row.get("requeues"),
+        row.get("accessed"),
+    )
+
+
+def _row_dict(row: EntryRow) -> dict[str, Any]:
+    """A row as a delta's entry: ``requeues`` and ``accessed`` only where they are shown."""
+    ledger, entry, length, count, timestamp, requeues, accessed = row
+    entry_dict = {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
+    if requeues is not None:
+        entry_dict["requeues"] = requeues
+    if accessed is not None:
+        entry_dict["accessed"] = accessed
+    return entry_dict
 
 
 def _rows(snapshot: dict[str, Any]) -> tuple[list[EntryRow], list[tuple[int, int | None]]]:
@@ -167,7 +195,7 @@ class DeltaDecoder:
                 position = (row["ledger"], row["entry"])
                 if position not in cached:
                     insort(order, position)
-                cached[position] = _built(CachedEntry, row)
+                cached[position] = _built(CachedEntry, row if len(row) == _FULL_ROW else _NO_QUEUE_ROW | row)
             entries = tuple(map(cached.__getitem__, order))
         copies, closed, opened = last.copies, delta["closed"], delta["copies"]
         if closed or opened:
@@ -183,16 +211,32 @@ class DeltaDecoder:
             self.counters = delta["counters"]
             sent = self.counters
             counters = _built(Counters, sent if sent.keys() >= _STAT_KEYS else _NO_STATS | sent)
+        queue_length, non_evictable = delta.get("queue_length"), delta.get("non_evictable_size")
         unchanged = entries is last.entries and copies is last.copies and counters is last.counters
-        if unchanged and delta["size"] == last.size:
+        if (
+            unchanged
+            and delta["size"] == last.size
+            and queue_length == last.queue_length
+            and non_evictable == last.non_evictable_size
+        ):
             return last
         self.last = _built(
-            Observation, {"entries": entries, "size": delta["size"], "counters": counters, "copies": copies}
+            Observation,
+            {
+                "entries": entries,
+                "size": delta["size"],
+                "counters": counters,
+                "copies": copies,
+                "queue_length": queue_length,
+                "non_evictable_size": non_evictable,
+            },
         )
         return self.last
 
 
 _ABSENT = object()
+_FULL_ROW = len(CachedEntry.__dataclass_fields__)
+_NO_QUEUE_ROW: dict[str, Any] = dict.fromkeys(_ENTRY_OPTIONAL)
 
 
 def _built(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
@@ -214,14 +258,25 @@ def _is_int_or_null(value: Any) -> bool:
 
 def _delta_problem(delta: Any) -> str | None:  # noqa: C901, PLR0911, PLR0912 - one check per rule of the delta format, each naming its field
     """The first malformed field of a delta, as ``field: what is wrong``; None if well formed."""
-    if not isinstance(delta, dict) or delta.keys() != _DELTA_KEYS:
-        return f"delta: an object with exactly the keys {sorted(_DELTA_KEYS)}, got {delta!r}"[:300]
+    if not isinstance(delta, dict) or not _DELTA_KEYS <= delta.keys() <= _ALL_DELTA_KEYS:
+        wanted = f"the keys {sorted(_DELTA_KEYS)}, optionally {list(_QUEUE_KEYS)}"
+        return f"delta: an object with {wanted}, got {delta!r}"[:300]
+    for name in _QUEUE_KEYS:
+        value = delta.get(name)
+        if value is not None and (type(value) is not int or value < 0):
+            return f"{name}: an int >= 0 or null, got {value!r}"[:300]
     for name in ("entries", "removed", "copies", "closed"):
         if not isinstance(delta[name], list):
             return f"{name}: a list, got {delta[name]!r}"[:300]
     for index, row in enumerate(delta["entries"]):
-        if not isinstance(row, dict) or row.keys() != _ENTRY_KEYS:
-            return f"entries[{index}]: an object with exactly the keys {sorted(_ENTRY_KEYS)}, got {row!r}"[:300]
+        if not isinstance(row, dict) or not _ENTRY_KEYS <= row.keys() <= _ENTRY_KEYS | _ENTRY_OPTIONAL:
+            wanted = f"the keys {sorted(_ENTRY_KEYS)}, optionally {sorted(_ENTRY_OPTIONAL)}"
+            return f"entries[{index}]: an object with {wanted}, got {row!r}"[:300]
+        requeues, accessed = row.get("requeues"), row.get("accessed")
+        if requeues is not None and type(requeues) is not int:
+            return f"entries[{index}].requeues: an int or null, got {requeues!r}"[:300]
+        if accessed is not None and type(accessed) is not bool:
+            return f"entries[{index}].accessed: a boolean or null, got {accessed!r}"[:300]
         for name in ("ledger", "entry", "size"):
             if type(row[name]) is not int:
                 return f"entries[{index}].{name}: an int, got {row[name]!r}"
@@ -241,8 +296,8 @@ def _delta_problem(delta: Any) -> str | None:  # noqa: C901, PLR0911, PLR0912 - 
         return f"size: an int, got {delta['size']!r}"
     counters = delta["counters"]
     if not isinstance(counters, dict) or not _COUNTER_KEYS - _STAT_KEYS <= counters.keys() <= _COUNTER_KEYS:
-        wanted = sorted(_COUNTER_KEYS - _STAT_KEYS)
-        return f"counters: an object with the keys {wanted}, optionally {sorted(_STAT_KEYS)}, got {counters!r}"[:300]
+        required = sorted(_COUNTER_KEYS - _STAT_KEYS)
+        return f"counters: an object with the keys {required}, optionally {sorted(_STAT_KEYS)}, got {counters!r}"[:300]
     if {*map(type, counters.values())} != {int}:
         bad = [(n, v) for n, v in counters.items() if type(v) is not int and not (n in _STAT_KEYS and v is None)]
         if bad:

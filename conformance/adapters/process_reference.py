@@ -58,10 +58,8 @@ class Session:
                 results.append(list(value) if isinstance(value, tuple) else value)
             observe = request.get("observe", False)
             if observe == "delta":
-                return {
-                    "results": results,
-                    "delta": self.encoder.delta_at(*self.cache.snapshot_at(self.changes.take())),
-                }
+                delta = self.encoder.delta_at(*self.cache.snapshot_at(self.changes.take()))
+                return {"results": results, "delta": delta | self.cache.queue_fields()}
             return {"results": results, **({"observation": self.observation()} if observe else {})}
         if cmd == "observe":
             return self.observation()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 from ledgerspec.conformance._mutants import Mutant
 from ledgerspec.reference.cache import (
     ActiveCursors,
@@ -22,7 +24,7 @@ class _LivelockWatchdog(PulsarMasterCache):
 
     def _free(self, to_free: int, now: int) -> tuple[int, int]:
         removed, spins, entries = 0, 0, 0
-        while removed < to_free and (head := self._queue.peek()) is not None:
+        while (head := self._queue.peek()) is not None and removed < to_free:
             if self._should_requeue(head):
                 spins += 1
                 if spins > len(self._ranges):
@@ -110,6 +112,59 @@ class PulsarMasterRequeueKeepsTimestamp(PulsarMasterCache):
     def _setup(self) -> None:
         super()._setup()
         self._queue = _KeepsTimestampQueue()
+
+
+class _UncountedRequeueQueue(RemovalQueue):
+    """``markRequeued()`` that forgets ``requeueCount++``."""
+
+    def requeue(self, now: int) -> Wrapper:
+        head = self._queue.popleft()
+        head.ts = now
+        head.accessed = False  # bug: no ``head.requeues += 1``
+        self._queue.append(head)
+        return head
+
+
+class PulsarMasterRequeueUncounted(_LivelockWatchdog):
+    """A counter not incremented: ``markRequeued()`` forgets ``requeueCount++``, so the requeue budget is
+    never spent and an entry with expected reads is protected for ever.
+
+    Breaks CACHE-QUEUE-ACCOUNTING (a requeue adds one to requeues; needs observe_requeues) and
+    CACHE-BOUNDED-PROTECTION.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._queue = _UncountedRequeueQueue()
+
+
+class PulsarMasterTombstoneNotQueued(PulsarMasterCache):
+    """A forced removal takes the wrapper out of the queue at once instead of leaving a tombstone, so
+    the queue's length no longer counts the stale wrappers a pass has yet to drain.
+
+    Breaks CACHE-QUEUE-ACCOUNTING (off a pass the queue grows by exactly its inserts; needs
+    observe_queue_length).
+    """
+
+    def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
+        super()._force_remove(doomed, reason)
+        gone = {id(wrapper) for wrapper in doomed}
+        self._queue._queue = deque(w for w in self._queue._queue if id(w) not in gone)  # noqa: SLF001 - the bug
+
+
+class PulsarMasterNonEvictableThePipWay(PulsarMasterCache):
+    """``getNonEvictableSize`` computed the PIP way (``!canEvict()``): an entry without a handler is not
+    counted, where managed-ledger 4.2.4 counts it (E5).
+
+    Breaks CACHE-NON-EVICTABLE-SIZE (needs observe_non_evictable_size).
+    """
+
+    def queue_fields(self) -> dict[str, int]:
+        fields = super().queue_fields()
+        fields["non_evictable_size"] = sum(  # bug: no ``handler is None or``
+            w.size for w in self._ranges.values() if w.handler is not None and w.handler.has_expected_reads()
+        )
+        return fields
 
 
 class PulsarMasterNoReleaseDecrement(PulsarMasterCache):
@@ -354,6 +409,24 @@ MUTANTS: list[Mutant] = [
         PulsarMasterInvalidateInclusive,
     ),
     Mutant("pulsar-master-miss-not-counted", "pulsar-master", "a miss is not counted", PulsarMasterMissNotCounted),
+    Mutant(
+        "pulsar-master-requeue-uncounted",
+        "pulsar-master",
+        "a requeue does not add to requeueCount",
+        PulsarMasterRequeueUncounted,
+    ),
+    Mutant(
+        "pulsar-master-tombstone-not-queued",
+        "pulsar-master",
+        "a forced removal leaves no tombstone in the queue",
+        PulsarMasterTombstoneNotQueued,
+    ),
+    Mutant(
+        "pulsar-master-non-evictable-pip-way",
+        "pulsar-master",
+        "getNonEvictableSize leaves out entries without a handler",
+        PulsarMasterNonEvictableThePipWay,
+    ),
     Mutant(
         "pulsar-master-same-position-counted-once",
         "pulsar-master",

@@ -45,7 +45,7 @@ class SegmentedOldestSegmentFirst(SegmentedCache):
         for position in sorted(self._newest):
             found = self._lookup(position)
             assert found is not None
-            rows.append((position[0], position[1], found[1], None, None))
+            rows.append((position[0], position[1], found[1], None, None, None, None))
         return rows
 
 

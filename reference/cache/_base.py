@@ -35,11 +35,21 @@ COUNTERS: tuple[str, ...] = (
 C = TypeVar("C")
 """What an open copy remembers: the wrapper or handler it shares, or None."""
 
-EntryRow = tuple[int, int, int, int | None, int | None]
-"""One cached entry as (ledger, entry, size, count, timestamp): an observation's entry, in its key order."""
+EntryRow = tuple[int, int, int, int | None, int | None, int | None, bool | None]
+"""One cached entry as (ledger, entry, size, count, timestamp, requeues, accessed): an observation's entry, in
+its key order; the last two are None where the profile has no such field (all but pulsar-master)."""
 
 Listener = Callable[[str, int, dict[str, Any]], None]
 """Receives (event kind, now, fields) for every event of traces/FORMAT.md the cache produces."""
+
+
+def row_dict(row: EntryRow) -> dict[str, Any]:
+    """An entry row as an observation's entry: ``requeues`` and ``accessed`` only where the profile has them."""
+    ledger, entry, length, count, timestamp, requeues, accessed = row
+    entry_dict = {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
+    if requeues is not None:
+        entry_dict["requeues"], entry_dict["accessed"] = requeues, accessed
+    return entry_dict
 
 
 def require(condition: bool, message: str) -> None:
@@ -328,14 +338,16 @@ class ReferenceCache(abc.ABC, Generic[C]):
         """Plain data, the shape of the spec's ``Observation.to_dict()``: entries, size, counters, copies."""
         entries, total, counters, copies = self.snapshot_rows()
         return {
-            "entries": [
-                {"ledger": ledger, "entry": entry, "size": length, "count": count, "timestamp": timestamp}
-                for ledger, entry, length, count, timestamp in entries
-            ],
+            "entries": list(map(row_dict, entries)),
             "size": total,
             "counters": counters,
             "copies": [list(pair) for pair in copies],
+            **self.queue_fields(),
         }
+
+    def queue_fields(self) -> dict[str, int]:
+        """The removal queue's fields of an observation, where the profile has them (``queue_length``, ...)."""
+        return {}
 
     def snapshot_rows(self) -> tuple[list[EntryRow], int, dict[str, int], list[tuple[int, int | None]]]:
         """The snapshot with entries and copies as tuples: (entries, size, counters, copies).

@@ -56,7 +56,7 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
     # --- observation ------------------------------------------------------------------------------
 
     def _row(self, cached: LegacyEntry) -> EntryRow:
-        return (cached.ledger, cached.entry, cached.size, None, cached.ts)
+        return (cached.ledger, cached.entry, cached.size, None, cached.ts, None, None)
 
     def _size(self) -> int:
         return self._ranges.total_size

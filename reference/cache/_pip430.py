@@ -44,7 +44,11 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
     # --- observation ------------------------------------------------------------------------------
 
     def _row(self, wrapper: Wrapper) -> EntryRow:
-        return (wrapper.ledger, wrapper.entry, wrapper.size, wrapper.handler.count, wrapper.ts)
+        return (wrapper.ledger, wrapper.entry, wrapper.size, wrapper.handler.count, wrapper.ts, None, None)
+
+    def queue_fields(self) -> dict[str, int]:
+        """``non_evictable_size``: the bytes of the entries ``canEvict()`` refuses (pip-430.md at cf3d7d17d9); O(n)."""
+        return {"non_evictable_size": sum(w.size for w in self._ranges.values() if not _can_evict(w))}
 
     def _size(self) -> int:
         return self._ranges.total_size

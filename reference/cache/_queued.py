@@ -10,7 +10,7 @@ Complexity: invalidate_before O((k + 1) log n); invalidate_ledger and clear O(k 
 from __future__ import annotations
 
 import abc
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from ledgerspec.reference.cache._base import ReferenceCache
 from ledgerspec.reference.cache._range_cache import RangeCaches
@@ -24,6 +24,8 @@ class QueuedCache(ReferenceCache[C]):
 
     _ranges: RangeCaches[Wrapper]
     _queue: RemovalQueue
+    TOMBSTONES_SHOWN: ClassVar[bool] = False
+    """Whether the queue's length is observed: then ``clear`` keeps the tombstones it leaves, as Pulsar does."""
 
     @abc.abstractmethod
     def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
@@ -54,10 +56,11 @@ class QueuedCache(ReferenceCache[C]):
         self._pass_end("invalidate")
 
     def clear(self, *, now: int) -> None:
-        """``clear()``: every queued wrapper is then a tombstone, so the queue is dropped at once."""
+        """``clear()``: every queued wrapper is then a tombstone; dropped at once unless the queue's length shows."""
         self._check_clock(now)
         self._now = now
         self._pass_start("clear")
         self._force_remove(self._ranges.pop_all(), "removed_clear")
-        self._queue.clear()
+        if not self.TOMBSTONES_SHOWN:
+            self._queue.clear()
         self._pass_end("clear")

@@ -79,7 +79,7 @@ class SegmentedCache(ReferenceCache[None]):
         return None if segment is None else self._row((ledger, entry), segment)
 
     def _row(self, position: Position, segment: int) -> EntryRow:
-        return (*position, self._segments[segment][position][1], None, None)
+        return (*position, self._segments[segment][position][1], None, None, None, None)
 
     def _size(self) -> int:
         """``ReadCache.size()`` (ReadCache): the current offset plus a full segment per other non-empty one."""

@@ -12,13 +12,20 @@ REASONS: tuple[str, ...] = ("size", "ttl", "invalidate", "clear")
 
 @dataclass(frozen=True, kw_only=True, order=True)
 class CachedEntry:
-    """One cached entry. ``count`` is ``None`` when the entry has no read-count handler."""
+    """One cached entry. ``count`` is ``None`` when the entry has no read-count handler.
+
+    ``requeues`` and ``accessed`` are the merged wrapper's ``requeueCount`` and ``accessed`` flag
+    (``RangeCacheEntryWrapper``, apache/pulsar#24623): None where the profile has no such field or the
+    adapter does not show it (capabilities ``observe_requeues``, ``observe_accessed``).
+    """
 
     ledger: int
     entry: int
     size: int
     count: int | None
     timestamp: int | None
+    requeues: int | None = None
+    accessed: bool | None = None
 
     @property
     def position(self) -> tuple[int, int]:
@@ -57,6 +64,12 @@ class Observation:
     counters: Counters
     copies: tuple[tuple[int, int | None], ...]
     """Open dispatched copies as (copy id, count of the handler they share, or None)."""
+    queue_length: int | None = None
+    """Wrappers in the removal queue, tombstones of removed entries included (``RangeCacheRemovalQueue``,
+    apache/pulsar#24623); None where the profile has none or the adapter does not show it."""
+    non_evictable_size: int | None = None
+    """Bytes of the entries ``getNonEvictableSize()`` counts (pulsar-master: no handler or count >= 1, E5;
+    pip430: ``!canEvict()``); None where the profile has no such notion or the adapter does not show it."""
 
     def entry(self, ledger: int, entry: int) -> CachedEntry | None:
         """The cached entry at a position, if any."""
@@ -74,15 +87,22 @@ class Observation:
         return dict(self.copies)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-data form for JSON."""
-        return {
-            "entries": [dataclasses.asdict(e) for e in self.entries],
+        """Plain-data form for JSON; the optional fields only where they are shown (not None)."""
+        data: dict[str, Any] = {
+            "entries": [
+                {k: v for k, v in dataclasses.asdict(e).items() if v is not None or k not in _ENTRY_OPTIONAL}
+                for e in self.entries
+            ],
             "size": self.size,
             "counters": {
                 k: v for k, v in dataclasses.asdict(self.counters).items() if v is not None or k not in _STATS
             },
             "copies": [list(c) for c in self.copies],
         }
+        for name in _TOP_OPTIONAL:
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        return data
 
     @classmethod
     def from_dict(cls, data: Any) -> Observation:
@@ -98,16 +118,22 @@ class Observation:
             size=data["size"],
             counters=Counters(**data["counters"]),
             copies=tuple(sorted((copy, count) for copy, count in data["copies"])),
+            queue_length=data.get("queue_length"),
+            non_evictable_size=data.get("non_evictable_size"),
         )
 
 
 def _well_formed(data: Any) -> bool:
     """The fast test: every field present with its type (ints are not bools)."""
     try:
+        for name in _TOP_OPTIONAL:
+            value = data.get(name)
+            if value is not None and (type(value) is not int or value < 0):
+                return False
         for row in data["entries"]:
             count, timestamp = row["count"], row["timestamp"]
             if (
-                len(row) != len(_ENTRY_FIELDS)
+                (len(row) != len(_ENTRY_REQUIRED) and not _optional_entry_ok(row))
                 or type(row["ledger"]) is not int
                 or type(row["entry"]) is not int
                 or type(row["size"]) is not int
@@ -134,14 +160,21 @@ def _diagnose(data: Any) -> None:
     _expect(isinstance(data, dict), "observation", "an object", data)
     for key in ("entries", "size", "counters", "copies"):
         _expect(key in data, key, "present", None)
+    for name in _TOP_OPTIONAL:
+        value = data.get(name)
+        _expect(value is None or (_is_int(value) and value >= 0), name, "an int >= 0 or null", value)
     _expect(isinstance(data["entries"], list), "entries", "a list", data["entries"])
     for index, row in enumerate(data["entries"]):
         where = f"entries[{index}]"
-        _expect(isinstance(row, dict) and set(row) == set(_ENTRY_FIELDS), where, f"keys {_ENTRY_FIELDS}", row)
+        keys_ok = isinstance(row, dict) and set(_ENTRY_REQUIRED) <= set(row) <= set(_ENTRY_FIELDS)
+        _expect(keys_ok, where, f"keys {_ENTRY_REQUIRED}, optionally {_ENTRY_OPTIONAL}", row)
         for name in ("ledger", "entry", "size"):
             _expect(_is_int(row[name]), f"{where}.{name}", "an int", row[name])
         for name in ("count", "timestamp"):
             _expect(row[name] is None or _is_int(row[name]), f"{where}.{name}", "an int or null", row[name])
+        requeues, accessed = row.get("requeues"), row.get("accessed")
+        _expect(requeues is None or _is_int(requeues), f"{where}.requeues", "an int or null", requeues)
+        _expect(accessed is None or isinstance(accessed, bool), f"{where}.accessed", "a boolean or null", accessed)
     _expect(_is_int(data["size"]), "size", "an int", data["size"])
     counters = data["counters"]
     ok = isinstance(counters, dict) and set(_COUNTER_FIELDS) <= set(counters) <= _ALL_COUNTERS
@@ -155,7 +188,7 @@ def _diagnose(data: Any) -> None:
     raise TypeError("observation: malformed")
 
 
-def describe_difference(expected: Observation, actual: Observation) -> list[str]:  # noqa: C901 - one line per part of an observation that may differ
+def describe_difference(expected: Observation, actual: Observation) -> list[str]:  # noqa: C901, PLR0912 - one line per part of an observation that may differ
     """Human lines naming each field where two observations differ."""
     lines = []
     want, got = expected.by_position(), actual.by_position()
@@ -169,6 +202,10 @@ def describe_difference(expected: Observation, actual: Observation) -> list[str]
             lines.append(f"entry {pos}: expected {_fmt(w)}, candidate has {_fmt(g)}")
     if expected.size != actual.size:
         lines.append(f"size: expected {expected.size}, candidate {actual.size}")
+    for name in _TOP_OPTIONAL:
+        w, g = getattr(expected, name), getattr(actual, name)
+        if w != g:
+            lines.append(f"{name}: expected {w}, candidate {g}")
     for field in dataclasses.fields(Counters):
         w, g = getattr(expected.counters, field.name), getattr(actual.counters, field.name)
         if w != g:
@@ -187,10 +224,25 @@ def describe_difference(expected: Observation, actual: Observation) -> list[str]
 def _fmt(e: CachedEntry | None) -> str:
     if e is None:
         return "nothing"
-    return f"size={e.size} count={e.count} timestamp={e.timestamp}"
+    shown = f"size={e.size} count={e.count} timestamp={e.timestamp}"
+    return shown + "".join(f" {k}={getattr(e, k)}" for k in _ENTRY_OPTIONAL if getattr(e, k) is not None)
+
+
+def _optional_entry_ok(row: dict[str, Any]) -> bool:
+    """A row with some of the optional keys: each an int (requeues) or a boolean (accessed), or null."""
+    if not row.keys() <= _ENTRY_KEYS:
+        return False
+    requeues, accessed = row.get("requeues"), row.get("accessed")
+    return (requeues is None or type(requeues) is int) and (accessed is None or type(accessed) is bool)
 
 
 _ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(CachedEntry))
+_ENTRY_OPTIONAL = ("requeues", "accessed")
+"""Entry fields an adapter sends only if it claims them (observe_requeues, observe_accessed)."""
+_ENTRY_REQUIRED = tuple(name for name in _ENTRY_FIELDS if name not in _ENTRY_OPTIONAL)
+_ENTRY_KEYS = frozenset(_ENTRY_FIELDS)
+_TOP_OPTIONAL = ("queue_length", "non_evictable_size")
+"""Observation fields an adapter sends only if it claims them (observe_queue_length, observe_non_evictable_size)."""
 _STATS = frozenset({"evictions", "hit_bytes"})
 """Counters a profile may lack and an adapter may not observe (capabilities observe_evictions, observe_hit_bytes)."""
 _COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(Counters) if f.name not in _STATS)

@@ -21,6 +21,7 @@ from ledgerspec.spec.cache._base import (
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._kernels import (
     Verdict,
+    can_evict,
     pip430_increment,
     pip430_mark_evicted,
     pip430_mark_read,
@@ -107,7 +108,13 @@ def observe(state: State) -> Observation:
         )
     )
     copies = tuple((copy, _count(base, h)) for copy, h in base.copies)
-    return Observation(entries=entries, size=sum(e.size for e in entries), counters=base.counters, copies=copies)
+    return Observation(
+        entries=entries,
+        size=sum(e.size for e in entries),
+        counters=base.counters,
+        copies=copies,
+        non_evictable_size=sum(e.size for e in entries if not can_evict(e.count)),
+    )
 
 
 def _count(base: Base, handler: int | None) -> int | None:

@@ -64,28 +64,48 @@ class Wrapper:
     accessed: bool = False
 
 
+TOMBSTONE = None
+"""A removed entry's wrapper, still queued: ``markRemoved`` nulls its key (apache/pulsar#24623)."""
+
+
 @dataclass(frozen=True)
 class State:
-    """One queue, in queue order.
+    """One queue, in queue order, with the tombstones (None) of entries removed by force.
 
-    Tombstones of removed entries are not kept: they only ever yield MISSING, which neither stops a
-    pass nor counts towards the size freed (apache/pulsar#24623), so they change no observable behaviour.
+    ``removeRange`` and ``clear`` unmap an entry and leave its wrapper queued with a null key. A pass
+    that finds one at the head drops it (MISSING, checked before the predicate, so even after a size
+    pass has freed enough) and goes on: a tombstone never stops a pass nor counts towards the size
+    freed. Only the queue's length (``observe_queue_length``) shows them
+    (``RangeCacheRemovalQueue.handleQueue`` / ``evaluateEvictionPredicate``, managed-ledger 4.2.4).
+
+    Micro-scenario: A, B, C queued; invalidate B -> queue A, ~, C (length 3). A size pass freeing A's
+    bytes removes A, drops the tombstone (MISSING), then STOPs at C: length 1.
     """
 
     base: Base
-    queue: tuple[Wrapper, ...] = ()
+    queue: tuple[Wrapper | None, ...] = ()
 
 
 class _Work(Work):
     def __init__(self, state: State) -> None:
         super().__init__(state.base)
-        self.queue = list(state.queue)
+        self.queue: list[Wrapper | None] = list(state.queue)
 
     def index(self, ledger: int, entry: int) -> int | None:
         for index, wrapper in enumerate(self.queue):
-            if (wrapper.ledger, wrapper.entry) == (ledger, entry):
+            if wrapper is not None and (wrapper.ledger, wrapper.entry) == (ledger, entry):
                 return index
         return None
+
+    def live(self) -> list[Wrapper]:
+        """The cached entries' wrappers, in queue order."""
+        return [w for w in self.queue if w is not None]
+
+    def head(self) -> Wrapper | None:
+        """The live head, after dropping the tombstones before it (MISSING comes before any verdict)."""
+        while self.queue and self.queue[0] is None:
+            self.queue.pop(0)
+        return self.queue[0] if self.queue else None
 
 
 def _freeze(work: _Work) -> State:
@@ -113,12 +133,34 @@ def observe(state: State) -> Observation:
                 size=w.size,
                 count=None if w.handler is None else base.handlers[w.handler],
                 timestamp=w.ts,
+                requeues=w.requeues,
+                accessed=w.accessed,
             )
             for w in state.queue
+            if w is not None
         )
     )
     copies = tuple((copy, None if h is None else base.handlers[h]) for copy, h in base.copies)
-    return Observation(entries=entries, size=sum(e.size for e in entries), counters=base.counters, copies=copies)
+    return Observation(
+        entries=entries,
+        size=sum(e.size for e in entries),
+        counters=base.counters,
+        copies=copies,
+        queue_length=len(state.queue),
+        non_evictable_size=sum(e.size for e in entries if is_non_evictable(e.count)),
+    )
+
+
+def is_non_evictable(count: int | None) -> bool:
+    """What ``RangeCacheRemovalQueue.getNonEvictableSize()`` counts: no handler, or ``hasExpectedReads()``.
+
+    E5 (SPEC.md §3.1): an entry without a handler counts as non-evictable here, although every eviction
+    treats it as evictable (``shouldRequeue`` needs ``hasExpectedReads()``). The observation reports
+    the method as it is (managed-ledger 4.2.4, ``getNonEvictableSize``, a test helper).
+
+    Micro-scenario: A (10 bytes, no handler), B (20, count 1), C (40, count 0) -> 30.
+    """
+    return count is None or count >= 1
 
 
 # --- insert and reads ----------------------------------------------------------------------------
@@ -146,6 +188,7 @@ def _read_one(work: _Work, ledger: int, entry: int) -> int | None:
         work.count("misses")
         return None
     wrapper = work.queue[index]
+    assert wrapper is not None  # index() finds live wrappers only
     work.queue[index] = dataclasses.replace(wrapper, accessed=True)
     work.count("hits")
     work.count("hit_bytes", wrapper.size)
@@ -197,39 +240,37 @@ def _remove(work: _Work, wrapper: Wrapper, reason: str) -> None:
 
 def _remove_where(work: _Work, doomed: set[tuple[int, int]], reason: str) -> tuple[int, int]:
     """Remove the doomed positions; what was freed, as ``RangeCacheRemovalCounters``: (entries, bytes)."""
-    kept, freed = [], (0, 0)
-    for wrapper in work.queue:
-        if (wrapper.ledger, wrapper.entry) in doomed:
+    freed = (0, 0)
+    for index, wrapper in enumerate(work.queue):
+        if wrapper is not None and (wrapper.ledger, wrapper.entry) in doomed:
             _remove(work, wrapper, reason)
             freed = (freed[0] + 1, freed[1] + wrapper.size)
-        else:
-            kept.append(wrapper)
-    work.queue = kept
+            work.queue[index] = TOMBSTONE
     return freed
 
 
 def _invalidate_before(work: _Work, op: InvalidateBefore) -> None:
     """``removeRange((-1,0), pos, false)`` within the ledger; leaves tombstones (apache/pulsar#24623)."""
-    doomed = {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger and w.entry < op.entry}
+    doomed = {(w.ledger, w.entry) for w in work.live() if w.ledger == op.ledger and w.entry < op.entry}
     _remove_where(work, doomed, "invalidate")
 
 
 def _invalidate_ledger(work: _Work, op: InvalidateLedger) -> None:
     """``invalidateAllEntries(ledgerId)``."""
-    _remove_where(work, {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger}, "invalidate")
+    _remove_where(work, {(w.ledger, w.entry) for w in work.live() if w.ledger == op.ledger}, "invalidate")
 
 
 def _remove_range(work: _Work, op: RemoveRange) -> tuple[int, int]:
     """``RangeCache.removeRange(first, last, lastInclusive)`` of one ledger; (entries, bytes) (apache/pulsar#24623)."""
     require(op.first <= op.last)
     end = op.last + 1 if op.inclusive else op.last
-    doomed = {(w.ledger, w.entry) for w in work.queue if w.ledger == op.ledger and op.first <= w.entry < end}
+    doomed = {(w.ledger, w.entry) for w in work.live() if w.ledger == op.ledger and op.first <= w.entry < end}
     return _remove_where(work, doomed, "invalidate")
 
 
 def _clear(work: _Work, _op: Clear) -> None:
     """``clear()``."""
-    _remove_where(work, {(w.ledger, w.entry) for w in work.queue}, "clear")
+    _remove_where(work, {(w.ledger, w.entry) for w in work.live()}, "clear")
 
 
 # --- eviction ----------------------------------------------------------------------------------
@@ -267,8 +308,7 @@ def _evict_before(work: _Work, op: EvictBefore) -> tuple[int, int]:
 def _evict_before_timestamp(work: _Work, threshold: int) -> tuple[int, int]:
     """The TTL walk: strict ``ts < threshold``; requeue or remove; STOP. Returns (entries, bytes) removed."""
     freed = (0, 0)
-    while work.queue:
-        head = work.queue[0]
+    while (head := work.head()) is not None:
         verdict = master_timestamp_verdict(head.ts, threshold, _should_requeue(work, head))
         if verdict is Verdict.STOP:
             break
@@ -291,7 +331,7 @@ def _evict_size(work: _Work, _op: EvictSize) -> None:
     Micro-scenario: max 100, watermark 0.5; A (60, count 1), B (50, count 0), max_requeue 1:
     size 110 > 98, to free 60: A requeued, B removed (50), A removed (110 >= 60).
     """
-    size = sum(w.size for w in work.queue)
+    size = sum(w.size for w in work.live())
     if size <= work.config.trigger_size:
         return
     to_free = size - work.config.watermark_size
@@ -309,8 +349,7 @@ def _evict_bytes(work: _Work, op: EvictBytes) -> tuple[int, int]:
 def _free(work: _Work, to_free: int) -> tuple[int, int]:
     """The size walk: STOP once ``to_free`` is freed, else requeue or remove. Returns (entries, bytes) removed."""
     removed, entries = 0, 0
-    while work.queue:
-        head = work.queue[0]
+    while (head := work.head()) is not None:
         verdict = master_size_verdict(removed, to_free, _should_requeue(work, head))
         if verdict is Verdict.STOP:
             break
@@ -341,4 +380,4 @@ RULES = {
     RemoveRange: deterministic(_remove_range),
 }
 
-__all__ = ["NAME", "State", "Wrapper", "init", "observe", "step"]
+__all__ = ["NAME", "State", "Wrapper", "init", "is_non_evictable", "observe", "step"]

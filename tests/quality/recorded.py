@@ -63,6 +63,12 @@ NOT_IN_TRACES = {
     "pulsar-master-extend-ttl-ignored": "the edge workload never turns extend_ttl off",
     "legacy-watermark-from-trigger": "how much a legacy size pass frees is checked by CACHE-MODEL only",
     "legacy-size-from-current-size": "how much a legacy size pass frees is checked by CACHE-MODEL only",
+    "pulsar-master-tombstone-not-queued": "the queue's length is an observation: no event shows a tombstone",
+    "pulsar-master-non-evictable-pip-way": "non_evictable_size is an observation, not an event",
+    "pulsar-master-requeue-uncounted": (
+        "requeue counts are observations: a trace shows the bug only once an entry outlives max_requeue, "
+        "conformance at its first requeue"
+    ),
     "legacy-policy-smallest-first": (
         "with many ledgers the reversed ranking selects every cache, so only CACHE-MODEL sees the shares"
     ),

@@ -17,7 +17,7 @@ from ledgerspec.conformance._case import Case
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import HARNESSES, SOURCE, build, pom_properties
 from ledgerspec.conformance.cli import main
-from ledgerspec.spec.cache import CacheConfig, Insert
+from ledgerspec.spec.cache import CacheConfig, EvictBefore, EvictBytes, Insert, RemoveRange
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,3 +104,58 @@ def test_without_java_or_maven_a_harness_is_a_clear_input_error(tmp_path):
         assert done.returncode == 2, done.stderr
         assert "java (JDK 17) and mvn (Maven 3.8+)" in done.stderr
         assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name", ["pulsar-range-cache", "pulsar-entry-cache-manager"])
+def test_the_removals_and_the_queue_observations_are_the_real_codes(built, name):
+    """Hand-traced against managed-ledger 4.2.4, and the same as the reference of pulsar-master.
+
+    (1,0)..(1,3) of 10 bytes at 1..4, no expected reads (no handler: getNonEvictableSize counts each, E5).
+    remove_range(1, 1, 1, inclusive) frees [1, 10] and leaves a tombstone: 3 cached, queue 4.
+    evict_bytes(10): (1,0) goes (10 >= 10), the tombstone behind it is MISSING before the STOP test and
+    is dropped too, (1,2) stops the pass: [1, 10], queue 2. evict_before(4): (1,2) stamped 3 < 4 goes,
+    (1,3) stamped 4 stops it: [1, 10], queue 1, non-evictable 10.
+    """
+    ops = [Insert(now=i + 1, ledger=1, entry=i, size=10, expected_reads=0) for i in range(4)]
+    ops += [
+        RemoveRange(now=5, ledger=1, first=1, last=1, inclusive=True),
+        EvictBytes(now=6, bytes=10),
+        EvictBefore(now=7, cutoff=4),
+    ]
+    seen = {}
+    for adapter_name in (name, "reference-pulsar-master"):
+        factory = load_adapter(adapter_name)
+        try:
+            adapter = factory()
+            adapter.start(CacheConfig(max_size=1000, ttl=100))
+            steps = [(adapter.apply(op), adapter.observe()) for op in ops]
+            adapter.stop()
+        finally:
+            getattr(factory, "close", lambda: None)()
+        seen[adapter_name] = [
+            (None if r is None else list(r) if not isinstance(r, bool) else r, o.queue_length, o.non_evictable_size)
+            for r, o in steps
+        ]
+    assert seen[name][4:] == [([1, 10], 4, 30), ([1, 10], 2, 20), ([1, 10], 1, 10)]
+    assert seen[name] == seen["reference-pulsar-master"]
+
+
+def test_the_legacy_harness_removes_through_the_real_range_cache(built):
+    """managed-ledger 4.0.8: remove_range and evict_before return the real RangeCache's Pair.
+
+    (1,0)..(1,2) of 10 at 1..3; remove_range(1, 0, 1, exclusive) frees (1,0): [1, 10]; evict_before(2)
+    walks from the lowest position, removing ts <= 2 (legacy's <=): (1,1) goes, (1,2) stops: [1, 10].
+    """
+    ops = [Insert(now=i + 1, ledger=1, entry=i, size=10) for i in range(3)]
+    ops += [RemoveRange(now=4, ledger=1, first=0, last=1, inclusive=False), EvictBefore(now=5, cutoff=2)]
+    factory = load_adapter("pulsar-legacy")
+    try:
+        adapter = factory()
+        adapter.start(CacheConfig(max_size=1000, ttl=100))
+        results = [adapter.apply(op) for op in ops]
+        remaining = [entry.position for entry in adapter.observe().entries]
+        adapter.stop()
+    finally:
+        factory.close()
+    assert [list(r) for r in results[3:]] == [[1, 10], [1, 10]]
+    assert remaining == [(1, 2)]

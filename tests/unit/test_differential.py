@@ -161,7 +161,10 @@ class Lockstep:
             named = self.changes.take()
             unnamed = changed_positions(before, self.snapshot) - named
             assert not unnamed, self.report(f"no event named the changed positions {sorted(unnamed)}")
-            rows = {(row["ledger"], row["entry"]): tuple(row.values()) for row in self.snapshot["entries"]}
+            keys = ("ledger", "entry", "size", "count", "timestamp", "requeues", "accessed")
+            rows = {
+                (row["ledger"], row["entry"]): tuple(row.get(key) for key in keys) for row in self.snapshot["entries"]
+            }
             at, *_ = self.ref.snapshot_at(named | rows.keys())
             assert at == dict.fromkeys(named) | rows, self.report(f"snapshot_at gave {at}, the snapshot {rows}")
         observed = Observation.from_dict(self.snapshot)

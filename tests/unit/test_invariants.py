@@ -141,6 +141,39 @@ def master_refuses_at_max(work, op):
     return pulsar_master._insert(work, op)
 
 
+def master_invalidate_drops_wrapper(work, op):
+    """Forced removal that takes the wrapper out of the queue: no tombstone is left."""
+    pulsar_master._invalidate_before(work, op)
+    work.queue = [w for w in work.queue if w is not None]
+
+
+def master_requeue_uncounted(work, op):
+    """``markRequeued()`` that forgets ``requeueCount++``."""
+    before = {(w.ledger, w.entry): w.requeues for w in work.live()}
+    pulsar_master._evict_timestamp(work, op)
+    restore = before.get
+    work.queue = [w and dataclasses.replace(w, requeues=restore((w.ledger, w.entry), 0)) for w in work.queue]
+
+
+def master_requeue_keeps_accessed(work, op):
+    """``markRequeued()`` that forgets ``accessed = false``."""
+    accessed = {(w.ledger, w.entry) for w in work.live() if w.accessed}
+    pulsar_master._evict_timestamp(work, op)
+    work.queue = [w and dataclasses.replace(w, accessed=(w.ledger, w.entry) in accessed) for w in work.queue]
+
+
+def master_read_leaves_accessed(work, op):
+    """A hit that does not set ``accessed``."""
+    copy = pulsar_master._get(work, op)
+    work.queue = [w and dataclasses.replace(w, accessed=False) for w in work.queue]
+    return copy
+
+
+def master_non_evictable_the_pip_way(count):
+    """``!canEvict()`` where ``getNonEvictableSize`` is meant: an entry without a handler is not counted (E5)."""
+    return count is not None and count >= 1
+
+
 def master_hit_bytes_uncounted(work, op):
     hits_before = work.counters["hit_bytes"]
     copy = pulsar_master._get(work, op)
@@ -229,6 +262,8 @@ class Case:
     op: type
     broken: Callable
     ops: list[Op]
+    attribute: str = ""
+    """If set, ``broken`` replaces this function of the module (one ``observe`` uses) instead of the op's rule."""
 
 
 def I(now, ledger, entry, size, reads=0):  # noqa: E743 - a one-letter name keeps the scenarios legible
@@ -406,6 +441,25 @@ CASES = [
         legacy_policy_smallest_first,
         [I(1, 1, 0, 40), I(2, 2, 0, 30), I(3, 3, 0, 29), I(4, 3, 1, 1), EvictSize(now=5)],
     ),
+    # (1, 0) and (1, 1) queued; invalidating before (1, 1) leaves (1, 0)'s wrapper as a tombstone: length 2, not 1.
+    Case(
+        "CACHE-QUEUE-ACCOUNTING",
+        "pulsar-master",
+        pulsar_master,
+        InvalidateBefore,
+        master_invalidate_drops_wrapper,
+        [I(1, 1, 0, 5), I(2, 1, 1, 5), InvalidateBefore(now=3, ledger=1, entry=1)],
+    ),
+    # One entry of 5 bytes inserted without expected reads (no handler): getNonEvictableSize counts it (E5).
+    Case(
+        "CACHE-NON-EVICTABLE-SIZE",
+        "pulsar-master",
+        pulsar_master,
+        Insert,
+        master_non_evictable_the_pip_way,
+        [I(1, 1, 0, 5)],
+        attribute="is_non_evictable",
+    ),
     # Segments of 128: an entry of 10 bytes reserves 64, so the ring reports 64, not 10.
     Case("CACHE-SEGMENT-PLACEMENT", "segmented", segmented, Insert, segmented_no_align, [I(1, 1, 0, 10)]),
 ]
@@ -421,7 +475,10 @@ def test_invariant_holds_on_model_and_fails_on_mutant(case: Case, monkeypatch: p
     assert case.invariant in {i.id for i in claimed(case.profile)}
     assert violations(case.profile, case.invariant, run_candidate(case.profile, case.ops, config), config) == []
     with monkeypatch.context() as patch:
-        patch.setitem(case.module.RULES, case.op, deterministic(case.broken))
+        if case.attribute:
+            patch.setattr(case.module, case.attribute, case.broken)
+        else:
+            patch.setitem(case.module.RULES, case.op, deterministic(case.broken))
         broken_history = run_candidate(case.profile, case.ops, config)
     found = violations(case.profile, case.invariant, broken_history, config)
     assert found, f"{case.invariant} did not notice the broken {case.broken.__name__}"
@@ -536,6 +593,33 @@ def pip430_ttl_counts_an_eviction(work, op):
 
 
 EXPLICIT_CASES = [
+    # ttl 10, max_requeue 1: (1, 0) with one expected read is requeued by the pass at 20: requeues 0 -> 1.
+    Case(
+        "CACHE-QUEUE-ACCOUNTING",
+        "pulsar-master",
+        pulsar_master,
+        EvictTimestamp,
+        master_requeue_uncounted,
+        [I(1, 1, 0, 5, reads=1), EvictTimestamp(now=20)],
+    ),
+    # read at 2, so the pass at 20 requeues it for access (extend_ttl): accessed must be cleared.
+    Case(
+        "CACHE-QUEUE-ACCOUNTING",
+        "pulsar-master",
+        pulsar_master,
+        EvictTimestamp,
+        master_requeue_keeps_accessed,
+        [I(1, 1, 0, 5), Get(now=2, ledger=1, entry=0), EvictTimestamp(now=20)],
+    ),
+    # a hit sets accessed
+    Case(
+        "CACHE-QUEUE-ACCOUNTING",
+        "pulsar-master",
+        pulsar_master,
+        Get,
+        master_read_leaves_accessed,
+        [I(1, 1, 0, 5), Get(now=2, ledger=1, entry=0)],
+    ),
     # a TTL pass is not a size eviction: recordCacheEviction is not called
     Case(
         "CACHE-STATISTICS",

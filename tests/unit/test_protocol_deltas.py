@@ -92,7 +92,13 @@ def test_a_malformed_line_is_refused_as_json_loads_refuses_it(line):
 positions = st.tuples(st.integers(0, 3), st.integers(0, 6))
 rows = st.dictionaries(
     positions,
-    st.tuples(st.integers(1, 9), st.none() | st.integers(-1, 3), st.none() | st.integers(0, 50)),
+    st.tuples(
+        st.integers(1, 9),
+        st.none() | st.integers(-1, 3),
+        st.none() | st.integers(0, 50),
+        st.none() | st.integers(0, 3),
+        st.none() | st.booleans(),
+    ),
     max_size=12,
 )
 copies = st.dictionaries(st.integers(0, 20), st.none() | st.integers(-1, 3), max_size=6)
@@ -104,7 +110,9 @@ def snapshot(entries: dict, open_copies: dict, size: int) -> dict:
         {
             "entries": [
                 {"ledger": lg, "entry": en, "size": sz, "count": ct, "timestamp": ts}
-                for (lg, en), (sz, ct, ts) in sorted(entries.items())
+                | ({} if rq is None else {"requeues": rq})
+                | ({} if ac is None else {"accessed": ac})
+                for (lg, en), (sz, ct, ts, rq, ac) in sorted((p, (*r, None, None)[:5]) for p, r in entries.items())
             ],
             "size": size,
             "counters": counters,
@@ -115,8 +123,8 @@ def snapshot(entries: dict, open_copies: dict, size: int) -> dict:
 
 def rows_at(sent: dict, positions: set) -> tuple:
     """A snapshot as ``ReferenceCache.snapshot_at(positions)`` gives it."""
-    keys = ("ledger", "entry", "size", "count", "timestamp")
-    rows = {(row["ledger"], row["entry"]): tuple(row[key] for key in keys) for row in sent["entries"]}
+    keys = ("ledger", "entry", "size", "count", "timestamp", "requeues", "accessed")
+    rows = {(row["ledger"], row["entry"]): tuple(row.get(key) for key in keys) for row in sent["entries"]}
     at = {position: rows.get(position) for position in positions}
     return at, sent["size"], sent["counters"], [tuple(pair) for pair in sent["copies"]]
 
@@ -140,6 +148,20 @@ def test_decoded_deltas_rebuild_every_observation(steps):
             rebuilt = decoder.apply(json.loads(json.dumps(delta)))
         assert rebuilt == Observation.from_dict(sent)
         previous = entries
+
+
+def test_queue_fields_travel_in_full_in_every_delta():
+    """queue_length and non_evictable_size (observe_queue_length, observe_non_evictable_size) are sent like
+    size: in full in each delta, absent (None) when not shown; a bad value names its field."""
+    encoder, decoder = DeltaEncoder(), DeltaDecoder()
+    base = snapshot({(1, 0): (5, 1, 0, 0, False)}, {}, 0)
+    for queue_length, non_evictable in [(3, 5), (3, 5), (1, 0), (None, None)]:
+        sent = base | {k: v for k, v in (("queue_length", queue_length), ("non_evictable_size", non_evictable)) if v}
+        delta = encoder.delta(sent)
+        assert decoder.apply(json.loads(json.dumps(delta))) == Observation.from_dict(sent)
+    bad = encoder.delta(base) | {"queue_length": -1}
+    with pytest.raises(ValueError, match="queue_length: an int >= 0"):
+        DeltaDecoder().apply(bad)
 
 
 @pytest.mark.parametrize(
@@ -236,7 +258,7 @@ def test_a_malformed_delta_names_its_field(path, value, named):
 def test_a_delta_with_missing_keys_is_refused():
     delta = good_delta()
     del delta["closed"]
-    with pytest.raises(ValueError, match="exactly the keys"):
+    with pytest.raises(ValueError, match="an object with the keys"):
         DeltaDecoder().apply(delta)
 
 

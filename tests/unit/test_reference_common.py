@@ -239,10 +239,12 @@ def test_snapshot_rows_are_the_snapshot_as_tuples(name, steps, seeded_run):
     cache = small(name)
     snapshot = seeded_run(cache, 11, steps)
     entries, size, counters, copies = cache.snapshot_rows()
-    assert all(type(row) is tuple and len(row) == 5 for row in entries)
+    assert all(type(row) is tuple and len(row) == 7 for row in entries)
     assert [row[:2] for row in entries] == sorted({row[:2] for row in entries})  # position order, no repeats
-    keys = ("ledger", "entry", "size", "count", "timestamp")
-    assert [dict(zip(keys, row, strict=True)) for row in entries] == snapshot["entries"]
+    keys = ("ledger", "entry", "size", "count", "timestamp", "requeues", "accessed")
+    shown = [{k: v for k, v in zip(keys, row, strict=True) if v is not None or k in keys[:5]} for row in entries]
+    assert shown == snapshot["entries"]
+    assert all((row[5] is None) == (name != "pulsar-master") for row in entries)  # only the merged wrapper has them
     assert (size, counters, [list(pair) for pair in copies]) == (
         snapshot["size"],
         snapshot["counters"],

@@ -13,7 +13,7 @@ import java.util.Objects;
  *
  * <p>Diffs two full observations, so the cache only ever produces full ones: remember what was last
  * sent (full or delta), and send entries added or changed, positions removed, copies opened or
- * changed, copies closed, and the size and counters in full. {@link #reset} on {@code configure}:
+ * changed, copies closed, and the size, counters, queue length and non-evictable size in full. {@link #reset} on {@code configure}:
  * the first delta is against the empty cache. Generic over the observation maps.
  */
 public final class Deltas {
@@ -88,6 +88,11 @@ public final class Deltas {
         delta.put("counters", observation.get("counters"));
         delta.put("copies", copyRows);
         delta.put("closed", closed);
+        for (String whole : List.of("queue_length", "non_evictable_size")) { // sent in full, like size
+            if (observation.get(whole) != null) {
+                delta.put(whole, observation.get(whole));
+            }
+        }
         return delta;
     }
 

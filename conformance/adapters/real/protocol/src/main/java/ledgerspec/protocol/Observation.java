@@ -12,6 +12,8 @@ import java.util.Map;
 public final class Observation {
     private final List<Object> entries = new ArrayList<>();
     private final List<Object> copies = new ArrayList<>();
+    private Long queueLength;
+    private Long nonEvictableSize;
 
     /** One cached entry; {@code count} and {@code timestamp} are null where the cache has none. */
     public Observation entry(long ledger, long entry, long size, Long count, Long timestamp) {
@@ -22,6 +24,34 @@ public final class Observation {
         row.put("count", count);
         row.put("timestamp", timestamp);
         entries.add(row);
+        return this;
+    }
+
+    /**
+     * One cached entry with its wrapper's {@code requeues} and {@code accessed} (capabilities
+     * {@code observe_requeues}, {@code observe_accessed}); a null leaves the key out.
+     */
+    public Observation entry(long ledger, long entry, long size, Long count, Long timestamp, Long requeues,
+                             Boolean accessed) {
+        entry(ledger, entry, size, count, timestamp);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> row = (Map<String, Object>) entries.get(entries.size() - 1);
+        if (requeues != null) {
+            row.put("requeues", requeues);
+        }
+        if (accessed != null) {
+            row.put("accessed", accessed);
+        }
+        return this;
+    }
+
+    /**
+     * The removal queue's {@code queue_length} (tombstones included) and {@code non_evictable_size}
+     * (capabilities {@code observe_queue_length}, {@code observe_non_evictable_size}); null leaves one out.
+     */
+    public Observation queue(Long queueLength, Long nonEvictableSize) {
+        this.queueLength = queueLength;
+        this.nonEvictableSize = nonEvictableSize;
         return this;
     }
 
@@ -41,6 +71,12 @@ public final class Observation {
         observation.put("size", size);
         observation.put("counters", counters.toMap());
         observation.put("copies", copies);
+        if (queueLength != null) {
+            observation.put("queue_length", queueLength);
+        }
+        if (nonEvictableSize != null) {
+            observation.put("non_evictable_size", nonEvictableSize);
+        }
         return observation;
     }
 }

@@ -32,6 +32,7 @@ import org.apache.bookkeeper.mledger.impl.ManagedLedgerFactoryMBeanImpl;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerMBeanImpl;
 import org.apache.bookkeeper.mledger.util.RangeCache;
+import org.apache.commons.lang3.tuple.Pair;
 
 /**
  * {@code pulsar-legacy}: the entry cache of managed-ledger 4.0.8, before the central removal queue
@@ -49,7 +50,7 @@ import org.apache.bookkeeper.mledger.util.RangeCache;
  */
 public final class LegacyHarness implements Target {
     private static final List<String> CAPABILITIES = List.of("configure", "get_range", "replay_increment",
-            "observe_timestamps", "observe_copies");
+            "observe_timestamps", "observe_copies", "evict_before", "remove_range");
     private static final Field CACHE_ENTRIES = Reflect.field(RangeEntryCacheImpl.class, "entries");
     private static final Field RANGE_ENTRIES = Reflect.field(RangeCache.class, "entries");
     private static final Class<?> WRAPPER = Reflect.nested(RangeCache.class, "EntryWrapper");
@@ -159,10 +160,53 @@ public final class LegacyHarness implements Target {
                 }
             }
             case "evict_size" -> scheduled.runAll("pulsar-legacy");
+            case "evict_before" -> result = evictBefore(clock.stamp(op.num("cutoff")));
+            case "remove_range" -> result = removeRange(op.num("ledger"), op.num("first"), op.num("last"),
+                    op.bool("inclusive"));
             default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-legacy");
         }
         removals.count(op.kind(), mbean.getCacheEvictedEntriesCount(), counters);
         return result;
+    }
+
+    /**
+     * {@code invalidateEntriesBeforeTimestamp(cutoff)} of every cache, which returns nothing: its two calls
+     * ({@code RangeCache.evictLEntriesBeforeTimestamp}, then {@code manager.entriesRemoved}), keeping the
+     * {@code Pair<Integer, Long>} the first returns, summed over the caches.
+     */
+    private List<Long> evictBefore(long cutoff) {
+        long entries = 0;
+        long bytes = 0;
+        for (EntryCache cache : caches.values()) {
+            if (cache instanceof RangeEntryCacheImpl) {
+                RangeCache<Position, EntryImpl> range = Reflect.get(CACHE_ENTRIES, cache);
+                Pair<Integer, Long> freed = range.evictLEntriesBeforeTimestamp(cutoff);
+                manager.entriesRemoved(freed.getRight(), freed.getLeft());
+                entries += freed.getLeft();
+                bytes += freed.getRight();
+            }
+        }
+        return List.of(entries, bytes);
+    }
+
+    /**
+     * {@code RangeCache.removeRange(first, last, lastInclusive)} of the ledger's cache, then
+     * {@code manager.entriesRemoved}, as {@code RangeEntryCacheImpl.invalidateEntries} does after its own
+     * (always exclusive) call. {@code EntryCacheDisabled} caches nothing: (0, 0).
+     */
+    private List<Long> removeRange(long ledger, long first, long last, boolean inclusive) {
+        if (first > last) {
+            throw new NotAllowed("remove_range needs first <= last, got " + first + " > " + last);
+        }
+        EntryCache cache = cacheOf(ledger);
+        if (!(cache instanceof RangeEntryCacheImpl)) {
+            return List.of(0L, 0L);
+        }
+        RangeCache<Position, EntryImpl> range = Reflect.get(CACHE_ENTRIES, cache);
+        Pair<Integer, Long> freed = range.removeRange(PositionFactory.create(ledger, first),
+                PositionFactory.create(ledger, last), inclusive);
+        manager.entriesRemoved(freed.getRight(), freed.getLeft());
+        return List.of((long) freed.getLeft(), freed.getRight());
     }
 
     private void reconfigure(Map<String, Object> changes) {

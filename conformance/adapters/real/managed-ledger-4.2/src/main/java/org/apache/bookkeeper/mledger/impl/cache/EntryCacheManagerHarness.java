@@ -1,5 +1,6 @@
 package org.apache.bookkeeper.mledger.impl.cache;
 
+import org.apache.commons.lang3.tuple.Pair;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
@@ -51,10 +52,11 @@ import org.apache.bookkeeper.mledger.impl.ManagedLedgerMBeanImpl;
  * its size pass.
  */
 public final class EntryCacheManagerHarness extends MasterTarget {
-    private static final List<String> CAPABILITIES = List.of("cursors", "configure", "get_range",
-            "replay_increment", "observe_counts", "observe_timestamps", "observe_copies");
+    private static final List<String> CAPABILITIES = capabilities();
     private static final Field CACHE_ENTRIES = Reflect.field(RangeEntryCacheImpl.class, "entries");
     private static final Field EVICTION_HANDLER = Reflect.field(RangeEntryCacheManagerImpl.class, "evictionHandler");
+    private static final Field HANDLER_QUEUE = Reflect.field(RangeEntryCacheManagerEvictionHandler.class,
+            "rangeCacheRemovalQueue");
     private static final Method EVICT_TO_WATERMARK = Reflect.method(RangeEntryCacheManagerImpl.class,
             "doEvictToWatermarkWhenOverThreshold");
 
@@ -70,6 +72,14 @@ public final class EntryCacheManagerHarness extends MasterTarget {
     private final Map<String, ManagedCursor> cursorStubs = new HashMap<>();
     private final Counters counters = new Counters();
     private final Removals removals = new Removals();
+
+    private static List<String> capabilities() {
+        List<String> claimed = new ArrayList<>(List.of("cursors", "configure", "get_range", "replay_increment",
+                "observe_counts", "observe_timestamps", "observe_copies"));
+        claimed.addAll(REMOVALS);
+        claimed.addAll(QUEUE_OBSERVATIONS);
+        return List.copyOf(claimed);
+    }
 
     public static void main(String[] args) throws IOException {
         Loop.run(new EntryCacheManagerHarness());
@@ -164,19 +174,59 @@ public final class EntryCacheManagerHarness extends MasterTarget {
             case "invalidate_ledger" -> cacheOf(ledger).invalidateAllEntries(ledger);
             case "clear" -> manager.clear();
             case "evict_timestamp" -> {
-                RangeEntryCacheManagerEvictionHandler handler = Reflect.get(EVICTION_HANDLER, manager);
-                handler.invalidateEntriesBeforeTimestampNanos(clock.stamp(now() - config.ttl));
+                handler().invalidateEntriesBeforeTimestampNanos(clock.stamp(now() - config.ttl));
                 stampRequeued(rangeCaches());
             }
             case "evict_size" -> {
                 evictToWatermark();
                 stampRequeued(rangeCaches());
             }
+            case "evict_bytes" -> {
+                // the handler's evictEntries(sizeToFree): the queue's pass, then manager.entriesRemoved
+                Pair<Integer, Long> freed = refusedUnlessPositive(() -> handler().evictEntries(op.num("bytes")));
+                stampRequeued(rangeCaches());
+                result = freed(freed);
+            }
+            case "evict_before" -> {
+                // invalidateEntriesBeforeTimestampNanos(cutoff) returns nothing: its two calls, keeping the pair
+                Pair<Integer, Long> freed = removalQueue().evictLEntriesBeforeTimestamp(clock.stamp(op.num("cutoff")));
+                manager.entriesRemoved(freed.getRight(), freed.getLeft());
+                stampRequeued(rangeCaches());
+                result = freed(freed);
+            }
+            case "remove_range" -> result = removeRange(ledger, op.num("first"), op.num("last"), op.bool("inclusive"));
             case "cursor_add", "cursor_remove", "cursor_seek", "cursor_count" -> result = cursor(op, ledger);
             default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-entry-cache-manager");
         }
         removals.count(op.kind(), mbean.getCacheEvictedEntriesCount(), counters);
         return result;
+    }
+
+    private RangeEntryCacheManagerEvictionHandler handler() {
+        return Reflect.get(EVICTION_HANDLER, manager);
+    }
+
+    private RangeCacheRemovalQueue removalQueue() {
+        return Reflect.get(HANDLER_QUEUE, handler());
+    }
+
+    /**
+     * {@code RangeCache.removeRange(first, last, lastInclusive)} of the ledger's cache, then what
+     * {@code RangeEntryCacheImpl.removeRangeAndNotify} does after its own (always exclusive) call:
+     * {@code manager.entriesRemoved(size, count)}. {@code EntryCacheDisabled} caches nothing: (0, 0).
+     */
+    private List<Long> removeRange(long ledger, long first, long last, boolean inclusive) {
+        if (first > last) {
+            throw new NotAllowed("remove_range needs first <= last, got " + first + " > " + last);
+        }
+        EntryCache cache = cacheOf(ledger);
+        if (!(cache instanceof RangeEntryCacheImpl)) {
+            return List.of(0L, 0L);
+        }
+        Pair<Integer, Long> freed = rangeCache(cache).removeRange(PositionFactory.create(ledger, first),
+                PositionFactory.create(ledger, last), inclusive);
+        manager.entriesRemoved(freed.getRight(), freed.getLeft());
+        return freed(freed);
     }
 
     private void reconfigure(Map<String, Object> changes) {
@@ -293,6 +343,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
             observeEntries(cache, observation);
         }
         observeCopies(observation);
+        observeQueue(removalQueue(), rangeCaches(), observation);
         counters.inserted = mbean.getCacheInsertedEntriesCount();
         counters.hits = mbean.getCacheHitsTotal();
         counters.misses = mbean.getCacheMissesTotal();

@@ -2,6 +2,7 @@ package org.apache.bookkeeper.mledger.impl.cache;
 
 import io.netty.buffer.ByteBuf;
 import java.lang.reflect.Field;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentNavigableMap;
@@ -14,6 +15,7 @@ import org.apache.bookkeeper.mledger.EntryReadCountHandler;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.ReferenceCountedEntry;
 import org.apache.bookkeeper.mledger.impl.EntryImpl;
+import org.apache.commons.lang3.tuple.Pair;
 
 /**
  * What both managed-ledger 4.2.4 harnesses do alike: the clock, the entries a tailing write inserts,
@@ -31,6 +33,12 @@ abstract class MasterTarget implements Target {
     static final String HOMEPAGE = "https://github.com/apache/pulsar/tree/v4.2.4/managed-ledger";
 
     private static final Field ENTRIES = Reflect.field(RangeCache.class, "entries");
+    private static final Field REMOVAL_QUEUE = Reflect.field(RangeCacheRemovalQueue.class, "removalQueue");
+    /** What the removal operations claim: each returns the real {@code Pair<Integer, Long>} it freed. */
+    static final List<String> REMOVALS = List.of("evict_bytes", "evict_before", "remove_range");
+    /** The removal queue's observations: read from the real queue and wrappers (see {@link #observeQueue}). */
+    static final List<String> QUEUE_OBSERVATIONS = List.of("observe_queue_length", "observe_requeues",
+            "observe_accessed", "observe_non_evictable_size");
 
     final VirtualClock clock = new VirtualClock();
     CacheConfig config;
@@ -120,8 +128,44 @@ abstract class MasterTarget implements Target {
             Long count = value == null || value.getReadCountHandler() == null
                     ? null : (long) value.getReadCountHandler().getExpectedReadCount();
             observation.entry(key.getLedgerId(), key.getEntryId(), wrapper.size, count,
-                    clock.logical(wrapper.timestampNanos));
+                    clock.logical(wrapper.timestampNanos), (long) wrapper.requeueCount, wrapper.accessed);
         }
+    }
+
+    /**
+     * {@code queue_length}: the size of the queue's private jctools queue (by reflection), tombstones
+     * included. {@code non_evictable_size}: the bytes of the mapped wrappers that the predicate of
+     * {@code RangeCacheRemovalQueue.getNonEvictableSize()} counts ({@code getReadCountHandler() == null ||
+     * hasExpectedReads()}), evaluated on the real values. The method itself is not called: its
+     * {@code forEachEntry} polls every tombstone it passes and re-adds only live wrappers, so observing
+     * through it would shorten the queue the next observation reports.
+     */
+    void observeQueue(RangeCacheRemovalQueue queue, Iterable<RangeCache> caches, Observation observation) {
+        Collection<?> queued = Reflect.get(REMOVAL_QUEUE, queue);
+        long nonEvictable = 0;
+        for (RangeCache cache : caches) {
+            for (RangeCacheEntryWrapper wrapper : wrappers(cache).values()) {
+                ReferenceCountedEntry value = wrapper.value;
+                if (value != null && (value.getReadCountHandler() == null || value.hasExpectedReads())) {
+                    nonEvictable += wrapper.size;
+                }
+            }
+        }
+        observation.queue((long) queued.size(), nonEvictable);
+    }
+
+    /** {@code evictLeastAccessedEntries(bytes)}'s argument check, as the spec's precondition (bytes > 0). */
+    static Pair<Integer, Long> refusedUnlessPositive(java.util.function.Supplier<Pair<Integer, Long>> call) {
+        try {
+            return call.get();
+        } catch (IllegalArgumentException refused) { // checkArgument(sizeToFree > 0)
+            throw new NotAllowed("evict_bytes: Pulsar refuses it (IllegalArgumentException): " + refused);
+        }
+    }
+
+    /** A removal's {@code Pair<Integer, Long>} as the protocol's result: {@code [entries, bytes]}. */
+    static List<Long> freed(Pair<Integer, Long> entriesAndBytes) {
+        return List.of((long) entriesAndBytes.getLeft(), entriesAndBytes.getRight());
     }
 
     /** The open copies, by id, with the count of the handler each shares. */

@@ -31,8 +31,15 @@ import org.apache.commons.lang3.tuple.Pair;
  * real calls return. Everything it reports is read from the real objects after each operation.
  */
 public final class RangeCacheHarness extends MasterTarget {
-    private static final List<String> CAPABILITIES = List.of("configure", "get_range", "replay_increment",
-            "observe_counts", "observe_timestamps", "observe_copies");
+    private static final List<String> CAPABILITIES = capabilities();
+
+    private static List<String> capabilities() {
+        List<String> claimed = new ArrayList<>(List.of("configure", "get_range", "replay_increment",
+                "observe_counts", "observe_timestamps", "observe_copies"));
+        claimed.addAll(REMOVALS);
+        claimed.addAll(QUEUE_OBSERVATIONS);
+        return List.copyOf(claimed);
+    }
 
     private RangeCacheRemovalQueue queue;
     private final TreeMap<Long, RangeCache> ledgers = new TreeMap<>();
@@ -97,6 +104,30 @@ public final class RangeCacheHarness extends MasterTarget {
                 stampRequeued(ledgers.values());
             }
             case "evict_size" -> evictSize();
+            case "evict_bytes" -> {
+                Pair<Integer, Long> freed = refusedUnlessPositive(() -> queue.evictLeastAccessedEntries(
+                        op.num("bytes")));
+                counters.removedSize += freed.getLeft();
+                stampRequeued(ledgers.values());
+                return freed(freed);
+            }
+            case "evict_before" -> {
+                Pair<Integer, Long> freed = queue.evictLEntriesBeforeTimestamp(clock.stamp(op.num("cutoff")));
+                counters.removedTtl += freed.getLeft();
+                stampRequeued(ledgers.values());
+                return freed(freed);
+            }
+            case "remove_range" -> {
+                long ledger = op.num("ledger");
+                if (op.num("first") > op.num("last")) {
+                    throw new NotAllowed("remove_range needs first <= last, got " + op.num("first") + " > "
+                            + op.num("last"));
+                }
+                Pair<Integer, Long> freed = cacheOf(ledger).removeRange(position(ledger, op.num("first")),
+                        position(ledger, op.num("last")), op.bool("inclusive"));
+                counters.removedInvalidate += freed.getLeft();
+                return freed(freed);
+            }
             default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-range-cache");
         }
         return null;
@@ -198,6 +229,7 @@ public final class RangeCacheHarness extends MasterTarget {
             observeEntries(cache, observation);
         }
         observeCopies(observation);
+        observeQueue(queue, ledgers.values(), observation);
         return observation.build(size(), counters);
     }
 }

@@ -19,8 +19,8 @@ final class Removals {
         long delta = evicted - before;
         before = evicted;
         switch (kind) {
-            case "evict_timestamp" -> counters.removedTtl += delta;
-            case "invalidate_before", "invalidate_ledger" -> counters.removedInvalidate += delta;
+            case "evict_timestamp", "evict_before" -> counters.removedTtl += delta;
+            case "invalidate_before", "invalidate_ledger", "remove_range" -> counters.removedInvalidate += delta;
             case "clear" -> counters.removedClear += delta;
             default -> counters.removedSize += delta;
         }
