@@ -25,8 +25,6 @@ import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
-import org.apache.bookkeeper.mledger.proto.MLDataFormats.ManagedCursorInfo;
-import org.apache.bookkeeper.mledger.proto.MLDataFormats.PositionInfo;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
@@ -34,8 +32,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Cursor-state recovery of the released ManagedCursorImpl (managed-ledger 4.0.8) after a crash, a failed
- * cursor-ledger write and a graceful close; ledgerspec's spec/cursor_state, findings P1 and P2.
+ * Cursor-state recovery of the released ManagedCursorImpl after a crash, a failed cursor-ledger write and a
+ * graceful close; ledgerspec's spec/cursor_state, findings P1 and P2. One source, compiled and run against
+ * managed-ledger 4.0.8 (module managed-cursor-4.0) and 4.2.4 (managed-cursor-4.2); CursorRecords, beside
+ * each, reads the persisted records with that release's own protobuf classes.
  *
  * <p>Only real Pulsar classes: ManagedLedgerFactoryImpl, ManagedLedgerImpl and ManagedCursorImpl over
  * Pulsar's own PulsarMockBookKeeper (org.apache.pulsar:testmocks) and pulsar-metadata's in-memory store.
@@ -56,7 +56,7 @@ class CursorStateRecoveryTest {
     @BeforeEach
     void setUp() throws Exception {
         executor = OrderedExecutor.newBuilder().numThreads(1).name("mock-bookkeeper").build();
-        bookKeeper = new PulsarMockBookKeeper(executor);
+        bookKeeper = MockBookKeeperFaults.newBookKeeper(executor);
         // memory:<name> stores of one name share their data in a JVM: a fresh name per test
         metadataStore = MetadataStoreExtended.create("memory:" + UUID.randomUUID(),
                 MetadataStoreConfig.builder().build());
@@ -85,7 +85,7 @@ class CursorStateRecoveryTest {
 
     private static ManagedLedgerConfig config(boolean batchIndexAcks) {
         ManagedLedgerConfig config = new ManagedLedgerConfig();
-        // the PIP-381 flag: in 4.0.8 it marks dirty ledgers only; nothing is chunked
+        // the PIP-381 flag: in these releases it marks dirty ledgers only; nothing is chunked
         config.setPersistentUnackedRangesWithMultipleEntriesEnabled(true);
         config.setDeletionAtBatchIndexLevelEnabled(batchIndexAcks);
         return config;
@@ -104,17 +104,24 @@ class CursorStateRecoveryTest {
         return (ManagedCursorImpl) ledger.openCursor(CURSOR);
     }
 
-    private ManagedCursorInfo cursorRecord() throws Exception {
-        byte[] data = metadataStore.get("/managed-ledgers/" + LEDGER + "/" + CURSOR).get(10, TimeUnit.SECONDS)
-                .orElseThrow().getValue();
-        return ManagedCursorInfo.parseFrom(data);
+    /** What a test reads of the metadata-store record (ManagedCursorInfo). */
+    record StoreRecord(long cursorsLedgerId, int batchIndexSets) {
     }
 
-    private PositionInfo lastCursorLedgerEntry(long cursorLedgerId) throws Exception {
+    /** What a test reads of a cursor-ledger entry (PositionInfo). */
+    record LedgerEntry(long markDeleteEntryId, int ranges, int batchIndexSets) {
+    }
+
+    private StoreRecord cursorRecord() throws Exception {
+        byte[] data = metadataStore.get("/managed-ledgers/" + LEDGER + "/" + CURSOR).get(10, TimeUnit.SECONDS)
+                .orElseThrow().getValue();
+        return CursorRecords.metadataRecord(data);
+    }
+
+    private byte[] lastCursorLedgerEntry(long cursorLedgerId) throws Exception {
         PulsarMockLedgerHandle handle = bookKeeper.getLedgerMap().get(cursorLedgerId);
         long last = handle.getLastAddConfirmed();
-        byte[] data = handle.readEntries(last, last).nextElement().getEntry();
-        return PositionInfo.parseFrom(data);
+        return handle.readEntries(last, last).nextElement().getEntry();
     }
 
     private static CompletableFuture<Void> markDelete(ManagedCursor cursor, Position position) {
@@ -142,7 +149,7 @@ class CursorStateRecoveryTest {
 
     /**
      * P1 does not reproduce: a crash while the second persist is in flight recovers the first, acknowledged
-     * state whole. 4.0.8 writes one PositionInfo entry per persist and reads back only the last entry, so
+     * state whole. Both releases write one PositionInfo entry per persist and read back only the last entry, so
      * no torn prefix of a state can ever be the last entry (the `pulsar-master` profile).
      */
     @Test
@@ -156,15 +163,15 @@ class CursorStateRecoveryTest {
         cursor.delete(p.get(3));
         cursor.delete(p.get(5)); // persisted too: asyncDelete ends in internalAsyncMarkDelete (no mark-delete rate limit is set)
         long cursorLedgerId = cursor.getCursorLedger();
-        PositionInfo acknowledged = lastCursorLedgerEntry(cursorLedgerId);
-        assertEquals(0, acknowledged.getEntryId());
-        assertEquals(2, acknowledged.getIndividualDeletedMessagesCount(), "the acknowledged state: e3 and e5");
+        byte[] acknowledged = lastCursorLedgerEntry(cursorLedgerId);
+        assertEquals(new LedgerEntry(0, 2, 0), CursorRecords.ledgerEntry(acknowledged),
+                "the acknowledged state: mark-delete e0, ranges (e2,e3] and (e4,e5]");
 
         CompletableFuture<Void> held = MockBookKeeperFaults.holdNextAdd(bookKeeper); // never released
         CompletableFuture<Void> second = markDelete(cursor, p.get(1));
         Thread.sleep(200);
         assertFalse(second.isDone(), "the next persist is still in flight at the crash");
-        assertEquals(acknowledged, lastCursorLedgerEntry(cursorLedgerId), "nothing of it is durable");
+        assertArrayEquals(acknowledged, lastCursorLedgerEntry(cursorLedgerId), "nothing of it is durable");
 
         ManagedCursorImpl recovered = recover(config); // crash: another broker opens the topic
         assertEquals(p.get(0), recovered.getMarkDeletedPosition());
@@ -192,7 +199,7 @@ class CursorStateRecoveryTest {
         cursor.delete(p.get(7));
         bookKeeper.addEntryFailAfter(0, BKException.Code.BookieHandleNotAvailableException);
         markDelete(cursor, p.get(1)).get(10, TimeUnit.SECONDS); // acknowledged through the fallback
-        assertEquals(-1, cursorRecord().getCursorsLedgerId(), "the state went to the metadata store");
+        assertEquals(-1, cursorRecord().cursorsLedgerId(), "the state went to the metadata store");
 
         ManagedCursorImpl recovered = recover(config);
         assertEquals(p.get(1), recovered.getMarkDeletedPosition());
@@ -213,7 +220,7 @@ class CursorStateRecoveryTest {
         long[] before = cursor.getDeletedBatchIndexesAsLongArray(batch);
         assertNotNull(before);
         cursor.markDelete(p.get(0));
-        assertEquals(1, lastCursorLedgerEntry(cursor.getCursorLedger()).getBatchedEntryDeletionIndexInfoCount());
+        assertEquals(1, CursorRecords.ledgerEntry(lastCursorLedgerEntry(cursor.getCursorLedger())).batchIndexSets());
 
         ManagedCursorImpl recovered = recover(config);
         assertArrayEquals(before, recovered.getDeletedBatchIndexesAsLongArray(batch));
@@ -239,9 +246,7 @@ class CursorStateRecoveryTest {
 
         bookKeeper.addEntryFailAfter(0, BKException.Code.BookieHandleNotAvailableException);
         markDelete(cursor, p.get(0)).get(10, TimeUnit.SECONDS); // acknowledged through the fallback
-        ManagedCursorInfo record = cursorRecord();
-        assertEquals(-1, record.getCursorsLedgerId());
-        assertEquals(1, record.getBatchedEntryDeletionIndexInfoCount(), "the record holds the batch-index set");
+        assertEquals(new StoreRecord(-1, 1), cursorRecord(), "the record holds the state and its batch-index set");
 
         ManagedCursorImpl recovered = recover(config);
         assertEquals(p.get(0), recovered.getMarkDeletedPosition());
@@ -268,9 +273,7 @@ class CursorStateRecoveryTest {
         assertNotNull(before);
 
         ledger.close();
-        ManagedCursorInfo record = cursorRecord();
-        assertEquals(-1, record.getCursorsLedgerId(), "closing wrote the state into the metadata store");
-        assertEquals(1, record.getBatchedEntryDeletionIndexInfoCount());
+        assertEquals(new StoreRecord(-1, 1), cursorRecord(), "closing wrote the state into the metadata store");
 
         ManagedCursorImpl recovered = recover(config);
         assertEquals(p.get(0), recovered.getMarkDeletedPosition());
