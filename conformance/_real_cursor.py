@@ -79,6 +79,19 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "persistPositionWhenClosing → persistPositionMetaStore, then the C2 recovery branch",
         "batchIndexAcksAreLostAcrossAGracefulClose",
     ),
+    CursorFinding(
+        "C4",
+        "the range cap persists max + 1 ranges",
+        "pulsar-master",
+        "only `CURSOR-MODEL` (more acknowledgements recovered than the profile's cap keeps; none invented)",
+        "maxUnackedRangesToPersist 3; ack e1, e3, e5, e7, e9 (five holes, each ack persists); recover",
+        "3 ranges persisted, e1, e3, e5 acknowledged after recovery (exactly max: apache/pulsar PR #25548, "
+        "on master since April 2026)",
+        "4 ranges persisted, e1, e3, e5, e7 acknowledged, e9 not: the pre-#25548 max + 1, as the `pip381` "
+        "profile has it",
+        "buildIndividualDeletedMessageRanges adds each range before comparing the count with the maximum",
+        "theRangeCapPersistsOneRangeOverTheMaximum",
+    ),
 )
 
 CONTROLS = (
@@ -87,6 +100,14 @@ CONTROLS = (
         (
             "a failed cursor-ledger write falls back "
             "to the metadata store, the persist is acknowledged and recovery gives back its mark-delete and ranges"
+        ),
+    ),
+    (
+        "aFailedPointerSwitchFailsThePersistAndRecoveryKeepsTheAcknowledgedState",
+        (
+            "after a restart the next persist writes a new cursor ledger and then points the metadata store "
+            "at it; when that update fails, the persist fails, the record still names the old ledger and "
+            "recovery gives back the acknowledged state (FailMeta)"
         ),
     ),
     (
@@ -133,8 +154,11 @@ def cursor_state_section() -> str:
             f"JUnit cases (`{TEST_CLASS}`, real ManagedLedgerFactoryImpl/ManagedLedgerImpl/ManagedCursorImpl over "
             "Pulsar's PulsarMockBookKeeper from org.apache.pulsar:testmocks:4.0.8 and pulsar-metadata's "
             f"in-memory store) on managed-ledger {' and '.join(RELEASES_RUN)}; a crash is a second factory on "
-            "the same bookies and store while the first one's add is held:"
+            "the same bookies and store while the first one's add is held. They are not protocol targets (no "
+            "cursor harness yet): the verdict tables above are the cache's."
         ),
+        "",
+        "Findings:",
         "",
         "| Key | Finding | Profile | Invariants | JUnit case |",
         "|---|---|---|---|---|",

@@ -12,18 +12,13 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
+from ledgerspec.conformance._real_cursor import CONTROLS, FINDINGS
 from ledgerspec.conformance.adapters._harness import build_dir
 from ledgerspec.conformance.cli import main
 
 MODULES = ("managed-cursor-4.0", "managed-cursor-4.2")
 REPORT = "TEST-org.apache.bookkeeper.mledger.impl.CursorStateRecoveryTest.xml"
-CASES = {
-    "crashDuringASecondPersistRecoversTheAcknowledgedFirstState",
-    "aFailedLedgerWriteIsPersistedInTheMetadataStoreAndRecovered",
-    "batchIndexAcksPersistedInTheCursorLedgerAreRecovered",
-    "batchIndexAcksAreLostWhenTheStateGoesThroughTheMetadataStore",
-    "batchIndexAcksAreLostAcrossAGracefulClose",
-}
+CASES = {f.reproduction for f in FINDINGS} | {name for name, _ in CONTROLS}
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,9 @@ import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.MetadataStoreException;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,7 +52,7 @@ class CursorStateRecoveryTest {
 
     private OrderedExecutor executor;
     private PulsarMockBookKeeper bookKeeper;
-    private MetadataStoreExtended metadataStore;
+    private FaultInjectionMetadataStore metadataStore;
     private final List<ManagedLedgerFactoryImpl> factories = new ArrayList<>();
 
     @BeforeEach
@@ -58,8 +60,8 @@ class CursorStateRecoveryTest {
         executor = OrderedExecutor.newBuilder().numThreads(1).name("mock-bookkeeper").build();
         bookKeeper = MockBookKeeperFaults.newBookKeeper(executor);
         // memory:<name> stores of one name share their data in a JVM: a fresh name per test
-        metadataStore = MetadataStoreExtended.create("memory:" + UUID.randomUUID(),
-                MetadataStoreConfig.builder().build());
+        metadataStore = new FaultInjectionMetadataStore(MetadataStoreExtended.create(
+                "memory:" + UUID.randomUUID(), MetadataStoreConfig.builder().build()));
     }
 
     @AfterEach
@@ -134,6 +136,22 @@ class CursorStateRecoveryTest {
 
             @Override
             public void markDeleteFailed(ManagedLedgerException exception, Object ctx) {
+                done.completeExceptionally(exception);
+            }
+        }, null);
+        return done;
+    }
+
+    private static CompletableFuture<Void> delete(ManagedCursor cursor, Position position) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        cursor.asyncDelete(position, new AsyncCallbacks.DeleteCallback() {
+            @Override
+            public void deleteComplete(Object ctx) {
+                done.complete(null);
+            }
+
+            @Override
+            public void deleteFailed(ManagedLedgerException exception, Object ctx) {
                 done.completeExceptionally(exception);
             }
         }, null);
@@ -279,5 +297,68 @@ class CursorStateRecoveryTest {
         assertEquals(p.get(0), recovered.getMarkDeletedPosition());
         assertNull(recovered.getDeletedBatchIndexesAsLongArray(batch),
                 "P2: a graceful close loses the acknowledged batch-index set");
+    }
+
+    /**
+     * The range cap of these releases: with maxUnackedRangesToPersist = 3 and five ack holes, a persist
+     * writes max + 1 = 4 ranges (each range is added before the count is checked), and recovery gives four
+     * back. The `pulsar-master` profile caps at exactly max, as master does since apache/pulsar PR #25548;
+     * the `pip381` profile's max + 1 is what these releases do. More acks recovered, none invented: only
+     * CURSOR-MODEL differs.
+     */
+    @Test
+    void theRangeCapPersistsOneRangeOverTheMaximum() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        config.setMaxUnackedRangesToPersist(3);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 12);
+        for (int entry : new int[] {1, 3, 5, 7, 9}) {
+            cursor.delete(p.get(entry)); // five holes: e0, e2, e4, e6, e8 unacknowledged
+        }
+        assertEquals(4, CursorRecords.ledgerEntry(lastCursorLedgerEntry(cursor.getCursorLedger())).ranges(),
+                "max + 1 ranges persisted");
+
+        ManagedCursorImpl recovered = recover(config);
+        for (int entry : new int[] {1, 3, 5, 7}) {
+            assertTrue(recovered.isMessageDeleted(p.get(entry)), "e" + entry + " recovered acknowledged");
+        }
+        assertFalse(recovered.isMessageDeleted(p.get(9)), "the fifth range is beyond the cap");
+    }
+
+    /**
+     * A metadata-store failure after the ledger write: after recovery the cursor has no writable ledger,
+     * so its next persist creates one, writes the state there and then points the metadata store at it
+     * (createNewMetadataLedger). When that pointer update fails, the persist fails and recovery gives back
+     * the previous acknowledged state, as the `pulsar-master` profile says (FailMeta).
+     */
+    @Test
+    void aFailedPointerSwitchFailsThePersistAndRecoveryKeepsTheAcknowledgedState() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 6);
+        cursor.markDelete(p.get(0));
+        cursor.delete(p.get(3)); // acknowledged: mark-delete e0, e3
+        long firstLedger = cursor.getCursorLedger();
+
+        ManagedCursorImpl restarted = recover(config); // a broker restart: the cursor has no writable ledger
+        metadataStore.failConditional(new MetadataStoreException("injected"), (operation, path) ->
+                operation == FaultInjectionMetadataStore.OperationType.PUT
+                        && path.equals("/managed-ledgers/" + LEDGER + "/" + CURSOR));
+        CompletableFuture<Void> failed = delete(restarted, p.get(4));
+        Throwable error = null;
+        try {
+            failed.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            error = e.getCause();
+        }
+        assertNotNull(error, "the persist whose pointer switch failed is not acknowledged");
+        assertEquals(firstLedger, cursorRecord().cursorsLedgerId(), "the record still names the first ledger");
+
+        ManagedCursorImpl recovered = recover(config);
+        assertEquals(p.get(0), recovered.getMarkDeletedPosition());
+        assertTrue(recovered.isMessageDeleted(p.get(3)));
+        assertFalse(recovered.isMessageDeleted(p.get(4)));
     }
 }
