@@ -96,6 +96,16 @@ FINDINGS: tuple[CursorFinding, ...] = (
 
 CONTROLS = (
     (
+        "aPrefixEndingOnAFieldBoundaryParsesAsAStateWithFewerRanges",
+        (
+            "P1's mechanism holds on the release's own `PositionInfo` parser (Google protobuf in 4.0.8, "
+            "LightProto in 4.2.4): every prefix of a real entry that ends on a top-level field boundary after "
+            "fields 1 and 2 parses as a state with the same mark-delete position and fewer ranges, and a cut "
+            "inside a field does not parse; only the chunked writer of `048142ca` would leave such a prefix "
+            "as the last entry"
+        ),
+    ),
+    (
         "aFailedLedgerWriteIsPersistedInTheMetadataStoreAndRecovered",
         (
             "a failed cursor-ledger write falls back "

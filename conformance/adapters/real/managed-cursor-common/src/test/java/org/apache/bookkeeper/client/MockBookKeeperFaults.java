@@ -18,6 +18,7 @@ public final class MockBookKeeperFaults {
      * (the inherited one would need real bookies); here it is the mock's recovery open, as the five-argument
      * one that 4.0.8 calls. On 4.17.2 (managed-ledger 4.0.8) it is a method nobody calls.
      */
+    @SuppressWarnings("try") // the mock's close() may throw InterruptedException; the tests shut it down
     public static PulsarMockBookKeeper newBookKeeper(OrderedExecutor executor) throws Exception {
         return new PulsarMockBookKeeper(executor) {
             @SuppressWarnings("unused")

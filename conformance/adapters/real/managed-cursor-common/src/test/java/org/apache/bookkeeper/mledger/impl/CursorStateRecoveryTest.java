@@ -361,4 +361,68 @@ class CursorStateRecoveryTest {
         assertTrue(recovered.isMessageDeleted(p.get(3)));
         assertFalse(recovered.isMessageDeleted(p.get(4)));
     }
+
+    /**
+     * P1's mechanism, on the release's own PositionInfo parser (the one a walking-back recovery would call on
+     * a torn first chunk): every prefix of a real cursor-ledger entry that ends on a top-level field boundary
+     * after fields 1 and 2 parses as a well-formed state with the same mark-delete position and fewer ranges;
+     * a prefix cut inside a field does not parse. No release writes chunks, so no release meets such a prefix.
+     */
+    @Test
+    void aPrefixEndingOnAFieldBoundaryParsesAsAStateWithFewerRanges() throws Exception {
+        ManagedLedger ledger = newFactory().open(LEDGER, config(false));
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 8);
+        cursor.markDelete(p.get(0));
+        cursor.delete(p.get(3));
+        cursor.delete(p.get(5)); // the entry: fields 1, 2, then two field-3 ranges
+        byte[] whole = lastCursorLedgerEntry(cursor.getCursorLedger());
+
+        List<Integer> boundaries = topLevelFieldEnds(whole);
+        assertEquals(4, boundaries.size(), "ledgerId, entryId, two ranges");
+        for (int field = 1; field < boundaries.size(); field++) {
+            int cut = boundaries.get(field);
+            LedgerEntry prefix = CursorRecords.ledgerEntry(java.util.Arrays.copyOf(whole, cut));
+            assertEquals(new LedgerEntry(0, field - 1, 0), prefix, "the prefix of " + cut + " bytes");
+        }
+        int inside = boundaries.get(2) + 1; // inside the second range
+        boolean parsed;
+        try {
+            CursorRecords.ledgerEntry(java.util.Arrays.copyOf(whole, inside));
+            parsed = true;
+        } catch (Exception e) {
+            parsed = false;
+        }
+        assertFalse(parsed, "a cut inside a field is not a state");
+    }
+
+    /** The end offsets of the top-level fields of a protobuf message (varint and length-delimited only). */
+    private static List<Integer> topLevelFieldEnds(byte[] data) {
+        List<Integer> ends = new ArrayList<>();
+        int[] at = {0};
+        while (at[0] < data.length) {
+            long tag = readVarint(data, at);
+            switch ((int) (tag & 7)) {
+                case 0 -> readVarint(data, at);
+                case 2 -> {
+                    int length = (int) readVarint(data, at);
+                    at[0] += length;
+                }
+                default -> throw new IllegalStateException("wire type " + (tag & 7) + " at " + at[0]);
+            }
+            ends.add(at[0]);
+        }
+        return ends;
+    }
+
+    private static long readVarint(byte[] data, int[] at) {
+        long value = 0;
+        for (int shift = 0; ; shift += 7) {
+            byte b = data[at[0]++];
+            value |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                return value;
+            }
+        }
+    }
 }
