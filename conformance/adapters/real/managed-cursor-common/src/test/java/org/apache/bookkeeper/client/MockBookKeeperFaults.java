@@ -37,4 +37,11 @@ public final class MockBookKeeperFaults {
     public static CompletableFuture<Void> holdNextAdd(PulsarMockBookKeeper bookKeeper) {
         return bookKeeper.promiseAfter(0, bookKeeper.addEntryFailures);
     }
+
+    /** How many held or programmed add outcomes no add has taken yet (0: the held add is in flight). */
+    public static int untakenAddFaults(PulsarMockBookKeeper bookKeeper) {
+        synchronized (bookKeeper) {
+            return bookKeeper.addEntryFailures.size();
+        }
+    }
 }

@@ -188,6 +188,7 @@ class CursorStateRecoveryTest {
         CompletableFuture<Void> held = MockBookKeeperFaults.holdNextAdd(bookKeeper); // never released
         CompletableFuture<Void> second = markDelete(cursor, p.get(1));
         Thread.sleep(200);
+        assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "the mark-delete's add took the hold");
         assertFalse(second.isDone(), "the next persist is still in flight at the crash");
         assertArrayEquals(acknowledged, lastCursorLedgerEntry(cursorLedgerId), "nothing of it is durable");
 
