@@ -1,0 +1,201 @@
+"""The real ManagedCursorImpl against the cursor-state spec: which releases, and what their JUnit cases show.
+
+No process harness drives the cursor yet; its verdicts come from the JUnit reproductions of
+``conformance/adapters/real/managed-cursor-common`` (run on managed-ledger 4.0.8 and 4.2.4 by
+``ledgerspec harness test``, and in CI by tests/slow/test_real_cursor_state.py). This module is the
+one home of what they establish; ``ledgerspec deviations --real`` writes it into DEVIATIONS.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RELEASES_CHECKED = ("3.3.6", "4.0.0", "4.0.1", "4.0.6", "4.0.7", "4.0.8", "4.2.4", "5.0.0-M1", "5.0.1")
+"""Every org.apache.pulsar:managed-ledger 3.3.x-5.x release on Maven Central on 2026-11-25 that was
+checked with ``javap -p`` (4.0.2-4.0.5 and 4.1.x are not on Maven Central)."""
+RELEASES_RUN = ("4.0.8", "4.2.4")
+"""The releases the JUnit cases run on (managed-cursor-4.0 and managed-cursor-4.2)."""
+TEST_CLASS = "CursorStateRecoveryTest"
+
+
+@dataclass(frozen=True)
+class CursorFinding:
+    """One behaviour of the released cursor, with the spec's prediction and the JUnit case showing it."""
+
+    key: str
+    title: str
+    profile: str
+    invariants: str
+    """The invariants at stake, and whether the release keeps them."""
+    steps: str
+    expected: str
+    actual: str
+    java: str
+    """Where in the released code it is decided."""
+    reproduction: str
+    """The JUnit method of ``CursorStateRecoveryTest`` that runs it."""
+
+
+FINDINGS: tuple[CursorFinding, ...] = (
+    CursorFinding(
+        "C1",
+        "P1 (a torn first chunk recovers as a complete state) cannot happen in any release",
+        "pulsar-master",
+        "`CURSOR-RECOVER-ACKNOWLEDGED` and `CURSOR-NO-ACK-LOSS` hold",
+        "mark-delete e0; ack e3, e5 (each ack persists: one PositionInfo entry, acknowledged); hold the "
+        "next bookie add; mark-delete e1 (its add in flight); crash: a second factory opens the topic",
+        "the acknowledged state: mark-delete e0, e3 and e5 acknowledged, e1 not",
+        "as expected; the cursor ledger's last entry is byte-identical to the acknowledged one",
+        "persistPositionToLedger issues one asyncAddEntry of PositionInfo.toByteArray(); recoverFromLedger "
+        "reads the entry at the LAC alone",
+        "crashDuringASecondPersistRecoversTheAcknowledgedFirstState",
+    ),
+    CursorFinding(
+        "C2",
+        "batch-index acknowledgements are lost when the state goes through the metadata store (P2)",
+        "pulsar-master",
+        "breaks `CURSOR-NO-ACK-LOSS` and `CURSOR-RECOVER-ACKNOWLEDGED`",
+        "deletionAtBatchIndexLevelEnabled; ack indexes 0-2 of a 10-message batch entry e2; the next "
+        "bookie add fails (BookieHandleNotAvailable); mark-delete e0: the cursor falls back to the "
+        "metadata store, whose record (cursorsLedgerId -1) holds the batch set, and the mark-delete "
+        "succeeds; a second factory recovers the cursor",
+        "e2's batch set back (indexes 0-2 acknowledged), as the [master] profile and managed-ledger 5.0.1 restore it",
+        "mark-delete e0 and no batch set for e2: the whole batch, indexes 0-2 included, is delivered again",
+        "ManagedCursorImpl$2.operationComplete (the cursorsLedgerId == -1 branch) restores the mark-delete "
+        "position, ranges and properties and never calls recoverBatchDeletedIndexes; javap finds that call "
+        "in this branch only in 5.0.1",
+        "batchIndexAcksAreLostWhenTheStateGoesThroughTheMetadataStore",
+    ),
+    CursorFinding(
+        "C3",
+        "a graceful close loses batch-index acknowledgements the same way",
+        "pulsar-master",
+        "breaks `CURSOR-NO-ACK-LOSS` and `CURSOR-RECOVER-ACKNOWLEDGED`",
+        "as C2 without the fault: mark-delete e0 (persisted in the cursor ledger), then close the "
+        "managed ledger: with at most maxUnackedRangesToPersistInMetadataStore (1000) ack holes, "
+        "persistPositionWhenClosing writes the state, batch set included, to the metadata store; reopen",
+        "e2's batch set back",
+        "no batch set for e2: a clean topic unload redelivers the acknowledged batch indexes",
+        "persistPositionWhenClosing → persistPositionMetaStore, then the C2 recovery branch",
+        "batchIndexAcksAreLostAcrossAGracefulClose",
+    ),
+    CursorFinding(
+        "C4",
+        "the range cap persists max + 1 ranges",
+        "pulsar-master",
+        "only `CURSOR-MODEL` (more acknowledgements recovered than the profile's cap keeps; none invented)",
+        "maxUnackedRangesToPersist 3; ack e1, e3, e5, e7, e9 (five holes, each ack persists); recover",
+        "3 ranges persisted, e1, e3, e5 acknowledged after recovery (exactly max: apache/pulsar PR #25548, "
+        "on master since April 2026)",
+        "4 ranges persisted, e1, e3, e5, e7 acknowledged, e9 not: the pre-#25548 max + 1, as the `pip381` "
+        "profile has it",
+        "buildIndividualDeletedMessageRanges adds each range before comparing the count with the maximum",
+        "theRangeCapPersistsOneRangeOverTheMaximum",
+    ),
+)
+
+CONTROLS = (
+    (
+        "aPrefixEndingOnAFieldBoundaryParsesAsAStateWithFewerRanges",
+        (
+            "P1's mechanism holds on the release's own `PositionInfo` parser (Google protobuf in 4.0.8, "
+            "LightProto in 4.2.4): every prefix of a real entry that ends on a top-level field boundary after "
+            "fields 1 and 2 parses as a state with the same mark-delete position and fewer ranges, and a cut "
+            "inside a field does not parse; only the chunked writer of `048142ca` would leave such a prefix "
+            "as the last entry"
+        ),
+    ),
+    (
+        "aFailedLedgerWriteIsPersistedInTheMetadataStoreAndRecovered",
+        (
+            "a failed cursor-ledger write falls back "
+            "to the metadata store, the persist is acknowledged and recovery gives back its mark-delete and ranges"
+        ),
+    ),
+    (
+        "aFailedPointerSwitchFailsThePersistAndRecoveryKeepsTheAcknowledgedState",
+        (
+            "after a restart the next persist writes a new cursor ledger and then points the metadata store "
+            "at it; when that update fails, the persist fails, the record still names the old ledger and "
+            "recovery gives back the acknowledged state (FailMeta)"
+        ),
+    ),
+    (
+        "batchIndexAcksPersistedInTheCursorLedgerAreRecovered",
+        ("a batch set persisted in the cursor ledger is recovered (C2 and C3 are the metadata-store path only)"),
+    ),
+)
+
+OBSERVED = (
+    (
+        "Every individual ack persists: `asyncDelete` ends in `internalAsyncMarkDelete` unless the mark-delete "
+        "rate limiter (`throttleMarkDelete`) defers it. The spec's `Ack` only changes the state and `Persist` "
+        "writes it, so the real ack is an `Ack` followed by a `Persist`."
+    ),
+    (
+        "managed-ledger 4.0.0 and 4.0.1 have no `persistIndividualAckAsLongArray`: `persistPositionToLedger` "
+        "calls `RangeSetWrapper.toRanges` unconditionally and writes field 6 (the long array) whenever it "
+        "returns ledgers (the default `OpenLongPairRangeSet`); from 4.0.6 it is gated by "
+        "`unackedRangesOpenCacheSetEnabled && persistIndividualAckAsLongArray` (javap; not run)."
+    ),
+)
+
+
+def cursor_state_section() -> str:
+    """DEVIATIONS.md's "Cursor state (PIP-381)" subsection of the real-code section."""
+    lines = [
+        "",
+        "### Cursor state (PIP-381)",
+        "",
+        (
+            "**No release holds the chunked design.** `javap -p` of org.apache.pulsar:managed-ledger "
+            f"{', '.join(RELEASES_CHECKED)} (all of 4.x and 5.x on Maven Central; 4.0.2-4.0.5 and 4.1.x are not "
+            "there) finds no `ManagedCursorImpl$ChunkSequenceFooter`, no `PositionInfoUtils`, no "
+            "`maxPositionChunkSize` or `cursorInfoCompressionType` in `ManagedLedgerConfig`; "
+            "`persistPositionToLedger` makes one `asyncAddEntry(byte[])` of `PositionInfo.toByteArray()` and "
+            "`recoverFromLedger` reads only the entry at the LAC. The PIP-381 flag survives as "
+            "`ManagedLedgerConfig.setPersistentUnackedRangesWithMultipleEntriesEnabled(boolean)`; in 4.0.8 and "
+            "4.2.4 its only use is `RangeSetWrapper`'s dirty-ledger marking: nothing is chunked. So `pip381` "
+            "(`048142ca`) has no released implementation, and the released cursor is judged against "
+            "`pulsar-master`."
+        ),
+        "",
+        (
+            f"JUnit cases (`{TEST_CLASS}`, real ManagedLedgerFactoryImpl/ManagedLedgerImpl/ManagedCursorImpl over "
+            "Pulsar's PulsarMockBookKeeper from org.apache.pulsar:testmocks:4.0.8 and pulsar-metadata's "
+            f"in-memory store) on managed-ledger {' and '.join(RELEASES_RUN)}; a crash is a second factory on "
+            "the same bookies and store while the first one's add is held. They are not protocol targets (no "
+            "cursor harness yet): the verdict tables above are the cache's."
+        ),
+        "",
+        "Findings:",
+        "",
+        "| Key | Finding | Profile | Invariants | JUnit case |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [f"| {f.key} | {f.title} | {f.profile} | {f.invariants} | `{f.reproduction}` |" for f in FINDINGS]
+    for f in FINDINGS:
+        lines += [
+            "",
+            f"#### {f.key}: {f.title}",
+            "",
+            (
+                f"Steps: {f.steps}. Expected ({f.profile}): {f.expected}. Actual, on {' and '.join(RELEASES_RUN)}: "
+                f"{f.actual}. Java: {f.java}."
+            ),
+        ]
+    lines += ["", "Controls, passing on both releases:", ""]
+    lines += [f"* `{name}`: {what}." for name, what in CONTROLS]
+    lines += ["", "Observed, not a deviation:", ""]
+    lines += [f"* {observation}" for observation in OBSERVED]
+    lines += [
+        "",
+        (
+            "Run: `ledgerspec harness test` (Maven's surefire reports are under the build's "
+            "`real/managed-cursor-4.*/target/surefire-reports`). A Pulsar developer copies "
+            f"`managed-cursor-common/src/test/java/org/apache/bookkeeper/mledger/impl/{TEST_CLASS}.java` and the "
+            "release's `CursorRecords.java` into `managed-ledger/src/test/java/org/apache/bookkeeper/mledger/impl/`, "
+            "and `MockBookKeeperFaults.java` into the testmocks module's `org.apache.bookkeeper.client`."
+        ),
+    ]
+    return "\n".join(lines) + "\n"

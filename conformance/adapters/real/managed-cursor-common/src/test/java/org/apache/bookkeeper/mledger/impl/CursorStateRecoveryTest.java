@@ -1,0 +1,429 @@
+package org.apache.bookkeeper.mledger.impl;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.client.BKException;
+import org.apache.bookkeeper.client.MockBookKeeperFaults;
+import org.apache.bookkeeper.client.PulsarMockBookKeeper;
+import org.apache.bookkeeper.client.PulsarMockLedgerHandle;
+import org.apache.bookkeeper.common.util.OrderedExecutor;
+import org.apache.bookkeeper.mledger.AsyncCallbacks;
+import org.apache.bookkeeper.mledger.ManagedCursor;
+import org.apache.bookkeeper.mledger.ManagedLedger;
+import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.MetadataStoreException;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Cursor-state recovery of the released ManagedCursorImpl after a crash, a failed cursor-ledger write and a
+ * graceful close; ledgerspec's spec/cursor_state, findings P1 and P2. One source, compiled and run against
+ * managed-ledger 4.0.8 (module managed-cursor-4.0) and 4.2.4 (managed-cursor-4.2); CursorRecords, beside
+ * each, reads the persisted records with that release's own protobuf classes.
+ *
+ * <p>Only real Pulsar classes: ManagedLedgerFactoryImpl, ManagedLedgerImpl and ManagedCursorImpl over
+ * Pulsar's own PulsarMockBookKeeper (org.apache.pulsar:testmocks) and pulsar-metadata's in-memory store.
+ * A "crash" is a second factory opened on the same bookies and metadata store while the first one's write
+ * is still in flight, as Pulsar's ManagedCursorTest does. The tests assert what the code does (so they
+ * pass while it does it); the comments say what the spec expects.
+ */
+class CursorStateRecoveryTest {
+
+    private static final String LEDGER = "cursor-state";
+    private static final String CURSOR = "c";
+
+    private OrderedExecutor executor;
+    private PulsarMockBookKeeper bookKeeper;
+    private FaultInjectionMetadataStore metadataStore;
+    private final List<ManagedLedgerFactoryImpl> factories = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        executor = OrderedExecutor.newBuilder().numThreads(1).name("mock-bookkeeper").build();
+        bookKeeper = MockBookKeeperFaults.newBookKeeper(executor);
+        // memory:<name> stores of one name share their data in a JVM: a fresh name per test
+        metadataStore = new FaultInjectionMetadataStore(MetadataStoreExtended.create(
+                "memory:" + UUID.randomUUID(), MetadataStoreConfig.builder().build()));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (ManagedLedgerFactoryImpl factory : factories) {
+            try {
+                factory.shutdown();
+            } catch (Exception | Error ignored) {
+                // the first factory of a crash test still holds a fenced ledger
+            }
+        }
+        bookKeeper.shutdown();
+        metadataStore.close();
+        executor.shutdownNow();
+    }
+
+    /** A broker's managed ledgers: one factory per "broker process". */
+    private ManagedLedgerFactoryImpl newFactory() throws Exception {
+        ManagedLedgerFactoryImpl factory = new ManagedLedgerFactoryImpl(metadataStore, bookKeeper);
+        factories.add(factory);
+        return factory;
+    }
+
+    private static ManagedLedgerConfig config(boolean batchIndexAcks) {
+        ManagedLedgerConfig config = new ManagedLedgerConfig();
+        // the PIP-381 flag: in these releases it marks dirty ledgers only; nothing is chunked
+        config.setPersistentUnackedRangesWithMultipleEntriesEnabled(true);
+        config.setDeletionAtBatchIndexLevelEnabled(batchIndexAcks);
+        return config;
+    }
+
+    private static List<Position> addEntries(ManagedLedger ledger, int count) throws Exception {
+        List<Position> positions = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            positions.add(ledger.addEntry(("entry-" + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        return positions;
+    }
+
+    private ManagedCursorImpl recover(ManagedLedgerConfig config) throws Exception {
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        return (ManagedCursorImpl) ledger.openCursor(CURSOR);
+    }
+
+    /** What a test reads of the metadata-store record (ManagedCursorInfo). */
+    record StoreRecord(long cursorsLedgerId, int batchIndexSets) {
+    }
+
+    /** What a test reads of a cursor-ledger entry (PositionInfo). */
+    record LedgerEntry(long markDeleteEntryId, int ranges, int batchIndexSets) {
+    }
+
+    private StoreRecord cursorRecord() throws Exception {
+        byte[] data = metadataStore.get("/managed-ledgers/" + LEDGER + "/" + CURSOR).get(10, TimeUnit.SECONDS)
+                .orElseThrow().getValue();
+        return CursorRecords.metadataRecord(data);
+    }
+
+    private byte[] lastCursorLedgerEntry(long cursorLedgerId) throws Exception {
+        PulsarMockLedgerHandle handle = bookKeeper.getLedgerMap().get(cursorLedgerId);
+        long last = handle.getLastAddConfirmed();
+        return handle.readEntries(last, last).nextElement().getEntry();
+    }
+
+    private static CompletableFuture<Void> markDelete(ManagedCursor cursor, Position position) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        cursor.asyncMarkDelete(position, new AsyncCallbacks.MarkDeleteCallback() {
+            @Override
+            public void markDeleteComplete(Object ctx) {
+                done.complete(null);
+            }
+
+            @Override
+            public void markDeleteFailed(ManagedLedgerException exception, Object ctx) {
+                done.completeExceptionally(exception);
+            }
+        }, null);
+        return done;
+    }
+
+    private static CompletableFuture<Void> delete(ManagedCursor cursor, Position position) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        cursor.asyncDelete(position, new AsyncCallbacks.DeleteCallback() {
+            @Override
+            public void deleteComplete(Object ctx) {
+                done.complete(null);
+            }
+
+            @Override
+            public void deleteFailed(ManagedLedgerException exception, Object ctx) {
+                done.completeExceptionally(exception);
+            }
+        }, null);
+        return done;
+    }
+
+    /** Unacked batch indexes 0 .. size-1 except those in [0, acked): the ack set of a partial batch ack. */
+    private static long[] ackSet(int size, int acked) {
+        BitSet unacked = new BitSet();
+        unacked.set(acked, size);
+        return unacked.toLongArray();
+    }
+
+    /**
+     * P1 does not reproduce: a crash while the second persist is in flight recovers the first, acknowledged
+     * state whole. Both releases write one PositionInfo entry per persist and read back only the last entry, so
+     * no torn prefix of a state can ever be the last entry (the `pulsar-master` profile).
+     */
+    @Test
+    void crashDuringASecondPersistRecoversTheAcknowledgedFirstState() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 8);
+
+        cursor.markDelete(p.get(0));
+        cursor.delete(p.get(3));
+        cursor.delete(p.get(5)); // persisted too: asyncDelete ends in internalAsyncMarkDelete (no mark-delete rate limit is set)
+        long cursorLedgerId = cursor.getCursorLedger();
+        byte[] acknowledged = lastCursorLedgerEntry(cursorLedgerId);
+        assertEquals(new LedgerEntry(0, 2, 0), CursorRecords.ledgerEntry(acknowledged),
+                "the acknowledged state: mark-delete e0, ranges (e2,e3] and (e4,e5]");
+
+        CompletableFuture<Void> held = MockBookKeeperFaults.holdNextAdd(bookKeeper); // never released
+        CompletableFuture<Void> second = markDelete(cursor, p.get(1));
+        Thread.sleep(200);
+        assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "the mark-delete's add took the hold");
+        assertFalse(second.isDone(), "the next persist is still in flight at the crash");
+        assertArrayEquals(acknowledged, lastCursorLedgerEntry(cursorLedgerId), "nothing of it is durable");
+
+        ManagedCursorImpl recovered = recover(config); // crash: another broker opens the topic
+        assertEquals(p.get(0), recovered.getMarkDeletedPosition());
+        assertTrue(recovered.isMessageDeleted(p.get(3)));
+        assertTrue(recovered.isMessageDeleted(p.get(5)));
+        assertFalse(recovered.isMessageDeleted(p.get(1)), "the in-flight mark-delete was never acknowledged");
+        assertFalse(recovered.isMessageDeleted(p.get(4)));
+        assertFalse(held.isDone());
+    }
+
+    /**
+     * A failed cursor-ledger write falls back to the metadata store (cursorsLedgerId = -1) and the persist is
+     * acknowledged; recovery gives that state back, ranges included.
+     */
+    @Test
+    void aFailedLedgerWriteIsPersistedInTheMetadataStoreAndRecovered() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 8);
+        cursor.delete(p.get(3));
+        cursor.delete(p.get(5));
+        cursor.markDelete(p.get(0));
+
+        cursor.delete(p.get(7));
+        bookKeeper.addEntryFailAfter(0, BKException.Code.BookieHandleNotAvailableException);
+        markDelete(cursor, p.get(1)).get(10, TimeUnit.SECONDS); // acknowledged through the fallback
+        assertEquals(-1, cursorRecord().cursorsLedgerId(), "the state went to the metadata store");
+
+        ManagedCursorImpl recovered = recover(config);
+        assertEquals(p.get(1), recovered.getMarkDeletedPosition());
+        assertTrue(recovered.isMessageDeleted(p.get(3)));
+        assertTrue(recovered.isMessageDeleted(p.get(5)));
+        assertTrue(recovered.isMessageDeleted(p.get(7)));
+    }
+
+    /** Control for P2: through the cursor ledger, a partial batch ack survives recovery. */
+    @Test
+    void batchIndexAcksPersistedInTheCursorLedgerAreRecovered() throws Exception {
+        ManagedLedgerConfig config = config(true);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 4);
+        Position batch = p.get(2);
+        cursor.delete(AckSetStateUtil.createPositionWithAckSet(batch.getLedgerId(), batch.getEntryId(), ackSet(10, 3)));
+        long[] before = cursor.getDeletedBatchIndexesAsLongArray(batch);
+        assertNotNull(before);
+        cursor.markDelete(p.get(0));
+        assertEquals(1, CursorRecords.ledgerEntry(lastCursorLedgerEntry(cursor.getCursorLedger())).batchIndexSets());
+
+        ManagedCursorImpl recovered = recover(config);
+        assertArrayEquals(before, recovered.getDeletedBatchIndexesAsLongArray(batch));
+    }
+
+    /**
+     * P2 reproduces: when the cursor-ledger write fails, the persist is acknowledged through the metadata
+     * store, whose record holds the batch-index set, but recovery from that record (cursorsLedgerId = -1,
+     * ManagedCursorImpl$2.operationComplete) restores the mark-delete position, the ranges and the properties
+     * and never the batch-index sets. The spec expects the acknowledged set back; the code gives none, so
+     * batch messages 0..2 of the entry are delivered again.
+     */
+    @Test
+    void batchIndexAcksAreLostWhenTheStateGoesThroughTheMetadataStore() throws Exception {
+        ManagedLedgerConfig config = config(true);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 4);
+        Position batch = p.get(2);
+        cursor.delete(AckSetStateUtil.createPositionWithAckSet(batch.getLedgerId(), batch.getEntryId(), ackSet(10, 3)));
+        long[] before = cursor.getDeletedBatchIndexesAsLongArray(batch);
+        assertNotNull(before);
+
+        bookKeeper.addEntryFailAfter(0, BKException.Code.BookieHandleNotAvailableException);
+        markDelete(cursor, p.get(0)).get(10, TimeUnit.SECONDS); // acknowledged through the fallback
+        assertEquals(new StoreRecord(-1, 1), cursorRecord(), "the record holds the state and its batch-index set");
+
+        ManagedCursorImpl recovered = recover(config);
+        assertEquals(p.get(0), recovered.getMarkDeletedPosition());
+        assertNull(recovered.getDeletedBatchIndexesAsLongArray(batch),
+                "P2: the acknowledged batch-index set is not restored from the metadata store");
+        assertFalse(recovered.isMessageDeleted(batch));
+    }
+
+    /**
+     * P2 through a graceful close: with few ack holes (at most maxUnackedRangesToPersistInMetadataStore),
+     * closing the ledger persists the cursor in the metadata store and deletes its ledger, so the same
+     * recovery path drops the batch-index sets of a cleanly unloaded topic.
+     */
+    @Test
+    void batchIndexAcksAreLostAcrossAGracefulClose() throws Exception {
+        ManagedLedgerConfig config = config(true);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 4);
+        Position batch = p.get(2);
+        cursor.delete(AckSetStateUtil.createPositionWithAckSet(batch.getLedgerId(), batch.getEntryId(), ackSet(10, 3)));
+        cursor.markDelete(p.get(0));
+        long[] before = cursor.getDeletedBatchIndexesAsLongArray(batch);
+        assertNotNull(before);
+
+        ledger.close();
+        assertEquals(new StoreRecord(-1, 1), cursorRecord(), "closing wrote the state into the metadata store");
+
+        ManagedCursorImpl recovered = recover(config);
+        assertEquals(p.get(0), recovered.getMarkDeletedPosition());
+        assertNull(recovered.getDeletedBatchIndexesAsLongArray(batch),
+                "P2: a graceful close loses the acknowledged batch-index set");
+    }
+
+    /**
+     * The range cap of these releases: with maxUnackedRangesToPersist = 3 and five ack holes, a persist
+     * writes max + 1 = 4 ranges (each range is added before the count is checked), and recovery gives four
+     * back. The `pulsar-master` profile caps at exactly max, as master does since apache/pulsar PR #25548;
+     * the `pip381` profile's max + 1 is what these releases do. More acks recovered, none invented: only
+     * CURSOR-MODEL differs.
+     */
+    @Test
+    void theRangeCapPersistsOneRangeOverTheMaximum() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        config.setMaxUnackedRangesToPersist(3);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 12);
+        for (int entry : new int[] {1, 3, 5, 7, 9}) {
+            cursor.delete(p.get(entry)); // five holes: e0, e2, e4, e6, e8 unacknowledged
+        }
+        assertEquals(4, CursorRecords.ledgerEntry(lastCursorLedgerEntry(cursor.getCursorLedger())).ranges(),
+                "max + 1 ranges persisted");
+
+        ManagedCursorImpl recovered = recover(config);
+        for (int entry : new int[] {1, 3, 5, 7}) {
+            assertTrue(recovered.isMessageDeleted(p.get(entry)), "e" + entry + " recovered acknowledged");
+        }
+        assertFalse(recovered.isMessageDeleted(p.get(9)), "the fifth range is beyond the cap");
+    }
+
+    /**
+     * A metadata-store failure after the ledger write: after recovery the cursor has no writable ledger,
+     * so its next persist creates one, writes the state there and then points the metadata store at it
+     * (createNewMetadataLedger). When that pointer update fails, the persist fails and recovery gives back
+     * the previous acknowledged state, as the `pulsar-master` profile says (FailMeta).
+     */
+    @Test
+    void aFailedPointerSwitchFailsThePersistAndRecoveryKeepsTheAcknowledgedState() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 6);
+        cursor.markDelete(p.get(0));
+        cursor.delete(p.get(3)); // acknowledged: mark-delete e0, e3
+        long firstLedger = cursor.getCursorLedger();
+
+        ManagedCursorImpl restarted = recover(config); // a broker restart: the cursor has no writable ledger
+        metadataStore.failConditional(new MetadataStoreException("injected"), (operation, path) ->
+                operation == FaultInjectionMetadataStore.OperationType.PUT
+                        && path.equals("/managed-ledgers/" + LEDGER + "/" + CURSOR));
+        CompletableFuture<Void> failed = delete(restarted, p.get(4));
+        Throwable error = null;
+        try {
+            failed.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            error = e.getCause();
+        }
+        assertNotNull(error, "the persist whose pointer switch failed is not acknowledged");
+        assertEquals(firstLedger, cursorRecord().cursorsLedgerId(), "the record still names the first ledger");
+
+        ManagedCursorImpl recovered = recover(config);
+        assertEquals(p.get(0), recovered.getMarkDeletedPosition());
+        assertTrue(recovered.isMessageDeleted(p.get(3)));
+        assertFalse(recovered.isMessageDeleted(p.get(4)));
+    }
+
+    /**
+     * P1's mechanism, on the release's own PositionInfo parser (the one a walking-back recovery would call on
+     * a torn first chunk): every prefix of a real cursor-ledger entry that ends on a top-level field boundary
+     * after fields 1 and 2 parses as a well-formed state with the same mark-delete position and fewer ranges;
+     * a prefix cut inside a field does not parse. No release writes chunks, so no release meets such a prefix.
+     */
+    @Test
+    void aPrefixEndingOnAFieldBoundaryParsesAsAStateWithFewerRanges() throws Exception {
+        ManagedLedger ledger = newFactory().open(LEDGER, config(false));
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 8);
+        cursor.markDelete(p.get(0));
+        cursor.delete(p.get(3));
+        cursor.delete(p.get(5)); // the entry: fields 1, 2, then two field-3 ranges
+        byte[] whole = lastCursorLedgerEntry(cursor.getCursorLedger());
+
+        List<Integer> boundaries = topLevelFieldEnds(whole);
+        assertEquals(4, boundaries.size(), "ledgerId, entryId, two ranges");
+        for (int field = 1; field < boundaries.size(); field++) {
+            int cut = boundaries.get(field);
+            LedgerEntry prefix = CursorRecords.ledgerEntry(java.util.Arrays.copyOf(whole, cut));
+            assertEquals(new LedgerEntry(0, field - 1, 0), prefix, "the prefix of " + cut + " bytes");
+        }
+        int inside = boundaries.get(2) + 1; // inside the second range
+        boolean parsed;
+        try {
+            CursorRecords.ledgerEntry(java.util.Arrays.copyOf(whole, inside));
+            parsed = true;
+        } catch (Exception e) {
+            parsed = false;
+        }
+        assertFalse(parsed, "a cut inside a field is not a state");
+    }
+
+    /** The end offsets of the top-level fields of a protobuf message (varint and length-delimited only). */
+    private static List<Integer> topLevelFieldEnds(byte[] data) {
+        List<Integer> ends = new ArrayList<>();
+        int[] at = {0};
+        while (at[0] < data.length) {
+            long tag = readVarint(data, at);
+            switch ((int) (tag & 7)) {
+                case 0 -> readVarint(data, at);
+                case 2 -> {
+                    int length = (int) readVarint(data, at);
+                    at[0] += length;
+                }
+                default -> throw new IllegalStateException("wire type " + (tag & 7) + " at " + at[0]);
+            }
+            ends.add(at[0]);
+        }
+        return ends;
+    }
+
+    private static long readVarint(byte[] data, int[] at) {
+        long value = 0;
+        for (int shift = 0; ; shift += 7) {
+            byte b = data[at[0]++];
+            value |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                return value;
+            }
+        }
+    }
+}
