@@ -19,11 +19,12 @@ from ledgerspec.conformance._smoke import smoke
 from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.adapters._harness import Harness, is_built
-from ledgerspec.conformance.cli import _cursor_state
+from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
 from ledgerspec.spec.cache import PROFILES
 from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
+from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
 
 
 def add_adapter_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -39,7 +40,7 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     """Profile, preset, settings, examples and seed."""
     parser.add_argument(
         "--profile",
-        choices=sorted(set(PROFILES) | set(CURSOR_PROFILES)),
+        choices=sorted(set(PROFILES) | set(CURSOR_PROFILES) | set(TXLOG_PROFILES)),
         help="profile to check (default: the adapter's first)",
     )
     parser.add_argument("--preset", choices=sorted(PRESETS), default="minimal")
@@ -56,7 +57,7 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``conform``, ``replay``, ``adapters`` and ``matrix``."""
     parser = subcommands.add_parser("conform", help="check an adapter against a profile")
-    _cursor_state.add_system_option(parser)
+    _systems.add_system_option(parser)
     add_adapter_options(parser)
     add_search_options(parser)
     parser.add_argument("--invariant", action="append", help="check only these invariants (repeatable)")
@@ -128,8 +129,8 @@ def _conform(args: argparse.Namespace, adapter: str, profile: str | None) -> Rep
 
 def run_conform(args: argparse.Namespace) -> int:
     """Run the search, print the table and counterexamples, save cases and reports."""
-    if args.system == "cursor-state":
-        return _cursor_state.run_conform(args)
+    if args.system in _systems.SYSTEMS:
+        return _systems.run_conform(args)
     if args.profile is not None and args.profile not in PROFILES:
         raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
     check_outputs(args, files=("json", "junit_xml"), folders=("cases_dir",))

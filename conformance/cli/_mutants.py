@@ -18,7 +18,7 @@ from ledgerspec.conformance._mutants import (
     to_json,
 )
 from ledgerspec.conformance._presets import SETTINGS
-from ledgerspec.conformance.cli import _cursor_state
+from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs
 
@@ -26,7 +26,7 @@ from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``mutants``."""
     parser = subcommands.add_parser("mutants", help="check that the suite kills every mutant of the reference")
-    _cursor_state.add_system_option(parser)
+    _systems.add_system_option(parser)
     parser.add_argument(
         "--path", help="a Python module defining MUTANTS (default: those shipped, ledgerspec.conformance.mutants)"
     )
@@ -46,8 +46,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant once its seeds are run, then the summary; exit 1 if any survived a seed."""
-    if args.system == "cursor-state":
-        return _cursor_state.run_mutants(args)
+    if args.system in _systems.SYSTEMS:
+        return _systems.run_mutants(args)
     check_outputs(args, files=("json",))
     mutants = load_mutants(args.path)
     source = args.path or "ledgerspec.conformance.mutants"

@@ -12,9 +12,10 @@ import textwrap
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance.cli import _cursor_state
+from ledgerspec.conformance.cli import _systems
 from ledgerspec.spec.cache import CATALOGUE, NAMED_CONFIGS, PROFILES, Invariant, get_profile
 from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
+from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,10 +23,10 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     spec = subcommands.add_parser("spec", help="the executable specification")
     actions = spec.add_subparsers(dest="spec_command", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print the invariant catalogue")
-    _cursor_state.add_system_option(show)
+    _systems.add_system_option(show)
     show.add_argument(
         "--profile",
-        choices=sorted(set(PROFILES) | set(CURSOR_PROFILES)),
+        choices=sorted(set(PROFILES) | set(CURSOR_PROFILES) | set(TXLOG_PROFILES)),
         help="only the invariants this profile claims",
     )
     show.add_argument("--json", action="store_true", help="machine-readable output")
@@ -56,8 +57,8 @@ def describe(invariant: Invariant) -> dict[str, Any]:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print the catalogue of the chosen system as a table or JSON."""
-    if args.system == "cursor-state":
-        return _cursor_state.run_show(args)
+    if args.system in _systems.SYSTEMS:
+        return _systems.run_show(args)
     if args.profile is not None and args.profile not in PROFILES:
         raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
     return _show_cache(args)
