@@ -14,15 +14,18 @@ from typing import Any, Protocol, runtime_checkable
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
 from ledgerspec.spec.cache import (
     PROFILES,
+    Append,
     CacheConfig,
     Configure,
     CursorAdd,
     CursorCount,
+    CursorRead,
     CursorRemove,
     CursorSeek,
     EvictBefore,
     EvictBytes,
     GetRange,
+    LedgerClose,
     Observation,
     Op,
     RemoveRange,
@@ -89,6 +92,7 @@ CAPABILITIES: dict[str, str] = {
     "observe_copies": "observations list the open dispatched copies with their counts",
     "observe_evictions": "observations carry the counter evictions (size-eviction runs that had bytes to free)",
     "observe_hit_bytes": "observations carry the counter hit_bytes (the bytes of every hit)",
+    "managed_ledger": "append, cursor_read, ledger_close: the managed-ledger layer in front of the cache",
 }
 """What an adapter may support. The engine sends only supported operations and compares only
 observed fields; invariants that need a missing capability are reported as not checkable."""
@@ -104,6 +108,9 @@ NEEDS_BY_OPERATION: dict[type[Op], str] = {
     EvictBytes: "evict_bytes",
     EvictBefore: "evict_before",
     RemoveRange: "remove_range",
+    Append: "managed_ledger",
+    CursorRead: "managed_ledger",
+    LedgerClose: "managed_ledger",
 }
 
 
@@ -197,6 +204,8 @@ _RESULT_TYPES: dict[str, tuple[type, ...]] = {
     "evict_bytes": (list, tuple),
     "evict_before": (list, tuple),
     "remove_range": (list, tuple),
+    "append": (bool,),
+    "cursor_read": (list, tuple),
 }
 _FREED = frozenset({"evict_bytes", "evict_before", "remove_range"})
 """Operations whose result is what they freed: ``[entries, bytes]`` (``RangeCacheRemovalCounters``)."""

@@ -81,7 +81,10 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
             if copies[index] is None and count > 0:
                 size = sizes[entry - first]
                 if self.insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=count):
-                    copies[index] = self._make_copy(self._shared_of(ledger, entry))
+                    shared = self._shared_of(ledger, entry)
+                    copies[index] = copy = self._make_copy(shared)
+                    if self._listener is not None:  # the reader's copy: a hit on the entry just cached (FORMAT.md)
+                        self._emit("hit", ledger=ledger, entry=entry, copy=copy, count=self._copy_count(shared))
         before = self._cursors.slowest(ledger)
         self._cursors.seek(ledger, cursor, last + 1)
         self._emit("cursor_seek", ledger=ledger, cursor=cursor, entry=last + 1)
