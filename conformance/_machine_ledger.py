@@ -14,7 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, multiple, rule
-from ledgerspec.spec.cache import Append, Configure, CursorRead, LedgerClose
+from ledgerspec.spec.cache import Append, Configure, CursorAdd, CursorRead, LedgerClose
 
 LEDGER_KINDS = ("append", "append", "read", "read", "read", "close", "tracking")
 """What the rule does, weighted: reads and appends are what a broker does most."""
@@ -41,7 +41,11 @@ def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int],
         def managed_ledger(
             self: Any, kind: str, ledger: int, cursor: tuple[int, str] | None, size: int, span: int, ahead: int
         ) -> Any:
-            """An append of the ledger's next entry, a cursor's read (appending up to it first), a close, a switch."""
+            """An append of the ledger's next entry, a cursor's read (appending up to it first), a close, a switch.
+
+            A read with no cursor drawn is a new subscription reading the ledger's backlog from entry 0:
+            what was appended while the ledger had no cursor comes from storage.
+            """
             if kind == "tracking" and switch:
                 self.tracking = not getattr(self, "tracking", self.config.track_reads)
                 self.step(Configure(now=self.tick(), track_reads=self.tracking))
@@ -51,9 +55,17 @@ def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int],
                 for key in [key for key in self.cursor_positions if key[0] == ledger]:
                     del self.cursor_positions[key]
                 return multiple()
-            if kind != "read" or cursor is None or cursor not in self.cursor_positions:
+            if kind != "read":
                 self.append(ledger, size, ahead + 1)
                 return multiple()
+            if cursor is None or cursor not in self.cursor_positions:
+                if self.stored_end(ledger) == 0:
+                    self.append(ledger, size, ahead + 1)
+                    return multiple()
+                self.serial += 1  # a new subscription reading the ledger's backlog from its first entry
+                cursor = (ledger, f"c{self.serial}")
+                self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=cursor[1], entry=0))
+                self.cursor_positions[cursor] = 0
             ledger, name = cursor
             position = self.cursor_positions[cursor]
             self.append(ledger, size, position + span + 1 - self.stored_end(ledger))

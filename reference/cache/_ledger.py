@@ -33,6 +33,14 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
     def _legacy_mode(self) -> bool:
         return self.ALWAYS_LEGACY or not self._config.track_reads
 
+    def _append_reads(self, readers: int) -> int | None:
+        """An added entry's expected reads: one per active cursor with tracking on, else no handler (``OpAddEntry``)."""
+        return None if self._legacy_mode() else readers
+
+    def _read_reads(self, ledger: int, cursor: str) -> int:
+        """The count a batch read from storage is cached with: the cursor's count with tracking on, else 0."""
+        return 0 if self._legacy_mode() else self._cursors.count_at_or_before(ledger, cursor)
+
     def _storage(self) -> dict[int, tuple[int, list[int]]]:
         stored: dict[int, tuple[int, list[int]]] | None = getattr(self, "_stored", None)
         if stored is None:
@@ -62,8 +70,7 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         readers = self._cursors.active(ledger)
         if readers == 0:
             return False
-        count = None if self._legacy_mode() else readers
-        return self.insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=count)
+        return self.insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=self._append_reads(readers))
 
     def cursor_read(self, *, now: int, ledger: int, cursor: str, last: int) -> tuple[int | None, ...]:
         """The cursor reads ``[position, last]``, caching what storage returns iff its count is > 0; moves to ``last + 1``."""
@@ -76,7 +83,7 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         stored = first <= position and last < first + len(sizes)
         require(stored, f"cursor_read: ledger {ledger} has no entries {position}..{last} stored")
         copies = list(self.get_range(now=now, ledger=ledger, first=position, last=last))
-        count = 0 if self._legacy_mode() else self._cursors.count_at_or_before(ledger, cursor)
+        count = self._read_reads(ledger, cursor)
         for index, entry in enumerate(range(position, last + 1)):
             if copies[index] is None and count > 0:
                 size = sizes[entry - first]
