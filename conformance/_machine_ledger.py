@@ -20,7 +20,7 @@ LEDGER_KINDS = ("append", "append", "read", "read", "read", "close", "tracking")
 """What the rule does, weighted: reads and appends are what a broker does most."""
 
 
-def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int], *, switch: bool) -> type:
+def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int], *, switch: bool) -> type:  # noqa: C901 - a rule class: its nested functions count here
     """A mixin with the managed-ledger rule; ``switch``: the adapter may change ``track_reads`` at run time."""
 
     class ManagedLedgerRules:

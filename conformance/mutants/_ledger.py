@@ -95,7 +95,9 @@ class LegacyLastCursorKeepsCache(LegacyCache):
 
 
 MUTANTS = [
-    Mutant("pip430-append-without-cursor", "pip430", "an append is cached with no active cursor", Pip430AppendWithoutCursor),
+    Mutant(
+        "pip430-append-without-cursor", "pip430", "an append is cached with no active cursor", Pip430AppendWithoutCursor
+    ),
     Mutant(
         "pulsar-master-append-ignores-tracking",
         "pulsar-master",

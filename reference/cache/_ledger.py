@@ -73,7 +73,7 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         return self.insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=self._append_reads(readers))
 
     def cursor_read(self, *, now: int, ledger: int, cursor: str, last: int) -> tuple[int | None, ...]:
-        """The cursor reads ``[position, last]``, caching what storage returns iff its count is > 0; moves to ``last + 1``."""
+        """The cursor reads ``[position, last]``; storage reads cached iff its count > 0; then moves to ``last + 1``."""
         self._check_clock(now)
         position = self._cursors.position(ledger, cursor)
         require(position is not None, f"cursor_read: cursor {cursor!r} of ledger {ledger} is not active")

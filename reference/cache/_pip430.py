@@ -14,8 +14,8 @@ entries move from the queue to the stash (each entry moves once in its life), so
 from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow, require
-from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._ledger import ManagedLedgerLayer
+from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import NoReadCount, Pip430ReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Stash, Wrapper

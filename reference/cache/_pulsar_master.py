@@ -17,8 +17,8 @@ for ``accessed`` at most once per read, so passes are amortized O(max_requeue * 
 from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow, require
-from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._ledger import ManagedLedgerLayer
+from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import MergedReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper

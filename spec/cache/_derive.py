@@ -76,7 +76,7 @@ class Derivation:
         """Active cursors and their read positions, as the cursor operations moved them."""
         self._events: list[Event] = []
 
-    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901 - one branch per operation kind: the event each emits
+    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901, PLR0912 - one branch per operation kind: the event each emits
         """The events of one step (each a dict with ``kind``, ``time`` and its fields)."""
         self._events = []
         now = op.now
@@ -217,8 +217,15 @@ class Derivation:
         for position in sorted(p for p in new if p not in old):
             entry = new[position]
             stamp = entry.timestamp if entry.timestamp is not None else op.now
-            self._emit("insert", op.now, ledger=position[0], entry=position[1], size=entry.size, count=entry.count,
-                       timestamp=stamp)
+            self._emit(
+                "insert",
+                op.now,
+                ledger=position[0],
+                entry=position[1],
+                size=entry.size,
+                count=entry.count,
+                timestamp=stamp,
+            )
             self._enter(position)
             self.incarnation[position] = self.incarnation.get(position, 0) + 1
         for position, copy in stored:
@@ -228,8 +235,9 @@ class Derivation:
         self._cursor_invalidation(op.ledger, op.now, before, after, grown=after.size - before.size)
 
     def _hit(self, position: Position, copy: int, size: int | None, after: Observation, now: int) -> None:
-        self._emit("hit", now, ledger=position[0], entry=position[1], copy=copy, count=after.copy_counts().get(copy),
-                   size=size)
+        self._emit(
+            "hit", now, ledger=position[0], entry=position[1], copy=copy, count=after.copy_counts().get(copy), size=size
+        )
         self.origins[copy] = (position, self.incarnation.get(position, 0))
 
     def _cursor_invalidation(

@@ -52,7 +52,9 @@ def slowest(cursors: dict[tuple[int, str], int], ledger: int) -> int | None:
     return min(positions) if positions else None
 
 
-def ledger_rules(rules: dict[type[Op], Handler], shared_by: SharedBy, *, always_legacy: bool) -> dict[type[Op], Handler]:
+def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profile's rules
+    rules: dict[type[Op], Handler], shared_by: SharedBy, *, always_legacy: bool
+) -> dict[type[Op], Handler]:
     """The layer's rules over a profile's ``rules``: ``Append``, ``CursorRead``, ``LedgerClose`` and the cursor moves.
 
     ``always_legacy``: the profile has no read counts (legacy), so invalidation is always by the
@@ -94,7 +96,9 @@ def ledger_rules(rules: dict[type[Op], Handler], shared_by: SharedBy, *, always_
         if readers == 0:
             return False
         count = None if legacy_mode(work) else readers
-        return bool(call(work, Insert(now=op.now, ledger=op.ledger, entry=op.entry, size=op.size, expected_reads=count)))
+        return bool(
+            call(work, Insert(now=op.now, ledger=op.ledger, entry=op.entry, size=op.size, expected_reads=count))
+        )
 
     def cursor_read(work: Work, op: CursorRead) -> tuple[int | None, ...]:
         """A cursor reads ``[position, last]``: hits from the cache, the rest from storage; then moves to ``last + 1``.

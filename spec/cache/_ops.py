@@ -234,7 +234,7 @@ class Append(Op):
 
 @dataclass(frozen=True, kw_only=True)
 class CursorRead(Op):
-    """An active cursor reads ``[its position, last]`` (``readFromStorage`` for what is not cached), then moves to ``last + 1``.
+    """An active cursor reads ``[its position, last]`` (``readFromStorage`` for what is not cached), then moves on.
 
     Result: one copy id or ``None`` per position, in order, as ``GetRange`` returns them (SPEC.md §3.2).
     """

@@ -30,8 +30,8 @@ from ledgerspec.spec.cache._base import (
     run_step,
 )
 from ledgerspec.spec.cache._config import CacheConfig
-from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._kernels import legacy_expired
+from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,

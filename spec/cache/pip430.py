@@ -20,7 +20,6 @@ from ledgerspec.spec.cache._base import (
     run_step,
 )
 from ledgerspec.spec.cache._config import CacheConfig
-from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._kernels import (
     Verdict,
     pip430_increment,
@@ -29,6 +28,7 @@ from ledgerspec.spec.cache._kernels import (
     pip430_size_verdict,
     pip430_timestamp_verdict,
 )
+from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,

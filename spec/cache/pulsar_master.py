@@ -25,13 +25,13 @@ from ledgerspec.spec.cache._base import (
     run_step,
 )
 from ledgerspec.spec.cache._config import CacheConfig
-from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._kernels import (
     Verdict,
     master_should_requeue,
     master_size_verdict,
     master_timestamp_verdict,
 )
+from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,

@@ -26,12 +26,13 @@ SETTINGS = "ci"
 SEED = 2
 MUTANTS = load_mutants()
 SEED_FOR = {
-    "legacy-trigger-inclusive": 3,
+    "legacy-trigger-inclusive": 8,
     "legacy-size-from-current-size": 3,
     "pulsar-master-extend-ttl-ignored": 4,
 }
 """Mutants that seed 2 misses since the search aims at boundaries and gained removal operations
-(issue 16), and a seed that kills each.
+(issue 16), and a seed that kills each. ``legacy-trigger-inclusive`` moved from seed 3 to 8 when the
+machine gained the managed-ledger rule (legacy adapters claim ``managed_ledger``): seeds 1-4 miss it now.
 
 They are below the issue's goal of 20/20 seeds; BENCHMARKS.md "Mutant power (issue 16)" has their rates.
 """

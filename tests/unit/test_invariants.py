@@ -452,7 +452,11 @@ LEDGER_CASES = [
         pulsar_master,
         CursorRead,
         master_read_caches_nothing,
-        [A(1, 1, 0, 5), CursorAdd(now=2, ledger=1, cursor="c1", entry=0), CursorRead(now=3, ledger=1, cursor="c1", last=0)],
+        [
+            A(1, 1, 0, 5),
+            CursorAdd(now=2, ledger=1, cursor="c1", entry=0),
+            CursorRead(now=3, ledger=1, cursor="c1", last=0),
+        ],
     ),
     # Legacy: c1 at 0 caches the append of (1,0); c1 moves to 1, the slowest: (1,0) must go.
     Case(
@@ -461,7 +465,11 @@ LEDGER_CASES = [
         legacy,
         CursorSeek,
         legacy_seek_keeps_cache,
-        [CursorAdd(now=1, ledger=1, cursor="c1", entry=0), A(2, 1, 0, 5), CursorSeek(now=3, ledger=1, cursor="c1", entry=1)],
+        [
+            CursorAdd(now=1, ledger=1, cursor="c1", entry=0),
+            A(2, 1, 0, 5),
+            CursorSeek(now=3, ledger=1, cursor="c1", entry=1),
+        ],
     ),
     Case(
         "CACHE-LEDGER-CLOSE",

@@ -122,7 +122,9 @@ def test_legacy_mode_invalidates_only_when_the_slowest_moves_and_clears_when_the
     assert [e.entry for e in seen.entries] == [1, 2]  # slowest now c2 at 1: strictly before 1 goes
     _, seen = run(profile, [*ops, CursorRemove(now=7, ledger=1, cursor="c2")], config)
     assert [e.entry for e in seen.entries] == [2]  # c2 left: the slowest is c1 at 2
-    _, seen = run(profile, [*ops, CursorRemove(now=7, ledger=1, cursor="c2"), CursorRemove(now=8, ledger=1, cursor="c1")], config)
+    _, seen = run(
+        profile, [*ops, CursorRemove(now=7, ledger=1, cursor="c2"), CursorRemove(now=8, ledger=1, cursor="c1")], config
+    )
     assert seen.entries == ()  # the last cursor left: clear()
 
 

@@ -27,7 +27,9 @@ class _BacklogCaching(Check):
             got = view.after.entry(op.ledger, entry)
             if not (count > 0 and view.enabled):
                 if got is not None or copy is not None:
-                    messages.append(f"{(op.ledger, entry)} read from storage was cached with the reader's count {count}")
+                    messages.append(
+                        f"{(op.ledger, entry)} read from storage was cached with the reader's count {count}"
+                    )
                 continue
             alone = CachedEntry(ledger=op.ledger, entry=entry, size=1, count=count, timestamp=op.now)
             (want,) = view.project(Observation(entries=(alone,), size=0, counters=Counters(), copies=())).entries
