@@ -25,6 +25,7 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
 
     ALWAYS_LEGACY = False
     """True where the profile has no read counts (legacy): invalidation is always by the slowest cursor."""
+    _stored: dict[int, tuple[int, list[int]]]
 
     def _shared_of(self, ledger: int, entry: int) -> Any:
         """What a copy of the entry cached at the position shares (its wrapper or handler)."""
@@ -42,9 +43,11 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         return 0 if self._legacy_mode() else self._cursors.count_at_or_before(ledger, cursor)
 
     def _storage(self) -> dict[int, tuple[int, list[int]]]:
+        """Per ledger, its first appended entry and the sizes appended since (made on first use)."""
         stored: dict[int, tuple[int, list[int]]] | None = getattr(self, "_stored", None)
         if stored is None:
-            stored = self._stored = {}
+            stored = {}
+            self._stored = stored
         return stored
 
     def _invalidate_by_cursors(self, ledger: int, before: int | None, *, left: bool = False) -> None:

@@ -188,7 +188,8 @@ class Derivation:
         if result is True or position in old:
             entry = after.by_position().get(position)
             merged = None if entry is None or position not in old else entry.count
-            grown = None if merged is None or old[position].count is None else merged - old[position].count
+            was = old[position].count if position in old else None
+            grown = None if merged is None or was is None else merged - was
             self._insert(
                 Insert(now=op.now, ledger=op.ledger, entry=op.entry, size=op.size, expected_reads=grown),
                 result,

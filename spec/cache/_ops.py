@@ -256,30 +256,28 @@ class LedgerClose(Op):
 LEDGER_OPERATIONS: tuple[type[Op], ...] = (Append, CursorRead, LedgerClose)
 """The managed-ledger layer's own operations (capability ``managed_ledger``)."""
 
-OPERATIONS: dict[str, type[Op]] = {
-    cls.kind: cls
-    for cls in (
-        Configure,
-        Insert,
-        Get,
-        GetRange,
-        Release,
-        ReplayIncrement,
-        InvalidateBefore,
-        InvalidateLedger,
-        Clear,
-        EvictTimestamp,
-        EvictSize,
-        EvictBytes,
-        EvictBefore,
-        RemoveRange,
-        CursorAdd,
-        CursorRemove,
-        CursorSeek,
-        CursorCount,
-        *LEDGER_OPERATIONS,
-    )
-}
+_ALL: tuple[type[Op], ...] = (
+    Configure,
+    Insert,
+    Get,
+    GetRange,
+    Release,
+    ReplayIncrement,
+    InvalidateBefore,
+    InvalidateLedger,
+    Clear,
+    EvictTimestamp,
+    EvictSize,
+    EvictBytes,
+    EvictBefore,
+    RemoveRange,
+    CursorAdd,
+    CursorRemove,
+    CursorSeek,
+    CursorCount,
+    *LEDGER_OPERATIONS,
+)
+OPERATIONS: dict[str, type[Op]] = {cls.kind: cls for cls in _ALL}
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "int": (int,),
