@@ -210,7 +210,7 @@ class Derivation:
         stored = []
         for position, copy in zip(positions, copies, strict=False):
             if copy is not None and position in old:
-                self._hit(position, copy, old[position].size, after, op.now)
+                self._hit(position, copy, old[position], op.now)
             else:
                 self._emit("miss", op.now, ledger=position[0], entry=position[1], reason="range" if whole else None)
                 if copy is not None:
@@ -230,15 +230,15 @@ class Derivation:
             self._enter(position)
             self.incarnation[position] = self.incarnation.get(position, 0) + 1
         for position, copy in stored:
-            self._hit(position, copy, new[position].size if position in new else None, after, op.now)
+            self._hit(position, copy, new.get(position), op.now)
         self._emit("cursor_seek", op.now, ledger=op.ledger, cursor=op.cursor, entry=op.last + 1)
         self.cursors[op.ledger, op.cursor] = op.last + 1
         self._cursor_invalidation(op.ledger, op.now, before, after, grown=after.size - before.size)
 
-    def _hit(self, position: Position, copy: int, size: int | None, after: Observation, now: int) -> None:
-        self._emit(
-            "hit", now, ledger=position[0], entry=position[1], copy=copy, count=after.copy_counts().get(copy), size=size
-        )
+    def _hit(self, position: Position, copy: int, entry: CachedEntry | None, now: int) -> None:
+        """A copy dispatched from ``entry`` as it was when read (an invalidation later in the step may change it)."""
+        count, size = (None, None) if entry is None else (entry.count, entry.size)
+        self._emit("hit", now, ledger=position[0], entry=position[1], copy=copy, count=count, size=size)
         self.origins[copy] = (position, self.incarnation.get(position, 0))
 
     def _cursor_invalidation(
