@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
 from ledgerspec.conformance._errors import AdapterFault
-from ledgerspec.conformance._machine_ledger import ledger_rules
+from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
 from ledgerspec.conformance._presets import Preset
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec.cache import (
@@ -134,7 +134,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         return lambda _machine: sendable and op.kind not in run.exclude
 
     layer = [ledger_rules(ledgers, sizes, switch=can("configure") and run.profile != "legacy")]
-    mixins = layer if can("managed_ledger") and get_profile(run.profile).knows(Append) else []
+    mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
 
     class LockstepMachine(*mixins, RuleBasedStateMachine):  # type: ignore[misc]  # the layer's rule, if claimed
         """Drives the candidate and checks every step."""

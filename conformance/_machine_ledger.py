@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, multiple, rule
 from ledgerspec.spec.cache import Append, Configure, CursorAdd, CursorRead, LedgerClose
 
+LAYER = "managed_ledger"
+"""The capability, the rule's name, and what ``Run.exclude`` names to leave the layer out of a search."""
+
 LEDGER_KINDS = ("append", "append", "read", "read", "read", "close", "tracking")
 """What the rule does, weighted: reads and appends are what a broker does most."""
 
@@ -93,4 +96,4 @@ def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int],
     return ManagedLedgerRules
 
 
-__all__ = ["LEDGER_KINDS", "ledger_rules"]
+__all__ = ["LAYER", "LEDGER_KINDS", "ledger_rules"]
