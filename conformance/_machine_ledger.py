@@ -71,7 +71,7 @@ def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int],
                 self.cursor_positions[cursor] = 0
             ledger, name = cursor
             position = self.cursor_positions[cursor]
-            self.append(ledger, size, position + span + 1 - self.stored_end(ledger))
+            self.append(ledger, size, position + span + 1 + ahead - self.stored_end(ledger))  # producers run ahead
             last = min(position + span, self.stored_end(ledger) - 1)
             if last < position:
                 return multiple()
