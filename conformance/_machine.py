@@ -18,9 +18,11 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
 from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
 from ledgerspec.conformance._presets import Preset
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec.cache import (
+    Append,
     CacheConfig,
     Clear,
     Configure,
@@ -58,14 +60,8 @@ CUTOFFS = ("ttl-1", "ttl", "ttl+1", "ttl_max-1", "ttl_max", "ttl_max+1")
 
 def cutoffs(config: CacheConfig) -> dict[str, int]:
     """The offsets of :data:`CUTOFFS` under ``config``."""
-    return {
-        "ttl-1": config.ttl - 1,
-        "ttl": config.ttl,
-        "ttl+1": config.ttl + 1,
-        "ttl_max-1": config.ttl_max - 1,
-        "ttl_max": config.ttl_max,
-        "ttl_max+1": config.ttl_max + 1,
-    }
+    bases = ("ttl", "ttl_max")
+    return {f"{name}{off:+d}" if off else name: getattr(config, name) + off for name in bases for off in (-1, 0, 1)}
 
 
 @dataclass(frozen=True)
@@ -137,7 +133,10 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         sendable = get_profile(run.profile).knows(op) and can(op.kind)
         return lambda _machine: sendable and op.kind not in run.exclude
 
-    class LockstepMachine(RuleBasedStateMachine):
+    layer = [ledger_rules(ledgers, sizes, switch=can("configure") and run.profile != "legacy")]
+    mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
+
+    class LockstepMachine(*mixins, RuleBasedStateMachine):  # type: ignore[misc]  # the layer's rule, if claimed
         """Drives the candidate and checks every step."""
 
         positions = Bundle("positions")

@@ -91,11 +91,11 @@ def config_value_problem(name: str, value: float) -> str | None:
     """Why a config event's ``value`` cannot be the new value of field ``name`` (None if it can).
 
     Finite, and what ``CacheConfig`` accepts for the field: a whole number >= 0 for the sizes, times
-    and counts, a fraction for the watermark, 1.0 or 0.0 for ``extend_ttl``. Checked per row, so a bad
-    value is bad input naming its row, never an error inside the replay.
+    and counts, a fraction for the watermark, 1.0 or 0.0 for ``extend_ttl`` and ``track_reads``. Checked per
+    row, so a bad value is bad input naming its row, never an error inside the replay.
     """
-    if name == "extend_ttl":
-        return None if value in {0.0, 1.0} else f"expected 1.0 or 0.0 for extend_ttl, got {value!r}"
+    if name in ("extend_ttl", "track_reads"):
+        return None if value in {0.0, 1.0} else f"expected 1.0 or 0.0 for {name}, got {value!r}"
     typed: float | int = value
     if name in CONFIG_INT_FIELDS and math.isfinite(value) and value.is_integer():
         typed = int(value)

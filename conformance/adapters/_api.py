@@ -14,15 +14,18 @@ from typing import Any, Protocol, runtime_checkable
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
 from ledgerspec.spec.cache import (
     PROFILES,
+    Append,
     CacheConfig,
     Configure,
     CursorAdd,
     CursorCount,
+    CursorRead,
     CursorRemove,
     CursorSeek,
     EvictBefore,
     EvictBytes,
     GetRange,
+    LedgerClose,
     Observation,
     Op,
     RemoveRange,
@@ -93,6 +96,7 @@ CAPABILITIES: dict[str, str] = {
     "observe_requeues": "observations carry each entry's requeues (the wrapper's requeueCount)",
     "observe_accessed": "observations carry each entry's accessed flag (set by a read, cleared by a requeue)",
     "observe_non_evictable_size": "observations carry non_evictable_size (getNonEvictableSize's bytes)",
+    "managed_ledger": "append, cursor_read, ledger_close: the managed-ledger layer in front of the cache",
 }
 """What an adapter may support. The engine sends only supported operations and compares only
 observed fields; invariants that need a missing capability are reported as not checkable."""
@@ -108,6 +112,9 @@ NEEDS_BY_OPERATION: dict[type[Op], str] = {
     EvictBytes: "evict_bytes",
     EvictBefore: "evict_before",
     RemoveRange: "remove_range",
+    Append: "managed_ledger",
+    CursorRead: "managed_ledger",
+    LedgerClose: "managed_ledger",
 }
 
 
@@ -209,6 +216,8 @@ _RESULT_TYPES: dict[str, tuple[type, ...]] = {
     "evict_bytes": (list, tuple),
     "evict_before": (list, tuple),
     "remove_range": (list, tuple),
+    "append": (bool,),
+    "cursor_read": (list, tuple),
 }
 _FREED = frozenset({"evict_bytes", "evict_before", "remove_range"})
 """Operations whose result is what they freed: ``[entries, bytes]`` (``RangeCacheRemovalCounters``)."""

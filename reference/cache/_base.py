@@ -79,6 +79,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         ttl_max: int = 5000 * NANOS_PER_MILLI,
         max_requeue: int = 5,
         extend_ttl: bool = True,
+        track_reads: bool = True,
         segment_size_max: int = 1024 * MIB,
     ) -> None:
         values: dict[str, Any] = {
@@ -89,6 +90,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
             "ttl_max": ttl_max,
             "max_requeue": max_requeue,
             "extend_ttl": extend_ttl,
+            "track_reads": track_reads,
             "segment_size_max": segment_size_max,
         }
         check_config(values, where=type(self).__name__)
@@ -219,6 +221,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         ttl_max: int | None = None,
         max_requeue: int | None = None,
         extend_ttl: bool | None = None,
+        track_reads: bool | None = None,
     ) -> None:
         """Change the configuration at run time (``updateCacheSizeAndThreshold``, PR #24623); None keeps it."""
         self._check_clock(now)
@@ -229,6 +232,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
             "ttl_max": ttl_max,
             "max_requeue": max_requeue,
             "extend_ttl": extend_ttl,
+            "track_reads": track_reads,
         }
         changes = {name: value for name, value in given.items() if value is not None}
         check_config(changes, where="configure")

@@ -40,6 +40,8 @@ class Config:
     """``...ExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes`` (apache/pulsar#24623)."""
     extend_ttl: bool = True
     """``managedLedgerCacheEvictionExtendTTLOfRecentlyAccessed`` (apache/pulsar#24623)."""
+    track_reads: bool = True
+    """``cacheEvictionByExpectedReadCount`` of the managed ledger (apache/pulsar#24623); off: legacy invalidation."""
     segment_size_max: int = 1024 * MIB
     """BookKeeper ``ReadCache`` maximum segment size (BookKeeper ReadCache at 9590a97f67)."""
 
@@ -72,8 +74,8 @@ def config_problems(values: dict[str, Any]) -> list[str]:
         elif name in _FRACTIONS:
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
                 problems.append(f"{name} must be a number in [0, 1], got {value!r}")
-        elif name == "extend_ttl" and not isinstance(value, bool):
-            problems.append(f"extend_ttl must be a bool, got {value!r}")
+        elif name in ("extend_ttl", "track_reads") and not isinstance(value, bool):
+            problems.append(f"{name} must be a bool, got {value!r}")
     return problems
 
 

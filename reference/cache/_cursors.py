@@ -65,6 +65,15 @@ class ActiveCursors:
             return 0
         return int(self._by_ledger[ledger].bisect_right(position))
 
+    def slowest(self, ledger: int) -> int | None:
+        """The read position of the ledger's slowest active cursor, or None: O(1)."""
+        positions = self._by_ledger.get(ledger)
+        return None if positions is None else int(positions[0])
+
+    def of_ledger(self, ledger: int) -> list[str]:
+        """The names of the ledger's active cursors, sorted: O(n)."""
+        return sorted(name for lg, name in self._positions if lg == ledger)
+
     def active(self, ledger: int) -> int:
         """Count the active cursors on ``ledger``: the expected reads of a tailing write (the PIP text; PR #24623)."""
         positions = self._by_ledger.get(ledger)

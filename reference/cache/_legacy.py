@@ -21,6 +21,7 @@ sorts the caches on every eviction, as Java does.
 from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow, ReferenceCache, require
+from ledgerspec.reference.cache._ledger import ManagedLedgerLayer
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from sortedcontainers import SortedList
 
@@ -40,10 +41,11 @@ class LegacyEntry:
         self.ts = ts
 
 
-class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
+class LegacyCache(RangeRows[LegacyEntry], ManagedLedgerLayer, ReferenceCache[None]):
     """The pre-PIP cache: per-ledger sorted maps, insert-triggered proportional size eviction, TTL walk."""
 
     PROFILE = "legacy"
+    ALWAYS_LEGACY = True
 
     def _setup(self) -> None:
         self._ranges: RangeCaches[LegacyEntry] = RangeCaches()
@@ -52,6 +54,9 @@ class LegacyCache(RangeRows[LegacyEntry], ReferenceCache[None]):
         self._heads: SortedList = SortedList()
         """(timestamp, ledger) of each ledger's lowest cached entry: where the TTL walk starts."""
         self._head_ts: dict[int, int] = {}
+
+    def _shared_of(self, ledger: int, entry: int) -> None:
+        """No read counts: a copy shares nothing."""
 
     # --- observation ------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ entries move from the queue to the stash (each entry moves once in its life), so
 from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow, require
+from ledgerspec.reference.cache._ledger import ManagedLedgerLayer
 from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import NoReadCount, Pip430ReadCount
@@ -25,7 +26,7 @@ def _can_evict(wrapper: Wrapper) -> bool:
     return handler.can_evict()
 
 
-class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
+class Pip430Cache(RangeRows[Wrapper], ManagedLedgerLayer, QueuedCache[Wrapper]):
     """The PIP text's cache: queue + stash, two TTLs, EVICTED sentinel, merged duplicates.
 
     An open copy remembers the wrapper it was dispatched from, whose handler it shares, so that a
@@ -40,6 +41,10 @@ class Pip430Cache(RangeRows[Wrapper], QueuedCache[Wrapper]):
         self._queue = RemovalQueue()
         self._stash = Stash(_can_evict)
         self._inserts = 0
+
+    def _shared_of(self, ledger: int, entry: int) -> Wrapper | None:
+        """A copy shares the cached wrapper (and through it the handler)."""
+        return self._ranges.get(ledger, entry)
 
     # --- observation ------------------------------------------------------------------------------
 

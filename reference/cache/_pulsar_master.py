@@ -17,13 +17,14 @@ for ``accessed`` at most once per read, so passes are amortized O(max_requeue * 
 from __future__ import annotations
 
 from ledgerspec.reference.cache._base import EntryRow, require
+from ledgerspec.reference.cache._ledger import ManagedLedgerLayer
 from ledgerspec.reference.cache._queued import QueuedCache
 from ledgerspec.reference.cache._range_cache import RangeCaches, RangeRows
 from ledgerspec.reference.cache._read_count import MergedReadCount
 from ledgerspec.reference.cache._removal_queue import RemovalQueue, Wrapper
 
 
-class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None]):
+class PulsarMasterCache(RangeRows[Wrapper], ManagedLedgerLayer, QueuedCache[MergedReadCount | None]):
     """The merged cache: one queue with requeue, accessed flag, one TTL, duplicates refused.
 
     An open copy remembers the handler it shares (None for an entry inserted with no expected reads).
@@ -36,6 +37,11 @@ class PulsarMasterCache(RangeRows[Wrapper], QueuedCache[MergedReadCount | None])
     def _setup(self) -> None:
         self._ranges: RangeCaches[Wrapper] = RangeCaches()
         self._queue = RemovalQueue()
+
+    def _shared_of(self, ledger: int, entry: int) -> MergedReadCount | None:
+        """A copy shares the cached entry's handler."""
+        wrapper = self._ranges.get(ledger, entry)
+        return None if wrapper is None else wrapper.handler
 
     # --- observation ------------------------------------------------------------------------------
 

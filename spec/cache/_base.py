@@ -54,6 +54,8 @@ class Base:
     next_copy: int = 0
     cursors: tuple[tuple[int, str, int], ...] = ()
     """Active cursors: (ledger, name, read position), sorted."""
+    stored: tuple[tuple[int, int, int], ...] = ()
+    """Entries appended to the managed ledgers (their storage): (ledger, entry, size), sorted."""
 
 
 S = TypeVar("S")
@@ -79,6 +81,7 @@ class Work:
         self.copies: dict[int, int | None] = dict(base.copies)
         self.next_copy = base.next_copy
         self.cursors: dict[tuple[int, str], int] = {(ledger, name): pos for ledger, name, pos in base.cursors}
+        self.stored: dict[tuple[int, int], int] = {(ledger, entry): size for ledger, entry, size in base.stored}
 
     def base(self) -> Base:
         """Freeze the shared part again."""
@@ -91,6 +94,7 @@ class Work:
             copies=tuple(sorted(self.copies.items())),
             next_copy=self.next_copy,
             cursors=tuple(sorted((ledger, name, pos) for (ledger, name), pos in self.cursors.items())),
+            stored=tuple(sorted((ledger, entry, size) for (ledger, entry), size in self.stored.items())),
         )
 
     def count(self, counter: str, n: int = 1) -> None:

@@ -34,6 +34,8 @@ class CacheConfig:
     """``managedLedgerCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes``."""
     extend_ttl: bool = True
     """``managedLedgerCacheEvictionExtendTTLOfRecentlyAccessed``."""
+    track_reads: bool = True
+    """``cacheEvictionByExpectedReadCount``: off, the managed-ledger layer invalidates by the slowest cursor."""
     segment_size_max: int = 1024 * MIB
     """BookKeeper ``ReadCache`` maximum segment size (``DEFAULT_MAX_SEGMENT_SIZE``)."""
 
@@ -82,6 +84,7 @@ _INT_RANGES = {
     "segment_size_max": 1,
 }
 _FRACTIONS = ("watermark", "trigger")
+_BOOLS = ("extend_ttl", "track_reads")
 
 FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(CacheConfig))
 
@@ -97,6 +100,6 @@ def config_problems(values: dict[str, Any]) -> list[str]:
         elif name in _FRACTIONS:
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
                 problems.append(f"expected a number in [0, 1] for {name}, got {value!r} ({type(value).__name__})")
-        elif name == "extend_ttl" and not isinstance(value, bool):
-            problems.append(f"expected a bool for extend_ttl, got {value!r} ({type(value).__name__})")
+        elif name in _BOOLS and not isinstance(value, bool):
+            problems.append(f"expected a bool for {name}, got {value!r} ({type(value).__name__})")
     return problems

@@ -23,10 +23,12 @@ from typing import Any
 from ledgerspec.spec.cache._kernels import EVICTED
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
 from ledgerspec.spec.cache._ops import (
+    Append,
     Clear,
     Configure,
     CursorAdd,
     CursorCount,
+    CursorRead,
     CursorRemove,
     CursorSeek,
     EvictBefore,
@@ -38,6 +40,7 @@ from ledgerspec.spec.cache._ops import (
     Insert,
     InvalidateBefore,
     InvalidateLedger,
+    LedgerClose,
     Op,
     Release,
     RemoveRange,
@@ -69,9 +72,11 @@ class Derivation:
         self.origins: dict[int, tuple[Position, int]] = {}
         """Open copy -> (position, incarnation) it was dispatched from."""
         self.serial = 0
+        self.cursors: dict[tuple[int, str], int] = {}
+        """Active cursors and their read positions, as the cursor operations moved them."""
         self._events: list[Event] = []
 
-    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901 - one branch per operation kind: the event each emits
+    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901, PLR0912 - one branch per operation kind: the event each emits
         """The events of one step (each a dict with ``kind``, ``time`` and its fields)."""
         self._events = []
         now = op.now
@@ -91,8 +96,21 @@ class Derivation:
             self._pass(op, before, after)
         elif isinstance(op, CursorAdd | CursorSeek):
             self._emit(op.kind, now, ledger=op.ledger, cursor=op.cursor, entry=op.entry)
+            self.cursors[op.ledger, op.cursor] = op.entry
+            self._cursor_invalidation(op.ledger, now, before, after)
         elif isinstance(op, CursorRemove):
             self._emit("cursor_remove", now, ledger=op.ledger, cursor=op.cursor)
+            self.cursors.pop((op.ledger, op.cursor), None)
+            self._cursor_invalidation(op.ledger, now, before, after)
+        elif isinstance(op, Append):
+            self._append(op, result, before, after)
+        elif isinstance(op, CursorRead):
+            self._cursor_read(op, result, before, after)
+        elif isinstance(op, LedgerClose):
+            self._forced(op.ledger, None, now, before, after)
+            for ledger, name in sorted(key for key in self.cursors if key[0] == op.ledger):
+                self._emit("cursor_remove", now, ledger=ledger, cursor=name)
+                del self.cursors[ledger, name]
         elif isinstance(op, CursorCount):
             self._emit("cursor_count", now, ledger=op.ledger, cursor=op.cursor, result=result)
         if type(op) not in PASSES:
@@ -109,7 +127,8 @@ class Derivation:
         self.serial += 1
         self.entered[position] = self.serial
 
-    def _insert(self, op: Insert, result: Any, before: Observation, after: Observation) -> None:
+    def _insert(self, op: Insert, result: Any, before: Observation, after: Observation, *, asked: bool = True) -> None:
+        """An insert's events; ``asked`` False: its count was not asked for (an append), so no ``value`` claims one."""
         old, new = before.by_position(), after.by_position()
         position = (op.ledger, op.entry)
         gone = [p for p in old if p not in new]
@@ -119,7 +138,7 @@ class Derivation:
             left = before.size - sum(old[p].size for p in gone)
             self._emit("pass_end", op.now, reason="size", size=left, ledger=op.ledger, entry=op.entry)
         entry = new.get(position)
-        asked = None if op.expected_reads is None else float(op.expected_reads)  # None: no handler asked for
+        value = None if op.expected_reads is None else float(op.expected_reads)  # None: no handler asked for
         if result is True:  # the size it was asked to cache; a different one shows in later events
             size = op.size
             count = entry.count if entry is not None else op.expected_reads
@@ -132,12 +151,12 @@ class Derivation:
                 size=size,
                 count=count,
                 timestamp=stamp,
-                value=asked,
+                value=value if asked else None,
             )
             self._enter(position)
             self.incarnation[position] = self.incarnation.get(position, 0) + 1
         elif position in old and entry is not None and entry.count != old[position].count:
-            self._emit("merge", op.now, ledger=op.ledger, entry=op.entry, count=entry.count, value=asked)
+            self._emit("merge", op.now, ledger=op.ledger, entry=op.entry, count=entry.count, value=value)
         else:
             self._emit(
                 "insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=op.expected_reads
@@ -160,6 +179,91 @@ class Derivation:
                 size = None if found is None else found.size
                 self._emit("hit", op.now, ledger=ledger, entry=entry, copy=copy, count=counts.get(copy), size=size)
                 self.origins[copy] = ((ledger, entry), self.incarnation.get((ledger, entry), 0))
+
+    # --- the managed-ledger layer: its operations as the cache events they cause ---------------------
+
+    def _append(self, op: Append, result: Any, before: Observation, after: Observation) -> None:
+        """An append caches (insert), merges into a cached duplicate, is refused, or is not offered (no cursor)."""
+        position, old = (op.ledger, op.entry), before.by_position()
+        if result is True or position in old:
+            entry = after.by_position().get(position)
+            merged = None if entry is None or position not in old else entry.count
+            was = old[position].count if position in old else None
+            grown = None if merged is None or was is None else merged - was
+            self._insert(
+                Insert(now=op.now, ledger=op.ledger, entry=op.entry, size=op.size, expected_reads=grown),
+                result,
+                before,
+                after,
+                asked=False,
+            )
+        elif any(ledger == op.ledger for ledger, _ in self.cursors):
+            self._emit("insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size)
+
+    def _cursor_read(self, op: CursorRead, result: Any, before: Observation, after: Observation) -> None:
+        """Hits and misses; entries read from storage and cached (insert, then the reader's copy as a hit); the move."""
+        first = self.cursors.get((op.ledger, op.cursor), op.last)
+        positions = [(op.ledger, entry) for entry in range(first, op.last + 1)]
+        copies = list(result) if isinstance(result, tuple | list) else [None] * len(positions)
+        old, new = before.by_position(), after.by_position()
+        whole = not set(positions) <= set(old)
+        stored = []
+        for position, copy in zip(positions, copies, strict=False):
+            if copy is not None and position in old:
+                self._hit(position, copy, old[position], op.now)
+            else:
+                self._emit("miss", op.now, ledger=position[0], entry=position[1], reason="range" if whole else None)
+                if copy is not None:
+                    stored.append((position, copy))
+        for position in sorted(p for p in new if p not in old):
+            entry = new[position]
+            stamp = entry.timestamp if entry.timestamp is not None else op.now
+            self._emit(
+                "insert",
+                op.now,
+                ledger=position[0],
+                entry=position[1],
+                size=entry.size,
+                count=entry.count,
+                timestamp=stamp,
+            )
+            self._enter(position)
+            self.incarnation[position] = self.incarnation.get(position, 0) + 1
+        for position, copy in stored:
+            self._hit(position, copy, new.get(position), op.now)
+        self._emit("cursor_seek", op.now, ledger=op.ledger, cursor=op.cursor, entry=op.last + 1)
+        self.cursors[op.ledger, op.cursor] = op.last + 1
+        self._cursor_invalidation(op.ledger, op.now, before, after, grown=after.size - before.size)
+
+    def _hit(self, position: Position, copy: int, entry: CachedEntry | None, now: int) -> None:
+        """A copy dispatched from ``entry`` as it was when read (an invalidation later in the step may change it)."""
+        count, size = (None, None) if entry is None else (entry.count, entry.size)
+        self._emit("hit", now, ledger=position[0], entry=position[1], copy=copy, count=count, size=size)
+        self.origins[copy] = (position, self.incarnation.get(position, 0))
+
+    def _cursor_invalidation(
+        self, ledger: int, now: int, before: Observation, after: Observation, *, grown: int = 0
+    ) -> None:
+        """Entries of the ledger a cursor's move or departure removed: invalidation below the slowest cursor.
+
+        The bound is the slowest active cursor after the step; with none left, the whole ledger (clear).
+        """
+        positions = [position for (lg, _), position in self.cursors.items() if lg == ledger]
+        self._forced(ledger, min(positions) if positions else None, now, before, after, grown=grown)
+
+    def _forced(
+        self, ledger: int, bound: int | None, now: int, before: Observation, after: Observation, *, grown: int = 0
+    ) -> None:
+        """A forced removal of the ledger below ``bound`` (None: all of it), if the step removed anything."""
+        old, new = before.by_position(), after.by_position()
+        gone = [p for p in old if p not in new]
+        if not gone:
+            return
+        removed = sum(old[p].size for p in gone)
+        start = after.size + removed if grown else before.size
+        self._emit("pass_start", now, reason="invalidate", size=start, ledger=ledger, entry=bound)
+        self._removals(gone, old, after, "invalidate", now)
+        self._emit("pass_end", now, reason="invalidate", size=after.size)
 
     def _pass(self, op: Op, before: Observation, after: Observation) -> None:
         kind = PASSES[type(op)]

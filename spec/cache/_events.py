@@ -23,7 +23,15 @@ TTL_LIKE = (TTL_PASS, CUTOFF_PASS)
 FORCED = (INVALIDATE_PASS, CLEAR_PASS, RANGE_PASS)
 """Passes that remove by force (pip430: they mark EVICTED)."""
 
-CONFIG_FIELDS: tuple[str, ...] = ("max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl")
+CONFIG_FIELDS: tuple[str, ...] = (
+    "max_size",
+    "watermark",
+    "ttl",
+    "ttl_max",
+    "max_requeue",
+    "extend_ttl",
+    "track_reads",
+)
 """Fields a ``config`` event may change (``reason`` names the field, ``value`` holds the new value)."""
 
 

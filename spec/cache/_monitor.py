@@ -81,6 +81,7 @@ class Monitor:
             raise SpecError(f"the monitor needs a strictly increasing clock: {op.describe()} after now={self.last_now}")
         self.last_now = op.now
         found: list[tuple[str, str]] = []
+        cursors = dict(self.derivation.cursors)  # the active cursors before the step, as the operations placed them
         events = self.derivation.step(op, result, self.before, after)
         self.replay.findings = []
         try:
@@ -101,6 +102,7 @@ class Monitor:
             project=self.project,
             differences=differences,
             sink=lambda invariant, message: found.append((invariant, message)),
+            cursors=cursors,
         )
         for invariant, check in self.replay.checks:
             view.invariant = invariant

@@ -45,6 +45,7 @@ class Configure(Op):
     ttl_max: int | None = None
     max_requeue: int | None = None
     extend_ttl: bool | None = None
+    track_reads: bool | None = None
 
     def changes(self) -> dict[str, Any]:
         """The fields this operation sets."""
@@ -217,29 +218,66 @@ class CursorCount(Op):
     cursor: str
 
 
-OPERATIONS: dict[str, type[Op]] = {
-    cls.kind: cls
-    for cls in (
-        Configure,
-        Insert,
-        Get,
-        GetRange,
-        Release,
-        ReplayIncrement,
-        InvalidateBefore,
-        InvalidateLedger,
-        Clear,
-        EvictTimestamp,
-        EvictSize,
-        EvictBytes,
-        EvictBefore,
-        RemoveRange,
-        CursorAdd,
-        CursorRemove,
-        CursorSeek,
-        CursorCount,
-    )
-}
+@dataclass(frozen=True, kw_only=True)
+class Append(Op):
+    """``OpAddEntry`` after a successful add of the ledger's next entry; result: cached or not.
+
+    Cached only while the ledger has an active cursor, expecting as many reads as there are active
+    cursors (``cacheEvictionByExpectedReadCount`` on; off: no count). SPEC.md §3.2.
+    """
+
+    kind: ClassVar[str] = "append"
+    ledger: int
+    entry: int
+    size: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CursorRead(Op):
+    """An active cursor reads ``[its position, last]`` (``readFromStorage`` for what is not cached), then moves on.
+
+    Result: one copy id or ``None`` per position, in order, as ``GetRange`` returns them (SPEC.md §3.2).
+    """
+
+    kind: ClassVar[str] = "cursor_read"
+    ledger: int
+    cursor: str
+    last: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerClose(Op):
+    """The managed ledger closes: its cache is removed through the manager and its cursors go."""
+
+    kind: ClassVar[str] = "ledger_close"
+    ledger: int
+
+
+LEDGER_OPERATIONS: tuple[type[Op], ...] = (Append, CursorRead, LedgerClose)
+"""The managed-ledger layer's own operations (capability ``managed_ledger``)."""
+
+_ALL: tuple[type[Op], ...] = (
+    Configure,
+    Insert,
+    Get,
+    GetRange,
+    Release,
+    ReplayIncrement,
+    InvalidateBefore,
+    InvalidateLedger,
+    Clear,
+    EvictTimestamp,
+    EvictSize,
+    EvictBytes,
+    EvictBefore,
+    RemoveRange,
+    CursorAdd,
+    CursorRemove,
+    CursorSeek,
+    CursorCount,
+    *LEDGER_OPERATIONS,
+)
+OPERATIONS: dict[str, type[Op]] = {cls.kind: cls for cls in _ALL}
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "int": (int,),

@@ -21,6 +21,7 @@ from ledgerspec.spec._errors import SpecError
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
+    Handler,
     Outcome,
     Result,
     Work,
@@ -30,6 +31,7 @@ from ledgerspec.spec.cache._base import (
 )
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._kernels import legacy_expired
+from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
@@ -321,7 +323,11 @@ def _selections(sizes: dict[int, int]) -> list[tuple[int, ...]]:
     return [tuple(chosen)]
 
 
-RULES = {
+def _shared_by(_work: _Work, _ledger: int, _entry: int) -> None:
+    """No read counts: a copy shares nothing."""
+
+
+_CACHE_RULES: dict[type[Op], Handler] = {
     **COMMON_RULES,
     Insert: deterministic(_insert),
     Get: deterministic(_get),
@@ -336,5 +342,8 @@ RULES = {
     RemoveRange: deterministic(_remove_range),
     EvictSize: _evict_size,
 }
+
+RULES = {**_CACHE_RULES, **ledger_rules(_CACHE_RULES, _shared_by, always_legacy=True)}
+"""The cache's rules and the managed-ledger layer over them (``_ledger.py``)."""
 
 __all__ = ["NAME", "State", "init", "observe", "step"]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
+    Handler,
     Outcome,
     Work,
     deterministic,
@@ -28,6 +29,7 @@ from ledgerspec.spec.cache._kernels import (
     pip430_size_verdict,
     pip430_timestamp_verdict,
 )
+from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
@@ -341,7 +343,13 @@ def _free(work: _Work, to_free: int, expiry: int) -> tuple[int, int]:
     return entries, removed
 
 
-RULES = {
+def _shared_by(work: _Work, ledger: int, entry: int) -> int | None:
+    """The handler a copy of a cached entry shares."""
+    wrapper = work.cached(ledger, entry)
+    return None if wrapper is None else wrapper.handler
+
+
+_CACHE_RULES: dict[type[Op], Handler] = {
     **COMMON_RULES,
     Insert: deterministic(_insert),
     Get: deterministic(_get),
@@ -356,5 +364,8 @@ RULES = {
     EvictBytes: deterministic(_evict_bytes),
     RemoveRange: deterministic(_remove_range),
 }
+
+RULES = {**_CACHE_RULES, **ledger_rules(_CACHE_RULES, _shared_by, always_legacy=False)}
+"""The cache's rules and the managed-ledger layer over them (``_ledger.py``)."""
 
 __all__ = ["NAME", "State", "Wrapper", "init", "observe", "step"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
+    Handler,
     Outcome,
     Work,
     deterministic,
@@ -30,6 +31,7 @@ from ledgerspec.spec.cache._kernels import (
     master_size_verdict,
     master_timestamp_verdict,
 )
+from ledgerspec.spec.cache._ledger import ledger_rules
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import (
     Clear,
@@ -363,7 +365,13 @@ def _free(work: _Work, to_free: int) -> tuple[int, int]:
     return entries, removed
 
 
-RULES = {
+def _shared_by(work: _Work, ledger: int, entry: int) -> int | None:
+    """The handler a copy of a cached entry shares."""
+    index = work.index(ledger, entry)
+    return None if index is None else work.queue[index].handler
+
+
+_CACHE_RULES: dict[type[Op], Handler] = {
     **COMMON_RULES,
     Insert: deterministic(_insert),
     Get: deterministic(_get),
@@ -379,5 +387,8 @@ RULES = {
     EvictBefore: deterministic(_evict_before),
     RemoveRange: deterministic(_remove_range),
 }
+
+RULES = {**_CACHE_RULES, **ledger_rules(_CACHE_RULES, _shared_by, always_legacy=False)}
+"""The cache's rules and the managed-ledger layer over them (``_ledger.py``)."""
 
 __all__ = ["NAME", "State", "Wrapper", "init", "is_non_evictable", "observe", "step"]

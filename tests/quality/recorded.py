@@ -72,6 +72,17 @@ NOT_IN_TRACES = {
     "legacy-policy-smallest-first": (
         "with many ledgers the reversed ranking selects every cache, so only CACHE-MODEL sees the shares"
     ),
+    "pip430-append-without-cursor": "the edge workload has no managed-ledger operations (append)",
+    "pulsar-master-append-ignores-tracking": "the edge workload has no managed-ledger operations (append)",
+    "pip430-backlog-cached-at-zero": "the edge workload has no managed-ledger operations (cursor_read)",
+    "pulsar-master-close-keeps-entries": "the edge workload has no managed-ledger operations (ledger_close)",
+    "pulsar-master-tracking-invalidates": (
+        "a removal on a cursor move is judged against the cursors (CACHE-BELOW-SLOWEST), checked in conformance only"
+    ),
+    "legacy-last-cursor-keeps-cache": (
+        "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
+        "checked in conformance only"
+    ),
 }
 """Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
 

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 import pytest
 from ledgerspec.spec.cache import (
     CATALOGUE,
+    Append,
     CacheConfig,
     CursorAdd,
     CursorCount,
+    CursorRead,
     CursorSeek,
     EvictBefore,
     EvictBytes,
@@ -27,6 +29,7 @@ from ledgerspec.spec.cache import (
     Insert,
     InvalidateBefore,
     InvalidateLedger,
+    LedgerClose,
     Monitor,
     Op,
     RemoveRange,
@@ -270,6 +273,10 @@ def I(now, ledger, entry, size, reads=0):  # noqa: E743 - a one-letter name keep
     return Insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=reads)
 
 
+def A(now, ledger, entry, size):
+    return Append(now=now, ledger=ledger, entry=entry, size=size)
+
+
 CASES = [
     # Any deviation from the model: counts are dropped.
     Case("CACHE-MODEL", "pip430", pip430, Insert, pip430_insert_ignores_count, [I(1, 1, 0, 5, reads=2)]),
@@ -463,6 +470,71 @@ CASES = [
     # Segments of 128: an entry of 10 bytes reserves 64, so the ring reports 64, not 10.
     Case("CACHE-SEGMENT-PLACEMENT", "segmented", segmented, Insert, segmented_no_align, [I(1, 1, 0, 10)]),
 ]
+
+
+def pip430_append_without_cursor(work, op):
+    """Appends are cached whether or not the ledger has an active cursor."""
+    work.stored[op.ledger, op.entry] = op.size
+    return pip430._insert(work, Insert(now=op.now, ledger=op.ledger, entry=op.entry, size=op.size, expected_reads=1))
+
+
+def master_read_caches_nothing(work, op):
+    """A cursor's read from storage is never cached."""
+    position = work.cursors[op.ledger, op.cursor]
+    got = pulsar_master._get_range(work, GetRange(now=op.now, ledger=op.ledger, first=position, last=op.last))
+    work.cursors[op.ledger, op.cursor] = op.last + 1
+    return got
+
+
+def legacy_seek_keeps_cache(work, op):
+    """Cursor moves invalidate nothing, also in legacy mode."""
+    work.cursors[op.ledger, op.cursor] = op.entry
+
+
+def master_close_keeps_entries(work, op):
+    """Closing a ledger drops its cursors only."""
+    work.cursors = {key: pos for key, pos in work.cursors.items() if key[0] != op.ledger}
+
+
+LEDGER_CASES = [
+    # No active cursor on ledger 1: the append is stored, not cached.
+    Case("CACHE-APPEND-CACHING", "pip430", pip430, Append, pip430_append_without_cursor, [A(1, 1, 0, 5)]),
+    # (1,0) appended before the cursor came: c1 reads it from storage with count 1, so it is cached.
+    Case(
+        "CACHE-BACKLOG-CACHING",
+        "pulsar-master",
+        pulsar_master,
+        CursorRead,
+        master_read_caches_nothing,
+        [
+            A(1, 1, 0, 5),
+            CursorAdd(now=2, ledger=1, cursor="c1", entry=0),
+            CursorRead(now=3, ledger=1, cursor="c1", last=0),
+        ],
+    ),
+    # Legacy: c1 at 0 caches the append of (1,0); c1 moves to 1, the slowest: (1,0) must go.
+    Case(
+        "CACHE-BELOW-SLOWEST",
+        "legacy",
+        legacy,
+        CursorSeek,
+        legacy_seek_keeps_cache,
+        [
+            CursorAdd(now=1, ledger=1, cursor="c1", entry=0),
+            A(2, 1, 0, 5),
+            CursorSeek(now=3, ledger=1, cursor="c1", entry=1),
+        ],
+    ),
+    Case(
+        "CACHE-LEDGER-CLOSE",
+        "pulsar-master",
+        pulsar_master,
+        LedgerClose,
+        master_close_keeps_entries,
+        [CursorAdd(now=1, ledger=1, cursor="c1", entry=0), A(2, 1, 0, 5), LedgerClose(now=3, ledger=1)],
+    ),
+]
+CASES += LEDGER_CASES
 
 
 def test_every_invariant_has_a_mutant_case():

@@ -342,6 +342,8 @@ class StepView:
     """Counts of entries and copies that no event of the step showed and that differ from the shadow's."""
     sink: Callable[[str, str], None]
     invariant: str = ""
+    cursors: dict[tuple[int, str], int] = field(default_factory=dict)
+    """The active cursors (ledger, name) and their read positions before the step, as the operations placed them."""
 
     def report(self, messages: Iterable[str]) -> None:
         """Report violations of the step."""

@@ -296,8 +296,8 @@ class Replay:
 
     def _configure(self, name: str, value: float) -> None:
         config = self.carried.config
-        if name == "extend_ttl":
-            self.carried.config = config.replace(extend_ttl=bool(value))
+        if name in ("extend_ttl", "track_reads"):
+            self.carried.config = config.replace(**{name: bool(value)})
         elif name in _INT_CONFIG:
             self.carried.config = config.replace(**{name: int(value)})
         elif name in CONFIG_FIELDS:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledgerspec.spec.cache._ops import EvictSize, Get, GetRange
+from ledgerspec.spec.cache._ops import CursorRead, EvictSize, Get, GetRange
 from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, Check, Invariant, StepView
 
 EVICTIONS, HIT_BYTES = "observe_evictions", "observe_hit_bytes"
@@ -35,6 +35,9 @@ def _bytes_hit(view: StepView) -> int:
         hits = [((op.ledger, op.entry), view.result)]
     elif isinstance(op, GetRange):
         hits = [((op.ledger, op.first + i), copy) for i, copy in enumerate(view.result)]
+    elif isinstance(op, CursorRead):  # read from the cursor's position to last; copies of what storage returned miss
+        first = op.last + 1 - len(view.result)
+        hits = [((op.ledger, first + i), copy) for i, copy in enumerate(view.result)]
     else:
         return 0
     return sum(sizes[at].size for at, copy in hits if copy is not None and at in sizes)

@@ -23,10 +23,12 @@ public final class CacheConfig {
     public final long ttlMax;
     public final long maxRequeue;
     public final boolean extendTtl;
+    /** {@code cacheEvictionByExpectedReadCount} of the managed-ledger layer (capability managed_ledger). */
+    public final boolean trackReads;
     public final long segmentSizeMax;
 
     private CacheConfig(long maxSize, Number watermark, Number trigger, long ttl, long ttlMax,
-                        long maxRequeue, boolean extendTtl, long segmentSizeMax) {
+                        long maxRequeue, boolean extendTtl, boolean trackReads, long segmentSizeMax) {
         this.maxSize = maxSize;
         this.watermark = watermark;
         this.trigger = trigger;
@@ -34,13 +36,14 @@ public final class CacheConfig {
         this.ttlMax = ttlMax;
         this.maxRequeue = maxRequeue;
         this.extendTtl = extendTtl;
+        this.trackReads = trackReads;
         this.segmentSizeMax = segmentSizeMax;
     }
 
     /** The spec's defaults. */
     public static CacheConfig defaults() {
         return new CacheConfig(128 * MIB, 0.9, 0.98, 1000 * NANOS_PER_MILLI, 5000 * NANOS_PER_MILLI, 5, true,
-                1024 * MIB);
+                true, 1024 * MIB);
     }
 
     /** {@code (long)(maxSize * trigger)}: size eviction runs only above it. */
@@ -78,6 +81,7 @@ public final class CacheConfig {
         long ttlMax = this.ttlMax;
         long maxRequeue = this.maxRequeue;
         boolean extendTtl = this.extendTtl;
+        boolean trackReads = this.trackReads;
         long segmentSizeMax = this.segmentSizeMax;
         List<String> problems = new ArrayList<>();
         for (Map.Entry<String, Object> change : changes.entrySet()) {
@@ -109,6 +113,13 @@ public final class CacheConfig {
                         problems.add("expected a bool for extend_ttl, got " + describe(value));
                     }
                     break;
+                case "track_reads":
+                    if (value instanceof Boolean) {
+                        trackReads = (Boolean) value;
+                    } else {
+                        problems.add("expected a bool for track_reads, got " + describe(value));
+                    }
+                    break;
                 case "trigger":
                 case "segment_size_max":
                     if (initial) {
@@ -123,13 +134,14 @@ public final class CacheConfig {
                     break;
                 default:
                     problems.add("unknown field " + name + "; known: max_size, watermark, trigger, ttl, ttl_max, "
-                            + "max_requeue, extend_ttl, segment_size_max");
+                            + "max_requeue, extend_ttl, track_reads, segment_size_max");
             }
         }
         if (!problems.isEmpty()) {
             throw new NotAllowed("invalid configuration: " + String.join("; ", problems));
         }
-        return new CacheConfig(maxSize, watermark, trigger, ttl, ttlMax, maxRequeue, extendTtl, segmentSizeMax);
+        return new CacheConfig(maxSize, watermark, trigger, ttl, ttlMax, maxRequeue, extendTtl, trackReads,
+                segmentSizeMax);
     }
 
     private static long integer(List<String> problems, String name, Object value, long low, long current) {
@@ -162,6 +174,6 @@ public final class CacheConfig {
     public String toString() {
         return "CacheConfig(max_size=" + maxSize + ", watermark=" + watermark + ", trigger=" + trigger + ", ttl="
                 + ttl + ", ttl_max=" + ttlMax + ", max_requeue=" + maxRequeue + ", extend_ttl=" + extendTtl
-                + ", segment_size_max=" + segmentSizeMax + ")";
+                + ", track_reads=" + trackReads + ", segment_size_max=" + segmentSizeMax + ")";
     }
 }

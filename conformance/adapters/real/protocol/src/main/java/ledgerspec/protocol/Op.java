@@ -19,7 +19,7 @@ public final class Op {
 
     static {
         OPERATIONS.put("configure", List.of("max_size:int?", "watermark:num?", "ttl:int?", "ttl_max:int?",
-                "max_requeue:int?", "extend_ttl:bool?"));
+                "max_requeue:int?", "extend_ttl:bool?", "track_reads:bool?"));
         OPERATIONS.put("insert", List.of("ledger:int", "entry:int", "size:int", "expected_reads:int?"));
         OPERATIONS.put("get", List.of("ledger:int", "entry:int"));
         OPERATIONS.put("get_range", List.of("ledger:int", "first:int", "last:int"));
@@ -37,6 +37,9 @@ public final class Op {
         OPERATIONS.put("cursor_remove", List.of("ledger:int", "cursor:str"));
         OPERATIONS.put("cursor_seek", List.of("ledger:int", "cursor:str", "entry:int"));
         OPERATIONS.put("cursor_count", List.of("ledger:int", "cursor:str"));
+        OPERATIONS.put("append", List.of("ledger:int", "entry:int", "size:int"));
+        OPERATIONS.put("cursor_read", List.of("ledger:int", "cursor:str", "last:int"));
+        OPERATIONS.put("ledger_close", List.of("ledger:int"));
     }
 
     private final Map<String, Object> fields;

@@ -1,0 +1,99 @@
+"""The managed-ledger rules of the lockstep machine, for adapters that claim ``managed_ledger``.
+
+One rule draws among the layer's operations: appends (cached iff the ledger has an active cursor), a
+cursor reading up to a point (what storage returns cached iff its count is positive, then the cursor
+moves and, in legacy mode, the cache below the slowest cursor goes), a ledger closing, and the
+expected-read-count tracking switched (``track_reads``). One rule, not four: Hypothesis enables a
+random subset of the rules in each example, and every rule added makes the others rarer. The class
+is mixed in only when the adapter claims the capability, so searches of other adapters are unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, multiple, rule
+from ledgerspec.spec.cache import Append, Configure, CursorAdd, CursorRead, LedgerClose
+
+LAYER = "managed_ledger"
+"""The capability, the rule's name, and what ``Run.exclude`` names to leave the layer out of a search."""
+
+LEDGER_KINDS = ("append", "append", "read", "read", "read", "close", "tracking")
+"""What the rule does, weighted: reads and appends are what a broker does most."""
+
+
+def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int], *, switch: bool) -> type:  # noqa: C901 - a rule class: its nested functions count here
+    """A mixin with the managed-ledger rule; ``switch``: the adapter may change ``track_reads`` at run time."""
+
+    class ManagedLedgerRules:
+        """Appends, cursor reads and ledger closes, on the machine's cursors and copies."""
+
+        cursors = Bundle("cursors")
+        copies = Bundle("copies")
+
+        @rule(
+            target=copies,
+            kind=st.sampled_from(LEDGER_KINDS),
+            ledger=ledgers,
+            cursor=st.one_of(st.none(), cursors),
+            size=sizes,
+            span=st.sampled_from([0, 0, 1, 2]),
+            ahead=st.integers(0, 2),
+        )
+        def managed_ledger(
+            self: Any, kind: str, ledger: int, cursor: tuple[int, str] | None, size: int, span: int, ahead: int
+        ) -> Any:
+            """An append of the ledger's next entry, a cursor's read (appending up to it first), a close, a switch.
+
+            A read with no cursor drawn is a new subscription reading the ledger's backlog from entry 0:
+            what was appended while the ledger had no cursor comes from storage.
+            """
+            if kind == "tracking" and switch:
+                self.tracking = not getattr(self, "tracking", self.config.track_reads)
+                self.step(Configure(now=self.tick(), track_reads=self.tracking))
+                return multiple()
+            if kind == "close":
+                self.step(LedgerClose(now=self.tick(), ledger=ledger))
+                for key in [key for key in self.cursor_positions if key[0] == ledger]:
+                    del self.cursor_positions[key]
+                return multiple()
+            if kind != "read":
+                self.append(ledger, size, ahead + 1)
+                return multiple()
+            if cursor is None or cursor not in self.cursor_positions:
+                if self.stored_end(ledger) == 0:
+                    self.append(ledger, size, ahead + 1)
+                    return multiple()
+                self.serial += 1  # a new subscription reading the ledger's backlog from its first entry
+                cursor = (ledger, f"c{self.serial}")
+                self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=cursor[1], entry=0))
+                self.cursor_positions[cursor] = 0
+            ledger, name = cursor
+            position = self.cursor_positions[cursor]
+            self.append(ledger, size, position + span + 1 + ahead - self.stored_end(ledger))  # producers run ahead
+            last = min(position + span, self.stored_end(ledger) - 1)
+            if last < position:
+                return multiple()
+            got = self.step(CursorRead(now=self.tick(), ledger=ledger, cursor=name, last=last))
+            self.cursor_positions[cursor] = last + 1
+            copies = [copy for copy in got if copy is not None]
+            self.held.update((copy, (ledger, position + i)) for i, copy in enumerate(got) if copy is not None)
+            return multiple(*copies)
+
+        def stored_end(self: Any, ledger: int) -> int:
+            """The entry the ledger's next append gets: appends start at 0, where the cursors are."""
+            appended: dict[int, int] = self.__dict__.setdefault("appended", {})
+            return appended.get(ledger, 0)
+
+        def append(self: Any, ledger: int, size: int, times: int) -> None:
+            """``times`` appends of the ledger's next entries (at most 4, so counterexamples stay short)."""
+            for _ in range(max(0, min(times, 4))):
+                entry = self.stored_end(ledger)
+                self.step(Append(now=self.tick(), ledger=ledger, entry=entry, size=size))
+                self.appended[ledger] = entry + 1
+
+    return ManagedLedgerRules
+
+
+__all__ = ["LAYER", "LEDGER_KINDS", "ledger_rules"]
