@@ -165,6 +165,13 @@ class Facts:
     """Inserts: the handler they make (its id; -1: none)."""
     initial: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     """Inserts: that handler's first count."""
+    _keyed_keys: Ints | None = None
+
+    def keyed_keys(self) -> Ints:
+        """The keys of :attr:`keyed`'s events, in its order (sorted)."""
+        if self._keyed_keys is None:
+            self._keyed_keys = self.key[self.keyed.events]
+        return self._keyed_keys
 
 
 def pass_context(c: Chunk, carried: Carried, ranks: Ints) -> tuple[Ints, list[OpenPass], OpenPass | None]:
