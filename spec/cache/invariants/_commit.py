@@ -42,15 +42,22 @@ def handlers_at(c: Chunk, facts: Facts, carried: Carried, index: int, table: Liv
 
 def collect_passes(c: Chunk, facts: Facts) -> None:
     """Each pass keeps what it removed and requeued, as it was before, for its end."""
-    removed = (c.kind == REMOVE) & facts.live
-    requeued = (c.kind == REQUEUE) & facts.live
+    if not facts.passes:
+        return
+    in_pass = facts.pass_index >= 0
+    removed = np.flatnonzero((c.kind == REMOVE) & facts.live & in_pass)
+    requeued = np.flatnonzero((c.kind == REQUEUE) & facts.live & in_pass)
+    # Passes do not nest, so the pass index never goes down in event order: each pass's events are
+    # one run of ``removed`` (and of ``requeued``), found by a binary search per pass.
+    passes = np.arange(len(facts.passes) + 1)
+    removed_ends = np.searchsorted(facts.pass_index[removed], passes).tolist()
+    requeued_ends = np.searchsorted(facts.pass_index[requeued], passes).tolist()
     for index, open_pass in enumerate(facts.passes):
-        mine = facts.pass_index == index
-        at = np.flatnonzero(removed & mine)
+        at = removed[removed_ends[index] : removed_ends[index + 1]]
         if len(at):
             open_pass.removed.append(rows_before(c, facts, at))
             open_pass.counts.append(facts.count[at])
-        again = np.flatnonzero(requeued & mine)
+        again = requeued[requeued_ends[index] : requeued_ends[index + 1]]
         if len(again):
             open_pass.requeued.append(rows_before(c, facts, again))
             open_pass.requeued_counts.append(facts.count[again])
