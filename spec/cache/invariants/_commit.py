@@ -121,8 +121,10 @@ def entries_after(c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: 
 
 
 def _ledger_span(facts: Facts, table: LiveTable, ledger: int | None) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """(keyed events, live rows): the runs of ``ledger``'s keys, in group order and in the table; None
-    when its keys are not one run (no ledger given, or positions too wide for a key of their own)."""
+    """(keyed events, live rows): the runs of ``ledger``'s keys, in group order and in the table.
+
+    None when its keys are not one run (no ledger given, or positions too wide for a key of their own).
+    """
     if ledger is None or not 0 <= ledger < NARROW_LEDGER:
         return None
     keys = facts.keyed_keys()
