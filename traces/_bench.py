@@ -15,8 +15,10 @@ It also times a bare scan and a scan and sort (``noop`` writes), and reports eve
 checker's time goes, and peak memory.
 
 CPU: ``cpu_seconds`` are the CPU seconds (user + system) the Spark JVM and the Python workers used
-during a step, from ``/proc`` (Linux). On a shared machine they are steadier than wall time, and
+during a step, from ``/proc`` (Linux); for the local checker and the bare reads, those of this process
+and its worker processes (``getrusage``). On a shared machine they are steadier than wall time, and
 they show where the time goes: JVM (scan, shuffle, sort, window, Arrow) versus Python (the replay).
+``local_cpu_over_read_cpu`` and ``spark_cpu_over_floor_cpu`` are the ratios in CPU seconds.
 
 Memory, and what each figure measures (Linux; None elsewhere):
 
@@ -47,6 +49,7 @@ from typing import Any, Self
 import pyarrow as pa
 import pyarrow.parquet as pq
 from ledgerspec.traces import _local
+from ledgerspec.traces._check import CheckResult
 from ledgerspec.traces._io import BATCH_ROWS, open_trace
 from ledgerspec.traces._local import Replays, check_local, split_by_broker
 from ledgerspec.traces._partitions import broker_counts
@@ -69,25 +72,7 @@ def bench_engines(
         raise ValueError(f"{path}: the benchmark needs a Parquet trace")
     report: dict[str, Any] = {"path": str(path), "profile": trace.header.profile, "targets": TARGETS}
 
-    reads = [_read(path)]
-    started = time.perf_counter()
-    local = check_local(path)
-    seconds = time.perf_counter() - started
-    reads.append(_read(path))
-    report["read"] = {"seconds": [round(r, 2) for r in reads], "what": "pyarrow: every batch of the file"}
-    report["local_over_read"] = round(seconds / (sum(reads) / 2), 2)
-    report.update(events=local.events, brokers=local.brokers)
-    parallel = local.events >= getattr(_local, "PARALLEL_FROM", float("inf"))
-    report["local"] = {
-        "seconds": round(seconds, 2),
-        "events_per_second": round(local.events / seconds),
-        "processes": (os.cpu_count() or 1) if parallel else 1,
-        "verdict": local.verdict,
-        "peak_rss_mib": _peak_mib(resource.RUSAGE_SELF),
-        "worker_peak_rss_mib": _peak_mib(resource.RUSAGE_CHILDREN) if parallel else None,
-    }
-    if local_breakdown:
-        report["local"]["single_process"] = _local_phases(path)
+    local = _bench_local(path, report, local_breakdown=local_breakdown)
 
     session = spark if spark is not None else spark_session(master)
     with tempfile.TemporaryDirectory(prefix="ledgerspec-bench-") as scratch:
@@ -126,6 +111,7 @@ def bench_engines(
         "what": floors[-1]["what"],
     }
     report["spark_over_floor"] = round(seconds / (sum(f["seconds"] for f in floors) / 2), 2)
+    report["spark_cpu_over_floor_cpu"] = _cpu_ratio(cpu, [f["cpu_seconds"] for f in floors])
     report["scan"] = _noop(events, "the checker's read: Parquet scan with the row index")
     scan_sort = session.read.parquet(str(path.resolve())).repartition(run.partitions, "broker")
     report["scan_sort"] = _noop(
@@ -138,6 +124,40 @@ def bench_engines(
         "local_over_read": report["local_over_read"] <= TARGETS["local_over_read"],
     }
     return report
+
+
+def _bench_local(path: Path, report: dict[str, Any], *, local_breakdown: bool) -> CheckResult:
+    """The local checker between two bare reads, wall and CPU; adds its figures to ``report``."""
+    read_cpu = [_own_cpu()]
+    reads = [_read(path)]
+    read_cpu[0] = _own_cpu() - read_cpu[0]
+    started, cpu = time.perf_counter(), _own_cpu()
+    local = check_local(path)
+    seconds, cpu = time.perf_counter() - started, _own_cpu() - cpu
+    read_cpu.append(_own_cpu())
+    reads.append(_read(path))
+    read_cpu[1] = _own_cpu() - read_cpu[1]
+    report["read"] = {
+        "seconds": [round(r, 2) for r in reads],
+        "cpu_seconds": [round(r, 2) for r in read_cpu],
+        "what": "pyarrow: every batch of the file",
+    }
+    report["local_over_read"] = round(seconds / (sum(reads) / 2), 2)
+    report["local_cpu_over_read_cpu"] = round(cpu / (sum(read_cpu) / 2), 2)
+    report.update(events=local.events, brokers=local.brokers)
+    parallel = local.events >= getattr(_local, "PARALLEL_FROM", float("inf"))
+    report["local"] = {
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(cpu, 2),
+        "events_per_second": round(local.events / seconds),
+        "processes": (os.cpu_count() or 1) if parallel else 1,
+        "verdict": local.verdict,
+        "peak_rss_mib": _peak_mib(resource.RUSAGE_SELF),
+        "worker_peak_rss_mib": _peak_mib(resource.RUSAGE_CHILDREN) if parallel else None,
+    }
+    if local_breakdown:
+        report["local"]["single_process"] = _local_phases(path)
+    return local
 
 
 def _read(path: Path) -> float:
@@ -200,9 +220,12 @@ def render(report: dict[str, Any]) -> str:
         ),
         (f"  checker plan without the replay: {report['staged']['seconds']:.1f} s {report['staged']['cpu_seconds']}"),
         (
-            f"  local / bare pyarrow read: {report['local_over_read']:.2f}x (reads {report['read']['seconds']} s)   "
+            f"  local / bare pyarrow read: {report['local_over_read']:.2f}x (reads {report['read']['seconds']} s; "
+            f"CPU {report['local_cpu_over_read_cpu']:.2f}x: {report['local']['cpu_seconds']} s against "
+            f"{report['read']['cpu_seconds']} s)   "
             f"spark / its floor: {report['spark_over_floor']:.2f}x (floors {report['floor']['seconds']} s, "
-            f"CPU {report['floor']['cpu_seconds']})   engines agree: {report['agree']}"
+            f"CPU {report['floor']['cpu_seconds']}; CPU {report['spark_cpu_over_floor_cpu']}x)   "
+            f"engines agree: {report['agree']}"
         ),
         f"  spark phases: {spark['phases']}",
     ]
@@ -256,6 +279,23 @@ def _head(source: Path, target: Path, rows: int) -> None:
             written += min(batch.num_rows, rows - written)
             if written >= rows:
                 break
+
+
+def _cpu_ratio(used: Mapping[str, float | None], floors: list[Mapping[str, float | None]]) -> float | None:
+    """CPU of the check (JVM and Python workers) over the mean CPU of its floors; None if one is unknown."""
+    totals = [sum(v for v in figures.values() if v is not None) for figures in [used, *floors]]
+    if any(None in figures.values() or not figures for figures in [used, *floors]) or not all(totals[1:]):
+        return None
+    return round(totals[0] / (sum(totals[1:]) / len(floors)), 2)
+
+
+def _own_cpu() -> float:
+    """CPU seconds (user + system) of this process and its reaped children (the local checker's workers).
+
+    The local figures' counterpart of :func:`_cpu_seconds`: on a shared machine, steadier than wall time.
+    """
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _peak_mib(who: int) -> int:

@@ -141,12 +141,13 @@ def suspect_rows(batch: pa.RecordBatch) -> list[int]:  # noqa: C901 - one vector
         if batch.column(name).null_count:
             flag |= required[codes] & _mask(pc.is_null(batch.column(name)))
     reason = batch.column("reason")
+    given = _mask(pc.is_valid(reason)) if reason.null_count else np.ones(batch.num_rows, bool)
     for kind in _KIND_LIST:
         of_kind = codes == kind.code
         if kind.name == "config":
             flag |= of_kind  # rare events, each value checked by row_problem
-        elif kind.reasons and of_kind.any():
-            flag |= of_kind & ~_mask(pc.is_in(reason, value_set=pa.array(kind.reasons)))
+        elif kind.reasons and of_kind.any():  # a null reason is allowed: only a given one must be known
+            flag |= of_kind & given & ~_mask(pc.is_in(reason, value_set=pa.array(kind.reasons)))
     return np.flatnonzero(flag).tolist()
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ledgerspec.spec.cache._events import HIT, INSERT, REMOVE, REPLAY, REQUEUE
 from ledgerspec.spec.cache.invariants._chunk import Chunk, Ints
 from ledgerspec.spec.cache.invariants._facts import Carried, Facts
-from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable, find
+from ledgerspec.spec.cache.invariants._state import NARROW_LEDGER, Copies, Handlers, LiveTable, find
 
 
 def commit(c: Chunk, facts: Facts, carried: Carried, inexact: Ints) -> None:
@@ -42,15 +42,22 @@ def handlers_at(c: Chunk, facts: Facts, carried: Carried, index: int, table: Liv
 
 def collect_passes(c: Chunk, facts: Facts) -> None:
     """Each pass keeps what it removed and requeued, as it was before, for its end."""
-    removed = (c.kind == REMOVE) & facts.live
-    requeued = (c.kind == REQUEUE) & facts.live
+    if not facts.passes:
+        return
+    in_pass = facts.pass_index >= 0
+    removed = np.flatnonzero((c.kind == REMOVE) & facts.live & in_pass)
+    requeued = np.flatnonzero((c.kind == REQUEUE) & facts.live & in_pass)
+    # Passes do not nest, so the pass index never goes down in event order: each pass's events are
+    # one run of ``removed`` (and of ``requeued``), found by a binary search per pass.
+    passes = np.arange(len(facts.passes) + 1)
+    removed_ends = np.searchsorted(facts.pass_index[removed], passes).tolist()
+    requeued_ends = np.searchsorted(facts.pass_index[requeued], passes).tolist()
     for index, open_pass in enumerate(facts.passes):
-        mine = facts.pass_index == index
-        at = np.flatnonzero(removed & mine)
+        at = removed[removed_ends[index] : removed_ends[index + 1]]
         if len(at):
             open_pass.removed.append(rows_before(c, facts, at))
             open_pass.counts.append(facts.count[at])
-        again = np.flatnonzero(requeued & mine)
+        again = requeued[requeued_ends[index] : requeued_ends[index + 1]]
         if len(again):
             open_pass.requeued.append(rows_before(c, facts, again))
             open_pass.requeued_counts.append(facts.count[again])
@@ -73,10 +80,20 @@ def rows_before(c: Chunk, facts: Facts, at: Ints) -> LiveTable:
 
 
 def entries_after(c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: int | None = None) -> LiveTable:
-    """The cached entries after the first ``limit`` events of the segment (only ``ledger``'s, if given)."""
-    among = None if ledger is None else c.ledger == ledger
-    last = facts.keyed.last_before(limit, facts.key, among)
-    table = carried.table if ledger is None else carried.table.take(carried.table.ledger == ledger)
+    """The cached entries after the first ``limit`` events of the segment (only ``ledger``'s, if given).
+
+    One ledger's positions are one run of keys (``ledger << 32 | entry``), in the live table and in
+    the keyed events grouped by key: a pass end asking for one ledger reads only that run.
+    """
+    span = _ledger_span(facts, carried.table, ledger)
+    if span is not None:
+        (first, stop), (row, row_stop) = span
+        last = facts.keyed.last_before(limit, facts.key, within=(first, stop))
+        table = carried.table.take(slice(row, row_stop))
+    else:
+        among = None if ledger is None else c.ledger == ledger
+        last = facts.keyed.last_before(limit, facts.key, among)
+        table = carried.table if ledger is None else carried.table.take(carried.table.ledger == ledger)
     if not len(last):
         return table
     kind, live = c.kind[last], facts.live[last]
@@ -101,6 +118,22 @@ def entries_after(c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: 
         accessed=np.where(stamped, False, facts.accessed[last] | ((kind == HIT) & live)),
     ).take(live_after)
     return table.updated(facts.key[last], rows)
+
+
+def _ledger_span(facts: Facts, table: LiveTable, ledger: int | None) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """(keyed events, live rows): the runs of ``ledger``'s keys, in group order and in the table.
+
+    None when its keys are not one run (no ledger given, or positions too wide for a key of their own).
+    """
+    if ledger is None or not 0 <= ledger < NARROW_LEDGER:
+        return None
+    keys = facts.keyed_keys()
+    if (len(keys) and keys[0] < 0) or (len(table) and table.key[0] < 0):
+        return None  # wide positions (negative ids) may belong to the ledger
+    low, high = ledger << 32, (ledger + 1) << 32
+    first, stop = np.searchsorted(keys, (low, high)).tolist()
+    row, row_stop = np.searchsorted(table.key, (low, high)).tolist()
+    return (first, stop), (row, row_stop)
 
 
 def copies_after(c: Chunk, facts: Facts, carried: Carried, limit: int) -> Copies:

@@ -50,10 +50,9 @@ from ledgerspec.spec.cache.invariants._facts import (
     mark_inexact,
 )
 from ledgerspec.spec.cache.invariants._queue import Heads, heads_after
-from ledgerspec.spec.cache.invariants._state import LiveTable, find
+from ledgerspec.spec.cache.invariants._state import NARROW_ENTRY, NARROW_LEDGER, LiveTable, find
 
 _INT_CONFIG = {"max_size", "ttl", "ttl_max", "max_requeue"}
-_NARROW_LEDGER, _NARROW_ENTRY = 1 << 31, 1 << 32
 
 
 class TraceStructureError(Exception):
@@ -101,7 +100,7 @@ class Replay:
     def keys(self, c: Chunk) -> Ints:
         """One int64 per position: ``ledger << 32 | entry`` when it fits, else a negative id of its own."""
         ledger, entry = c.ledger, c.entry
-        narrow = (ledger >= 0) & (ledger < _NARROW_LEDGER) & (entry >= 0) & (entry < _NARROW_ENTRY)
+        narrow = (ledger >= 0) & (ledger < NARROW_LEDGER) & (entry >= 0) & (entry < NARROW_ENTRY)
         keys = np.where(narrow, (np.where(narrow, ledger, 0) << 32) | np.where(narrow, entry, 0), NULL)
         for i in np.flatnonzero(~narrow & (ledger != NULL) & (entry != NULL)).tolist():
             position = (int(ledger[i]), int(entry[i]))

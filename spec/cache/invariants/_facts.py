@@ -165,6 +165,13 @@ class Facts:
     """Inserts: the handler they make (its id; -1: none)."""
     initial: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     """Inserts: that handler's first count."""
+    _keyed_keys: Ints | None = None
+
+    def keyed_keys(self) -> Ints:
+        """The keys of :attr:`keyed`'s events, in its order (sorted)."""
+        if self._keyed_keys is None:
+            self._keyed_keys = self.key[self.keyed.events]
+        return self._keyed_keys
 
 
 def pass_context(c: Chunk, carried: Carried, ranks: Ints) -> tuple[Ints, list[OpenPass], OpenPass | None]:
@@ -384,45 +391,52 @@ def _count_facts(c: Chunk, facts: Facts, carried: Carried, flavour: Flavour, pas
     at = np.flatnonzero(touched >= 0)
     if not len(at):
         return
-    forced = np.isin(pass_kind, FORCED)
-    delta = np.zeros(len(c), np.int64)
-    delta[kind == RELEASE] = -1
-    delta[kind == REPLAY] = 1
-    merged = kind == MERGE
-    delta[merged] = np.nan_to_num(c.value[merged]).astype(np.int64)
-    sets_evicted = np.zeros(len(c), np.bool_)
-    if flavour.master:
-        delta[kind == REMOVE] = -1
-    else:
-        sets_evicted = ((kind == REMOVE) & forced) | ((kind == MARK_EVICTED) & forced)
     shown = np.where(kind == REFUSED, NULL, c.count)  # a refused insert's count is the reads it carried
     facts.shown = shown
-    anchors = creates | sets_evicted | (shown != NULL)
-
     facts.handled = Grouping.of(at, touched[at])
     start, ev = facts.handled.start, facts.handled.events
+    # Everything below is per touched event, in group order (``ev``), never over the whole segment.
+    kind_ev, shown_ev, creates_ev = kind[ev], shown[ev], creates[ev]
+    delta = np.zeros(len(ev), np.int64)
+    delta[kind_ev == RELEASE] = -1
+    delta[kind_ev == REPLAY] = 1
+    merged = kind_ev == MERGE
+    delta[merged] = np.nan_to_num(c.value[ev[merged]]).astype(np.int64)
+    if flavour.master:
+        delta[kind_ev == REMOVE] = -1
+        sets_evicted = np.zeros(len(ev), np.bool_)
+    else:
+        forced = _FORCED[pass_kind[ev]]
+        sets_evicted = ((kind_ev == REMOVE) | (kind_ev == MARK_EVICTED)) & forced
+    anchor = creates_ev | sets_evicted | (shown_ev != NULL)
+
     found, row = find(carried.handlers.hid, touched[ev])
     carried_count = np.where(found, carried.handlers.count[row], 0) if len(carried.handlers.hid) else 0
-    anchor = anchors[ev]
     last_anchor = last_before(anchor, start)
-    steps = np.where(anchor, 0, delta[ev])
+    steps = np.where(anchor, 0, delta)
     running = exclusive_sum(steps)
     base_index = np.where(last_anchor >= 0, last_anchor, start)
     moved = running - running[base_index]  # the anchor's own step is 0
     # ``after`` of an anchor: what it shows, else what it sets.
-    set_value = np.where(creates[ev], initial[ev], EVICTED)
-    anchor_after = np.where(shown[ev] != NULL, shown[ev], set_value)
+    initial_ev = initial[ev]
+    set_value = np.where(creates_ev, initial_ev, EVICTED)
+    anchor_after = np.where(shown_ev != NULL, shown_ev, set_value)
     base = pick(anchor_after, last_anchor, carried_count)
     frozen = (base == EVICTED) if flavour.pip430 else np.zeros(len(ev), np.bool_)
     unknown = base == NULL  # a count no one has seen (the monitor saw no count on the entry)
     before = np.where(frozen, EVICTED, np.where(unknown, NULL, base + moved))
-    before = np.where(creates[ev], NULL, before)
-    expected = np.where(frozen & ~sets_evicted[ev], EVICTED, np.where(unknown, NULL, before + delta[ev]))
-    expected = np.where(sets_evicted[ev], EVICTED, expected)
-    expected = np.where(creates[ev], initial[ev], expected)
+    before = np.where(creates_ev, NULL, before)
+    expected = np.where(frozen & ~sets_evicted, EVICTED, np.where(unknown, NULL, before + delta))
+    expected = np.where(sets_evicted, EVICTED, expected)
+    expected = np.where(creates_ev, initial_ev, expected)
     facts.count[ev] = before
     facts.expected[ev] = expected
-    facts.after[ev] = np.where(shown[ev] != NULL, shown[ev], expected)
+    facts.after[ev] = np.where(shown_ev != NULL, shown_ev, expected)
+
+
+_FORCED = np.zeros(len(PASS_KINDS) + 1, np.bool_)
+_FORCED[list(FORCED)] = True
+"""Per pass kind (the last slot: no pass, index -1), whether its removals are forced."""
 
 
 __all__ = [

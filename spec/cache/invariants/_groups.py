@@ -8,6 +8,7 @@ maximum or a running sum, restarted at group boundaries.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,17 +55,20 @@ class Grouping:
         empty = np.zeros(0, np.int64)
         return cls(empty, empty, empty, np.zeros(0, np.bool_))
 
-    @property
+    @functools.cached_property
     def events(self) -> Ints:
         """The events, group by group."""
         return self.at[self.order]
 
-    def last_before(self, limit: int, keys: Ints, among: Bools | None = None) -> Ints:
+    def last_before(
+        self, limit: int, keys: Ints, among: Bools | None = None, within: tuple[int, int] | None = None
+    ) -> Ints:
         """The last event of each group among the events before ``limit`` (``keys``: each event's group id).
 
-        ``among``: only the events where it is true (a mask over all events, as ``keys``).
+        ``among``: only the events where it is true (a mask over all events, as ``keys``); ``within``:
+        only the events at these places of :attr:`events` (a run of whole groups).
         """
-        events = self.events
+        events = self.events if within is None else self.events[within[0] : within[1]]
         wanted = events < limit
         if among is not None:
             wanted &= among[events]

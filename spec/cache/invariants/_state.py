@@ -20,6 +20,9 @@ from typing import Any
 import numpy as np
 from ledgerspec.spec.cache.invariants._chunk import Bools, Ints
 
+NARROW_LEDGER, NARROW_ENTRY = 1 << 31, 1 << 32
+"""A position is keyed ``ledger << 32 | entry`` when ledger and entry are below these (else a negative id)."""
+
 
 def _ints(values: Any = ()) -> Ints:
     return np.asarray(values, dtype=np.int64)
@@ -61,8 +64,8 @@ class LiveTable:
     def __len__(self) -> int:
         return len(self.key)
 
-    def take(self, index: Ints | Bools) -> LiveTable:
-        """The rows at ``index`` (indices or a mask)."""
+    def take(self, index: Ints | Bools | slice) -> LiveTable:
+        """The rows at ``index`` (indices, a mask, or a slice: views)."""
         return LiveTable(**{f.name: getattr(self, f.name)[index] for f in dataclasses.fields(self)})
 
     def updated(self, touched: Ints, rows: LiveTable) -> LiveTable:
@@ -141,4 +144,4 @@ class Copies:
         return Copies(copy[order], handler[order])
 
 
-__all__ = ["Copies", "Handlers", "LiveTable", "find"]
+__all__ = ["NARROW_ENTRY", "NARROW_LEDGER", "Copies", "Handlers", "LiveTable", "find"]
