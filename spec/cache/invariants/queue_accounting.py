@@ -7,7 +7,7 @@ tombstones (the queue's length less the cached entries) are the one part no even
 from __future__ import annotations
 
 from ledgerspec.spec.cache._observation import CachedEntry
-from ledgerspec.spec.cache._ops import EvictBefore, EvictBytes, EvictSize, EvictTimestamp, Get, GetRange
+from ledgerspec.spec.cache._ops import CursorRead, EvictBefore, EvictBytes, EvictSize, EvictTimestamp, Get, GetRange
 from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, Invariant, StepView
 
 QUEUE_LENGTH, REQUEUES, ACCESSED = "observe_queue_length", "observe_requeues", "observe_accessed"
@@ -123,6 +123,11 @@ def _hit_positions(view: StepView) -> set[tuple[int, int]]:
         return {(op.ledger, op.entry)} if view.result is not None else set()
     if isinstance(op, GetRange):
         return {(op.ledger, op.first + i) for i, copy in enumerate(view.result) if copy is not None}
+    if isinstance(op, CursorRead) and isinstance(view.result, list | tuple):
+        # the cursor read [its position, last]: one item per position; those cached before it were
+        # hits of getRange, the rest came from storage (new wrappers, never marked accessed)
+        first = op.last - len(view.result) + 1
+        return {(op.ledger, first + i) for i, copy in enumerate(view.result) if copy is not None}
     return set()
 
 
