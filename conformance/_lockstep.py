@@ -11,6 +11,7 @@ the profile claims judges the answer. Hypothesis shrinks a failure to a minimal 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from ledgerspec.conformance._engine import no_local_constants
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._verdict import Verdict
+from ledgerspec.spec import SpecError
 
 
 class Candidate(Protocol):
@@ -181,6 +183,55 @@ class Report:
         return "\n".join(lines)
 
 
+def replay(run: LockstepRun, config: Any, steps: Sequence[Any]) -> tuple[str, str] | None:
+    """The first (invariant, message) the steps break on a fresh candidate, or None.
+
+    Steps the model refuses (a recovery whose crash was removed) or on which the candidate faults
+    break nothing here: the same invariant must break for a shorter run to stand.
+    """
+    candidate = run.factory()
+    candidate.start(config)
+    model = run.system.init(run.profile, config)
+    try:
+        for op in steps:
+            before = model
+            model, expected = run.system.step(before, op)
+            result = candidate.apply(op)
+            facts = run.system.facts(before, model, op, result, expected)
+            for inv in run.checks():
+                message = inv.check(facts)
+                if message is not None:
+                    return inv.id, message
+    except (SpecError, AdapterFault):
+        return None
+    finally:
+        with contextlib.suppress(AdapterFault):
+            candidate.stop()
+    return None
+
+
+def minimize(run: LockstepRun, found: Violation) -> Violation:
+    """Delete steps (runs of 8, 4, 2, then one) while the same invariant still breaks.
+
+    Shorter than what Hypothesis's shrinking leaves of a stateful run whose rules take several steps.
+    """
+    steps = list(found.steps)
+    changed = True
+    while changed:
+        changed = False
+        for width in (8, 4, 2, 1):
+            i = 0
+            while i < len(steps):
+                shorter = steps[:i] + steps[i + width :]
+                broken = replay(run, found.config, shorter) if shorter else None
+                if broken is not None and broken[0] == found.invariant:
+                    steps, changed = shorter, True
+                else:
+                    i += 1
+    final = replay(run, found.config, steps)
+    return Violation(found.invariant, final[1] if final else found.message, found.config, steps)
+
+
 def search(run: LockstepRun, machine: type[Lockstep], *, settings_name: str = "ci", seed: int = 0) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the invariants."""
     preset = get_settings(settings_name)
@@ -202,7 +253,7 @@ def search(run: LockstepRun, machine: type[Lockstep], *, settings_name: str = "c
         with no_local_constants():
             hypothesis_seed(seed)(test)()
     except Violation as found:
-        report.violation = found
+        report.violation = minimize(run, found)
     except AdapterFault as fault:
         report.fault = str(fault)
     report.examples, report.steps, report.checked = run.examples, run.steps, sorted(run.checked)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
+from ledgerspec.conformance._machine_settings import settings_rules
 from ledgerspec.conformance._presets import Preset
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec.cache import (
@@ -135,6 +136,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
 
     layer = [ledger_rules(ledgers, sizes, switch=can("configure") and run.profile != "legacy")]
     mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
+    mixins.append(settings_rules(run))
 
     class LockstepMachine(*mixins, RuleBasedStateMachine):  # type: ignore[misc]  # the layer's rule, if claimed
         """Drives the candidate and checks every step."""
@@ -235,14 +237,19 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             expected_reads=reads,
             until=st.sampled_from(["above", "above", "trigger", "watermark", "max"]),
             off_by=st.sampled_from([0, 0, 1, -1]),
+            then=st.sampled_from(["", "", "evict", "insert+evict"]),
         )
-        def fill(self, ledgers_used: list[int], size: int, expected_reads: int, until: str, off_by: int) -> None:
+        def fill(
+            self, ledgers_used: list[int], size: int, expected_reads: int, until: str, off_by: int, then: str
+        ) -> None:
             """Producers outrun eviction: tailing writes until the size is above the trigger, or one write to a mark.
 
             The marks are the trigger, the watermark and the maximum, or 1 byte either side (``off_by``):
             where ``>`` and ``>=`` part ways. One write sized to land on the mark exactly (sizes must be
             above 0, so a mark already passed is skipped), which keeps counterexamples short. Otherwise
-            round robin over the ledgers drawn; at most 16 writes (some may be refused).
+            round robin over the ledgers drawn; at most 16 writes (some may be refused). ``then`` runs
+            the size eviction right after landing on a mark, or after one more smallest write (legacy
+            tests the trigger when an insert comes): where a ``>=`` for ``>`` at the mark shows.
             """
             config = self.config
             observed = self.history[-1].observation.size if self.history else 0
@@ -258,6 +265,10 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
                 entry = self.tail[ledger]
                 self.tail[ledger] += 1
                 self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=expected_reads))
+            if until != "above" and then and "evict_size" not in run.exclude:
+                if then == "insert+evict":
+                    self.tailing_insert(ledgers_used[0], min(preset.sizes))
+                self.step(EvictSize(now=self.tick()))
 
         # --- reads --------------------------------------------------------------------------------
 
@@ -472,28 +483,6 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             stamps = sorted(e.timestamp for e in seen if e.timestamp is not None)
             stamp = stamps[pick % len(stamps)] if stamps and aim != "now" else now
             self.step(EvictBefore(now=now, cutoff=stamp + {"at": 0, "at+1": 1, "at-1": -1, "now": 0}[aim]))
-
-        # --- configuration ------------------------------------------------------------------------
-
-        @precondition(lambda _self: can("configure") and "configure" not in run.exclude)
-        @rule(
-            field=st.sampled_from(["max_size", "watermark", "ttl", "ttl_max", "max_requeue", "extend_ttl"]),
-            data=st.data(),
-        )
-        def configure(self, field: str, data: st.DataObject) -> None:
-            """A dynamic broker setting changes at run time (not one a named configuration pins)."""
-            if (field == "max_size" and run.profile == "segmented") or f"configure:{field}" in run.exclude:
-                return
-            choices: dict[str, Any] = {
-                "max_size": preset.max_sizes,
-                "watermark": preset.watermarks,
-                "ttl": preset.ttls,
-                "ttl_max": preset.ttl_maxes,
-                "max_requeue": preset.max_requeues,
-                "extend_ttl": (False, True),
-            }
-            value = data.draw(st.sampled_from(choices[field]), label=field)
-            self.step(Configure(now=self.tick(), **{field: value}))
 
     LockstepMachine.__name__ = f"Lockstep_{run.profile.replace('-', '_')}"
     return LockstepMachine

@@ -10,7 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ledgerspec.spec._errors import ConfigError, OperationError
+from ledgerspec.spec._errors import ConfigError
+from ledgerspec.spec._records import Operation, config_from_dict, operation_from_dict
 from ledgerspec.spec.cursor_state._format import CODECS
 
 
@@ -47,30 +48,18 @@ class CursorConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CursorConfig:
         """From JSON; an unknown key names itself."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        for key in data:
-            if key not in known:
-                raise ConfigError(f"config: unknown field {key!r} (known: {', '.join(sorted(known))})")
-        return cls(**data)
+        return config_from_dict(cls, data)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True, kw_only=True)
-class CursorOp:
+class CursorOp(Operation):
     """Base of all operations."""
 
-    kind: ClassVar[str] = ""
     capability: ClassVar[str | None] = None
     """The capability an adapter claims to be sent this operation; None: every adapter must take it."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"op": self.kind, **vars(self)}
-
-    def describe(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
-        return f"{type(self).__name__}({shown})"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,18 +174,6 @@ OPERATIONS: dict[str, type[CursorOp]] = {
 
 def op_from_dict(data: dict[str, Any]) -> CursorOp:
     """An operation from its plain form; a bad kind or field names itself."""
-    kind = data.get("op")
-    cls = OPERATIONS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise OperationError(f"unknown cursor-state operation {kind!r} (known: {', '.join(OPERATIONS)})")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    args = {k: v for k, v in data.items() if k != "op"}
-    for key, value in args.items():
-        if key not in fields:
-            raise OperationError(f"{kind}: unknown field {key!r}")
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise OperationError(f"{kind}.{key}: want an integer, got {value!r}")
-    try:
-        return cls(**args)
-    except TypeError as error:
-        raise OperationError(f"{kind}: {error}") from error
+    op = operation_from_dict(data, dict(OPERATIONS), "cursor-state")
+    assert isinstance(op, CursorOp)
+    return op

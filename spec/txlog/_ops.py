@@ -10,7 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ledgerspec.spec._errors import ConfigError, OperationError
+from ledgerspec.spec._errors import ConfigError
+from ledgerspec.spec._records import Operation, config_from_dict, operation_from_dict
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,28 +42,16 @@ class WriterConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> WriterConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(f"config: unknown field(s) {unknown} (known: {', '.join(sorted(known))})")
-        return cls(**data)
+        """From JSON; an unknown key names itself."""
+        return config_from_dict(cls, data)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True, kw_only=True)
-class WriterOp:
+class WriterOp(Operation):
     """Base of all operations."""
-
-    kind: ClassVar[str] = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"op": self.kind, **vars(self)}
-
-    def describe(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
-        return f"{type(self).__name__}({shown})"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,18 +107,6 @@ OPERATIONS: dict[str, type[WriterOp]] = {op.kind: op for op in (Add, Tick, Compl
 
 def op_from_dict(data: dict[str, Any]) -> WriterOp:
     """An operation from its plain form; a bad kind or field names itself."""
-    kind = data.get("op")
-    cls = OPERATIONS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise OperationError(f"unknown txlog-writer operation {kind!r} (known: {', '.join(OPERATIONS)})")
-    names = {f.name for f in dataclasses.fields(cls)}
-    args = {k: v for k, v in data.items() if k != "op"}
-    for key, value in args.items():
-        if key not in names:
-            raise OperationError(f"{kind}: unknown field {key!r}")
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise OperationError(f"{kind}.{key}: want an integer >= 0, got {value!r}")
-    try:
-        return cls(**args)
-    except TypeError as error:
-        raise OperationError(f"{kind}: {error}") from error
+    op = operation_from_dict(data, dict(OPERATIONS), "txlog-writer")
+    assert isinstance(op, WriterOp)
+    return op
