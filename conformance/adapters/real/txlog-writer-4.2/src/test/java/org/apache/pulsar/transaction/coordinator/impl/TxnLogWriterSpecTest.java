@@ -195,4 +195,50 @@ class TxnLogWriterSpecTest {
         batched.setAckSetByIndex();
         assertEquals(List.of(0b101L), java.util.Arrays.stream(batched.getAckSet()).boxed().toList());
     }
+
+    @Test
+    void aTimerFlushQueuedBehindCloseFailsAnotherWritersRecordThroughTheRecycledContext() throws Throwable {
+        // on a new thread: Netty's Recycler pools per thread, and a new thread's pool starts empty
+        Throwable[] thrown = new Throwable[1];
+        Thread t = new Thread(() -> {
+            try {
+                closeRaceOnOneWriteThread();
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        });
+        t.start();
+        t.join();
+        if (thrown[0] != null) {
+            throw thrown[0];
+        }
+    }
+
+    private static void closeRaceOnOneWriteThread() {
+        // Two writers on one write thread and one timer, as the pending-ack stores of a broker share them.
+        WriterRig.QueueExecutor thread = new WriterRig.QueueExecutor();
+        WriterRig.ManualTimer timer = new WriterRig.ManualTimer();
+        WriterRig a = new WriterRig(3, 50, 5, true, thread, timer); // sweeps at 5, 10, ...
+        timer.advance(2);
+        WriterRig b = new WriterRig(3, 50, 5, true, thread, timer); // sweeps at 7, 12, ...
+        a.add(10);
+        thread.runAll();
+        a.writer.close(); // queued on the write thread
+        b.add(10);
+        b.add(10);
+        b.add(10); // a count flush: b takes a new flush context from the thread's Recycler
+        b.add(10); // buffered in that context
+        timer.advance(3); // a's sweep fires at 5, before close has run: its flush queues behind close
+        thread.runAll();
+        assertEquals(List.of("failed 1"), a.drain());
+        // b is open, yet its buffered record 4 fails with a's close exception and is never written: close
+        // recycled a's FlushContext but a still points at it; b's flush took it from the Recycler; a's late
+        // sweep (trigFlushByTimingTask) found it non-empty and doFlush, seeing CLOSED, failed and recycled it
+        assertEquals(List.of("write e0[1, 2, 3] batched", "failed 4"), b.drain());
+        assertEquals("Transaction log buffered write has closed", b.failures.get(0).getCause().getMessage());
+        timer.advance(10);
+        thread.runAll();
+        assertEquals(1, b.adds.size());
+        assertEquals(List.of(), b.drain());
+    }
 }

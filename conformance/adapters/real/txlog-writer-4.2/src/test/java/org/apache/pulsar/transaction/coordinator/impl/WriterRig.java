@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.AddEntryCallback;
 import org.apache.bookkeeper.mledger.ManagedLedger;
@@ -44,7 +45,7 @@ final class WriterRig {
     record Add(int entry, byte[] data, AddEntryCallback callback, Object ctx) { }
 
     final ManagedLedger ledger = mock(ManagedLedger.class);
-    final ManualTimer timer = new ManualTimer();
+    final ManualTimer timer;
     final CollectorRegistry registry = new CollectorRegistry();
     final TxnLogBufferedWriterMetricsStats metrics =
             new TxnLogBufferedWriterMetricsStats(PREFIX, new String[]{"broker"}, new String[]{"b"}, registry);
@@ -55,6 +56,12 @@ final class WriterRig {
     private int nextRecord = 1;
 
     WriterRig(int maxRecords, int maxSize, int maxDelay, boolean batchEnabled) {
+        this(maxRecords, maxSize, maxDelay, batchEnabled, Runnable::run, new ManualTimer());
+    }
+
+    /** A writer on the given write thread and timer (two writers may share them, as on a broker). */
+    WriterRig(int maxRecords, int maxSize, int maxDelay, boolean batchEnabled, Executor executor, ManualTimer timer) {
+        this.timer = timer;
         when(ledger.getName()).thenReturn("txlog");
         doAnswer(call -> {
             ByteBuf buf = call.getArgument(0);
@@ -64,7 +71,7 @@ final class WriterRig {
             events.add("write e" + add.entry() + records(data));
             return null;
         }).when(ledger).asyncAddEntry(any(ByteBuf.class), any(AddEntryCallback.class), any());
-        writer = new TxnLogBufferedWriter<>(ledger, Runnable::run, timer, new Serializer(), maxRecords, maxSize,
+        writer = new TxnLogBufferedWriter<>(ledger, executor, timer, new Serializer(), maxRecords, maxSize,
                 maxDelay, batchEnabled, metrics);
     }
 
@@ -152,6 +159,22 @@ final class WriterRig {
             ByteBuf out = Unpooled.buffer();
             dataArray.forEach(r -> out.writeBytes(serialize(r)));
             return out;
+        }
+    }
+
+    /** A write thread the test runs by hand: tasks queue until {@link #runAll}. */
+    static final class QueueExecutor implements Executor {
+        final java.util.ArrayDeque<Runnable> queue = new java.util.ArrayDeque<>();
+
+        @Override
+        public void execute(Runnable task) {
+            queue.add(task);
+        }
+
+        void runAll() {
+            while (!queue.isEmpty()) {
+                queue.poll().run();
+            }
         }
     }
 
