@@ -144,9 +144,11 @@ FINDINGS: tuple[TxlogFinding, ...] = (
         "uncleared). The next `FlushContext.newInstance()` on that thread (B's `doFlush`) takes the same object. "
         "A sweep that fired before close ran (`timingFlushTask` saw the timeout not cancelled) then runs "
         "`trigFlushByTimingTask` for A: it finds the context non-empty, and `doFlush`, seeing CLOSED, fails its "
-        "callbacks with `BUFFERED_WRITER_CLOSED_EXCEPTION` and recycles it again while B still holds it. In a "
-        "broker the pending-ack stores share the managed ledgers' ordered-executor threads and the client timer; "
-        "the window is a sweep firing between `close()` and its task running",
+        "callbacks with `BUFFERED_WRITER_CLOSED_EXCEPTION` and recycles it again, back in the pool while B still "
+        "fills it. The window is a sweep firing between `close()` and its task running; in a broker the write "
+        "thread is the managed ledger's executor thread, which other managed ledgers' writers can share, and the "
+        "timer is shared (this is not reproduced on a broker here). The test runs on a new thread, whose Recycler "
+        "pool starts empty, so the reuse is deterministic (Netty 4.1.136)",
         "aTimerFlushQueuedBehindCloseFailsAnotherWritersRecordThroughTheRecycledContext",
     ),
 )
