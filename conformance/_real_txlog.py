@@ -120,6 +120,13 @@ CASES: tuple[TxlogCase, ...] = (
         "B's record 4 fails with A's 'Transaction log buffered write has closed' and is never written (T1)",
         False,
     ),
+    TxlogCase(
+        "aCloseThatRunsBeforeTheSweepFiresLeavesTheOtherWriterAlone",
+        "as the case above, but A's close task runs at once, before A's sweep is due (the control of T1)",
+        "A: failed 1; B: write e0 [1, 2, 3]; B's sweep at 7 writes e1 [4]",
+        "the same: close cancelled A's sweep, and B is untouched",
+        True,
+    ),
 )
 
 

@@ -198,11 +198,20 @@ class TxnLogWriterSpecTest {
 
     @Test
     void aTimerFlushQueuedBehindCloseFailsAnotherWritersRecordThroughTheRecycledContext() throws Throwable {
-        // on a new thread: Netty's Recycler pools per thread, and a new thread's pool starts empty
+        onANewThread(() -> closeRaceOnOneWriteThread(true));
+    }
+
+    @Test
+    void aCloseThatRunsBeforeTheSweepFiresLeavesTheOtherWriterAlone() throws Throwable {
+        onANewThread(() -> closeRaceOnOneWriteThread(false));
+    }
+
+    /** Netty's Recycler pools per thread, and a new thread's pool starts empty: the reuse is deterministic. */
+    private static void onANewThread(Runnable body) throws Throwable {
         Throwable[] thrown = new Throwable[1];
         Thread t = new Thread(() -> {
             try {
-                closeRaceOnOneWriteThread();
+                body.run();
             } catch (Throwable e) {
                 thrown[0] = e;
             }
@@ -214,8 +223,11 @@ class TxnLogWriterSpecTest {
         }
     }
 
-    private static void closeRaceOnOneWriteThread() {
-        // Two writers on one write thread and one timer, as the pending-ack stores of a broker share them.
+    /**
+     * Writers a and b on one write thread and one timer (a broker's writers can share both); a closes with a
+     * record buffered while b fills a batch. With {@code race}, a's sweep fires before a's close task has run.
+     */
+    private static void closeRaceOnOneWriteThread(boolean race) {
         WriterRig.QueueExecutor thread = new WriterRig.QueueExecutor();
         WriterRig.ManualTimer timer = new WriterRig.ManualTimer();
         WriterRig a = new WriterRig(3, 50, 5, true, thread, timer); // sweeps at 5, 10, ...
@@ -224,21 +236,33 @@ class TxnLogWriterSpecTest {
         a.add(10);
         thread.runAll();
         a.writer.close(); // queued on the write thread
+        if (!race) {
+            thread.runAll();
+        }
         b.add(10);
         b.add(10);
         b.add(10); // a count flush: b takes a new flush context from the thread's Recycler
         b.add(10); // buffered in that context
-        timer.advance(3); // a's sweep fires at 5, before close has run: its flush queues behind close
+        timer.advance(3); // a's sweep fires at 5 (with race: before close has run, so its flush queues behind it)
         thread.runAll();
         assertEquals(List.of("failed 1"), a.drain());
-        // b is open, yet its buffered record 4 fails with a's close exception and is never written: close
-        // recycled a's FlushContext but a still points at it; b's flush took it from the Recycler; a's late
-        // sweep (trigFlushByTimingTask) found it non-empty and doFlush, seeing CLOSED, failed and recycled it
-        assertEquals(List.of("write e0[1, 2, 3] batched", "failed 4"), b.drain());
-        assertEquals("Transaction log buffered write has closed", b.failures.get(0).getCause().getMessage());
-        timer.advance(10);
-        thread.runAll();
-        assertEquals(1, b.adds.size());
-        assertEquals(List.of(), b.drain());
+        if (race) {
+            // b is open, yet its buffered record 4 fails with a's close exception and is never written: close
+            // recycled a's FlushContext but a still points at it; b's flush took it from the Recycler; a's late
+            // sweep (trigFlushByTimingTask) found it non-empty and doFlush, seeing CLOSED, failed and recycled it
+            assertEquals(List.of("write e0[1, 2, 3] batched", "failed 4"), b.drain());
+            assertEquals("Transaction log buffered write has closed", b.failures.get(0).getCause().getMessage());
+            timer.advance(10);
+            thread.runAll();
+            assertEquals(1, b.adds.size());
+            assertEquals(List.of(), b.drain());
+        } else {
+            // close cancelled a's sweep before it was due: b's own sweep at 7 writes record 4
+            assertEquals(List.of("write e0[1, 2, 3] batched"), b.drain());
+            timer.advance(2);
+            thread.runAll();
+            assertEquals(List.of("write e1[4] batched"), b.drain());
+            assertEquals(List.of(), b.failures);
+        }
     }
 }
