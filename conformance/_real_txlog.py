@@ -113,6 +113,15 @@ CASES: tuple[TxlogCase, ...] = (
         True,
     ),
     TxlogCase(
+        "aBatchWhoseSerializationFailsStaysBufferedAndTheNextFlushWritesItOverMaxRecords",
+        "the batch serializer throws once; add 10 x3 (the count flush fails inside doFlush); add 10; complete e0",
+        "no serializer fault in the profile; whatever it does, no entry over 3 records and one max_records "
+        "count per entry written",
+        "nothing written and no callback for 1-3; record 4 re-triggers the count: e0 [1, 2, 3, 4], done at "
+        "4/0..4/3; max_records counted 2, records observed 3 + 4 (T2)",
+        False,
+    ),
+    TxlogCase(
         "aTimerFlushQueuedBehindCloseFailsAnotherWritersRecordThroughTheRecycledContext",
         "writers A and B on one write thread and one timer (B created at t=2); A: add 10; A: close (queued); "
         "B: add 10 x4 (a count flush, record 4 buffered); t=5: A's sweep fires before close ran; run the thread",
@@ -157,6 +166,19 @@ FINDINGS: tuple[TxlogFinding, ...] = (
         "timer is shared (this is not reproduced on a broker here). The test runs on a new thread, whose Recycler "
         "pool starts empty, so the reuse is deterministic (Netty 4.1.136)",
         "aTimerFlushQueuedBehindCloseFailsAnotherWritersRecordThroughTheRecycledContext",
+    ),
+    TxlogFinding(
+        "T2",
+        "a batch whose serialization throws stays buffered, and the next flush writes it over max_records",
+        "outside the profile (it has no serializer fault); the trace after it breaks `TXLOG-LIMITS` (an entry of "
+        "max_records + 1 records) and `TXLOG-METRICS` (a trigger counted for a flush that wrote nothing)",
+        "`trigFlushIfReachMaxRecordsOrMaxSize` records the trigger in the metrics, then `doFlush` allocates the "
+        "4-byte prefix and calls `dataSerializer.serialize(dataArray)` outside any try: the exception leaves "
+        "`dataArray`, `flushContext` and `bytesSize` as they were (and the prefix buffer unreleased) and ends in "
+        "`asyncAddData`'s `exceptionally` (a warning). Only `getSerializedSize` and the single-record "
+        "`serialize` of a large record are caught (`ManagedLedgerInterceptException`). The records wait, "
+        "callbacks pending, for the next trigger; the count trigger is `>=`, so the next add flushes them with it",
+        "aBatchWhoseSerializationFailsStaysBufferedAndTheNextFlushWritesItOverMaxRecords",
     ),
 )
 

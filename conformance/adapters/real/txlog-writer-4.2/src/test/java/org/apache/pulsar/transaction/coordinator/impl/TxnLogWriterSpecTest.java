@@ -197,6 +197,22 @@ class TxnLogWriterSpecTest {
     }
 
     @Test
+    void aBatchWhoseSerializationFailsStaysBufferedAndTheNextFlushWritesItOverMaxRecords() {
+        WriterRig w = rig();
+        w.serializer.failBatches = 1;
+        w.add(10);
+        w.add(10);
+        w.add(10); // the count flush: serialize(dataArray) throws inside doFlush, before anything is cleared
+        assertEquals(List.of(), w.drain());
+        w.add(10); // 4 >= 3: the count trigger again, and this time the batch is written
+        assertEquals(List.of("write e0[1, 2, 3, 4] batched"), w.drain());
+        assertEquals(2, w.counter("max_records")); // the failed flush was counted as well
+        assertEquals(7, w.sum("records")); // 3 + 4 observed for one entry of 4
+        w.complete(0);
+        assertEquals(List.of("done 1 e0 4/0", "done 2 e0 4/1", "done 3 e0 4/2", "done 4 e0 4/3"), w.drain());
+    }
+
+    @Test
     void aTimerFlushQueuedBehindCloseFailsAnotherWritersRecordThroughTheRecycledContext() throws Throwable {
         onANewThread(() -> closeRaceOnOneWriteThread(true));
     }

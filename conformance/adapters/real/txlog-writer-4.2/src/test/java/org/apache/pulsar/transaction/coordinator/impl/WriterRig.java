@@ -52,6 +52,7 @@ final class WriterRig {
     final List<String> events = new ArrayList<>();
     final List<Add> adds = new ArrayList<>();
     final List<ManagedLedgerException> failures = new ArrayList<>();
+    final Serializer serializer = new Serializer();
     final TxnLogBufferedWriter<Rec> writer;
     private int nextRecord = 1;
 
@@ -71,7 +72,7 @@ final class WriterRig {
             events.add("write e" + add.entry() + records(data));
             return null;
         }).when(ledger).asyncAddEntry(any(ByteBuf.class), any(AddEntryCallback.class), any());
-        writer = new TxnLogBufferedWriter<>(ledger, executor, timer, new Serializer(), maxRecords, maxSize,
+        writer = new TxnLogBufferedWriter<>(ledger, executor, timer, serializer, maxRecords, maxSize,
                 maxDelay, batchEnabled, metrics);
     }
 
@@ -142,6 +143,9 @@ final class WriterRig {
 
     /** Records as {@code size} bytes each holding the record's number; a batch is their concatenation. */
     static final class Serializer implements TxnLogBufferedWriter.DataSerializer<Rec> {
+        /** How many of the next batch serializations throw (a transient serializer fault). */
+        int failBatches;
+
         @Override
         public int getSerializedSize(Rec data) {
             return data.size();
@@ -156,6 +160,10 @@ final class WriterRig {
 
         @Override
         public ByteBuf serialize(ArrayList<Rec> dataArray) {
+            if (failBatches > 0) {
+                failBatches--;
+                throw new IllegalStateException("serializer fault");
+            }
             ByteBuf out = Unpooled.buffer();
             dataArray.forEach(r -> out.writeBytes(serialize(r)));
             return out;
