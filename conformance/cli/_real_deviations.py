@@ -24,6 +24,7 @@ from ledgerspec.conformance._real_code import (
     surprises,
 )
 from ledgerspec.conformance._real_cursor import cursor_state_section
+from ledgerspec.conformance._real_txlog import txlog_writer_section
 from ledgerspec.conformance.adapters._harness import HARNESSES
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 
@@ -92,7 +93,7 @@ def run_real_deviations(output: Path, cases_dir: Path, settings: str, seed: int)
     ordered = sorted(tables, key=list(SETTINGS).index)
     text = INTRO + "\n" + "\n".join(tables[name] for name in ordered) + "\n### Deviations of the real code\n\n"
     text += "\n".join(sections) if sections else "None: no real target does what its profile forbids.\n"
-    text += _corrections() + cursor_state_section()
+    text += _corrections() + cursor_state_section() + txlog_writer_section()
     output.write_text(splice(current, text), encoding="utf-8")
     for problem in problems:
         print(f"NOT AS DECLARED: {problem}")
