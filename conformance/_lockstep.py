@@ -36,11 +36,12 @@ class Candidate(Protocol):
 
 
 class Checked(Protocol):
-    """An invariant as the systems declare it."""
+    """An invariant as the systems declare it: an id and one check."""
 
-    id: str
-
-    def check(self, step: Any, /) -> str | None: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def check(self) -> Callable[[Any], str | None]: ...
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+from hypothesis.stateful import initialize, precondition, rule
 from ledgerspec.conformance._lockstep import Candidate, Lockstep, LockstepRun, Report, System, search
 from ledgerspec.spec.cursor_state import (
     CAPABILITIES,
@@ -54,7 +54,7 @@ LEDGERS = st.sampled_from([1, 2])
 ENTRIES = st.integers(0, 5)
 
 
-def make_cursor_machine(run: LockstepRun) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
+def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A machine class bound to one candidate and profile."""
     can = run.capabilities.__contains__
     faults = [None, None, *(op for op in (FailAdd, FailMeta, Rollover) if can(op.capability or ""))]

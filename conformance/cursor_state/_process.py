@@ -14,8 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._errors import AdapterFault
-from ledgerspec.conformance.adapters._api import AdapterInfo, clip
+from ledgerspec.conformance._errors import AdapterFault, clip
+from ledgerspec.conformance.adapters._api import AdapterInfo
 from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
 from ledgerspec.spec.cursor_state import CAPABILITIES, PROFILES, CursorConfig, CursorOp, Recover
 

@@ -67,13 +67,8 @@ class WalkBackStopsEarly(ReferenceCursor):
 class CompressionIgnoredOnRead(ReferenceCursor):
     """Recovery parses entries as uncompressed whatever the ledger's codec."""
 
-    def _from_ledger(self, ledger_id: int, record: Snapshot) -> Snapshot | None:
-        codec = self.config
-        self.config = replace(codec, compression="none")
-        try:
-            return super()._from_ledger(ledger_id, record)
-        finally:
-            self.config = codec
+    def _read_codec(self) -> str:
+        return "none"
 
 
 class ReadsFirstEntry(ReferenceCursor):

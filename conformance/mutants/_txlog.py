@@ -60,7 +60,9 @@ class IndexFromOne(BufferedWriter):
     """Batch indexes counted from 1."""
 
     def _write(self, batch: list[tuple[int, int, int, Callback]], *, batched: bool, trigger: str | None) -> None:
-        shifted = [(r, s, t, _Shifted(c)) for r, s, t, c in batch] if batched else batch
+        shifted: list[tuple[int, int, int, Callback]] = (
+            [(r, s, t, _Shifted(c)) for r, s, t, c in batch] if batched else batch
+        )
         super()._write(shifted, batched=batched, trigger=trigger)
 
 
@@ -181,7 +183,7 @@ class DelayFromNewest(BufferedWriter):
 class SweepInsteadOfDeadline(BufferedWriter):
     """pip160 with the code's periodic sweep instead of each batch's deadline."""
 
-    sweeps = True  # type: ignore[assignment]
+    sweeps = True
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+from hypothesis.stateful import initialize, precondition, rule
 from ledgerspec.conformance._lockstep import Lockstep, LockstepRun, Report, System, search
 from ledgerspec.spec.txlog import (
     PROFILES,
@@ -36,7 +36,7 @@ CONFIGS = st.builds(
 )
 
 
-def make_txlog_machine(run: LockstepRun) -> type[RuleBasedStateMachine]:
+def make_txlog_machine(run: LockstepRun) -> type[Lockstep]:
     """A machine class bound to one candidate and profile."""
 
     class TxlogLockstep(Lockstep):

@@ -35,12 +35,18 @@ METASTORE_RANGES_BYTES = 1024 * 1024 - 10 * 1024
 class Settings(Protocol):
     """What the cursor reads of its configuration (the spec's ``CursorConfig`` has these fields)."""
 
-    chunk_size: int
-    max_entry_size: int
-    max_ranges: int
-    long_array: bool
-    compression: str
-    batch_size: int
+    @property
+    def chunk_size(self) -> int: ...
+    @property
+    def max_entry_size(self) -> int: ...
+    @property
+    def max_ranges(self) -> int: ...
+    @property
+    def long_array(self) -> bool: ...
+    @property
+    def compression(self) -> str: ...
+    @property
+    def batch_size(self) -> int: ...
 
 
 class State(Enum):
@@ -229,7 +235,7 @@ class ReferenceCursor:
             if footer is not None:
                 return self._chunked(ledger_id, entry, *footer)
             try:
-                return read(unpack(data, self.config.compression))
+                return read(unpack(data, self._read_codec()))
             except CorruptEntryError:
                 entry -= 1
 
@@ -242,9 +248,13 @@ class ReferenceCursor:
         if footer_entry - parts < 0 or len(joined) != length:
             return None
         try:
-            return read(unpack(joined, self.config.compression))
+            return read(unpack(joined, self._read_codec()))
         except CorruptEntryError:
             return None
+
+    def _read_codec(self) -> str:
+        """Reader and writer use the codec recorded in the cursor ledger's metadata (here: the config's)."""
+        return self.config.compression
 
 
 def _each(callbacks: list[Callback], ok: bool) -> None:

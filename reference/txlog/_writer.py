@@ -22,10 +22,16 @@ from ledgerspec.reference.txlog._entry import encode, record_payload
 
 
 class Settings(Protocol):
-    batch_enabled: bool
-    max_records: int
-    max_size: int
-    max_delay: int
+    """What the writer reads of its configuration (the spec's ``WriterConfig`` has these fields)."""
+
+    @property
+    def batch_enabled(self) -> bool: ...
+    @property
+    def max_records(self) -> int: ...
+    @property
+    def max_size(self) -> int: ...
+    @property
+    def max_delay(self) -> int: ...
 
 
 @dataclass(frozen=True)

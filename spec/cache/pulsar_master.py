@@ -368,7 +368,8 @@ def _free(work: _Work, to_free: int) -> tuple[int, int]:
 def _shared_by(work: _Work, ledger: int, entry: int) -> int | None:
     """The handler a copy of a cached entry shares."""
     index = work.index(ledger, entry)
-    return None if index is None else work.queue[index].handler
+    wrapper = None if index is None else work.queue[index]
+    return None if wrapper is None else wrapper.handler
 
 
 _CACHE_RULES: dict[type[Op], Handler] = {

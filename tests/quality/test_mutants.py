@@ -27,18 +27,16 @@ SEED = 2
 MUTANTS = load_mutants()
 SEED_FOR = {
     "legacy-trigger-inclusive": 8,
-    "legacy-size-from-current-size": 3,
+    "legacy-ttl-walk-skips-unexpired": 4,
     "pulsar-master-extend-ttl-ignored": 7,
+    "pulsar-master-trigger-inclusive": 1,
     "pip430-ttl-stops-at-protected": 3,
 }
 """Mutants that seed 2 misses since the search aims at boundaries and gained removal operations
-(issue 16), and a seed that kills each. When the machine gained the managed-ledger rule (the reference
-adapters claim ``managed_ledger``), ``legacy-trigger-inclusive`` moved from seed 3 to 8 (seeds 1-4 miss
-it now) and ``pulsar-master-extend-ttl-ignored`` from 4 to 7 (3 of seeds 1-12 kill it: 3, 7, 11).
-
-They are below the issue's goal of 20/20 seeds; BENCHMARKS.md "Mutant power (issue 16)" has their rates.
-``pip430-ttl-stops-at-protected`` survives seed 2 since pip430 inserts entries without a handler (the
-search draws them): at the branch point of issue 16 item 3 (e940cf2) already; killed at seeds 1, 3-8.
+(issue 16), and a seed that kills each (their rates over seeds 1-20 at ci, after the search drew
+``extend_ttl`` off at the start of half the pulsar-master examples and ``fill`` could run the size
+eviction right on a mark: BENCHMARKS.md "Mutant power (issue 16)"). They are below the issue's goal of
+20/20 seeds.
 """
 
 
