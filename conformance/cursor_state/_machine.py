@@ -119,6 +119,27 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             for _ in range(times):
                 self.do(Confirm())
 
+        @precondition(lambda self: self.live() and can("fail_add"))
+        @rule(value=st.integers(0, 3), crash=st.booleans())
+        def fallback(self, value: int, crash: bool) -> None:
+            """A persist on an open cursor ledger whose write fails: the state goes to the metadata store.
+
+            The cursor ledger is opened first when there is none (a persist confirmed whole), since the
+            fallback happens only from state Open; then perhaps a crash, so that recovery reads the record.
+            """
+            for _ in range(2):
+                if self.model.open_ledger is not None or self.model.opening is not None:
+                    break
+                self.do(Persist(value=value))
+                while self.model.outstanding:
+                    self.do(Confirm())
+            if self.model.open_ledger is None or self.model.outstanding:
+                return
+            self.do(Persist(value=value))
+            self.do(FailAdd())
+            if crash:
+                self.crash_and_recover(0, unreadable=False)
+
         @precondition(live)
         @rule(
             keep=st.integers(0, 4),
