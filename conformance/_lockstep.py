@@ -193,13 +193,14 @@ def replay(run: LockstepRun, config: Any, steps: Sequence[Any]) -> tuple[str, st
     candidate = run.factory()
     candidate.start(config)
     model = run.system.init(run.profile, config)
+    checks = run.checks()
     try:
         for op in steps:
             before = model
             model, expected = run.system.step(before, op)
             result = candidate.apply(op)
             facts = run.system.facts(before, model, op, result, expected)
-            for inv in run.checks():
+            for inv in checks:
                 message = inv.check(facts)
                 if message is not None:
                     return inv.id, message

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import os
 import selectors
@@ -179,6 +180,8 @@ class _Process:
 
     info_class: type[AdapterInfo] = AdapterInfo
     """Checks what ``start`` claims (another system's transport checks its own profiles)."""
+    schema_dir: Path = SCHEMA_DIR
+    """The system's message schemas, for ``--validate-protocol``."""
 
     def __init__(self, command: str, *, timeout: float | None, validate: bool, restart: str) -> None:
         try:
@@ -188,7 +191,7 @@ class _Process:
         self.command = command
         self.timeout = timeout or 10.0
         self.restart = restart
-        self.validators = _validators() if validate else None
+        self.validators = _validators(self.schema_dir) if validate else None
         self.popen: subprocess.Popen[bytes] | None = None
         self.selector: selectors.BaseSelector | None = None
         self.stdin_fd = self.stdout_fd = -1
@@ -429,12 +432,13 @@ class _Process:
             raise ProtocolViolation(f"{cmd} {side} breaks the v1 schema at {where}: {error.message}: {line[:300]!r}")
 
 
-def _validators() -> dict[tuple[str, str], Any]:
+@functools.cache
+def _validators(schema_dir: Path) -> dict[tuple[str, str], Any]:
     """Draft 2020-12 validators of every command's request and reply, resolving ``common.json``."""
     import jsonschema  # noqa: PLC0415 - only with --validate-protocol
     from referencing import Registry, Resource  # noqa: PLC0415
 
-    documents = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in SCHEMA_DIR.glob("*.json")}
+    documents = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in schema_dir.glob("*.json")}
     registry = Registry().with_resources(
         (document["$id"], Resource.from_contents(document)) for document in documents.values()
     )

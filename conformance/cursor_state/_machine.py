@@ -62,7 +62,6 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
     class CursorLockstep(Lockstep):
         def __init__(self) -> None:
             super().__init__()
-            self.crashed = False
             self.dead = False
 
         @initialize(config=configs(run.capabilities))
@@ -70,7 +69,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             self.begin(config)
 
         def live(self) -> bool:
-            return not self.crashed and not self.dead
+            return not self.dead
 
         @precondition(live)
         @rule(

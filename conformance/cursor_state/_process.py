@@ -8,9 +8,7 @@ system, ``configure`` sends a ``CursorConfig``, ``apply`` one operation and its 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,7 @@ class CursorProcess(_Process):
     """The cache's process transport, validated against this system's schemas."""
 
     info_class = CursorAdapterInfo
+    schema_dir = SCHEMA_DIR
 
     def request(self, cmd: str, *, what: Any = None, need: str | None = None, **fields: Any) -> dict[str, Any]:
         result = super().request(cmd, what=what, need=need, **fields)
@@ -52,30 +51,6 @@ class CursorProcess(_Process):
                     f'(a cursor-state implementation says "system": "{SYSTEM}" in its start reply)'
                 )
         return result
-
-    def _validate(self, cmd: str, side: str, message: Any, line: str) -> None:
-        validator = _validators().get((cmd, side))
-        if validator is None:
-            raise ProtocolViolation(f"unknown command {cmd!r}")
-        error = next(iter(validator.iter_errors(message)), None)
-        if error is not None:
-            where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-            raise ProtocolViolation(
-                f"{cmd} {side} breaks the cursor-state v1 schema at {where}: {error.message}: {line[:300]!r}"
-            )
-
-
-@cache
-def _validators() -> dict[tuple[str, str], Any]:
-    import jsonschema  # noqa: PLC0415 - only with --validate-protocol
-
-    out = {}
-    for path in sorted(SCHEMA_DIR.glob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        for side in ("request", "reply"):
-            schema = {"$schema": document["$schema"], "$ref": f"#/$defs/{side}", **document}
-            out[path.stem, side] = jsonschema.Draft202012Validator(schema)
-    return out
 
 
 def _result_problem(op: CursorOp, result: Any) -> str | None:
