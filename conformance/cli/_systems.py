@@ -26,6 +26,7 @@ from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
+from ledgerspec.conformance.txlog._process import TxlogProcessFactory
 from ledgerspec.spec import cursor_state, txlog
 
 EXIT_FAIL = 1
@@ -65,6 +66,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         {f"reference-{p}": (p, lambda p=p: TxlogAdapter(p)) for p in txlog.PROFILES},  # type: ignore[misc]
         conform_txlog,
         TXLOG_MUTANTS,
+        TxlogProcessFactory,
     ),
 }
 CHOICES = ("cache", *SYSTEMS)
