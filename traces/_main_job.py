@@ -96,5 +96,8 @@ def run_main_job(args: argparse.Namespace) -> int:
 
         print("\n3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)")
         ok &= judge_all(print, settings="quick", seed=args.seed, presets=("minimal",))
+        from ledgerspec.conformance.txlog._real import judge_real  # noqa: PLC0415 - needs Maven
+
+        ok &= judge_real(print, settings="quick", seed=args.seed)
     print("\nAll as expected." if ok else "\nSOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above).")
     return 0 if ok else 1

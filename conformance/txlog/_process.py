@@ -97,27 +97,27 @@ def event_problem(event: Any, where: str) -> str | None:
     return None
 
 
+def _metrics_problem(result: Any, *, delay: bool) -> str | None:
+    if not isinstance(result, dict):
+        return f"results[0]: metrics are an object, got {clip(repr(result), 200)}"
+    want = [*TRIGGERS, *METRIC_SUMS]
+    if sorted(result) != sorted(want):
+        return f"results[0]: metrics have exactly the keys {', '.join(want)}, got {sorted(result)}"
+    for name in want:
+        if not _is_int(result[name], null=name == "delay" and not delay):
+            hint = " (null only without capability metrics_delay)" if name == "delay" else ""
+            return f"results[0].{name}: want an integer >= 0{hint}, got {clip(repr(result[name]), 100)}"
+    return None
+
+
 def result_problem(op: WriterOp, result: Any, *, delay: bool) -> str | None:
     """What is wrong with the shape of a result: ``results[0]`` and, inside it, the event or metric."""
     if isinstance(op, Metrics):
-        if not isinstance(result, dict):
-            return f"results[0]: metrics are an object, got {clip(repr(result), 200)}"
-        want = [*TRIGGERS, *METRIC_SUMS]
-        if sorted(result) != sorted(want):
-            return f"results[0]: metrics have exactly the keys {', '.join(want)}, got {sorted(result)}"
-        for name in want:
-            null = name == "delay" and not delay
-            if not _is_int(result[name], null=null):
-                hint = " (null only without capability metrics_delay)" if name == "delay" else ""
-                return f"results[0].{name}: want an integer >= 0{hint}, got {clip(repr(result[name]), 100)}"
-        return None
+        return _metrics_problem(result, delay=delay)
     if not isinstance(result, list):
         return f"results[0]: the step's events are a list, got {clip(repr(result), 200)}"
-    for i, event in enumerate(result):
-        problem = event_problem(event, f"results[0][{i}]")
-        if problem:
-            return problem
-    return None
+    problems = (event_problem(event, f"results[0][{i}]") for i, event in enumerate(result))
+    return next((p for p in problems if p), None)
 
 
 class TxlogProcessAdapter:

@@ -34,7 +34,7 @@ WRITE = {
     "maxItems": 5,
 }
 DONE = {
-    "description": '["done", record, entry, batch_size, batch_index]: a success callback (null, null: a plain position)',
+    "description": '["done", record, entry, batch_size, batch_index]: a success callback (null, null: plain position)',
     "type": "array",
     "prefixItems": [{"const": "done"}, INT, INT, INT_OR_NULL, INT_OR_NULL],
     "minItems": 5,
@@ -52,7 +52,7 @@ METRICS = {
     "type": "object",
     "required": [*TRIGGERS, *METRIC_SUMS],
     "additionalProperties": False,
-    "properties": {**{name: INT for name in (*TRIGGERS, "records", "bytes")}, "delay": INT_OR_NULL},
+    "properties": {**dict.fromkeys((*TRIGGERS, "records", "bytes"), INT), "delay": INT_OR_NULL},
 }
 RESULT = {
     "description": "the events of the step, in the order they happened; the metrics for a metrics operation",
