@@ -91,7 +91,10 @@ public final class TxlogWriterHarness {
             implementation.put("profiles", List.of("pulsar-master"));
             implementation.put("capabilities", List.of()); // not metrics_delay: the delay is wall-clock time
             implementation.put("homepage", "https://github.com/apache/pulsar");
-            return Map.of("version", 1L, "implementation", implementation);
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("version", 1L);
+            result.put("implementation", implementation);
+            return result;
         }
         if ("configure".equals(cmd)) {
             Map<String, Object> config = object(request.get("config"), "config");
