@@ -169,7 +169,11 @@ class TxlogFinding:
     why: str
     reproduction: str
     protocol: str
-    """Why the protocol run cannot show it: what it would need that the protocol's operations lack."""
+    """Why the protocol run cannot show it: what it would need that the protocol's operations lack.
+
+    As a ``Finding`` whose ``invariant`` is None in conformance/_deviations.py: declared, with the reason, and
+    reproduced elsewhere (here by its JUnit case), never looked for in the search.
+    """
 
 
 FINDINGS: tuple[TxlogFinding, ...] = (

@@ -107,3 +107,27 @@ def test_a_null_delay_is_left_out_of_the_comparison_and_nothing_else_is():
         assert checks[inv](Step(model, after, Metrics(), unmeasured, expected)) is None
         assert checks[inv](Step(model, after, Metrics(), {**unmeasured, "bytes": 6}, expected)) is not None
         assert checks[inv](Step(model, after, Metrics(), {**expected, "delay": 1}, expected)) is not None
+
+
+def test_the_worked_session_keeps_the_schemas_and_is_what_the_profile_gives():
+    from pathlib import Path
+
+    from ledgerspec.conformance.adapters._process import _validators
+    from ledgerspec.spec.txlog import WriterConfig, init, op_from_dict, step
+
+    page = Path(SCHEMA_DIR).parents[1] / "txlog-writer.md"
+    lines = [line for line in page.read_text(encoding="utf-8").splitlines() if line[:2] in {"> ", "< "}]
+    validators = _validators(SCHEMA_DIR)
+    model = None
+    for request_line, reply_line in zip(lines[::2], lines[1::2], strict=True):
+        request, reply = json.loads(request_line[2:]), json.loads(reply_line[2:])
+        for side, message in (("request", request), ("reply", reply)):
+            assert not list(validators[request["cmd"], side].iter_errors(message)), (side, message)
+        if request["cmd"] == "configure":
+            model = init("pulsar-master", WriterConfig.from_dict(request["config"]))
+        elif request["cmd"] == "apply":
+            model, expected = step(model, op_from_dict(request["ops"][0]))
+            if isinstance(expected, dict):
+                expected = {**expected, "delay": None}  # the real writer claims no metrics_delay
+            assert reply["result"]["results"] == [expected], request
+    assert [json.loads(line[2:])["cmd"] for line in lines[::2]][-1] == "stop"
