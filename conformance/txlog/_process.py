@@ -11,16 +11,14 @@ the event and the field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, clip
 from ledgerspec.conformance.adapters._api import AdapterInfo
 from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
-from ledgerspec.conformance.txlog._schemas import CAPABILITIES, METRIC_SUMS
+from ledgerspec.conformance.txlog._schemas import CAPABILITIES, METRIC_SUMS, SCHEMA_DIR
 from ledgerspec.spec.txlog import PROFILES, TRIGGERS, Metrics, WriterConfig, WriterOp
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "txlog-writer" / "v1"
 SYSTEM = "txlog-writer"
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 from ledgerspec.spec.txlog import OPERATIONS, PROFILES, TRIGGERS, WriterConfig
 
 BASE = "https://ledgerspec.invalid/conformance/protocol/txlog-writer/v1/"
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "txlog-writer" / "v1"
 CAPABILITIES = ("metrics_delay",)
 """``metrics_delay``: the ``delay`` metric is measured on the virtual clock (else it is sent as null)."""
 METRIC_SUMS = ("records", "bytes", "delay")
@@ -175,8 +177,6 @@ def render(schema: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    from ledgerspec.conformance.txlog._process import SCHEMA_DIR
-
     SCHEMA_DIR.mkdir(parents=True, exist_ok=True)
     for name, schema in schemas().items():
         (SCHEMA_DIR / name).write_text(render(schema), encoding="utf-8")
