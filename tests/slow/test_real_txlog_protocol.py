@@ -51,3 +51,24 @@ def test_against_the_pip160_text_the_real_writer_fails_with_a_short_counterexamp
     case = json.loads(out.read_text())["counterexample"]
     assert case["invariant"] == "TXLOG-MODEL"
     assert len(case["steps"]) <= 3
+
+
+def test_a_request_the_harness_cannot_act_on_is_an_errored_reply_with_its_java_stack_trace(built):
+    from ledgerspec.conformance.adapters._process import AdapterErrored
+    from ledgerspec.conformance.txlog._process import TxlogProcess
+
+    _, harness = SYSTEM_HARNESSES[ADAPTER]
+    process = TxlogProcess(harness.command(), timeout=30, validate=False, restart="crash")
+    try:
+        config = {"batch_enabled": True, "max_records": 3, "max_size": 50, "max_delay": 5}
+        process.request("configure", config=config)
+        with pytest.raises(AdapterErrored) as raised:
+            process.request("apply", ops=[{"op": "add", "size": 0}])
+        assert "size: want an integer > 0, got 0" in str(raised.value)
+        assert "at org.apache.pulsar.transaction.coordinator.impl.TxlogWriterHarness" in str(raised.value)
+        # the loop goes on: the next request is served
+        assert process.request("apply", ops=[{"op": "add", "size": 60}]) == {
+            "results": [[["write", 0, [1], False, None]]]
+        }
+    finally:
+        process.close()
