@@ -4,8 +4,9 @@
 2. The shipped sample traces (an ok/bad pair per profile, JSON lines and Parquet), checked on local
    Spark (or ``--engine local``), each against the verdict it is expected to get.
 3. The real Pulsar and BookKeeper code (conformance/adapters/real/, built with Maven on first use)
-   against its profiles, each verdict against what DEVIATIONS.md declares (``--skip-real`` leaves
-   it out, for a machine without a JDK and Maven).
+   against its profiles, each verdict against what DEVIATIONS.md declares, the transaction-log
+   writer's (``real-txlog-4.2.4``) included (``--skip-real`` leaves it out, for a machine without a
+   JDK and Maven).
 
 It prints one table per part and exits 0 only if every adapter passes, every sample gets its
 expected verdict with exactly the expected violations, and every real target is as declared.
@@ -96,5 +97,8 @@ def run_main_job(args: argparse.Namespace) -> int:
 
         print("\n3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)")
         ok &= judge_all(print, settings="quick", seed=args.seed, presets=("minimal",))
+        from ledgerspec.conformance.txlog._real import judge_real  # noqa: PLC0415 - needs Maven
+
+        ok &= judge_real(print, settings="quick", seed=args.seed)
     print("\nAll as expected." if ok else "\nSOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above).")
     return 0 if ok else 1

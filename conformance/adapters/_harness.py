@@ -132,6 +132,19 @@ BOOKKEEPER_READ_CACHE = Harness(
 HARNESSES: dict[str, Harness] = {
     h.name: h for h in (PULSAR_RANGE_CACHE, PULSAR_ENTRY_CACHE_MANAGER, PULSAR_LEGACY, BOOKKEEPER_READ_CACHE)
 }
+"""The cache's harnesses (``--adapter NAME`` of the cache system)."""
+
+REAL_TXLOG_WRITER = Harness(
+    name="real-txlog-4.2.4",
+    module="txlog-writer-4.2",
+    main="org.apache.pulsar.transaction.coordinator.impl.TxlogWriterHarness",
+    artifact="org.apache.pulsar:pulsar-transaction-coordinator",
+    version_property="transaction-coordinator.version",
+    drives="TxnLogBufferedWriter + TxnLogBufferedWriterMetricsStats (Mockito ManagedLedger, manual Netty Timer)",
+    profile="pulsar-master",
+)
+SYSTEM_HARNESSES: dict[str, tuple[str, Harness]] = {REAL_TXLOG_WRITER.name: ("txlog-writer", REAL_TXLOG_WRITER)}
+"""Harnesses of the other systems, by adapter name: (system, harness); they speak that system's protocol."""
 
 
 def pom_properties() -> dict[str, str]:

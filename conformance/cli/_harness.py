@@ -7,6 +7,7 @@ import sys
 
 from ledgerspec.conformance.adapters._harness import (
     HARNESSES,
+    SYSTEM_HARNESSES,
     build,
     build_dir,
     is_built,
@@ -34,6 +35,8 @@ def run_build(args: argparse.Namespace) -> int:
     print(f"{'already built' if was_built and not args.force else 'built'}: {directory}")
     for harness in HARNESSES.values():
         print(f"  {harness.name:<28} {harness.coordinates:<42} -> profile {harness.profile}")
+    for system, harness in SYSTEM_HARNESSES.values():
+        print(f"  {harness.name:<28} {harness.coordinates:<42} -> {system}, profile {harness.profile}")
     return EXIT_OK
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._lockstep import Candidate, Report
 from ledgerspec.conformance._verdict import Verdict
+from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
@@ -26,6 +27,7 @@ from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
+from ledgerspec.conformance.txlog._process import TxlogProcessFactory
 from ledgerspec.spec import cursor_state, txlog
 
 EXIT_FAIL = 1
@@ -44,6 +46,8 @@ class LockstepSystem:
     mutants: Sequence[Any]
     process: Callable[..., Any] | None = None
     """``exec:COMMAND`` adapters, where the system has a process protocol."""
+    real: tuple[str, ...] = ()
+    """Harnesses of real code speaking that protocol (``SYSTEM_HARNESSES``), built on first use."""
 
 
 SYSTEMS: dict[str, LockstepSystem] = {
@@ -65,6 +69,8 @@ SYSTEMS: dict[str, LockstepSystem] = {
         {f"reference-{p}": (p, lambda p=p: TxlogAdapter(p)) for p in txlog.PROFILES},  # type: ignore[misc]
         conform_txlog,
         TXLOG_MUTANTS,
+        TxlogProcessFactory,
+        tuple(name for name, (system, _) in SYSTEM_HARNESSES.items() if system == "txlog-writer"),
     ),
 }
 CHOICES = ("cache", *SYSTEMS)
@@ -103,14 +109,17 @@ def run_conform(args: argparse.Namespace) -> int:
     check_outputs(args, files=("json",))
     process = None
     extra: dict[str, Any] = {}
-    if args.adapter.startswith("exec:") and system.process is not None:
-        process = system.process(args.adapter[5:], timeout=args.timeout, validate=args.validate_protocol)
+    command = args.adapter[5:] if args.adapter.startswith("exec:") else None
+    if args.adapter in system.real:
+        command = SYSTEM_HARNESSES[args.adapter][1].command()  # builds the harnesses if needed
+    if command is not None and system.process is not None:
+        process = system.process(command, timeout=args.timeout, validate=args.validate_protocol)
         factory: Callable[[], Candidate] = process
         default, extra = process.profiles[0], {"capabilities": frozenset(process.capabilities)}
     elif args.adapter in system.adapters:
         default, factory = system.adapters[args.adapter]
     else:
-        known = ", ".join(system.adapters) + (", or exec:COMMAND" if system.process is not None else "")
+        known = ", ".join([*system.adapters, *system.real]) + (", or exec:COMMAND" if system.process else "")
         raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
     try:
         profile = _profile(system, args, default)

@@ -79,8 +79,18 @@ def make_txlog_machine(run: LockstepRun) -> type[Lockstep]:
 
 
 def conform_txlog(
-    factory: Any, profile: str, *, settings_name: str = "ci", seed: int = 0, invariants: tuple[str, ...] = ()
+    factory: Any,
+    profile: str,
+    *,
+    settings_name: str = "ci",
+    seed: int = 0,
+    invariants: tuple[str, ...] = (),
+    capabilities: frozenset[str] = frozenset(),
 ) -> Report:
-    """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
-    run = LockstepRun(TXLOG_WRITER, factory, profile, invariants)
+    """Search for a sequence of operations on which the candidate breaks one of the profile's invariants.
+
+    ``capabilities`` are a process's claims (conformance/protocol/txlog-writer.md); they change what it
+    may leave out of a result, never which operations are sent.
+    """
+    run = LockstepRun(TXLOG_WRITER, factory, profile, invariants, capabilities)
     return search(run, make_txlog_machine(run), settings_name=settings_name, seed=seed)

@@ -237,5 +237,7 @@ def test_the_command_line_shows_checks_and_runs_mutants(tmp_path, capsys) -> Non
         "1",
     ]
     assert main(argv) == 0
-    assert main(["conform", "--system", "txlog-writer", "--adapter", "exec:true"]) == 2
+    assert main(["conform", "--system", "txlog-writer", "--adapter", "reference-pip430"]) == 2
     assert "txlog-writer adapters are" in capsys.readouterr().err
+    # a process that exits at once is an adapter fault (exit 3), never a verdict
+    assert main(["conform", "--system", "txlog-writer", "--adapter", "exec:true"]) == 3

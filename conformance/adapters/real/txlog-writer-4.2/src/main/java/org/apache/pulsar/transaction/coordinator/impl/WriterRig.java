@@ -30,9 +30,12 @@ import org.apache.bookkeeper.mledger.PositionFactory;
  * when the test advances the clock, a same-thread Executor, and records that are byte arrays of a given size
  * (every byte is the record's number, so an entry's body reads back as its records).
  *
- * <p>Events are written in the spec's terms (ledgerspec spec/txlog/_model.py): {@code write e[records] batched}
- * or {@code plain}, {@code done r e size/index} (a TxnBatchedPositionImpl) or {@code done r e plain}, and
- * {@code failed r}.
+ * <p>Events are written in the spec's terms (ledgerspec spec/txlog/_model.py) twice: as text for the JUnit cases
+ * ({@code write e[records] batched} or {@code plain}, {@code done r e size/index} (a TxnBatchedPositionImpl) or
+ * {@code done r e plain}, and {@code failed r}), and as the protocol's events for {@link TxlogWriterHarness}
+ * ({@code ["write", entry, [records], batched, trigger]}, {@code ["done", record, entry, size, index]},
+ * {@code ["failed", record]}). An entry's records are those the writer handed to the serializer for it, checked
+ * against the entry's bytes; its trigger is the flush-trigger counter of the real metrics that went up with it.
  */
 final class WriterRig {
 
@@ -41,8 +44,32 @@ final class WriterRig {
     /** One record: its number and serialized size. */
     record Rec(int id, int size) { }
 
-    /** An asyncAddEntry the managed ledger has not completed yet. */
-    record Add(int entry, byte[] data, AddEntryCallback callback, Object ctx) { }
+    /** An asyncAddEntry, with the records it holds; {@code finished} once the managed ledger answered it. */
+    static final class Add {
+        final int entry;
+        final byte[] data;
+        final AddEntryCallback callback;
+        final Object ctx;
+        boolean finished;
+
+        Add(int entry, byte[] data, AddEntryCallback callback, Object ctx) {
+            this.entry = entry;
+            this.data = data;
+            this.callback = callback;
+            this.ctx = ctx;
+        }
+
+        int entry() {
+            return entry;
+        }
+
+        byte[] data() {
+            return data;
+        }
+    }
+
+    /** The flush triggers, in the order of the spec's TRIGGERS (ledgerspec spec/txlog/_model.py). */
+    static final List<String> TRIGGERS = List.of("max_records", "max_size", "max_delay", "large_data");
 
     final ManagedLedger ledger = mock(ManagedLedger.class);
     final ManualTimer timer;
@@ -50,6 +77,9 @@ final class WriterRig {
     final TxnLogBufferedWriterMetricsStats metrics =
             new TxnLogBufferedWriterMetricsStats(PREFIX, new String[]{"broker"}, new String[]{"b"}, registry);
     final List<String> events = new ArrayList<>();
+    /** The same events as the protocol sends them. */
+    final List<Object> wire = new ArrayList<>();
+    private final double[] triggersSeen = new double[TRIGGERS.size()];
     final List<Add> adds = new ArrayList<>();
     final List<ManagedLedgerException> failures = new ArrayList<>();
     final Serializer serializer = new Serializer();
@@ -69,7 +99,13 @@ final class WriterRig {
             byte[] data = ByteBufUtil.getBytes(buf);
             Add add = new Add(adds.size(), data, call.getArgument(1), call.getArgument(2));
             adds.add(add);
-            events.add("write e" + add.entry() + records(data));
+            boolean batched = isBatched(data);
+            List<Integer> ids = batched ? serializer.lastBatch : List.of(serializer.lastSingle);
+            if (!Arrays.equals(data, serializer.bytes(ids, batched))) {
+                throw new IllegalStateException("entry e" + add.entry() + " is not the serialized records " + ids);
+            }
+            events.add("write e" + add.entry() + ids + (batched ? " batched" : " plain"));
+            wire.add(Arrays.asList("write", (long) add.entry(), longs(ids), batched, batched ? trigger() : null));
             return null;
         }).when(ledger).asyncAddEntry(any(ByteBuf.class), any(AddEntryCallback.class), any());
         writer = new TxnLogBufferedWriter<>(ledger, executor, timer, serializer, maxRecords, maxSize,
@@ -85,11 +121,16 @@ final class WriterRig {
                 String where = "e" + position.getEntryId();
                 events.add("done " + id + " " + where + (position instanceof TxnBatchedPositionImpl batched
                         ? " " + batched.getBatchSize() + "/" + batched.getBatchIndex() : " plain"));
+                boolean batched = position instanceof TxnBatchedPositionImpl;
+                TxnBatchedPositionImpl b = batched ? (TxnBatchedPositionImpl) position : null;
+                wire.add(Arrays.asList("done", (long) id, position.getEntryId(),
+                        b == null ? null : (long) b.getBatchSize(), b == null ? null : (long) b.getBatchIndex()));
             }
 
             @Override
             public void addFailed(ManagedLedgerException exception, Object ctx) {
                 events.add("failed " + id);
+                wire.add(Arrays.asList("failed", (long) id));
                 failures.add(exception);
             }
         }, id);
@@ -99,13 +140,46 @@ final class WriterRig {
     /** The managed ledger confirms entry {@code entry} at position 1:entry. */
     void complete(int entry) {
         Add add = adds.get(entry);
-        add.callback().addComplete(PositionFactory.create(1, entry), Unpooled.wrappedBuffer(add.data()), add.ctx());
+        add.finished = true;
+        add.callback.addComplete(PositionFactory.create(1, entry), Unpooled.wrappedBuffer(add.data), add.ctx);
     }
 
     /** The managed ledger fails entry {@code entry}. */
     void fail(int entry, ManagedLedgerException e) {
         Add add = adds.get(entry);
-        add.callback().addFailed(e, add.ctx());
+        add.finished = true;
+        add.callback.addFailed(e, add.ctx);
+    }
+
+    /** The oldest entry the managed ledger has not answered yet, or -1: a managed ledger completes adds in order. */
+    int oldestOutstanding() {
+        for (Add add : adds) {
+            if (!add.finished) {
+                return add.entry;
+            }
+        }
+        return -1;
+    }
+
+    /** The trigger whose real counter went up since the last batched entry (null unless exactly one did). */
+    private String trigger() {
+        String found = null;
+        int raised = 0;
+        for (int i = 0; i < TRIGGERS.size(); i++) {
+            double now = counter(TRIGGERS.get(i));
+            if (now != triggersSeen[i]) {
+                raised++;
+                found = TRIGGERS.get(i);
+                triggersSeen[i] = now;
+            }
+        }
+        return raised == 1 ? found : null;
+    }
+
+    private static List<Long> longs(List<Integer> ids) {
+        List<Long> out = new ArrayList<>();
+        ids.forEach(id -> out.add((long) id));
+        return out;
     }
 
     /** The events since the last call. */
@@ -129,22 +203,19 @@ final class WriterRig {
         return v == null ? 0 : v;
     }
 
-    /** "[1, 2] batched" for an entry with the 0E 01 00 01 prefix, "[3] plain" otherwise. */
-    static String records(byte[] data) {
-        boolean batched = data.length >= 4 && data[0] == 0x0E && data[1] == 0x01 && data[2] == 0 && data[3] == 1;
-        List<Integer> ids = new ArrayList<>();
-        for (int i = batched ? 4 : 0; i < data.length; i++) {
-            if (ids.isEmpty() || ids.get(ids.size() - 1) != data[i]) {
-                ids.add((int) data[i]);
-            }
-        }
-        return ids + (batched ? " batched" : " plain");
+    /** An entry with the 0E 01 00 01 prefix (magic 0x0E01, version 1). */
+    static boolean isBatched(byte[] data) {
+        return data.length >= 4 && data[0] == 0x0E && data[1] == 0x01 && data[2] == 0 && data[3] == 1;
     }
 
     /** Records as {@code size} bytes each holding the record's number; a batch is their concatenation. */
     static final class Serializer implements TxnLogBufferedWriter.DataSerializer<Rec> {
         /** How many of the next batch serializations throw (a transient serializer fault). */
         int failBatches;
+        /** The records of the last batch serialized, and the last record serialized alone. */
+        List<Integer> lastBatch = List.of();
+        int lastSingle;
+        private final java.util.Map<Integer, Integer> sizes = new java.util.HashMap<>();
 
         @Override
         public int getSerializedSize(Rec data) {
@@ -153,9 +224,25 @@ final class WriterRig {
 
         @Override
         public ByteBuf serialize(Rec data) {
+            lastSingle = data.id();
+            return Unpooled.wrappedBuffer(bytes(data));
+        }
+
+        private byte[] bytes(Rec data) {
+            sizes.put(data.id(), data.size());
             byte[] bytes = new byte[data.size()];
             Arrays.fill(bytes, (byte) data.id());
-            return Unpooled.wrappedBuffer(bytes);
+            return bytes;
+        }
+
+        /** What an entry of these records holds: the prefix if batched, then each record's bytes. */
+        byte[] bytes(List<Integer> ids, boolean batched) {
+            ByteBuf out = Unpooled.buffer();
+            if (batched) {
+                out.writeBytes(new byte[]{0x0E, 0x01, 0, 1});
+            }
+            ids.forEach(id -> out.writeBytes(bytes(new Rec(id, sizes.get(id)))));
+            return ByteBufUtil.getBytes(out);
         }
 
         @Override
@@ -165,7 +252,12 @@ final class WriterRig {
                 throw new IllegalStateException("serializer fault");
             }
             ByteBuf out = Unpooled.buffer();
-            dataArray.forEach(r -> out.writeBytes(serialize(r)));
+            List<Integer> ids = new ArrayList<>();
+            dataArray.forEach(r -> {
+                out.writeBytes(bytes(r));
+                ids.add(r.id());
+            });
+            lastBatch = ids;
             return out;
         }
     }

@@ -1,0 +1,161 @@
+"""Txlog-writer candidates in any language, as child processes speaking process protocol v1.
+
+The framing, life cycle and faults are the cache's (conformance/protocol/README.md, the transport in
+``conformance/adapters/_process.py``); the payloads are this system's
+(conformance/protocol/txlog-writer.md, schemas in ``protocol/txlog-writer/v1/``): ``start`` names the
+system, ``configure`` sends a ``WriterConfig``, ``apply`` one operation (virtual time is the ``tick``
+operation) and its events, no ``observe``. A result of the wrong shape is a fault naming the step,
+the event and the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ledgerspec.conformance._errors import AdapterFault, clip
+from ledgerspec.conformance.adapters._api import AdapterInfo
+from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
+from ledgerspec.conformance.txlog._schemas import CAPABILITIES, METRIC_SUMS, SCHEMA_DIR
+from ledgerspec.spec.txlog import PROFILES, TRIGGERS, Metrics, WriterConfig, WriterOp
+
+SYSTEM = "txlog-writer"
+
+
+@dataclass(frozen=True)
+class TxlogAdapterInfo(AdapterInfo):
+    """Who a txlog-writer implementation is: its profiles and capabilities are this system's."""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.profiles) - set(PROFILES)) + sorted(set(self.capabilities) - set(CAPABILITIES))
+        if not self.profiles or unknown:
+            raise AdapterFault(
+                f"adapter {self.name!r} claims {unknown or 'no profile'}, not of the txlog-writer system "
+                f"(profiles {', '.join(PROFILES)}; capabilities {', '.join(CAPABILITIES)})"
+            )
+
+
+class TxlogProcess(_Process):
+    """The cache's process transport, validated against this system's schemas."""
+
+    info_class = TxlogAdapterInfo
+    schema_dir = SCHEMA_DIR
+
+    def request(self, cmd: str, *, what: Any = None, need: str | None = None, **fields: Any) -> dict[str, Any]:
+        result = super().request(cmd, what=what, need=need, **fields)
+        if cmd == "start":
+            implementation = result.get("implementation")
+            system = implementation.get("system") if isinstance(implementation, dict) else None
+            if system != SYSTEM:
+                raise ProtocolViolation(
+                    f"start: the implementation is for system {system!r}, not {SYSTEM!r} "
+                    f'(a txlog-writer implementation says "system": "{SYSTEM}" in its start reply)'
+                )
+        return result
+
+
+def _is_int(value: Any, *, null: bool = False) -> bool:
+    return (value is None and null) or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+
+
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "write": ("entry", "records", "batched", "trigger"),
+    "done": ("record", "entry", "batch_size", "batch_index"),
+    "failed": ("record",),
+}
+
+
+def _field_problem(kind: str, name: str, value: Any) -> str | None:
+    """What is wrong with one field of an event, or None."""
+    if name == "records":
+        ok = isinstance(value, list) and all(_is_int(r) for r in value)
+        want = "a list of record numbers"
+    elif name == "batched":
+        ok, want = isinstance(value, bool), "true or false"
+    elif name == "trigger":
+        ok, want = value is None or value in TRIGGERS, f"one of {', '.join(TRIGGERS)} or null"
+    else:
+        null = kind == "done" and name in {"batch_size", "batch_index"}
+        ok, want = _is_int(value, null=null), "an integer >= 0" + (" or null" if null else "")
+    return None if ok else f"field {name!r} must be {want}, got {clip(repr(value), 100)}"
+
+
+def event_problem(event: Any, where: str) -> str | None:
+    """What is wrong with the shape of one event (its values are the invariants' business)."""
+    kind = event[0] if isinstance(event, list) and event else None
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        return f"{where}: an event is a list starting with write, done or failed, got {clip(repr(event), 200)}"
+    names = _FIELDS[kind]
+    if len(event) != len(names) + 1:
+        return f"{where} (a {kind!r} event): want [{kind!r}, {', '.join(names)}], got {clip(repr(event), 200)}"
+    for i, (name, value) in enumerate(zip(names, event[1:], strict=True), start=1):
+        problem = _field_problem(kind, name, value)
+        if problem:
+            return f"{where}[{i}] (a {kind!r} event): {problem}"
+    return None
+
+
+def _metrics_problem(result: Any, *, delay: bool) -> str | None:
+    if not isinstance(result, dict):
+        return f"results[0]: metrics are an object, got {clip(repr(result), 200)}"
+    want = [*TRIGGERS, *METRIC_SUMS]
+    if sorted(result) != sorted(want):
+        return f"results[0]: metrics have exactly the keys {', '.join(want)}, got {sorted(result)}"
+    for name in want:
+        if not _is_int(result[name], null=name == "delay" and not delay):
+            hint = " (null only without capability metrics_delay)" if name == "delay" else ""
+            return f"results[0].{name}: want an integer >= 0{hint}, got {clip(repr(result[name]), 100)}"
+    return None
+
+
+def result_problem(op: WriterOp, result: Any, *, delay: bool) -> str | None:
+    """What is wrong with the shape of a result: ``results[0]`` and, inside it, the event or metric."""
+    if isinstance(op, Metrics):
+        return _metrics_problem(result, delay=delay)
+    if not isinstance(result, list):
+        return f"results[0]: the step's events are a list, got {clip(repr(result), 200)}"
+    problems = (event_problem(event, f"results[0][{i}]") for i, event in enumerate(result))
+    return next((p for p in problems if p), None)
+
+
+class TxlogProcessAdapter:
+    """One candidate handle over the shared process: one ``apply`` per step."""
+
+    def __init__(self, process: TxlogProcess) -> None:
+        self._process = process
+        self._delay = "metrics_delay" in process.info.capabilities
+        self._step = 0
+
+    def start(self, config: WriterConfig) -> None:
+        self._process.ensure_running()
+        self._process.request("configure", config=config.to_dict())
+        self._step = 0
+
+    def apply(self, op: WriterOp) -> Any:
+        self._step += 1
+        reply = self._process.request("apply", ops=[op.to_dict()], what=op)
+        where = f"step {self._step}, {op.describe()} (seq {self._process.seq})"
+        results = reply.get("results")
+        if not isinstance(results, list) or len(results) != 1:
+            raise ProtocolViolation(f"{where}: expected one result in results, got {clip(repr(results), 300)}")
+        problem = result_problem(op, results[0], delay=self._delay)
+        if problem:
+            raise ProtocolViolation(f"{where}: {problem}")
+        return results[0]
+
+    def stop(self) -> None:
+        """Nothing: the process serves the next example."""
+
+
+class TxlogProcessFactory:
+    """``exec:COMMAND`` for the txlog-writer system: one process, a handle per example."""
+
+    def __init__(self, command: str, *, timeout: float | None = None, validate: bool = False) -> None:
+        self._process = TxlogProcess(command, timeout=timeout, validate=validate, restart="crash")
+        self.profiles, self.capabilities = self._process.info.profiles, self._process.info.capabilities
+
+    def __call__(self) -> TxlogProcessAdapter:
+        return TxlogProcessAdapter(self._process)
+
+    def close(self) -> None:
+        self._process.close()

@@ -1,0 +1,53 @@
+"""The real TxnLogBufferedWriter judged over the txlog-writer protocol: its run and its expected verdict.
+
+``real-txlog-4.2.4`` (conformance/adapters/real/txlog-writer-4.2, ``TxlogWriterHarness``) is judged against
+``pulsar-master`` as the cache's real targets are (conformance/_real_code.py): the verdict must be what
+``conformance/_real_txlog.py`` declares (PROTOCOL_VERDICT), and a failure must be one of its declared
+findings; anything else, a new failure or a fault, means the release or the harness changed. The findings
+the protocol cannot reach (T1 needs a second writer, T2 a serializer fault) stay declared with their JUnit
+reproductions; the run shows they are not mistaken for anything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ledgerspec.conformance._lockstep import Report
+from ledgerspec.conformance._real_txlog import ADAPTER, PROFILE, PROTOCOL_VERDICT
+from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
+from ledgerspec.conformance.txlog._machine import conform_txlog
+from ledgerspec.conformance.txlog._process import TxlogProcessFactory
+
+
+def run_real(*, settings: str, seed: int, timeout: float | None = None) -> Report:
+    """One conformance run of the real writer (the harnesses are built first if needed)."""
+    _, harness = SYSTEM_HARNESSES[ADAPTER]
+    factory = TxlogProcessFactory(harness.command(), timeout=timeout)
+    try:
+        return conform_txlog(
+            factory, PROFILE, settings_name=settings, seed=seed, capabilities=frozenset(factory.capabilities)
+        )
+    finally:
+        factory.close()
+
+
+def surprises(report: Report) -> list[str]:
+    """How a report differs from what is declared: a fault, or a failure (no declared finding is reachable)."""
+    if report.fault is not None:
+        return [f"adapter fault: {report.fault.splitlines()[0]}"]
+    if report.violation is not None:
+        return [f"undeclared failure of {report.violation.invariant}: {report.violation.message}"]
+    return []
+
+
+def judge_real(out: Callable[[str], None], *, settings: str, seed: int) -> bool:
+    """Run the real writer; print one line; True if the verdict is as declared."""
+    report = run_real(settings=settings, seed=seed)
+    problems = surprises(report)
+    failed = report.violation.invariant if report.violation else "none"
+    note = "as declared" if not problems else "NOT AS DECLARED: " + problems[0]
+    out(
+        f"   {ADAPTER + ' (txlog-writer)':<44} {PROFILE:<14} {report.verdict.value:<5} {report.steps:>6} steps"
+        f"  failed: {failed}  deviations: T1, T2 (JUnit only)  {note}"
+    )
+    return not problems and report.verdict.value == PROTOCOL_VERDICT.verdict
