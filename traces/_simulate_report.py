@@ -120,7 +120,8 @@ def _stand_in(title: str) -> Report:
             parts.append(f"<figure>{inline}<figcaption>{html.escape(caption)}</figcaption></figure>")
 
         def write(self, path: str | Path) -> None:
-            style = "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
+            style = "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+            style += "td,th{border:1px solid #ccc;padding:2px 6px}"
             page = f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             Path(path).write_text(f"{page}<style>{style}</style></head><body>{''.join(parts)}</body></html>\n", "utf-8")
 

@@ -241,5 +241,7 @@ def format_table(document: dict[str, Any]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
+    for row in rows:
+        cells = zip(row, widths, strict=True)
+        lines.append("  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(cells)))
     return "\n".join(lines)

@@ -72,7 +72,18 @@ def replayed(seed: int, ledger: int, entry: int) -> int:
 class Workload:
     """Drives one cache by steps; ``op`` is the one way to the cache (counted, clocked, maybe recorded)."""
 
-    def __init__(self, cache: Any, kind: str, *, topics: int, seed: int, meter: Any, record: bool = False) -> None:
+    def __init__(
+        self,
+        cache: Any,
+        kind: str,
+        *,
+        topics: int,
+        seed: int,
+        meter: Any,
+        record: bool = False,
+        feeds: list[Feed] | None = None,
+    ) -> None:
+        """``feeds`` replaces the workload's own topics (a hand-made scenario: ``kind``, ``topics`` unused)."""
         if kind not in WORKLOADS:
             raise ValueError(f"unknown workload {kind!r}; choose one of {', '.join(WORKLOADS)}")
         self.cache, self.meter, self.seed = cache, meter, seed
@@ -88,12 +99,12 @@ class Workload:
         self.next_ttl_pass = max(1, self.config.ttl // 10)
         self.last_size_pass = -EXECUTOR_DELAY
         self.serial = 0
-        self.feeds = [self._feed(ledger + 1, kind) for ledger in range(topics)]
+        self.feeds = [self._feed(ledger + 1, kind) for ledger in range(topics)] if feeds is None else feeds
         meter.sizes = self.sizes
         for feed in self.feeds:
             self.sizes[feed.ledger] = []
             for reader in feed.readers:
-                self.op("cursor_add", ledger=feed.ledger, cursor=reader.name, entry=0)
+                self.op("cursor_add", ledger=feed.ledger, cursor=reader.name, entry=reader.position)
 
     def _feed(self, ledger: int, kind: str) -> Feed:
         rng = self.rng
@@ -128,26 +139,40 @@ class Workload:
         """Run ``steps`` steps: each produces one entry or gives one reader its turn, then runs the timers."""
         rng = self.rng
         for _ in range(steps):
-            self.step += 1
-            self.now += (rng.randint(20, 200) + rng.randint(20, 200)) * NANOS_PER_MICRO
-            self.offset = 0
+            self.tick((rng.randint(20, 200) + rng.randint(20, 200)) * NANOS_PER_MICRO)
             feed = rng.choice(self.feeds)
             if rng.random() < 0.45:
-                self._produce(feed, int(rng.lognormvariate(8.5, 1.0)) + 64)
+                self.produce(feed, int(rng.lognormvariate(8.5, 1.0)) + 64)
             else:
-                self._turn(feed, rng.choice(feed.readers))
-            self._maybe_evict_size()
-            if self.now >= self.next_ttl_pass:
-                self.op("evict_timestamp")
-                self.next_ttl_pass = self.now + max(1, self.config.ttl // 10)
+                self.turn(feed, rng.choice(feed.readers))
+            self.timers()
 
-    def _maybe_evict_size(self) -> None:
+    def tick(self, nanos: int) -> None:
+        """Start the next step, ``nanos`` later."""
+        self.step += 1
+        self.now += nanos
+        self.offset = 0
+
+    def timers(self) -> None:
+        """The executor's size eviction if needed, and the TTL pass when its timer is due."""
+        self.evict_if_needed()
+        if self.now >= self.next_ttl_pass:
+            self.op("evict_timestamp")
+            self.next_ttl_pass = self.now + max(1, self.config.ttl // 10)
+
+    def join(self, feed: Feed, reader: Reader) -> None:
+        """A new subscription's cursor appears at the reader's position."""
+        feed.readers.append(reader)
+        self.op("cursor_add", ledger=feed.ledger, cursor=reader.name, entry=reader.position)
+
+    def evict_if_needed(self) -> None:
         """The executor's size eviction, when the cache is over its trigger (legacy: if an insert scheduled it)."""
         if self.cache.reported_size() > self.config.trigger_size and self.now - self.last_size_pass > EXECUTOR_DELAY:
             self.op("evict_size")
             self.last_size_pass = self.now
 
-    def _produce(self, feed: Feed, size: int) -> None:
+    def produce(self, feed: Feed, size: int) -> None:
+        """A producer's entry of ``size`` bytes is appended (and cached as the profile decides)."""
         self.sizes[feed.ledger].append(size)
         if self.managed:
             self.op("append", ledger=feed.ledger, entry=feed.tail, size=size)
@@ -155,33 +180,42 @@ class Workload:
             self.op("insert", ledger=feed.ledger, entry=feed.tail, size=size, expected_reads=None)
         feed.tail += 1
 
-    def _turn(self, feed: Feed, reader: Reader) -> None:
+    def turn(self, feed: Feed, reader: Reader) -> None:
         """The reader acknowledges its last batch, then redelivers a due replay or reads its next batch."""
         for copy in reader.held:
             self.op("release", copy=copy)
         reader.held = []
         if reader.replays and reader.replays[0][0] <= self.step:
-            _, entry = reader.replays.popleft()
-            self.meter.replay_done(feed.ledger, entry)
-            self.meter.reads += 1
-            copy = self.op("get", ledger=feed.ledger, entry=entry)
-            if copy is not None:
-                reader.held.append(copy)
+            self._redeliver(feed, reader)
             return
         if reader.catchup:
             self._maybe_rewind(feed)
         last = min(feed.tail - 1 - reader.lag, reader.position + BATCH - 1)
-        if last < reader.position:
-            return
+        if last >= reader.position:
+            self._read_batch(feed, reader, last)
+
+    def _redeliver(self, feed: Feed, reader: Reader) -> None:
+        """The first due entry of the replay queue is read again (``get``): a hit is dispatched, a miss is storage."""
+        _, entry = reader.replays.popleft()
+        self.meter.replay_done(feed.ledger, entry)
+        self.meter.reads += 1
+        copy = self.op("get", ledger=feed.ledger, entry=entry)
+        if copy is not None:
+            reader.held.append(copy)
+
+    def _read_batch(self, feed: Feed, reader: Reader, last: int) -> None:
+        """The cursor reads up to ``last``; Key_Shared sends some entries to the replay queue, the rest are held."""
         first = reader.position
+        delays = [replayed(self.seed, feed.ledger, e) if reader.key_shared else 0 for e in range(first, last + 1)]
+        for entry, delay in zip(range(first, last + 1), delays, strict=True):
+            if delay:  # awaited from now on: legacy invalidates it as the cursor moves, before the dispatch
+                self.meter.replay_add(feed.ledger, entry)
         copies = self._read(feed.ledger, reader.name, first, last)
         self.meter.reads += last - first + 1
         reader.position = last + 1
-        for entry, copy in zip(range(first, last + 1), copies, strict=True):
-            delay = replayed(self.seed, feed.ledger, entry) if reader.key_shared else 0
+        for entry, copy, delay in zip(range(first, last + 1), copies, delays, strict=True):
             if delay:  # to the replay queue: incrementExpectedReadCount, then the dispatch copy is released
                 reader.replays.append((self.step + delay, entry))
-                self.meter.replay_add(feed.ledger, entry)
                 if copy is not None:
                     self.op("replay_increment", copy=copy)
                     self.op("release", copy=copy)
