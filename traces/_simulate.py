@@ -12,6 +12,8 @@ events (traces/FORMAT.md) what matters to an operator:
   ``clear``), and of them the *awaited* ones: the entry was still to be read, by an active cursor at
   or before it on its ledger or from a Key_Shared replay queue (what the consumers will read, known to
   the simulator whatever the profile's own read counts say);
+* size evictions out of age order: entries a size pass removed while an entry inserted before them
+  stayed in the cache (the insert's time, not a requeue's: what "oldest first" means to an operator);
 * the reported cache size after every operation: its peak and its mean.
 
 Every number of a run is a deterministic function of its four parameters: the local and the Spark
@@ -20,6 +22,7 @@ engines (``_simulate_sweep``) give the same numbers.
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -43,6 +46,7 @@ METRICS = (
     "awaited_evicted",
     "awaited_evicted_bytes",
     *(f"awaited_{reason}" for reason in REASONS),
+    "younger_evicted",
     "peak_size",
     "mean_size",
 )
@@ -67,18 +71,38 @@ class Meter:
         self.ops = 0
         self.size_sum = 0
         self.peak = 0
+        self.inserted_at: dict[tuple[int, int], int] = {}
+        self.by_age: list[tuple[int, int, int]] = []
+        """(insert time, ledger, entry) of cached entries, a heap; stale items are skipped when met."""
+        self.size_pass: list[int] | None = None
+        """The insert times of what the size pass under way removed."""
+        self.younger = 0
 
     def __call__(self, kind: str, now: int, fields: dict[str, Any]) -> None:  # noqa: ARG002 - the listener's signature
         """The cache's listener (``ReferenceCache.listen``)."""
         if kind == "miss":
             self.misses += 1
             self.miss_bytes += self.sizes[fields["ledger"]][fields["entry"]]
+        elif kind == "insert":
+            position = (fields["ledger"], fields["entry"])
+            self.inserted_at[position] = fields["timestamp"]
+            heapq.heappush(self.by_age, (fields["timestamp"], *position))
         elif kind == "remove":
             reason = fields.get("reason") or "other"
             self.removed[reason] += 1
-            if self.is_awaited(fields["ledger"], fields["entry"]):
+            position = (fields["ledger"], fields["entry"])
+            inserted = self.inserted_at.pop(position, None)
+            if self.size_pass is not None and inserted is not None:
+                self.size_pass.append(inserted)
+            if self.is_awaited(*position):
                 self.awaited[reason] += 1
                 self.awaited_bytes += fields["size"]
+        elif kind == "pass_start" and fields["reason"] == "size":
+            self.size_pass = []
+        elif kind == "pass_end" and self.size_pass is not None:
+            oldest = self.oldest_cached()
+            self.younger += sum(1 for inserted in self.size_pass if oldest is not None and inserted > oldest)
+            self.size_pass = None
         elif kind in ("cursor_add", "cursor_seek"):
             self.cursors.setdefault(fields["ledger"], {})[fields["cursor"]] = fields["entry"]
         elif kind == "cursor_remove":
@@ -90,6 +114,13 @@ class Meter:
         if positions and min(positions.values()) <= entry:
             return True
         return self.pending.get(ledger, Counter())[entry] > 0
+
+    def oldest_cached(self) -> int | None:
+        """The insert time of the oldest entry cached, or None if the cache is empty."""
+        heap = self.by_age
+        while heap and self.inserted_at.get((heap[0][1], heap[0][2])) != heap[0][0]:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
 
     def replay_add(self, ledger: int, entry: int) -> None:
         """A Key_Shared consumer put the position in its replay queue."""
@@ -119,6 +150,7 @@ class Meter:
             "evicted": sum(self.removed.values()),
             "awaited_evicted": sum(self.awaited.values()),
             "awaited_evicted_bytes": self.awaited_bytes,
+            "younger_evicted": self.younger,
             "peak_size": self.peak,
             "mean_size": self.size_sum / self.ops if self.ops else 0.0,
         }

@@ -210,6 +210,7 @@ COLUMNS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
     ("BK reads", "bk_reads", lambda v: f"{v:.0f}"),
     ("BK bytes", "bk_bytes", human_size),
     ("awaited evicted", "awaited_evicted", lambda v: f"{v:.0f}"),
+    ("younger evicted", "younger_evicted", lambda v: f"{v:.0f}"),
     ("evicted size", "evicted_size", lambda v: f"{v:.0f}"),
     ("evicted ttl", "evicted_ttl", lambda v: f"{v:.0f}"),
     ("invalidated", "evicted_invalidate", lambda v: f"{v:.0f}"),

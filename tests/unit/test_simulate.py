@@ -19,13 +19,19 @@ MS = 2_000_000
 
 def scenario(profile: str, max_size: int = 10_000, **config: object) -> tuple[Workload, Meter, Feed]:
     """One ledger (1), no reader yet, no TTL in reach (ttl 1000 s), the profile's reference cache."""
+    workload, meter, (feed,) = scenario_of(profile, 1, max_size, **config)
+    return workload, meter, feed
+
+
+def scenario_of(profile: str, ledgers: int, max_size: int, **config: object) -> tuple[Workload, Meter, list[Feed]]:
+    """Ledgers 1.. ``ledgers``, no reader yet, no TTL in reach (ttl 1000 s), the profile's reference cache."""
     settings = CacheConfig(max_size=max_size, ttl=10**12, ttl_max=5 * 10**12, **config)  # type: ignore[arg-type]
     meter = Meter()
     cache = CACHES[profile](**settings.to_dict())
     cache.listen(meter)
-    feed = Feed(ledger=1)
-    workload = Workload(cache, "tailing", topics=0, seed=0, meter=meter, feeds=[feed])
-    return workload, meter, feed
+    feeds = [Feed(ledger=ledger) for ledger in range(1, ledgers + 1)]
+    workload = Workload(cache, "tailing", topics=0, seed=0, meter=meter, feeds=feeds)
+    return workload, meter, feeds
 
 
 def step(workload: Workload) -> None:
@@ -66,6 +72,26 @@ def test_legacy_caches_appends_without_counts_and_invalidates_below_the_slowest(
     assert (m["evicted_size"], m["evicted_invalidate"], m["awaited_evicted"]) == (0, 3, 0)
     # sizes after: cursor_add 0, appends 100, 200, 300, evict_size 300, cursor_read 0
     assert (m["events"], m["peak_size"], m["mean_size"]) == (6, 300, 150)
+
+
+@pytest.mark.parametrize(("profile", "evicted", "younger"), [("legacy", 1, 1), ("pulsar-master", 2, 0)])
+def test_a_size_eviction_out_of_age_order(profile, evicted, younger):
+    # max 1000: trigger 980, watermark 900. Ledger 1 gets one entry of 100 first, then ledger 2 ten.
+    w, meter, (one, two) = scenario_of(profile, 2, 1000, max_requeue=0, extend_ttl=False)
+    w.join(one, Reader(name="r1"))
+    w.join(two, Reader(name="r2"))
+    step(w)
+    w.produce(one, 100)
+    for _ in range(10):  # legacy: the 10th sees 1000 before it: > 980 schedules (captured 1000), >= 1000 refuses
+        step(w)
+        w.produce(two, 100)
+    w.evict_if_needed()
+    # legacy: free 1000 - 900 = 100 from the largest cache (ledger 2, 900 of 1000 >= half): its entry 0,
+    # newer than ledger 1's entry 0, which stays. pulsar-master (1100 cached): free 200, FIFO: ledger
+    # 1's entry 0 and ledger 2's entry 0, the two oldest.
+    m = meter.metrics()
+    assert (m["evicted_size"], m["younger_evicted"], m["awaited_size"]) == (evicted, younger, evicted)
+    assert w.cache.reported_size() == 900  # legacy 1000 - 100, pulsar-master 1100 - 200
 
 
 @pytest.mark.parametrize(
