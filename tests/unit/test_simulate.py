@@ -10,7 +10,8 @@ from ledgerspec.conformance.cli import main
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig
 from ledgerspec.traces._simulate import METRICS, Meter, RunSpec, build, measure_speed, simulate_one
-from ledgerspec.traces._simulate_sweep import Sweep, format_table, parse_size, result_document, summarize
+from ledgerspec.traces._simulate_report import render
+from ledgerspec.traces._simulate_sweep import Sweep, format_table, parse_size, result_document, simulate, summarize
 from ledgerspec.traces._simulate_workload import Feed, Reader, Workload, replay_ops, replayed
 
 MS = 2_000_000
@@ -235,3 +236,40 @@ def test_bench_prints_the_ratio(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[-1] == "ratio"
     assert lines[1].split()[0] == "legacy"
+
+
+class Recording:
+    """A report that records what it was given (the ``HtmlReport`` methods ``render`` uses)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def heading(self, text: str, level: int = 2) -> None:
+        self.calls.append(("heading", (text, level)))
+
+    def paragraph(self, text: str) -> None:
+        self.calls.append(("paragraph", text))
+
+    def table(self, headers: list[str], rows: list[list[str]]) -> None:
+        self.calls.append(("table", (headers, rows)))
+
+    def figure(self, fig: object, caption: str) -> None:
+        self.calls.append(("figure", (fig, caption)))
+
+    def write(self, path: object) -> None:
+        self.calls.append(("write", path))
+
+
+def test_render_gives_a_report_the_table_and_three_plots():
+    document = simulate(Sweep(workload="tailing", cache_sizes=[256 << 10, 1 << 20], seeds=1, steps=200))
+    report = Recording()
+    render(report, document)
+    kinds = [kind for kind, _ in report.calls]
+    assert kinds == ["heading", "paragraph", "table", "figure", "figure", "figure"]
+    headers, rows = report.calls[2][1]  # type: ignore[misc]
+    assert headers[:4] == ["profile", "cache size", "hit rate", "BK reads"]
+    assert [row[0] for row in rows] == [p for p in CACHES for _ in range(2)]
+    figure, caption = report.calls[3][1]  # type: ignore[misc]
+    axes = figure.axes[0]
+    assert [text.get_text() for text in axes.get_legend().get_texts()] == list(CACHES)
+    assert caption.startswith("Hit rate against cache size")
