@@ -1,9 +1,10 @@
 """The simulator's plots (matplotlib Figures) and its HTML report section.
 
 ``render(report, document)`` writes a sweep into any report with the five methods of :class:`Report`,
-the HTML report API of the conformance package (``HtmlReport``). Until that class is in this
-checkout, :func:`html_report` falls back to :func:`_stand_in`, one small self-contained writer with the
-same methods (tables as HTML, figures as inline SVG), so ``--html`` works either way.
+the HTML report API of the conformance package (``conformance/_html.py``, ``HtmlReport``). Until
+that module is in this checkout, :func:`html_report` falls back to :func:`_stand_in`, one small
+self-contained writer with the same methods (tables as HTML, figures as inline SVG), so ``--html``
+works either way.
 """
 
 from __future__ import annotations
@@ -89,10 +90,10 @@ def render(report: Report, document: dict[str, Any]) -> None:
 
 
 def html_report(title: str) -> Report:
-    """The conformance package's ``HtmlReport`` if this checkout has it, else :func:`_stand_in`."""
-    conformance = importlib.import_module("ledgerspec.conformance")
-    real = getattr(conformance, "HtmlReport", None)  # by name: this module must type-check with or without it
-    if real is None:
+    """``ledgerspec.conformance._html.HtmlReport`` (issue 19 item 2) if this checkout has it, else :func:`_stand_in`."""
+    try:  # by name: this module must type-check with and without it
+        real = importlib.import_module("ledgerspec.conformance._html").HtmlReport
+    except ModuleNotFoundError:
         return _stand_in(title)
     report: Report = real(title)
     return report
