@@ -76,7 +76,13 @@ def run_simulate(args: argparse.Namespace) -> int:
     runs = len(sweep.profiles) * len(sweep.cache_sizes) * sweep.seeds
     print(f"simulating {sweep.workload}: {runs} runs on the {args.engine} engine", file=sys.stderr)
     started = time.perf_counter()
-    document = simulate(sweep, engine=args.engine, master=args.master)
+
+    def progress(done: int) -> None:
+        print(f"\r  {done}/{runs} runs", end="" if done < runs else "\n", file=sys.stderr, flush=True)
+
+    document = simulate(
+        sweep, engine=args.engine, master=args.master, progress=progress if sys.stderr.isatty() else None
+    )
     print(format_table(document))
     print(f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
     if args.json:

@@ -184,11 +184,20 @@ def result_document(sweep: Sweep, engine: str, runs: list[RunSpec], results: lis
     }
 
 
-def simulate(sweep: Sweep, *, engine: str = "local", master: str | None = None) -> dict[str, Any]:
-    """Run a sweep on ``engine`` (``local`` or ``spark``) and return its JSON document."""
+def simulate(
+    sweep: Sweep,
+    *,
+    engine: str = "local",
+    master: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Run a sweep on ``engine`` (``local`` or ``spark``) and return its JSON document.
+
+    ``progress`` is told how many runs are done after each one (local engine only).
+    """
     runs = sweep.runs()
     if engine == "local":
-        results = run_local(runs)
+        results = run_local(runs, progress)
     elif engine == "spark":
         results = run_spark(runs, master)
     else:
