@@ -1,0 +1,114 @@
+"""``ledgerspec simulate``: the cache policy simulator on the command line.
+
+Prints the summary table (stdout), writes the JSON document (``--json``) and the HTML report with
+its plots (``--html``). ``--bench`` instead times each profile's first run against the reference
+driven alone on the same operations (BENCHMARKS.md). Bad options exit 2 with the option named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from ledgerspec.traces._simulate_sweep import (
+    DEFAULT_SIZES,
+    PROFILES,
+    SimulationOptionError,
+    Sweep,
+    format_table,
+    human_size,
+    parse_names,
+    parse_sizes,
+    positive,
+    simulate,
+)
+from ledgerspec.traces._simulate_workload import WORKLOADS
+
+
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``simulate``."""
+    parser = subcommands.add_parser(
+        "simulate",
+        help="cache policy simulator: hit rate, BookKeeper reads and evictions per profile and cache size",
+        description="Replay a Pulsar-like read pattern through each profile's reference cache and its managed "
+        "ledgers, per cache size and seed; report the means and spreads over the seeds.",
+    )
+    parser.add_argument("--workload", default="catchup", help=f"one of {', '.join(WORKLOADS)} (default catchup)")
+    parser.add_argument("--profiles", default=",".join(PROFILES), help="comma-separated (default: every profile)")
+    parser.add_argument(
+        "--cache-sizes",
+        default=",".join(f"{s >> 20}M" for s in DEFAULT_SIZES),
+        help="comma-separated sizes, e.g. 8M,32M,1G (default %(default)s)",
+    )
+    parser.add_argument("--seeds", type=int, default=3, help="runs per cell, seeds 0..N-1 (default 3)")
+    parser.add_argument("--steps", type=int, default=20_000, help="workload steps per run (default 20000)")
+    parser.add_argument("--topics", type=int, default=8, help="topics (ledgers) on the broker (default 8)")
+    parser.add_argument("--engine", choices=["local", "spark"], default="local", help="where the runs go")
+    parser.add_argument("--master", help="Spark master URL (default local[*])")
+    parser.add_argument("--json", metavar="FILE", help="write every run's numbers and the summary as JSON")
+    parser.add_argument("--html", metavar="FILE", help="write an HTML report with the table and the plots")
+    parser.add_argument("--bench", action="store_true", help="time the simulator against the reference alone")
+    parser.set_defaults(run=run_simulate)
+
+
+def sweep_of(args: argparse.Namespace) -> Sweep:
+    """The sweep the options ask for; a bad option raises ``SimulationOptionError`` naming it."""
+    if args.workload not in WORKLOADS:
+        raise SimulationOptionError(f"--workload: unknown {args.workload!r}; choose one of {', '.join(WORKLOADS)}")
+    return Sweep(
+        workload=args.workload,
+        profiles=parse_names("--profiles", args.profiles, PROFILES),
+        cache_sizes=parse_sizes("--cache-sizes", args.cache_sizes),
+        seeds=positive("--seeds", args.seeds),
+        steps=positive("--steps", args.steps),
+        topics=positive("--topics", args.topics),
+    )
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    """Run the sweep (or the benchmark) and write what was asked."""
+    sweep = sweep_of(args)
+    if args.bench:
+        return run_bench(sweep)
+    runs = len(sweep.profiles) * len(sweep.cache_sizes) * sweep.seeds
+    print(f"simulating {sweep.workload}: {runs} runs on the {args.engine} engine", file=sys.stderr)
+    started = time.perf_counter()
+
+    def progress(done: int) -> None:
+        print(f"\r  {done}/{runs} runs", end="" if done < runs else "\n", file=sys.stderr, flush=True)
+
+    document = simulate(
+        sweep, engine=args.engine, master=args.master, progress=progress if sys.stderr.isatty() else None
+    )
+    print(format_table(document))
+    print(f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    if args.html:
+        from ledgerspec.traces._simulate_report import html_report, render  # noqa: PLC0415
+
+        report = html_report(f"ledgerspec simulate --workload {sweep.workload}")
+        render(report, document)
+        report.write(args.html)
+    return 0
+
+
+def run_bench(sweep: Sweep) -> int:
+    """Per profile and size, seed 0: simulated events per second against the reference driven alone."""
+    from ledgerspec.traces._simulate import RunSpec, measure_speed  # noqa: PLC0415
+
+    print(f"{'profile':<14} {'size':>8} {'events':>8} {'sim ev/s':>10} {'alone ev/s':>11} {'ratio':>6}")
+    for profile in sweep.profiles:
+        for size in sweep.cache_sizes:
+            spec = RunSpec(workload=sweep.workload, profile=profile, cache_size=size, seed=0, steps=sweep.steps)
+            speed = measure_speed(spec)
+            simulated = speed.events / speed.simulated_seconds
+            alone = speed.events / speed.alone_seconds
+            print(
+                f"{profile:<14} {human_size(size):>8} {speed.events:>8} {simulated:>10.0f} {alone:>11.0f} "
+                f"{speed.ratio:>6.2f}"
+            )
+    return 0
