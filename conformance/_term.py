@@ -36,6 +36,13 @@ STYLES = {
 """Rich styles of verdicts and statuses (lower case); anything not checked is dim."""
 
 
+def escape(text: str) -> str:
+    """Text shown as is in a rich table (a ``[`` in a message is not markup)."""
+    from rich.markup import escape as rich_escape  # noqa: PLC0415 - only on a terminal
+
+    return rich_escape(text)
+
+
 def add_output_options(parser: argparse.ArgumentParser, *, html: bool = True) -> None:
     """``--plain``, ``--quiet`` and (where the command writes one) ``--html FILE``."""
     group = parser.add_argument_group("output")
@@ -165,9 +172,9 @@ def report_table(report: Report) -> Any:
             note = f"counterexample of {len(row.case.steps)} steps (below)"
         elif row.status == Status.PASS:
             note = "held on every example"
-        table.add_row(row.invariant, styled(_held(row.status)), f"{row.seconds:.1f}", note)
+        table.add_row(row.invariant, styled(_held(row.status)), f"{row.seconds:.1f}", escape(note))
     if report.fault:
-        table.add_row("ADAPTER FAULT", styled("error"), "", clip(report.fault.splitlines()[0], SHOWN))
+        table.add_row("ADAPTER FAULT", styled("error"), "", escape(clip(report.fault.splitlines()[0], SHOWN)))
     return table
 
 
@@ -187,9 +194,9 @@ def counterexample_table(case: Case, *, replay_hint: str | None = None) -> Any:
     )
     caption_lines = []
     if case.message:
-        caption_lines.append(clip(case.message.splitlines()[0], SHOWN))
+        caption_lines.append(escape(clip(case.message.splitlines()[0], SHOWN)))
     if replay_hint:
-        caption_lines.append(f"replay: {replay_hint}")
+        caption_lines.append(escape(f"replay: {replay_hint}"))
     table = Table(title=title, caption="\n".join(caption_lines), title_justify="left", caption_justify="left")
     table.add_column("#", justify="right")
     table.add_column("step")
@@ -201,11 +208,11 @@ def counterexample_table(case: Case, *, replay_hint: str | None = None) -> Any:
         style = "on dark_red" if step.breaks else None
         table.add_row(
             str(step.index) + (" ◀" if step.breaks else ""),
-            step.op,
-            step.result,
+            escape(step.op),
+            escape(step.result),
             "" if step.size is None else str(step.size),
-            step.cache(),
-            ", ".join(step.evicted),
+            escape(step.cache()),
+            escape(", ".join(step.evicted)),
             style=style,
         )
     return table
@@ -222,11 +229,11 @@ def simple_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[obj
     """A rich table of plain cells; verdict-like cells styled."""
     from rich.table import Table  # noqa: PLC0415
 
-    table = Table(title=title, title_justify="left")
+    table = Table(title=escape(title), title_justify="left")
     for header in headers:
         table.add_column(header)
     for row in rows:
-        table.add_row(*(styled(str(cell)) if str(cell).lower() in STYLES else str(cell) for cell in row))
+        table.add_row(*(styled(str(cell)) if str(cell).lower() in STYLES else escape(str(cell)) for cell in row))
     return table
 
 
