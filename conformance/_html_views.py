@@ -40,22 +40,59 @@ def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> 
             why = "held on every example"
         rows.append([row.invariant, str(row.status), round(row.seconds, 2), why])
     page.table(["invariant", "verdict", "seconds", "why / what"], rows)
-    if report.rows:
-        fig = new_figure(7.0, 0.25 * len(report.rows) + 1.0)
-        axes = fig.add_subplot()
-        names = [row.invariant for row in report.rows][::-1]
-        seconds = [row.seconds for row in report.rows][::-1]
-        colours = [COLOURS.get(str(row.status), GREY) for row in report.rows][::-1]
-        axes.barh(names, seconds, color=colours)
-        axes.set_xlabel("seconds searched (green held, red failed, grey not checked)")
-        axes.tick_params(axis="y", labelsize=7)
-        page.figure(fig, f"Time per invariant, {report.adapter.name} / {report.profile}")
+    if level == 2:  # a run of its own; a page of several runs draws one grid for all of them
+        status_grid(page, [report], f"Every invariant of the catalogue, {report.adapter.name} / {report.profile}")
     if report.fault:
         page.paragraph("Adapter fault:")
         page.preformatted(report.fault)
     for row in report.failed():
         if row.case is not None:
             timeline(page, row.case, level=min(level + 1, 6))
+
+
+GRID = (
+    ("pass", "#3a9a3a"),
+    ("fail", "#c03030"),
+    ("error", "#9030a0"),
+    ("not checkable", "#e0c060"),
+    ("not claimed", "#d8d8e0"),
+    ("not run", "#b0b0b8"),
+)
+"""The status grid's colours, in its legend's order."""
+
+
+def status_grid(page: HtmlReport, reports: Sequence[Report], caption: str) -> None:
+    """Every invariant (rows) against each run (columns), coloured by its status: the whole catalogue at a glance."""
+    from matplotlib.colors import ListedColormap  # noqa: PLC0415 - only reports with figures need it
+    from matplotlib.patches import Patch  # noqa: PLC0415
+
+    if not reports or not reports[0].rows:
+        return
+    names = [row.invariant for row in reports[0].rows]
+    index = {status: i for i, (status, _) in enumerate(GRID)}
+    grid = [
+        [index.get(str(next((r.status for r in rep.rows if r.invariant == name), "not run")), 5) for rep in reports]
+        for name in names
+    ]
+    fig = new_figure(1.6 + 1.3 * len(reports), 0.22 * len(names) + 1.4)
+    axes = fig.add_subplot()
+    axes.imshow(grid, cmap=ListedColormap([colour for _, colour in GRID]), vmin=0, vmax=len(GRID) - 1, aspect="auto")
+    axes.set_yticks(range(len(names)), names, fontsize=7)
+    axes.set_xticks(
+        range(len(reports)), [f"{rep.adapter.name}\n{rep.profile}" for rep in reports], fontsize=7, rotation=0
+    )
+    axes.xaxis.tick_top()
+    axes.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
+    axes.set_yticks([y - 0.5 for y in range(1, len(names))], minor=True)
+    axes.grid(which="minor", color="white", linewidth=1)
+    axes.tick_params(which="minor", length=0)
+    fig.legend(
+        handles=[Patch(color=colour, label=status) for status, colour in GRID],
+        loc="outside lower center",
+        ncols=3,
+        fontsize=7,
+    )
+    page.figure(fig, caption)
 
 
 def timeline(page: HtmlReport, case: Case, *, level: int = 3) -> None:
@@ -81,28 +118,31 @@ def timeline(page: HtmlReport, case: Case, *, level: int = 3) -> None:
         return
     fig = new_figure(7.0, 3.6)
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
-    top.step([i for i, _ in sizes], [v for _, v in sizes], where="post", label="cache size (spec)", color="#3050a0")
+    top.stairs([v for _, v in sizes], _edges(sizes), label="cache size (spec)", color="#3050a0", linewidth=2, baseline=None)
     top.axhline(config.trigger_size, color="#c03030", linestyle="--", label=f"trigger {config.trigger_size} B")
     top.axhline(config.watermark_size, color="#d08020", linestyle=":", label=f"watermark {config.watermark_size} B")
     top.set_ylabel("bytes")
-    awaited = [
-        (s.index, sum(1 for e in s.entries if e[3] is not None and e[3] > 0)) for s in story if s.entries is not None
-    ]
-    held = [(s.index, len(s.entries)) for s in story if s.entries is not None]
-    bottom.step([i for i, _ in held], [v for _, v in held], where="post", label="entries", color="#3050a0")
-    bottom.step(
-        [i for i, _ in awaited], [v for _, v in awaited], where="post", label="with expected reads", color="#3a9a3a"
-    )
+    known = [s for s in story if s.entries is not None]
+    held = [(s.index, len(s.entries or ())) for s in known]
+    awaited = [(s.index, sum(1 for e in s.entries or () if e[3] is not None and e[3] > 0)) for s in known]
+    bottom.stairs([v for _, v in held], _edges(held), label="entries", color="#3050a0", linewidth=2, baseline=None)
+    bottom.stairs([v for _, v in awaited], _edges(awaited), label="with expected reads", color="#3a9a3a", linewidth=2, baseline=None)
     gone = [s.index for s in story if s.evicted]
     if gone:
         bottom.scatter(gone, [0] * len(gone), marker="v", color="#c03030", label="eviction", zorder=3)
     for axes in (top, bottom):
         if case.failing_step:
-            axes.axvline(case.failing_step, color="#c03030", alpha=0.4, linewidth=6)
+            axes.axvspan(case.failing_step - 0.5, case.failing_step + 0.5, color="#c03030", alpha=0.15)
         axes.legend(fontsize=7, loc="upper left")
+    bottom.xaxis.get_major_locator().set_params(integer=True)
     bottom.set_xlabel("step (the red band: where the invariant broke)")
     bottom.set_ylabel("entries")
     page.figure(fig, f"The spec's cache over the counterexample of {case.invariant or 'the fault'}")
+
+
+def _edges(points: Sequence[tuple[int, object]]) -> list[float]:
+    """Bin edges for ``stairs``: step i's state is drawn from i - 0.5 to i + 0.5 (consecutive steps)."""
+    return [points[0][0] - 0.5, *(index + 0.5 for index, _ in points)]
 
 
 def matrix_section(page: HtmlReport, reports: Sequence[Report]) -> None:
@@ -115,6 +155,7 @@ def matrix_section(page: HtmlReport, reports: Sequence[Report]) -> None:
         ["adapter", *profiles],
         [[a, *(_matrix_cell(cell.get((a, p))) for p in profiles)] for a in adapters],
     )
+    status_grid(page, reports, "Every invariant of every run, by status")
     for report in reports:
         conformance_section(page, report, level=3)
 

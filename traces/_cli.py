@@ -207,9 +207,8 @@ def show_result(out: Out, result: CheckResult) -> None:
     if out.mode == "quiet":
         out.verdict(f"{result.verdict}: {result.path} (profile {result.profile}, {result.events} events)")
         return
-    from rich.text import Text  # noqa: PLC0415 - only on a terminal
-
     from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415 - only on a terminal
 
     counts = result.counts
     out.show(

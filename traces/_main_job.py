@@ -97,8 +97,7 @@ def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> 
     title = "1. Conformance of the reference adapters (settings quick)"
     out.text(title)
     out.show(f"[bold]{title}[/]")
-    if page is not None:
-        page.heading(title)
+    reports = []
     names = [name for name in installed_adapters() if name.startswith("reference-")]
     with out.progress("reference adapters", total=len(names)) as advance:
         for name in names:
@@ -112,10 +111,19 @@ def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> 
             out.show(report_table(report))
             if out.mode == "quiet":
                 out.verdict(f"{report.verdict}: {name} / {report.profile}")
-            if page is not None:
-                from ledgerspec.conformance._html_views import conformance_section  # noqa: PLC0415
+            reports.append(report)
+    if page is not None:
+        from ledgerspec.conformance._html_views import conformance_section, status_grid  # noqa: PLC0415
 
-                conformance_section(page, report, level=3)
+        page.heading(title)
+        page.paragraph(
+            "Each shipped reference cache against its own profile: every invariant of the catalogue, "
+            "held (pass), broken (fail), or not checked and why (not claimed by the profile, not checkable "
+            "with what the adapter shows)."
+        )
+        status_grid(page, reports, "Every invariant against each reference, by status")
+        for report in reports:
+            conformance_section(page, report, level=3)
     return ok
 
 
