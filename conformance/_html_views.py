@@ -118,15 +118,16 @@ def timeline(page: HtmlReport, case: Case, *, level: int = 3) -> None:
         return
     fig = new_figure(7.0, 3.6)
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
-    top.stairs([v for _, v in sizes], _edges(sizes), label="cache size (spec)", color="#3050a0", linewidth=2, baseline=None)
+    line = {"linewidth": 2, "baseline": None}
+    top.stairs([v for _, v in sizes], _edges(sizes), label="cache size (spec)", color="#3050a0", **line)
     top.axhline(config.trigger_size, color="#c03030", linestyle="--", label=f"trigger {config.trigger_size} B")
     top.axhline(config.watermark_size, color="#d08020", linestyle=":", label=f"watermark {config.watermark_size} B")
     top.set_ylabel("bytes")
     known = [s for s in story if s.entries is not None]
     held = [(s.index, len(s.entries or ())) for s in known]
     awaited = [(s.index, sum(1 for e in s.entries or () if e[3] is not None and e[3] > 0)) for s in known]
-    bottom.stairs([v for _, v in held], _edges(held), label="entries", color="#3050a0", linewidth=2, baseline=None)
-    bottom.stairs([v for _, v in awaited], _edges(awaited), label="with expected reads", color="#3a9a3a", linewidth=2, baseline=None)
+    bottom.stairs([v for _, v in held], _edges(held), label="entries", color="#3050a0", **line)
+    bottom.stairs([v for _, v in awaited], _edges(awaited), label="with expected reads", color="#3a9a3a", **line)
     gone = [s.index for s in story if s.evicted]
     if gone:
         bottom.scatter(gone, [0] * len(gone), marker="v", color="#c03030", label="eviction", zorder=3)
