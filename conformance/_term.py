@@ -162,7 +162,7 @@ def report_table(report: Report) -> Any:
         f"{report.examples} examples, {report.steps} steps in {report.seconds:.1f} s"
     )
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
-    table.add_column("invariant", style="bold")
+    table.add_column("invariant", style="bold", no_wrap=True)
     table.add_column("verdict")
     table.add_column("s", justify="right")
     table.add_column("why / what")
