@@ -149,3 +149,14 @@ def test_the_timeline_names_what_left_the_cache_and_why():
     evicted = [e for s in story for e in s.evicted]
     assert all(re.fullmatch(r"\d+:\d+ \(([a-z]+/)*[a-z]+\)", e) for e in evicted), evicted
     assert [s.breaks for s in story].count(True) == (1 if case.failing_step else 0)
+
+
+def test_the_readme_says_what_is_needed_and_what_run_checks():
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    head = "\n".join(readme.splitlines()[:8])
+    for needed in ("Python ≥ 3.11", "virtualenv", "Java 17", "Maven"):
+        assert needed in head
+    for invariant in CATALOGUE:
+        assert f"`{invariant.id}`" in readme, f"README does not say `ledgerspec run` checks {invariant.id}"
+    assert "(tests/slow/report-screenshot.png)" in readme
+    assert (Path(__file__).parents[2] / "tests/slow/report-screenshot.png").stat().st_size < 400_000
