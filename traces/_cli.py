@@ -50,6 +50,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     generate.add_argument("--processes", type=COUNT, default=1, help="worker processes (Parquet output)")
     generate.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     generate.add_argument("--expected", metavar="FILE", help="write the expected verdict as JSON")
+    add_output_options(generate, html=False)
     generate.set_defaults(run=run_generate)
 
     check = actions.add_parser(
@@ -118,18 +119,20 @@ def run_generate(args: argparse.Namespace) -> int:
             )
         else:
             inject.append(name)
-    result = generate_trace(
-        args.out,
-        workload=args.workload,
-        brokers=args.brokers,
-        topics=args.topics,
-        events=args.events,
-        seed=args.seed,
-        profile=args.profile,
-        config=_config(args.config),
-        inject=inject,
-        processes=args.processes,
-    )
+    with Out.for_args(args).progress("events generated", total=args.events) as advance:
+        result = generate_trace(
+            args.out,
+            workload=args.workload,
+            brokers=args.brokers,
+            topics=args.topics,
+            events=args.events,
+            seed=args.seed,
+            profile=args.profile,
+            config=_config(args.config),
+            inject=inject,
+            processes=args.processes,
+            on_broker=advance,
+        )
     rate = result.events / result.seconds if result.seconds else 0
     print(
         f"wrote {result.events} events of {result.brokers} brokers to {result.path} "

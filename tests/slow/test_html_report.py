@@ -52,7 +52,7 @@ def test_the_report_names_every_invariant_and_holds_inline_plots(run):
     page = report.read_text(encoding="utf-8")
     for invariant in CATALOGUE:
         assert invariant.id in page, f"{invariant.id} is not in the report"
-    assert page.count("<svg") >= 5
+    assert page.count("<svg") >= 2  # the status grid of the references, the sample traces
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "the report fetches something"
     assert "url(http" not in page
     assert "<script" not in page
@@ -79,7 +79,7 @@ def test_the_report_renders_in_headless_chromium(run, tmp_path):
             "return Array.from(document.querySelectorAll('svg')).map(s => {"
             " const r = s.getBoundingClientRect(); return [r.width, r.height, s.querySelectorAll('path').length]; })"
         )
-        assert len(sizes) >= 5
+        assert len(sizes) >= 2
         assert all(width > 0 and height > 0 and paths > 0 for width, height, paths in sizes), sizes
         errors = [entry for entry in driver.get_log("browser") if entry["level"] in {"SEVERE", "ERROR"}]
         assert not errors, errors
