@@ -67,6 +67,8 @@ class Out:
 
     mode: Mode
     console: Any = field(default=None, repr=False)
+    _active: Any = field(default=None, repr=False)
+    """The ``advance`` of the bar on screen: a bar opened inside it only adds notes to it (one live display)."""
 
     @classmethod
     def for_args(cls, args: argparse.Namespace) -> Out:
@@ -108,6 +110,15 @@ class Out:
         if not sys.stderr.isatty() or self.mode == "quiet":
             yield _no_progress
             return
+        if self._active is not None:
+            outer = self._active
+
+            def note_only(n: int = 1, note: str = "", completed: int | None = None) -> None:
+                shown = f"{n if completed is None else completed}" if note == "" else note
+                outer(0, note=f"{description}: {shown}")
+
+            yield note_only
+            return
         from rich.console import Console  # noqa: PLC0415 - only on a terminal
         from rich.progress import (  # noqa: PLC0415
             BarColumn,
@@ -129,15 +140,53 @@ class Out:
             transient=True,
         )
         task = bar.add_task(description, total=total, note="")
-        with bar:
 
-            def advance(n: int = 1, note: str = "", completed: int | None = None) -> None:
-                if completed is not None:
-                    bar.update(task, completed=completed, note=note)
-                else:
-                    bar.update(task, advance=n, note=note)
+        def advance(n: int = 1, note: str = "", completed: int | None = None) -> None:
+            if completed is not None:
+                bar.update(task, completed=completed, note=note)
+            else:
+                bar.update(task, advance=n, note=note)
 
-            yield advance
+        self._active = advance
+        try:
+            with bar:
+                yield advance
+        finally:
+            self._active = None
+
+
+    @contextmanager
+    def spark_stages(self, spark: Any, description: str) -> Iterator[None]:
+        """While the body runs, a bar of the Spark tasks done in the active stages (polled from the driver).
+
+        Spark's own console progress bar is off (it would write to the JVM's log); this one reads
+        ``statusTracker()``, so it shows what the JVM reports without a line of its output.
+        """
+        if spark is None or not sys.stderr.isatty() or self.mode == "quiet":
+            yield
+            return
+        import threading  # noqa: PLC0415 - only with a Spark bar
+
+        tracker = spark.sparkContext.statusTracker()
+        stop = threading.Event()
+        with self.progress(description) as advance:
+
+            def poll() -> None:
+                while not stop.wait(0.5):
+                    stages = [tracker.getStageInfo(i) for i in tracker.getActiveStageIds()]
+                    stages = [stage for stage in stages if stage is not None]
+                    done = sum(stage.numCompletedTasks for stage in stages)
+                    total = sum(stage.numTasks for stage in stages)
+                    names = ", ".join(f"stage {stage.stageId}" for stage in stages) or "between stages"
+                    advance(completed=done, note=f"{names}: {done}/{total} tasks")
+
+            thread = threading.Thread(target=poll, daemon=True)
+            thread.start()
+            try:
+                yield
+            finally:
+                stop.set()
+                thread.join()
 
 
 def _no_progress(n: int = 1, note: str = "", completed: int | None = None) -> None:

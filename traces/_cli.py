@@ -172,7 +172,8 @@ def run_check(args: argparse.Namespace) -> int:
     with out.progress(f"traces checked ({args.engine})", total=len(args.paths)) as advance:
         for path in args.paths:
             try:
-                result = check_one(path, args.engine, args.master, args.budget, spark)
+                with out.spark_stages(spark, f"Spark: {path}"):
+                    result = check_one(path, args.engine, args.master, args.budget, spark)
             except TraceError as error:
                 diagnose(error.code, str(error), type(error).__doc__)
                 out.verdict(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")

@@ -154,7 +154,8 @@ def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, traces
     with out.progress("sample traces checked", total=len(traces)) as advance:
         for trace in traces:
             expected = json.loads(expected_file(trace).read_text(encoding="utf-8"))
-            result = check_one(str(trace), args.engine, args.master, None, spark)
+            with out.spark_stages(spark, f"Spark: {trace.name}"):
+                result = check_one(str(trace), args.engine, args.master, None, spark)
             results.append(result)
             found = sorted((v.invariant, v.broker, v.seq) for v in result.violations)
             wanted = sorted((v["invariant"], v["broker"], v["seq"]) for v in expected["violations"])
