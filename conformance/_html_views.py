@@ -38,7 +38,8 @@ def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> 
             why = f"counterexample of {len(row.case.steps)} steps (below)"
         elif row.status == Status.PASS:
             why = "held on every example"
-        rows.append([row.invariant, str(row.status), round(row.seconds, 2), why])
+        # A row's seconds are those of its own search, when it had one (a batch of invariants shares one).
+        rows.append([row.invariant, str(row.status), round(row.seconds, 2) if row.seconds else "", why])
     page.table(["invariant", "verdict", "seconds", "why / what"], rows)
     if level == 2:  # a run of its own; a page of several runs draws one grid for all of them
         status_grid(page, [report], f"Every invariant of the catalogue, {report.adapter.name} / {report.profile}")

@@ -221,7 +221,8 @@ def report_table(report: Report) -> Any:
             note = f"counterexample of {len(row.case.steps)} steps (below)"
         elif row.status == Status.PASS:
             note = "held on every example"
-        table.add_row(row.invariant, styled(_held(row.status)), f"{row.seconds:.1f}", escape(note))
+        seconds = f"{row.seconds:.1f}" if row.seconds else ""  # an invariant searched in a batch has no time of its own
+        table.add_row(row.invariant, styled(_held(row.status)), seconds, escape(note))
     if report.fault:
         table.add_row("ADAPTER FAULT", styled("error"), "", escape(clip(report.fault.splitlines()[0], SHOWN)))
     return table

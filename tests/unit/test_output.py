@@ -160,3 +160,19 @@ def test_the_readme_says_what_is_needed_and_what_run_checks():
         assert f"`{invariant.id}`" in readme, f"README does not say `ledgerspec run` checks {invariant.id}"
     assert "(tests/slow/report-screenshot.png)" in readme
     assert (Path(__file__).parents[2] / "tests/slow/report-screenshot.png").stat().st_size < 400_000
+
+
+def test_run_quiet_prints_only_verdicts_and_plain_keeps_its_table(tmp_path, capsys):
+    args = ["run", "--engine", "local", "--skip-real", "--seed", "430"]
+    assert main([*args, "--quiet", "--html", str(tmp_path / "r.html")]) == 0
+    quiet = capsys.readouterr().out.splitlines()
+    assert all(re.match(r"(PASS|OK|VIOLATION): ", line) for line in quiet), quiet
+    assert quiet[-1] == "PASS: All as expected."
+    assert sum(line.startswith("PASS: reference-") for line in quiet) == 4
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    for invariant in CATALOGUE:
+        assert invariant.id in page
+    assert main([*args, "--plain"]) == 0
+    plain = capsys.readouterr().out
+    assert "1. Conformance of the reference adapters (settings quick)" in plain
+    assert plain.rstrip().endswith("All as expected.")
