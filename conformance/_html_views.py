@@ -121,6 +121,7 @@ def timeline(page: HtmlReport, case: Case, *, level: int = 3) -> None:
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
     line = {"linewidth": 2, "baseline": None}
     top.stairs([v for _, v in sizes], _edges(sizes), label="cache size (spec)", color="#3050a0", **line)
+    top.axhline(config.max_size, color="#606070", linestyle="-.", label=f"max {config.max_size} B")
     top.axhline(config.trigger_size, color="#c03030", linestyle="--", label=f"trigger {config.trigger_size} B")
     top.axhline(config.watermark_size, color="#d08020", linestyle=":", label=f"watermark {config.watermark_size} B")
     top.set_ylabel("bytes")

@@ -256,7 +256,7 @@ def run_matrix(args: argparse.Namespace) -> int:
     with out.progress("matrix: adapter x profile runs", total=len(adapters) * len(profiles)) as advance:
         for adapter in adapters:
             for profile in profiles:
-                reports[adapter, profile] = _conform(args, adapter, profile, out, nested=out.rich)
+                reports[adapter, profile] = _conform(args, adapter, profile, out, nested=True)
                 advance(note=f"{adapter} / {profile}")
     _show_matrix(out, adapters, profiles, reports)
     if out.mode != "quiet":
