@@ -28,7 +28,7 @@ td.meh { background: #f6f0da; } td.off { color: #777; }
 tr.mark td { background: #fff1c6; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .9em; color: #444; }
-pre { background: #f5f5f8; padding: .6em; overflow-x: auto; }
+pre { background: #f5f5f8; padding: .6em; white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 
 GOOD = frozenset({"pass", "ok", "held", "killed", "yes", "as expected"})

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
@@ -49,6 +50,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     generate.add_argument("--processes", type=COUNT, default=1, help="worker processes (Parquet output)")
     generate.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     generate.add_argument("--expected", metavar="FILE", help="write the expected verdict as JSON")
+    add_output_options(generate, html=False)
     generate.set_defaults(run=run_generate)
 
     check = actions.add_parser(
@@ -67,6 +69,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     check.add_argument("--master", help="Spark master URL (default local[*])")
     check.add_argument("--json", metavar="FILE", help="write the results as JSON")
     check.add_argument("--budget", type=seconds, help="seconds per trace; past it the verdict is UNKNOWN")
+    add_output_options(check)
     check.set_defaults(run=run_check)
 
     record = actions.add_parser("record", help="drive an adapter with a workload and write its trace")
@@ -116,18 +119,20 @@ def run_generate(args: argparse.Namespace) -> int:
             )
         else:
             inject.append(name)
-    result = generate_trace(
-        args.out,
-        workload=args.workload,
-        brokers=args.brokers,
-        topics=args.topics,
-        events=args.events,
-        seed=args.seed,
-        profile=args.profile,
-        config=_config(args.config),
-        inject=inject,
-        processes=args.processes,
-    )
+    with Out.for_args(args).progress("events generated", total=args.events) as advance:
+        result = generate_trace(
+            args.out,
+            workload=args.workload,
+            brokers=args.brokers,
+            topics=args.topics,
+            events=args.events,
+            seed=args.seed,
+            profile=args.profile,
+            config=_config(args.config),
+            inject=inject,
+            processes=args.processes,
+            on_broker=advance,
+        )
     rate = result.events / result.seconds if result.seconds else 0
     print(
         f"wrote {result.events} events of {result.brokers} brokers to {result.path} "
@@ -153,7 +158,8 @@ def check_one(path: str, engine: str, master: str | None, budget: float | None, 
 
 def run_check(args: argparse.Namespace) -> int:
     """Check every trace, a bad one too; print a verdict per trace; :data:`TRACE_RANK` decides the exit code."""
-    check_outputs(args, files=("json",))
+    check_outputs(args, files=("json", "html"))
+    out = Out.for_args(args)
     spark = None
     if args.engine == "spark":
         from ledgerspec.traces._spark_input import spark_session  # noqa: PLC0415
@@ -161,25 +167,64 @@ def run_check(args: argparse.Namespace) -> int:
         spark = spark_session(args.master)
     verdicts: list[Verdict] = []
     body: list[dict[str, Any]] = []
-    for path in args.paths:
-        try:
-            result = check_one(path, args.engine, args.master, args.budget, spark)
-        except TraceError as error:
-            diagnose(error.code, str(error), type(error).__doc__)
-            print(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")
-            verdicts.append(Verdict.ERROR)
-            body.append({"path": path, "engine": args.engine, "verdict": Verdict.ERROR, "error": str(error)})
-            continue
-        print(render(result))
-        verdicts.append(result.verdict)
-        body.append(result.to_dict())
+    results: list[CheckResult] = []
+    errors: list[tuple[str, str]] = []
+    with out.progress(f"traces checked ({args.engine})", total=len(args.paths)) as advance:
+        for path in args.paths:
+            try:
+                with out.spark_stages(spark, f"Spark: {path}"):
+                    result = check_one(path, args.engine, args.master, args.budget, spark)
+            except TraceError as error:
+                diagnose(error.code, str(error), type(error).__doc__)
+                out.verdict(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")
+                verdicts.append(Verdict.ERROR)
+                body.append({"path": path, "engine": args.engine, "verdict": Verdict.ERROR, "error": str(error)})
+                errors.append((path, str(error)))
+                advance(note=path)
+                continue
+            show_result(out, result)
+            verdicts.append(result.verdict)
+            body.append(result.to_dict())
+            results.append(result)
+            advance(note=f"{path}: {result.events:,} events")
     worst = worst_trace_verdict(verdicts)
     if len(verdicts) > 1:
         tally = ", ".join(f"{verdicts.count(v)} {v}" for v in TRACE_RANK if v in verdicts)
-        print(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
+        out.verdict(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
+    if args.html:
+        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance._html_views import traces_section  # noqa: PLC0415
+
+        page = HtmlReport(f"ledgerspec traces check: {worst}")
+        traces_section(page, results, errors)
+        page.write(args.html)
     if args.json:
         Path(args.json).write_text(json.dumps(body[0] if len(body) == 1 else body, indent=2) + "\n", encoding="utf-8")
     return int(TRACE_EXIT[worst])
+
+
+def show_result(out: Out, result: CheckResult) -> None:
+    """One trace's result: the plain text of :func:`render`, a rich table, or (``--quiet``) its verdict line."""
+    if out.mode == "plain":
+        out.text(render(result))
+        return
+    if out.mode == "quiet":
+        out.verdict(f"{result.verdict}: {result.path} (profile {result.profile}, {result.events} events)")
+        return
+    from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415 - only on a terminal
+
+    counts = result.counts
+    out.show(
+        simple_table(
+            f"{result.verdict}: {result.path} (profile {result.profile}, engine {result.engine}, "
+            f"{result.events:,} events, {result.brokers} brokers, {result.seconds:.1f} s)",
+            ["invariant", "status", "violations"],
+            [[name, status, counts.get(name, 0) or ""] for name, status in result.statuses().items()],
+        )
+    )
+    for line in render(result).splitlines()[1 + len(result.statuses()) :]:
+        out.show(Text(line.strip() if not line.startswith("      ") else f"    {line.strip()}"))
 
 
 def render(result: CheckResult) -> str:

@@ -325,8 +325,12 @@ def generate_trace(
     config: CacheConfig = DEFAULT_CONFIG,
     inject: list[str] | None = None,
     processes: int = 1,
+    on_broker: Callable[[int], None] | None = None,
 ) -> Generated:
-    """Write a trace of ``events`` events over ``brokers`` brokers, plus one broker per injection."""
+    """Write a trace of ``events`` events over ``brokers`` brokers, plus one broker per injection.
+
+    ``on_broker`` sees the events of each broker once it is written (a progress bar's feed).
+    """
     import tempfile  # noqa: PLC0415
     import time  # noqa: PLC0415
     from multiprocessing import get_context  # noqa: PLC0415
@@ -364,11 +368,16 @@ def generate_trace(
                 with get_context("spawn").Pool(processes) as pool:
                     for part, count in pool.imap(_broker_part, parts):
                         result.events += count
+                        if on_broker is not None:
+                            on_broker(count)
                         for batch in pq.ParquetFile(part).iter_batches(batch_size=1 << 17):
                             writer.write_columns(batch.to_pydict())
         else:
             for job in jobs:
-                result.events += broker_events(*job[1:], writer.write_columns)
+                count = broker_events(*job[1:], writer.write_columns)
+                result.events += count
+                if on_broker is not None:
+                    on_broker(count)
         for invariant in inject or []:
             events_of, seq = make_violation(invariant, profile, config)
             writer.write_columns(events_of)

@@ -8,8 +8,11 @@
    writer's (``real-txlog-4.2.4``) included (``--skip-real`` leaves it out, for a machine without a
    JDK and Maven).
 
-It prints one table per part and exits 0 only if every adapter passes, every sample gets its
-expected verdict with exactly the expected violations, and every real target is as declared.
+It prints one table per part (rich on a terminal: every invariant of every reference by name, and
+progress bars; ``--html FILE`` writes the same, with plots, as one offline page) and exits 0 only if
+every adapter passes, every sample gets its expected verdict with exactly the expected violations,
+and every real target is as declared. No Spark or JVM log line reaches the terminal: the JVM's
+stdout and stderr go to the log file the run names (traces/_spark_input.py, ``jvm_log``).
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import Verdict
-from ledgerspec.conformance.cli._options import SEED
+from ledgerspec.conformance.cli._options import SEED, check_outputs
+
+if TYPE_CHECKING:
+    from ledgerspec.conformance._html import HtmlReport
 
 SAMPLES = Path(__file__).with_name("samples")
 
@@ -34,6 +41,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--samples", default=str(SAMPLES), help="directory of traces with *.expected.json files")
     parser.add_argument("--seed", type=SEED, default=430)
     parser.add_argument("--skip-real", action="store_true", help="leave out part 3, the real code (needs Maven)")
+    add_output_options(parser)
     parser.set_defaults(run=run_main_job)
 
 
@@ -45,60 +53,164 @@ def expected_file(trace: Path) -> Path:
 
 
 def run_main_job(args: argparse.Namespace) -> int:
-    """Run both parts; print the tables."""
+    """Run the parts; print a table each (rich on a terminal); write the HTML report if asked."""
+    from ledgerspec.conformance._term import Out  # noqa: PLC0415 - heavy imports only here
+
+    check_outputs(args, files=("html",))
+    out = Out.for_args(args)
+    page = None
+    if args.html:
+        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+
+        page = HtmlReport("ledgerspec run")
+    ok = _references(args, out, page)
+    traces = _sample_traces(Path(args.samples))
+    if not traces:
+        print(f"no sample traces in {args.samples}")
+        return 2
+    ok &= _samples(args, out, page, traces)
+    ok &= _real(args, out, page)
+    verdict = "All as expected." if ok else "SOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above)."
+    out.text()
+    out.verdict(("PASS: " if ok else "FAIL: ") + verdict if out.mode != "plain" else verdict)
+    if page is not None:
+        page.heading("Verdict")
+        page.paragraph(verdict)
+        page.write(args.html)
+        out.text(f"HTML report: {args.html}")
+        out.show(f"HTML report: {args.html}")
+    return 0 if ok else 1
+
+
+def _sample_traces(samples: Path) -> list[Path]:
+    if not samples.is_dir():
+        return []
+    return sorted(p for p in samples.iterdir() if p.suffix in {".jsonl", ".parquet"})
+
+
+def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> bool:
+    """Part 1: each shipped reference adapter against its own profile; a table naming every invariant."""
     from ledgerspec.conformance._engine import conform  # noqa: PLC0415 - heavy imports only here
+    from ledgerspec.conformance._term import report_table  # noqa: PLC0415
     from ledgerspec.conformance.adapters import installed_adapters, load_adapter  # noqa: PLC0415
-    from ledgerspec.traces._cli import check_one  # noqa: PLC0415
 
     ok = True
-    print("1. Conformance of the reference adapters (settings quick)")
-    for name in installed_adapters():
-        if not name.startswith("reference-"):
-            continue
-        report = conform(load_adapter(name), settings="quick", seed=args.seed)
-        ok &= report.verdict == Verdict.PASS
-        print(
-            f"   {name:<26} {report.profile:<14} {report.verdict:<5} "
-            f"{report.examples} examples, {report.steps} steps, {report.seconds:.1f} s"
-        )
+    title = "1. Conformance of the reference adapters (settings quick)"
+    out.text(title)
+    out.show(f"[bold]{title}[/]")
+    reports = []
+    names = [name for name in installed_adapters() if name.startswith("reference-")]
+    with out.progress("reference adapters", total=len(names)) as advance:
+        for name in names:
+            report = conform(load_adapter(name), settings="quick", seed=args.seed)
+            advance(note=f"{name}: {report.verdict}")
+            ok &= report.verdict == Verdict.PASS
+            out.text(
+                f"   {name:<26} {report.profile:<14} {report.verdict:<5} "
+                f"{report.examples} examples, {report.steps} steps, {report.seconds:.1f} s"
+            )
+            out.show(report_table(report))
+            if out.mode == "quiet":
+                out.verdict(f"{report.verdict}: {name} / {report.profile}")
+            reports.append(report)
+    if page is not None:
+        from ledgerspec.conformance._html_views import conformance_section, status_grid  # noqa: PLC0415
 
-    samples = Path(args.samples)
-    traces = sorted(p for p in samples.iterdir() if p.suffix in {".jsonl", ".parquet"}) if samples.is_dir() else []
-    if not traces:
-        print(f"no sample traces in {samples}")
-        return 2
-    print(f"\n2. Sample traces on the {args.engine} checker ({samples})")
+        page.heading(title)
+        page.paragraph(
+            "Each shipped reference cache against its own profile: every invariant of the catalogue, "
+            "held (pass), broken (fail), or not checked and why (not claimed by the profile, not checkable "
+            "with what the adapter shows)."
+        )
+        status_grid(page, reports, "Every invariant against each reference, by status")
+        for report in reports:
+            conformance_section(page, report, level=3)
+    return ok
+
+
+def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, traces: list[Path]) -> bool:
+    """Part 2: each sample trace against the verdict and violations it is expected to get."""
+    from ledgerspec.traces._cli import check_one  # noqa: PLC0415 - heavy imports only here
+
+    ok = True
+    title = f"2. Sample traces on the {args.engine} checker ({args.samples})"
+    out.text(f"\n{title}")
+    out.show(f"\n[bold]{title}[/]")
     spark: Any = None
     if args.engine == "spark":
-        from ledgerspec.traces._spark_input import spark_session  # noqa: PLC0415
+        from ledgerspec.traces._spark_input import jvm_log, spark_session  # noqa: PLC0415
 
         started = time.perf_counter()
-        spark = spark_session(args.master)
-        print(
+        with out.progress("starting Spark (its JVM's output goes to its log file)") as _:
+            spark = spark_session(args.master)
+        line = (
             f"   (Spark {spark.version}, master {spark.sparkContext.master}, started in "
-            f"{time.perf_counter() - started:.1f} s)"
+            f"{time.perf_counter() - started:.1f} s; the JVM's log: {jvm_log()})"
         )
-    print(f"   {'trace':<32} {'profile':<14} {'events':>7}  {'expected':<10} {'verdict':<10} match")
-    for trace in traces:
-        expected = json.loads(expected_file(trace).read_text(encoding="utf-8"))
-        result = check_one(str(trace), args.engine, args.master, None, spark)
-        found = sorted((v.invariant, v.broker, v.seq) for v in result.violations)
-        wanted = sorted((v["invariant"], v["broker"], v["seq"]) for v in expected["violations"])
-        match = result.verdict == expected["verdict"] and found == wanted
-        ok &= match
-        print(
-            f"   {trace.name:<32} {result.profile:<14} {result.events:>7}  {expected['verdict']:<10} "
-            f"{result.verdict:<10} {'yes' if match else 'NO'}"
-        )
+        out.text(line)
+        out.show(line.strip())
+    out.text(f"   {'trace':<32} {'profile':<14} {'events':>7}  {'expected':<10} {'verdict':<10} match")
+    rows: list[list[object]] = []
+    results = []
+    with out.progress("sample traces checked", total=len(traces)) as advance:
+        for trace in traces:
+            expected = json.loads(expected_file(trace).read_text(encoding="utf-8"))
+            with out.spark_stages(spark, f"Spark: {trace.name}"):
+                result = check_one(str(trace), args.engine, args.master, None, spark)
+            results.append(result)
+            found = sorted((v.invariant, v.broker, v.seq) for v in result.violations)
+            wanted = sorted((v["invariant"], v["broker"], v["seq"]) for v in expected["violations"])
+            match = result.verdict == expected["verdict"] and found == wanted
+            ok &= match
+            advance(note=f"{trace.name}: {result.events:,} events")
+            out.text(
+                f"   {trace.name:<32} {result.profile:<14} {result.events:>7}  {expected['verdict']:<10} "
+                f"{result.verdict:<10} {'yes' if match else 'NO'}"
+            )
+            rows.append([trace.name, result.profile, result.events, expected["verdict"], result.verdict, match])
+            if out.mode == "quiet":
+                out.verdict(f"{result.verdict}: {trace.name} (expected {expected['verdict']})")
+    headers = ["trace", "profile", "events", "expected", "verdict", "as expected"]
+    if out.rich:
+        from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+
+        out.show(simple_table("Sample traces", headers, [[*r[:5], "yes" if r[5] else "NO"] for r in rows]))
+    if page is not None:
+        from ledgerspec.conformance._html_views import traces_section  # noqa: PLC0415
+
+        page.heading(title)
+        page.table(headers, rows)
+        traces_section(page, results)
+    return ok
+
+
+def _real(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> bool:
+    """Part 3: the real Pulsar and BookKeeper code, each verdict against what DEVIATIONS.md declares."""
     if args.skip_real:
-        print("\n3. The real Pulsar and BookKeeper code: left out (--skip-real)")
-    else:
-        from ledgerspec.conformance._real_code import judge_all  # noqa: PLC0415 - needs Maven
+        line = "3. The real Pulsar and BookKeeper code: left out (--skip-real)"
+        out.text(f"\n{line}")
+        out.show(f"\n[bold]{line}[/]")
+        if page is not None:
+            page.heading(line)
+        return True
+    from ledgerspec.conformance._real_code import judge_all  # noqa: PLC0415 - needs Maven
 
-        print("\n3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)")
-        ok &= judge_all(print, settings="quick", seed=args.seed, presets=("minimal",))
-        from ledgerspec.conformance.txlog._real import judge_real  # noqa: PLC0415 - needs Maven
+    title = "3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)"
+    out.text(f"\n{title}")
+    out.show(f"\n[bold]{title}[/]")
+    lines: list[str] = []
 
-        ok &= judge_real(print, settings="quick", seed=args.seed)
-    print("\nAll as expected." if ok else "\nSOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above).")
-    return 0 if ok else 1
+    def say(line: str) -> None:
+        lines.append(line.strip())
+        out.text(line)
+        if out.rich or out.mode == "quiet":
+            out.verdict(line.strip())
+
+    ok = judge_all(say, settings="quick", seed=args.seed, presets=("minimal",))
+    from ledgerspec.conformance.txlog._real import judge_real  # noqa: PLC0415 - needs Maven
+
+    ok &= judge_real(say, settings="quick", seed=args.seed)
+    if page is not None:
+        page.heading(title)
+        page.preformatted("\n".join(lines))
+    return ok

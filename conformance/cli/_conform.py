@@ -7,6 +7,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from ledgerspec.conformance._case import Case, load_case
 from ledgerspec.conformance._engine import Report, conform
@@ -16,6 +17,7 @@ from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
 from ledgerspec.conformance._smoke import smoke
+from ledgerspec.conformance._term import Out, add_output_options, counterexample_table, report_table, verdict_lines
 from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.adapters._harness import Harness, is_built
@@ -64,6 +66,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
     parser.add_argument("--junit-xml", metavar="FILE", help="write the report as JUnit XML")
     parser.add_argument("--cases-dir", default="ledgerspec-cases", metavar="DIR", help="where failing cases are saved")
+    add_output_options(parser)
     parser.set_defaults(run=run_conform)
 
     parser = subcommands.add_parser("replay", help="re-run a saved case against an adapter")
@@ -83,6 +86,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_search_options(parser)
     parser.add_argument("--json", metavar="FILE", help="write all reports as JSON")
     parser.add_argument("--junit-xml", metavar="FILE", help="write all reports as JUnit XML")
+    add_output_options(parser)
     parser.set_defaults(run=run_matrix)
 
 
@@ -108,39 +112,71 @@ class Progress:
             print("\r" + " " * 100 + "\r", end="", file=sys.stderr, flush=True)
 
 
-def _conform(args: argparse.Namespace, adapter: str, profile: str | None) -> Report:
+def _conform(
+    args: argparse.Namespace, adapter: str, profile: str | None, out: Out | None = None, *, nested: bool = False
+) -> Report:
+    """One search; its progress as a rich bar, the old one-line display, or none (``nested``: a bar is drawn above)."""
     factory = load_adapter(adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    progress = Progress(f"{adapter} / {profile or 'default profile'}")
+    name = f"{adapter} / {profile or 'default profile'}"
+    if nested:
+        return _search(args, factory, profile, None)
+    if out is not None and out.rich:
+        with out.progress(f"{name}: examples") as advance:
+
+            def bar(label: str, run: Run) -> None:
+                short = label if len(label) < 40 else f"{len(label.split(','))} invariants"
+                advance(completed=run.examples, note=f"{short}, {run.steps} steps")
+
+            return _search(args, factory, profile, bar)
+    progress = Progress(name)
     try:
-        return conform(
-            factory,
-            profile=profile,
-            preset=args.preset,
-            settings=args.settings,
-            examples=args.examples,
-            seed=args.seed,
-            invariants=getattr(args, "invariant", None),
-            on_progress=progress,
-            named_config=args.config_preset,
-        )
+        return _search(args, factory, profile, progress)
     finally:
         progress.done()
+
+
+def _search(args: argparse.Namespace, factory: Any, profile: str | None, on_progress: Any) -> Report:
+    return conform(
+        factory,
+        profile=profile,
+        preset=args.preset,
+        settings=args.settings,
+        examples=args.examples,
+        seed=args.seed,
+        invariants=getattr(args, "invariant", None),
+        on_progress=on_progress,
+        named_config=args.config_preset,
+    )
 
 
 def run_conform(args: argparse.Namespace) -> int:
     """Run the search, print the table and counterexamples, save cases and reports."""
     if args.system in _systems.SYSTEMS:
+        if args.html:
+            raise InputError(f"--html: written for the entry cache only, not yet for --system {args.system}")
         return _systems.run_conform(args)
     if args.profile is not None and args.profile not in PROFILES:
         raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
-    check_outputs(args, files=("json", "junit_xml"), folders=("cases_dir",))
-    report = _conform(args, args.adapter, args.profile)
-    print(table(report))
+    check_outputs(args, files=("json", "junit_xml", "html"), folders=("cases_dir",))
+    out = Out.for_args(args)
+    report = _conform(args, args.adapter, args.profile, out)
+    out.text(table(report))
+    out.show(report_table(report))
+    for line in verdict_lines(report) if out.mode == "quiet" else ():
+        out.verdict(line)
     saved = save_cases(report, Path(args.cases_dir))
     for case, path in saved:
-        print()
+        out.text()
         hint = shlex.join(["ledgerspec", "replay", str(path), "--adapter", args.adapter])  # pastes back as is
-        print(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
+        out.text(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
+        out.show(counterexample_table(case, replay_hint=hint))
+    if args.html:
+        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance._html_views import conformance_section  # noqa: PLC0415
+
+        page = HtmlReport(f"ledgerspec conform: {report.adapter.name} / {report.profile}: {report.verdict}")
+        conformance_section(page, report)
+        page.write(args.html)
     if args.json:
         write_json([report], args.json)
     if args.junit_xml:
@@ -212,25 +248,49 @@ def run_adapters(_args: argparse.Namespace) -> int:
 def run_matrix(args: argparse.Namespace) -> int:
     """Every installed adapter against every profile; a matrix of verdicts."""
     args.timeout, args.validate_protocol = 10.0, False
-    check_outputs(args, files=("json", "junit_xml"))
+    check_outputs(args, files=("json", "junit_xml", "html"))
+    out = Out.for_args(args)
     adapters = list(installed_adapters())
     profiles = sorted(PROFILES)
     reports: dict[tuple[str, str], Report] = {}
-    for adapter in adapters:
-        for profile in profiles:
-            reports[adapter, profile] = _conform(args, adapter, profile)
+    with out.progress("matrix: adapter x profile runs", total=len(adapters) * len(profiles)) as advance:
+        for adapter in adapters:
+            for profile in profiles:
+                reports[adapter, profile] = _conform(args, adapter, profile, out, nested=True)
+                advance(note=f"{adapter} / {profile}")
+    _show_matrix(out, adapters, profiles, reports)
+    if out.mode != "quiet":
+        print("\nFAIL (n): n invariants of the profile fail; `ledgerspec conform` shows the counterexamples.")
+    if args.html:
+        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance._html_views import matrix_section  # noqa: PLC0415
+
+        page = HtmlReport("ledgerspec matrix")
+        matrix_section(page, list(reports.values()))
+        page.write(args.html)
+    if args.json:
+        write_json(list(reports.values()), args.json)
+    if args.junit_xml:
+        write_junit(list(reports.values()), args.junit_xml)
+    return EXIT_OK
+
+
+def _show_matrix(out: Out, adapters: list[str], profiles: list[str], reports: dict[tuple[str, str], Report]) -> None:
+    """The verdict of each adapter against each profile: plain columns, a rich table, or verdict lines."""
     width = max(len(a) for a in adapters)
-    print(f"{'adapter':<{width}}  " + "  ".join(f"{p:<16}" for p in profiles))
+    out.text(f"{'adapter':<{width}}  " + "  ".join(f"{p:<16}" for p in profiles))
+    rows = []
     for adapter in adapters:
         cells = []
         for profile in profiles:
             report = reports[adapter, profile]
             failed = len(report.failed())
             cells.append(f"{report.verdict + (f' ({failed})' if failed else ''):<16}")
-        print(f"{adapter:<{width}}  " + "  ".join(cells))
-    print("\nFAIL (n): n invariants of the profile fail; `ledgerspec conform` shows the counterexamples.")
-    if args.json:
-        write_json(list(reports.values()), args.json)
-    if args.junit_xml:
-        write_junit(list(reports.values()), args.junit_xml)
-    return EXIT_OK
+            if out.mode == "quiet":
+                out.verdict(f"{report.verdict}: {adapter} / {profile}" + (f" ({failed} failed)" if failed else ""))
+        out.text(f"{adapter:<{width}}  " + "  ".join(cells))
+        rows.append([adapter, *(cell.strip() for cell in cells)])
+    if out.rich:
+        from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+
+        out.show(simple_table("Adapters against profiles", ["adapter", *profiles], rows))
