@@ -98,7 +98,12 @@ def _report(trace: SystemTrace, findings: list[SysFinding], engine: str, started
 
 def _violation(finding: SysFinding, rows: list[dict[str, Any]]) -> TraceViolation:
     at = next(i for i, row in enumerate(rows) if row["row"] == finding.row)
-    shown = [rows[i] for i in range(max(0, at - CONTEXT), min(len(rows), at + CONTEXT + 1)) if i != at]
+    shown = [_shown(rows[i]) for i in range(max(0, at - CONTEXT), min(len(rows), at + CONTEXT + 1)) if i != at]
     return TraceViolation(
-        finding.invariant or "", finding.broker, finding.seq, finding.row, finding.message, dict(rows[at]), shown
+        finding.invariant or "", finding.broker, finding.seq, finding.row, finding.message, _shown(rows[at]), shown
     )
+
+
+def _shown(event: dict[str, Any]) -> dict[str, Any]:
+    """An event as written in the trace (without the row number the reader added)."""
+    return {k: v for k, v in event.items() if k != "row"}

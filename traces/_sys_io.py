@@ -278,7 +278,7 @@ def _int64(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
 
 
-def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tuple[str, ...]) -> str | None:  # noqa: PLR0911 - one return per row check
+def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tuple[str, ...]) -> str | None:  # noqa: C901, PLR0911 - one return per row check, in the order FORMAT.md lists them
     """Why one row is bad input (None if it is not), naming the field; the order checks are the replay's."""
     for name in ("broker", "seq", "time", "kind"):
         if event.get(name) is None:

@@ -48,7 +48,7 @@ class Recorder:
         return result
 
 
-def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, count: int) -> list[Any]:
+def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, count: int) -> list[Any]:  # noqa: C901 - one branch per move of the conformance machine
     """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules."""
     model, ops = cs.init(profile, config), []
 
