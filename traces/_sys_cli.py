@@ -65,7 +65,7 @@ def run_record_system(args: argparse.Namespace) -> int:
         if not args.case:
             count = args.events or DEFAULT_STEPS
             histories = [walk(system, profile, config, args.seed + n, count) for n in range(args.histories)]
-        rows = record_history(
+        rows, _ = record_history(
             factory, system, profile, config, histories, args.out, f"recorded from {args.adapter}, seed {args.seed}"
         )
     finally:

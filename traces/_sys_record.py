@@ -123,21 +123,38 @@ def record_history(
     histories: Sequence[Sequence[Any]],
     out: str,
     description: str = "",
-) -> int:
-    """Drive a fresh candidate through each sequence of operations (one broker each); write the trace."""
+    omit: tuple[str, ...] = (),
+) -> tuple[int, list[list[Any]]]:
+    """Drive a fresh candidate through each sequence of operations (one broker each); write the trace.
+
+    Returns the rows written and the operations each history applied: a history ends early when the
+    candidate's recovery failed.
+
+    ``omit``: output kinds left out, as by a recorder that cannot see them (the header says so).
+    """
     vocabulary = SYSTEMS[system].vocabulary
-    header = SystemHeader(system, profile, config.to_dict(), _recorded(vocabulary), description)
+    kinds = tuple(kind for kind in _recorded(vocabulary) if kind not in omit)
+    header = SystemHeader(system, profile, config.to_dict(), kinds, description)
     writer = SystemTraceWriter(out, header)
+
+    def write(event: dict[str, Any]) -> None:
+        if event["kind"] in kinds:
+            writer.write(event)
+
+    applied: list[list[Any]] = []
     for number, ops in enumerate(histories):
-        recorder = Recorder(factory(), system, f"h{number}", writer.write)
+        recorder = Recorder(factory(), system, f"h{number}", write)
         recorder.start(config)
+        applied.append([])
         try:
             for op in ops:
-                recorder.apply(op)
+                applied[-1].append(op)
+                if recorder.apply(op) == "failed" and isinstance(op, cs.Recover):
+                    break  # the cursor is gone, as in the conformance machine
         finally:
             recorder.stop()
     writer.close()
-    return len(writer.rows)
+    return len(writer.rows), applied
 
 
 def _recorded(vocabulary: Any) -> tuple[str, ...]:

@@ -103,7 +103,7 @@ def events(op: WriterOp, result: Any, sizes: Mapping[int, int]) -> list[dict[str
     if isinstance(op, Metrics):
         if not isinstance(result, dict):
             raise unrepresentable(op, result)
-        return [row("metrics", data=json.dumps(result, sort_keys=True))]
+        return [row("metrics", data=json.dumps(result))]
     fields = {"size": op.size, "record": len(sizes) + 1} if isinstance(op, Add) else {}
     if isinstance(op, Tick):
         fields = {"by": op.by}
