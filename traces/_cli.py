@@ -80,7 +80,9 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--system", choices=("cache", *SYSTEM_NAMES), default="cache", help="the system the adapter implements"
     )
     record.add_argument(
-        "--profile", choices=sorted({*PROFILES, *SYSTEM_PROFILES}), help="profile written in the trace (default: claimed)"
+        "--profile",
+        choices=sorted({*PROFILES, *SYSTEM_PROFILES}),
+        help="profile written in the trace (default: claimed)",
     )
     record.add_argument("--workload", choices=WORKLOADS, default="mixed")
     record.add_argument("--events", type=COUNT, help="events (cache, default 20000) or operations per history")

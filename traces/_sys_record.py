@@ -26,7 +26,8 @@ class Recorder:
     def __init__(self, inner: Any, system: str, broker: str, write: Callable[[dict[str, Any]], None]) -> None:
         self.inner, self.broker, self.write = inner, broker, write
         self.vocabulary = SYSTEMS[system].vocabulary
-        self.seq, self.time, self.sizes = 0, 0, {}
+        self.seq, self.time = 0, 0
+        self.sizes: dict[int, int] = {}
 
     def start(self, config: Any) -> None:
         self.inner.start(config)
@@ -50,7 +51,8 @@ class Recorder:
 
 def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, count: int) -> list[Any]:  # noqa: C901 - one branch per move of the conformance machine
     """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules."""
-    model, ops = cs.init(profile, config), []
+    model = cs.init(profile, config)
+    ops: list[cs.CursorOp] = []
 
     def do(op: Any) -> Any:
         nonlocal model
@@ -88,7 +90,8 @@ def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, coun
 
 def _txlog_walk(rng: random.Random, profile: str, config: tx.WriterConfig, count: int) -> list[Any]:  # noqa: ARG001 - one signature per system
     """Adds of sizes around the thresholds, clock moves, completions and failures, metrics, a close."""
-    limit, ops = config.max_size, []
+    limit = config.max_size
+    ops: list[tx.WriterOp] = []
     while len(ops) < count:
         move = rng.choice(["add", "add", "tick", "finish", "metrics"] + (["close"] if rng.random() < 0.05 else []))
         if move == "add":

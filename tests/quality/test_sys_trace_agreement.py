@@ -23,7 +23,7 @@ sys.modules[_SPEC.name] = recorded
 _SPEC.loader.exec_module(recorded)
 
 
-def agrees(recording, result) -> None:  # noqa: ANN001 - test helper over the shared module's types
+def agrees(recording, result) -> None:
     expected, unknown = recording.expected()
     assert result.unknown == unknown, recording.path.name
     if expected is None:
@@ -38,7 +38,7 @@ def agrees(recording, result) -> None:  # noqa: ANN001 - test helper over the sh
 
 
 @pytest.mark.parametrize("candidate", recorded.CANDIDATES, ids=[f"{c.system}:{c.name}" for c in recorded.CANDIDATES])
-def test_trace_verdict_is_the_conform_verdict(candidate, tmp_path: Path) -> None:  # noqa: ANN001
+def test_trace_verdict_is_the_conform_verdict(candidate, tmp_path: Path) -> None:
     recordings = recorded.record_all(candidate, tmp_path)
     results = [check_system(str(r.path)) for r in recordings]
     for recording, result in zip(recordings, results, strict=True):
