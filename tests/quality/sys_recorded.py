@@ -93,7 +93,7 @@ def record_all(candidate: Candidate, directory: Path) -> list[Recording]:
     for number, (config, steps) in enumerate(histories(candidate)):
         for omit in ((), PARTIAL[candidate.system]):
             suffix = ".parquet" if number % 2 else ".jsonl"
-            path = directory / f"{candidate.name}-{number}{'-partial' if omit else ''}{suffix}"
+            path = directory / f"{candidate.system}-{candidate.name}-{number}{'-partial' if omit else ''}{suffix}"
             _, applied = record_history(
                 candidate.factory, candidate.system, candidate.profile, config, [steps], str(path), omit=omit
             )
