@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
@@ -236,7 +237,7 @@ def run_record(args: argparse.Namespace) -> int:
 
         return run_record_system(args)
     if args.profile is not None and args.profile not in PROFILES:
-        raise TraceInputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
+        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
     count = record_trace(
         load_adapter(args.adapter),
         args.out,
