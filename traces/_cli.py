@@ -205,7 +205,7 @@ def render(result: CheckResult) -> str:
     """The verdict, a line per invariant, and the first violations with their context."""
     lines = [
         (
-            f"{result.verdict}: {result.path} (profile {result.profile}, engine {result.engine}, "
+            f"{result.verdict}: {result.path} ({_system(result)}profile {result.profile}, engine {result.engine}, "
             f"{result.events} events, {result.brokers} brokers, {result.seconds:.1f} s)"
         )
     ]
@@ -224,6 +224,12 @@ def render(result: CheckResult) -> str:
     if len(result.violations) > SHOWN:
         lines.append(f"  ... {len(result.violations) - SHOWN} more in the JSON report (--json)")
     return "\n".join(lines)
+
+
+def _system(result: CheckResult) -> str:
+    """``system S, `` for a lockstep system's trace; nothing for the cache's."""
+    system = getattr(result, "system", "cache")
+    return "" if system == "cache" else f"system {system}, "
 
 
 def run_record(args: argparse.Namespace) -> int:
