@@ -10,7 +10,7 @@ validated and shown, not judged. traces/FORMAT.md documents each system's kinds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 INPUT, OUTPUT, INSIDE = "input", "output", "inside"
@@ -44,6 +44,8 @@ class Vocabulary:
     """(input row, its output rows, the kinds the trace records) -> the candidate's result."""
     clocked: bool = False
     """The ``time`` column is the model's virtual clock, moved only by ``clock`` events."""
+    pairs: Mapping[str, str] = field(default_factory=dict)
+    """Output kinds that come as a pair, the first right before the second (when both are recorded)."""
 
     @property
     def inputs(self) -> tuple[str, ...]:

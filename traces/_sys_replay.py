@@ -62,7 +62,7 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
     checks, _ = decidable(system, plan.profile, plan.recorded)
     recorded = frozenset(plan.recorded)
     model = system.init(plan.profile, system.config.from_dict(plan.config))
-    steps = list(_steps(rows, vocabulary))
+    steps = list(_steps(rows, vocabulary, recorded))
     previous: dict[str, Any] | None = None
     for event, outputs in steps:
         if isinstance(outputs, str):
@@ -92,12 +92,19 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
                 yield SysFinding(event["broker"], event["seq"], event["row"], inv.id, message)
 
 
-def _steps(rows: list[dict[str, Any]], vocabulary: Any) -> Iterator[tuple[dict[str, Any], Any]]:
-    """(input row, its output rows) in order; an output that cannot follow its input gives a message instead."""
+def _steps(
+    rows: list[dict[str, Any]], vocabulary: Any, recorded: frozenset[str]
+) -> Iterator[tuple[dict[str, Any], Any]]:
+    """(input row, its output rows) in order; an output out of place gives a message instead of its rows."""
     event: dict[str, Any] | None = None
     outputs: list[dict[str, Any]] = []
+    pairs = {a: b for a, b in vocabulary.pairs.items() if a in recorded and b in recorded}
     for current in rows:
         role = vocabulary.kinds[current["kind"]].role
+        problem = _pairing(outputs[-1] if outputs else None, current, pairs)
+        if problem:
+            yield current, problem
+            return
         if role == INPUT:
             if event is not None:
                 yield event, outputs
@@ -109,8 +116,23 @@ def _steps(rows: list[dict[str, Any]], vocabulary: Any) -> Iterator[tuple[dict[s
                 yield current, f"field 'kind': {current['kind']!r} cannot come {after}"
                 return
             outputs.append(current)
+    last = outputs[-1] if outputs else None
+    if last is not None and last["kind"] in pairs:
+        yield last, f"field 'kind': the trace ends after {last['kind']!r}, without its {pairs[last['kind']]!r}"
+        return
     if event is not None:
         yield event, outputs
+
+
+def _pairing(previous: dict[str, Any] | None, current: dict[str, Any], pairs: dict[str, str]) -> str | None:
+    """Why ``current`` breaks a pair (a ``flush`` right before its ``entry_write``), or None."""
+    kind = current["kind"]
+    if previous is not None and previous["kind"] in pairs and kind != pairs[previous["kind"]]:
+        return f"field 'kind': {kind!r} where the {previous['kind']!r} before it wants its {pairs[previous['kind']]!r}"
+    if kind in pairs.values() and (previous is None or pairs.get(previous["kind"]) != kind):
+        first = next(a for a, b in pairs.items() if b == kind)
+        return f"field 'kind': {kind!r} without the {first!r} right before it"
+    return None
 
 
 def _order(current: dict[str, Any], previous: dict[str, Any] | None) -> str | None:

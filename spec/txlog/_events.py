@@ -147,4 +147,6 @@ def result(event: dict[str, Any], outputs: list[dict[str, Any]], recorded: froze
     return answer
 
 
-VOCABULARY = Vocabulary("txlog-writer", 1, KINDS, OUTPUTS_OF, events, operation, result, clocked=True)
+VOCABULARY = Vocabulary(
+    "txlog-writer", 1, KINDS, OUTPUTS_OF, events, operation, result, clocked=True, pairs={"flush": "entry_write"}
+)

@@ -182,3 +182,19 @@ def test_each_invariant_reads_kinds_of_its_system(system):
     for inv in SYSTEMS[system].invariants:
         assert inv.trace_events, inv.id
         assert set(inv.trace_events) <= set(vocabulary.kinds), inv.id
+
+
+def test_a_flush_comes_right_before_its_entry_write(tmp_path, capsys):
+    rows = lines(record(tmp_path, "txlog-writer", "reference-pulsar-master"))
+    header, events = rows[0], rows[1:]
+    flush = next(i for i, e in enumerate(events) if e["kind"] == "flush")
+    assert events[flush + 1]["kind"] == "entry_write"
+    without_flush = [header, *events[:flush], *events[flush + 1 :]]
+    assert f"row {flush}: field 'kind': 'entry_write' without the 'flush' right before it" in _bad(
+        tmp_path, capsys, without_flush
+    )
+    without_write = [header, *events[: flush + 1], *events[flush + 2 :]]
+    assert f"row {flush + 1}: field 'kind':" in _bad(tmp_path, capsys, without_write)
+    assert "wants its 'entry_write'" in _bad(tmp_path, capsys, without_write)
+    ends = [header, *events[: flush + 1]]
+    assert "the trace ends after 'flush', without its 'entry_write'" in _bad(tmp_path, capsys, ends)
