@@ -193,7 +193,11 @@ def read_system_trace(spec: str | Path) -> SystemTrace:
         except (OSError, pa.ArrowException) as error:
             raise TraceInputError(f"{path}: not a readable Parquet file (truncated or corrupt?): {error}") from None
         metadata = table.schema.metadata or {}
-        header = _header(json.loads(metadata.get(b"ledgerspec", b"null")), f"{path}: header")
+        try:
+            data = json.loads(metadata.get(b"ledgerspec", b"null"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise TraceInputError(f"{path}: the 'ledgerspec' metadata (the header) is not JSON: {error}") from None
+        header = _header(data, f"{path}: header")
         rows = _parquet_rows(table, str(path))
     else:
         header, rows = _jsonl(path)
