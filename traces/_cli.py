@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
@@ -16,6 +17,11 @@ from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
 from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
+from ledgerspec.traces._sys_io import SYSTEMS as LOCKSTEP_SYSTEMS
+from ledgerspec.traces._sys_io import peek_system
+
+SYSTEM_NAMES = tuple(LOCKSTEP_SYSTEMS)
+SYSTEM_PROFILES = {p for s in LOCKSTEP_SYSTEMS.values() for p in s.profiles}
 
 SHOWN = 5
 CHECK_EPILOG = (
@@ -74,9 +80,18 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
     record = actions.add_parser("record", help="drive an adapter with a workload and write its trace")
     record.add_argument("--adapter", required=True, help="installed name, module:attr or exec:COMMAND")
-    record.add_argument("--profile", choices=sorted(PROFILES), help="profile written in the trace (default: claimed)")
+    record.add_argument(
+        "--system", choices=("cache", *SYSTEM_NAMES), default="cache", help="the system the adapter implements"
+    )
+    record.add_argument(
+        "--profile",
+        choices=sorted({*PROFILES, *SYSTEM_PROFILES}),
+        help="profile written in the trace (default: claimed)",
+    )
     record.add_argument("--workload", choices=WORKLOADS, default="mixed")
-    record.add_argument("--events", type=COUNT, default=20_000)
+    record.add_argument("--events", type=COUNT, help="events (cache, default 20000) or operations per history")
+    record.add_argument("--histories", type=COUNT, default=1, help="lockstep systems: histories (brokers) to record")
+    record.add_argument("--case", metavar="FILE", help="lockstep systems: record a conform counterexample's steps")
     record.add_argument("--seed", type=SEED, default=0)
     record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     record.add_argument("--out", required=True)
@@ -146,7 +161,11 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def check_one(path: str, engine: str, master: str | None, budget: float | None, spark: Any = None) -> CheckResult:
-    """Check one trace with the chosen engine."""
+    """Check one trace with the chosen engine (a lockstep system's trace by ``_sys_check``)."""
+    if peek_system(path) is not None:
+        from ledgerspec.traces._sys_check import check_system  # noqa: PLC0415
+
+        return check_system(path, engine=engine, spark=spark)
     if engine == "spark":
         from ledgerspec.traces._spark import check_spark  # noqa: PLC0415 - pyspark only when asked
 
@@ -231,7 +250,7 @@ def render(result: CheckResult) -> str:
     """The verdict, a line per invariant, and the first violations with their context."""
     lines = [
         (
-            f"{result.verdict}: {result.path} (profile {result.profile}, engine {result.engine}, "
+            f"{result.verdict}: {result.path} ({_system(result)}profile {result.profile}, engine {result.engine}, "
             f"{result.events} events, {result.brokers} brokers, {result.seconds:.1f} s)"
         )
     ]
@@ -252,17 +271,29 @@ def render(result: CheckResult) -> str:
     return "\n".join(lines)
 
 
+def _system(result: CheckResult) -> str:
+    """``system S, `` for a lockstep system's trace; nothing for the cache's."""
+    system = getattr(result, "system", "cache")
+    return "" if system == "cache" else f"system {system}, "
+
+
 def run_record(args: argparse.Namespace) -> int:
     """Drive an adapter with a workload and write its trace."""
     from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
     from ledgerspec.traces._record import record_trace  # noqa: PLC0415
 
     check_outputs(args, files=("out",))
+    if args.system != "cache":
+        from ledgerspec.traces._sys_cli import run_record_system  # noqa: PLC0415
+
+        return run_record_system(args)
+    if args.profile is not None and args.profile not in PROFILES:
+        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
     count = record_trace(
         load_adapter(args.adapter),
         args.out,
         workload=args.workload,
-        events=args.events,
+        events=args.events or 20_000,
         seed=args.seed,
         profile=args.profile,
         config=_config(args.config),

@@ -171,14 +171,23 @@ def run_show(args: argparse.Namespace) -> int:
             "system": system.name,
             "profiles": list(system.profiles),
             "invariants": [
-                {"id": i.id, "statement": i.statement, "profiles": list(i.profiles), "source": i.citation}
+                {
+                    "id": i.id,
+                    "statement": i.statement,
+                    "profiles": list(i.profiles),
+                    "source": i.citation,
+                    "trace_events": list(i.trace_events),
+                }
                 for i in shown
             ],
         }
         print(json.dumps(document, indent=2))
         return EXIT_OK
     for inv in shown:
-        print(f"{inv.id}\n    {inv.statement}\n    claimed by: {', '.join(inv.profiles)}\n    source: {inv.citation}\n")
+        print(
+            f"{inv.id}\n    {inv.statement}\n    claimed by: {', '.join(inv.profiles)}\n    source: {inv.citation}\n"
+            f"    on traces: reads {', '.join(inv.trace_events)} events\n"
+        )
     return EXIT_OK
 
 

@@ -38,6 +38,9 @@ class CursorInvariant:
     citation: str
     profiles: tuple[str, ...]
     check: Callable[[Step], str | None]
+    trace_events: tuple[str, ...] = ()
+    """The output event kinds (``_events.py``) its check reads: a trace that does not record one of
+    them cannot decide it (UNKNOWN, naming the kind)."""
 
 
 def state_from_dict(data: object) -> AckState:
@@ -163,6 +166,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         f"{PIP381}; {MASTER}",
         BOTH,
         _model,
+        ("callback", "recovered"),
     ),
     CursorInvariant(
         "CURSOR-CALLBACK-ONCE",
@@ -170,6 +174,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         f"{PIP381} (`writeToBookKeeperLastChunk`)",
         BOTH,
         _callback_once,
+        ("callback",),
     ),
     CursorInvariant(
         "CURSOR-RECOVER-ACKNOWLEDGED",
@@ -180,6 +185,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         MASTER,
         ("pulsar-master",),
         _recover_acknowledged,
+        ("recovered",),
     ),
     CursorInvariant(
         "CURSOR-NO-ACK-LOSS",
@@ -187,6 +193,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         MASTER,
         ("pulsar-master",),
         _no_ack_loss,
+        ("recovered",),
     ),
     CursorInvariant(
         "CURSOR-MARK-DELETE-MONOTONE",
@@ -194,6 +201,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         MASTER,
         ("pulsar-master",),
         _mark_delete_monotone,
+        ("recovered",),
     ),
     CursorInvariant(
         "CURSOR-NO-PHANTOM-ACK",
@@ -201,6 +209,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         MASTER,
         ("pulsar-master",),
         _no_phantom_ack,
+        ("recovered",),
     ),
 )
 

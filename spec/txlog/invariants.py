@@ -37,6 +37,9 @@ class WriterInvariant:
     citation: str
     profiles: tuple[str, ...]
     check: Callable[[Step], str | None]
+    trace_events: tuple[str, ...] = ()
+    """The output event kinds (``_events.py``) its check reads: a trace that does not record one of
+    them cannot decide it (UNKNOWN, naming the kind)."""
 
 
 def _events(step: Step) -> list[list[Any]]:
@@ -176,16 +179,29 @@ def _metrics(step: Step) -> str | None:
 
 BOTH = PROFILES
 INVARIANTS: tuple[WriterInvariant, ...] = (
-    WriterInvariant("TXLOG-MODEL", "every event and metric is the profile's", f"{PIP}; {MASTER}", BOTH, _model),
+    WriterInvariant(
+        "TXLOG-MODEL",
+        "every event and metric is the profile's",
+        f"{PIP}; {MASTER}",
+        BOTH,
+        _model,
+        ("flush", "entry_write", "callback", "metrics"),
+    ),
     WriterInvariant(
         "TXLOG-CALLBACK-ONCE",
         "every record's callback completes at most once, and only for a record added",
         MASTER,
         BOTH,
         _callback_once,
+        ("callback",),
     ),
     WriterInvariant(
-        "TXLOG-ORDER", "successful callbacks complete in the order the records were added", MASTER, BOTH, _in_order
+        "TXLOG-ORDER",
+        "successful callbacks complete in the order the records were added",
+        MASTER,
+        BOTH,
+        _in_order,
+        ("callback",),
     ),
     WriterInvariant(
         "TXLOG-BATCH-POSITIONS",
@@ -193,6 +209,7 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         f"{PIP}; {MASTER} (`TxnBatchedPositionImpl`)",
         BOTH,
         _batch_positions,
+        ("callback",),
     ),
     WriterInvariant(
         "TXLOG-LIMITS",
@@ -201,12 +218,23 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         f"{PIP}; {MASTER}",
         BOTH,
         _limits,
+        ("flush", "entry_write"),
     ),
     WriterInvariant(
-        "TXLOG-DELAY", "no record waits in the buffer longer than max_delay", f"{PIP}; {MASTER}", BOTH, _delay
+        "TXLOG-DELAY",
+        "no record waits in the buffer longer than max_delay",
+        f"{PIP}; {MASTER}",
+        BOTH,
+        _delay,
+        ("entry_write",),
     ),
     WriterInvariant(
-        "TXLOG-FAILURE-FANOUT", "a failed entry fails every record in it and no other", MASTER, BOTH, _failure_fanout
+        "TXLOG-FAILURE-FANOUT",
+        "a failed entry fails every record in it and no other",
+        MASTER,
+        BOTH,
+        _failure_fanout,
+        ("callback",),
     ),
     WriterInvariant(
         "TXLOG-CLOSE",
@@ -214,8 +242,11 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         MASTER,
         BOTH,
         _close,
+        ("callback",),
     ),
-    WriterInvariant("TXLOG-METRICS", "the metrics equal the flushes that happened", MASTER, BOTH, _metrics),
+    WriterInvariant(
+        "TXLOG-METRICS", "the metrics equal the flushes that happened", MASTER, BOTH, _metrics, ("metrics",)
+    ),
 )
 
 

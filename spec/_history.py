@@ -1,0 +1,66 @@
+"""The event vocabulary of a lockstep system's recorded history (its trace), as data.
+
+A history is the system's operations (input events) each followed by what the implementation
+answered (output events): replaying the inputs through the pure model and the outputs as the
+candidate's result gives every invariant the very ``Step`` conformance gives it, so a trace is judged
+by the same checks. Inside-view kinds (what a writer wrote, never seen through the adapter API) are
+validated and shown, not judged. traces/FORMAT.md documents each system's kinds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+INPUT, OUTPUT, INSIDE = "input", "output", "inside"
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """One kind: its role, the fields it must and may carry, and what it means."""
+
+    name: str
+    role: str
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    meaning: str = ""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """A system's event kinds and the two directions between (operation, result) and events."""
+
+    system: str
+    version: int
+    kinds: Mapping[str, EventKind]
+    outputs_of: Mapping[str, tuple[str, ...]]
+    """Per input kind, the output kinds that may follow it (its result)."""
+    events: Callable[[Any, Any, Mapping[int, int]], list[dict[str, Any]]]
+    """(operation, candidate's result, record sizes seen so far) -> the rows, input first."""
+    operation: Callable[[dict[str, Any]], Any]
+    """An input row -> the operation (the spec's op class validates its fields)."""
+    result: Callable[[dict[str, Any], list[dict[str, Any]], frozenset[str]], Any]
+    """(input row, its output rows, the kinds the trace records) -> the candidate's result."""
+    clocked: bool = False
+    """The ``time`` column is the model's virtual clock, moved only by ``clock`` events."""
+    pairs: Mapping[str, str] = field(default_factory=dict)
+    """Output kinds that come as a pair, the first right before the second (when both are recorded)."""
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return tuple(k for k, v in self.kinds.items() if v.role == INPUT)
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return tuple(k for k, v in self.kinds.items() if v.role == OUTPUT)
+
+
+def row(kind: str, **fields: Any) -> dict[str, Any]:
+    """An event row: its kind and the fields that are set."""
+    return {"kind": kind, **{name: value for name, value in fields.items() if value is not None}}
+
+
+def unrepresentable(op: Any, result: Any) -> ValueError:
+    """A candidate answer the vocabulary has no event for (a recorder cannot write it faithfully)."""
+    return ValueError(f"{op.describe()}: the answer {result!r} has no event form in the trace vocabulary")

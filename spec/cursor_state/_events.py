@@ -1,0 +1,171 @@
+"""The cursor-state history's event kinds (trace vocabulary version 1): operations in, answers out.
+
+Each operation of ``_ops.py`` is one input kind; a persist and a rollover carry the number the cursor
+gave them, BookKeeper's completions are followed by the ``callback`` events they completed, and a
+recovery by its ``recovered`` state. ``chunk_write``, ``footer`` and ``meta_update`` are the inside
+view (what the cursor wrote, as a broker log shows it): validated, never judged, since the
+invariants judge what the cursor answered (apache/pulsar ``ManagedCursorImpl.java`` at 048142ca,
+PR #22799: ``persistPositionToLedger``, ``writeToBookKeeperLastChunk``, ``recover``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ledgerspec.spec._history import INPUT, INSIDE, OUTPUT, EventKind, Vocabulary, row, unrepresentable
+from ledgerspec.spec.cursor_state._ops import (
+    Ack,
+    AckIndex,
+    Confirm,
+    Crash,
+    CursorOp,
+    FailAdd,
+    FailMeta,
+    MarkDelete,
+    Persist,
+    Recover,
+    Rollover,
+    Unreadable,
+)
+
+_KINDS = (
+    EventKind("ack", INPUT, ("ledger", "entry"), (), "an individual acknowledgement (`asyncDelete`)"),
+    EventKind("ack_index", INPUT, ("ledger", "entry", "index"), (), "a batch-index acknowledgement"),
+    EventKind("mark_delete", INPUT, ("ledger", "entry"), (), "a cumulative acknowledgement up to the position"),
+    EventKind(
+        "persist",
+        INPUT,
+        ("value", "number"),
+        (),
+        "a persist starts (`internalMarkDelete`, property "
+        "`p = value`); `number` is the persist's number as the cursor gave it (1, 2, ...)",
+    ),
+    EventKind(
+        "rollover",
+        INPUT,
+        (),
+        ("number",),
+        "a new cursor ledger (`periodicRollover`); `number` the "
+        "persist it started, null when the cursor did not roll over",
+    ),
+    EventKind("write_ack", INPUT, (), (), "BookKeeper acknowledged the oldest outstanding add"),
+    EventKind("write_failed", INPUT, (), (), "the oldest outstanding add failed (and every add of its ledger)"),
+    EventKind("meta_fail", INPUT, (), (), "the next metadata-store update of the cursor will fail"),
+    EventKind(
+        "crash", INPUT, ("keep",), (), "the broker died; the first `keep` outstanding adds had reached the bookies"
+    ),
+    EventKind("unreadable", INPUT, (), (), "the last entry of the cursor ledger can no longer be read"),
+    EventKind("recover", INPUT, (), (), "recovery starts; its `recovered` event follows"),
+    EventKind(
+        "callback",
+        OUTPUT,
+        ("number",),
+        ("error",),
+        "persist `number`'s callback completed: success, or failed when `error` is set",
+    ),
+    EventKind(
+        "recovered",
+        OUTPUT,
+        (),
+        ("data", "error"),
+        "what recovery gave: `data` the state as JSON "
+        "(`mark_delete`, `acked`, `batch`, `properties`), or `error` when it failed",
+    ),
+    EventKind(
+        "chunk_write",
+        INSIDE,
+        ("ledger", "bytes"),
+        ("entry", "number"),
+        "an add of a chunk (or of the single entry) to the cursor ledger",
+    ),
+    EventKind("footer", INSIDE, ("ledger", "bytes"), ("entry", "number"), "(pip381) an add of a footer"),
+    EventKind(
+        "meta_update",
+        INSIDE,
+        ("ledger",),
+        ("error",),
+        "the metadata store's cursor record was updated (`ledger` -1: the state itself went there), or failed",
+    ),
+)
+KINDS: dict[str, EventKind] = {kind.name: kind for kind in _KINDS}
+OUTPUTS_OF = {"write_ack": ("callback",), "write_failed": ("callback",), "recover": ("recovered",)}
+
+_SIMPLE: dict[type[CursorOp], str] = {
+    Confirm: "write_ack",
+    FailAdd: "write_failed",
+    FailMeta: "meta_fail",
+    Unreadable: "unreadable",
+    Recover: "recover",
+}
+_OPS: dict[str, Any] = {
+    "ack": Ack,
+    "ack_index": AckIndex,
+    "mark_delete": MarkDelete,
+    "persist": Persist,
+    "rollover": Rollover,
+    "crash": Crash,
+    **{kind: op for op, kind in _SIMPLE.items()},
+}
+_FIELDS = {
+    "ack": ("ledger", "entry"),
+    "ack_index": ("ledger", "entry", "index"),
+    "mark_delete": ("ledger", "entry"),
+    "persist": ("value",),
+    "crash": ("keep",),
+}
+
+
+def _callbacks(op: CursorOp, result: Any) -> list[dict[str, Any]]:
+    if not isinstance(result, list):
+        raise unrepresentable(op, result)
+    rows = []
+    for item in result:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and isinstance(item[1], bool)):
+            raise unrepresentable(op, result)
+        rows.append(row("callback", number=item[0], error=None if item[1] else "failed"))
+    return rows
+
+
+def events(op: CursorOp, result: Any, sizes: Mapping[int, int]) -> list[dict[str, Any]]:  # noqa: ARG001 - one signature for every system
+    """The rows of one operation and the cursor's answer to it, input first."""
+    if isinstance(op, Persist | Rollover):
+        if not (isinstance(result, int) and not isinstance(result, bool)) and not (
+            result is None and isinstance(op, Rollover)
+        ):
+            raise unrepresentable(op, result)
+        return [row(op.kind, value=getattr(op, "value", None), number=result)]
+    if isinstance(op, Confirm | FailAdd):
+        return [row(_SIMPLE[type(op)]), *_callbacks(op, result)]
+    if isinstance(op, Recover):
+        answer = row("recovered", error="failed") if result == "failed" else row("recovered", data=json.dumps(result))
+        return [row("recover"), answer]
+    if result is not None:
+        raise unrepresentable(op, result)
+    if type(op) in _SIMPLE:
+        return [row(_SIMPLE[type(op)])]
+    return [row(op.kind, **{name: getattr(op, name) for name in _FIELDS[op.kind]})]
+
+
+def operation(event: dict[str, Any]) -> CursorOp:
+    """The operation of an input row."""
+    kind = event["kind"]
+    op: CursorOp = _OPS[kind](**{name: event[name] for name in _FIELDS.get(kind, ())})
+    return op
+
+
+def result(event: dict[str, Any], outputs: list[dict[str, Any]], recorded: frozenset[str]) -> Any:  # noqa: ARG001 - one signature for every system
+    """The cursor's answer, rebuilt from the input row and the output rows after it."""
+    kind = event["kind"]
+    if kind in ("persist", "rollover"):
+        return event.get("number")
+    if kind in ("write_ack", "write_failed"):
+        return [[out["number"], out.get("error") is None] for out in outputs]
+    if kind == "recover" and outputs:
+        answer = outputs[0]
+        return "failed" if answer.get("error") is not None else json.loads(answer["data"])
+    return None
+
+
+VOCABULARY = Vocabulary("cursor-state", 1, KINDS, OUTPUTS_OF, events, operation, result)

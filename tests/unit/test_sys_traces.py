@@ -1,0 +1,200 @@
+"""Traces of the lockstep systems (cursor-state, txlog-writer): record, check, UNKNOWN, bad input.
+
+The local engine here; both engines on the same inputs in tests/slow/test_sys_trace_agreement_spark.py,
+and every reference and mutant against conform in tests/quality/test_sys_trace_agreement.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
+from ledgerspec.conformance.txlog import conform_txlog
+from ledgerspec.spec.cursor_state._events import KINDS as CURSOR_KINDS
+from ledgerspec.spec.txlog._events import KINDS as TXLOG_KINDS
+from ledgerspec.traces._sys_check import check_system
+from ledgerspec.traces._sys_io import SYSTEMS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def record(tmp_path: Path, system: str, adapter: str, *extra: str, name: str = "t.jsonl") -> Path:
+    out = tmp_path / name
+    assert main(["traces", "record", "--system", system, "--adapter", adapter, "--out", str(out), *extra]) == 0
+    return out
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def rewrite(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("system", "adapter"),
+    [
+        ("cursor-state", "reference-pip381"),
+        ("cursor-state", "reference-pulsar-master"),
+        ("txlog-writer", "reference-pip160"),
+        ("txlog-writer", "reference-pulsar-master"),
+    ],
+)
+def test_a_recorded_reference_is_ok(tmp_path, capsys, system, adapter):
+    trace = record(tmp_path, system, adapter, "--histories", "2", "--events", "150")
+    assert main(["traces", "check", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert "OK: " in out
+    assert "violation" not in out
+
+
+def test_a_recorded_mutant_is_a_violation_with_its_event(tmp_path, capsys):
+    trace = record(tmp_path, "txlog-writer", "mutant:pulsar-master-index-from-one")
+    assert main(["traces", "check", str(trace), "--json", str(tmp_path / "r.json")]) == 1
+    out = capsys.readouterr().out
+    assert "VIOLATION" in out
+    assert "TXLOG-BATCH-POSITIONS at broker 'h0'" in out
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["system"] == "txlog-writer"
+    assert report["invariants"]["TXLOG-BATCH-POSITIONS"] == "violation"
+    assert report["violations"][0]["event"]["kind"] == "write_complete"
+
+
+def test_a_conform_counterexample_records_and_fails_the_same_way(tmp_path, capsys):
+    mutant = next(m for m in TXLOG_MUTANTS if m.name == "pulsar-master-close-drops-buffered")
+    report = conform_txlog(mutant.adapter, mutant.profile, settings_name="quick", seed=1)
+    assert report.violation is not None
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"counterexample": report.case()}))
+    trace = record(tmp_path, "txlog-writer", f"mutant:{mutant.name}", "--case", str(case))
+    result = check_system(str(trace))
+    assert (result.violations[0].invariant, result.violations[0].message) == (
+        report.violation.invariant,
+        report.violation.message,
+    )
+    capsys.readouterr()
+
+
+def test_a_trace_without_recoveries_is_unknown_naming_the_kind(tmp_path, capsys):
+    trace = record(tmp_path, "cursor-state", "reference-pulsar-master")
+    rows = lines(trace)
+    rows[0]["events"] = [k for k in rows[0]["events"] if k != "recovered"]
+    rewrite(trace, [rows[0], *(r for r in rows[1:] if r["kind"] != "recovered")])
+    assert main(["traces", "check", str(trace)]) == 3
+    out = capsys.readouterr().out
+    assert "CURSOR-RECOVER-ACKNOWLEDGED: the trace records no 'recovered' events" in out
+    assert "CURSOR-CALLBACK-ONCE         ok" in out
+
+
+def test_parquet_and_json_lines_give_the_same_result(tmp_path):
+    a = record(tmp_path, "cursor-state", "mutant:pulsar-master-recover-rolls-back", "--histories", "3")
+    b = record(
+        tmp_path, "cursor-state", "mutant:pulsar-master-recover-rolls-back", "--histories", "3", name="t.parquet"
+    )
+    ra, rb = check_system(str(a)), check_system(str(b))
+    assert ra.verdict == rb.verdict == "VIOLATION"
+    assert ra.counts == rb.counts
+    assert [v.to_dict() for v in ra.violations] == [v.to_dict() for v in rb.violations]
+
+
+def _bad(tmp_path, capsys, rows: list[dict]) -> str:
+    path = rewrite(tmp_path / "bad.jsonl", rows)
+    assert main(["traces", "check", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert str(path) in captured.err
+    return captured.err
+
+
+def test_bad_input_names_the_file_row_and_field(tmp_path, capsys):
+    rows = lines(record(tmp_path, "cursor-state", "reference-pip381"))
+    header, events = rows[0], rows[1:]
+    persist = next(i for i, r in enumerate(events) if r["kind"] == "persist")
+    cases = {
+        "field 'kind': unknown event kind 'insert' for the cursor-state system": {**events[3], "kind": "insert"},
+        "field 'number' is required for 'persist'": {k: v for k, v in events[persist].items() if k != "number"},
+        "field 'entry' is negative (-1)": {**next(e for e in events if e["kind"] == "ack"), "entry": -1},
+    }
+    for message, row in cases.items():
+        index = events.index(next(e for e in events if e["seq"] == row["seq"]))
+        err = _bad(tmp_path, capsys, [header, *events[:index], row, *events[index + 1 :]])
+        assert f"row {index}: {message}" in err, err
+    back = [header, *events[:5], {**events[5], "time": 0, "seq": events[5]["seq"]}, *events[6:]]
+    back[5]["time"] = 3
+    assert "field 'time': 0 goes back from 3" in _bad(tmp_path, capsys, back)
+    repeat = [header, *events[:5], {**events[5], "seq": events[4]["seq"]}, *events[6:]]
+    assert "row 5: field 'seq'" in _bad(tmp_path, capsys, repeat)
+    callback = {"broker": "h0", "seq": 0, "time": 0, "kind": "callback", "number": 1}
+    assert "row 0: field 'kind': 'callback' cannot come before any operation" in _bad(
+        tmp_path, capsys, [header, callback, *({**e, "seq": e["seq"] + 1} for e in events)]
+    )
+    recover = [header, {"broker": "h0", "seq": 0, "time": 0, "kind": "recover"}]
+    assert "row 0: field 'kind': 'recover' is not possible here" in _bad(tmp_path, capsys, recover)
+    assert "field 'system': 'kafka'" in _bad(tmp_path, capsys, [{**header, "system": "kafka"}, *events])
+    assert "'chunk_write' is not among the kinds" in _bad(
+        tmp_path, capsys, [header, {**events[0], "kind": "chunk_write", "ledger": 3, "bytes": 10}, *events[1:]]
+    )
+
+
+def test_txlog_time_must_follow_the_clock(tmp_path, capsys):
+    rows = lines(record(tmp_path, "txlog-writer", "reference-pulsar-master"))
+    header, events = rows[0], rows[1:]
+    clock = next(i for i, e in enumerate(events) if e["kind"] == "clock")
+    shifted = [header, *events[:clock], *({**e, "time": e["time"] + 100} for e in events[clock:])]
+    assert f"row {clock}: field 'time'" in _bad(tmp_path, capsys, shifted)
+    assert "the clock events give" in _bad(tmp_path, capsys, shifted)
+
+
+def test_invalid_json_and_a_missing_operation_kind(tmp_path, capsys):
+    rows = lines(record(tmp_path, "txlog-writer", "reference-pip160"))
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[1]) + "\n{oops\n")
+    assert main(["traces", "check", str(path)]) == 2
+    assert "line 3: invalid JSON" in capsys.readouterr().err
+    header = {**rows[0], "events": [k for k in rows[0]["events"] if k != "clock"]}
+    assert "the operation kind(s) clock must be recorded" in _bad(tmp_path, capsys, [header, *rows[1:]])
+
+
+def _documented(title: str) -> dict[str, tuple[str, list[str]]]:
+    text = (ROOT / "traces/FORMAT.md").read_text()
+    table = text[text.index(f"| {title} |") :].split("\n\n")[0].splitlines()[2:]
+    found = {}
+    for line in table:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        found[re.sub("`", "", cells[0])] = (cells[1], [f for f in cells[2].split(", ") if f])
+    return found
+
+
+@pytest.mark.parametrize(("title", "kinds"), [("Cursor-state kind", CURSOR_KINDS), ("Txlog-writer kind", TXLOG_KINDS)])
+def test_format_lists_every_kind_of_each_system(title, kinds):
+    assert _documented(title) == {k.name: (k.role, list(k.required)) for k in kinds.values()}
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_each_invariant_reads_kinds_of_its_system(system):
+    vocabulary = SYSTEMS[system].vocabulary
+    for inv in SYSTEMS[system].invariants:
+        assert inv.trace_events, inv.id
+        assert set(inv.trace_events) <= set(vocabulary.kinds), inv.id
+
+
+def test_a_flush_comes_right_before_its_entry_write(tmp_path, capsys):
+    rows = lines(record(tmp_path, "txlog-writer", "reference-pulsar-master"))
+    header, events = rows[0], rows[1:]
+    flush = next(i for i, e in enumerate(events) if e["kind"] == "flush")
+    assert events[flush + 1]["kind"] == "entry_write"
+    without_flush = [header, *events[:flush], *events[flush + 1 :]]
+    assert f"row {flush}: field 'kind': 'entry_write' without the 'flush' right before it" in _bad(
+        tmp_path, capsys, without_flush
+    )
+    without_write = [header, *events[: flush + 1], *events[flush + 2 :]]
+    assert f"row {flush + 1}: field 'kind':" in _bad(tmp_path, capsys, without_write)
+    assert "wants its 'entry_write'" in _bad(tmp_path, capsys, without_write)
+    ends = [header, *events[: flush + 1]]
+    assert "the trace ends after 'flush', without its 'entry_write'" in _bad(tmp_path, capsys, ends)

@@ -1,0 +1,75 @@
+"""``traces record --system S`` for the lockstep systems (``traces check`` finds the system in the header)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ledgerspec.conformance._errors import InputError
+from ledgerspec.spec import SpecError, cursor_state, txlog
+from ledgerspec.traces._sys_io import SYSTEMS
+from ledgerspec.traces._sys_record import record_history, resolve_adapter, walk
+
+DEFAULT_STEPS = 200
+"""Operations per recorded history unless ``--events`` says otherwise."""
+
+
+def _config(system: str, text: str | None) -> Any:
+    try:
+        overrides = json.loads(text) if text else {}
+        if not isinstance(overrides, dict):
+            raise InputError("--config: want a JSON object")
+        return SYSTEMS[system].config.from_dict(overrides)
+    except json.JSONDecodeError as error:
+        raise InputError(f"--config: invalid JSON: {error.msg}") from None
+    except (SpecError, TypeError) as error:
+        raise InputError(f"--config: {error}") from None
+
+
+def _case(system: str, path: str) -> tuple[Any, list[Any], str | None]:
+    """(config, steps, profile) of a counterexample: a case object, or a ``conform --json`` report holding one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"--case {path}: cannot read a JSON case: {error}") from None
+    if isinstance(data, dict) and isinstance(data.get("counterexample"), dict):
+        data = data["counterexample"]
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise InputError(f"--case {path}: want an object with 'config' and 'steps' (a conform counterexample)")
+    if data.get("system", system) != system:
+        raise InputError(f"--case {path}: field 'system': {data.get('system')!r}, but --system is {system}")
+    op_from_dict = cursor_state.op_from_dict if system == "cursor-state" else txlog.op_from_dict
+    try:
+        config = SYSTEMS[system].config.from_dict(data.get("config", {}))
+        steps = [op_from_dict(step) for step in data["steps"]]
+    except (SpecError, TypeError, KeyError) as error:
+        raise InputError(f"--case {path}: {error}") from None
+    return config, steps, data.get("profile")
+
+
+def run_record_system(args: argparse.Namespace) -> int:
+    """Drive a candidate of the system through random walks (or a case's steps) and write the trace."""
+    system = args.system
+    default, factory, process = resolve_adapter(system, args.adapter)
+    try:
+        if args.case:
+            config, steps, case_profile = _case(system, args.case)
+            histories = [steps]
+        else:
+            config, case_profile = _config(system, args.config), None
+        profile = args.profile or case_profile or default
+        if profile not in SYSTEMS[system].profiles:
+            raise InputError(f"--profile {profile}: the {system} system has {', '.join(SYSTEMS[system].profiles)}")
+        if not args.case:
+            count = args.events or DEFAULT_STEPS
+            histories = [walk(system, profile, config, args.seed + n, count) for n in range(args.histories)]
+        rows, _ = record_history(
+            factory, system, profile, config, histories, args.out, f"recorded from {args.adapter}, seed {args.seed}"
+        )
+    finally:
+        if process is not None:
+            process.close()
+    print(f"recorded {rows} events of {len(histories)} {system} histories of {args.adapter} to {args.out}")
+    return 0

@@ -1,0 +1,334 @@
+"""Traces of the lockstep systems (cursor-state, txlog-writer): header, columns, reading, writing.
+
+The header's ``system`` names the system (a header without one is a cache trace, the default, and
+goes to ``_io.py``); its ``events`` lists the kinds the recorder captured. Rows are read whole and
+validated here, for both engines, so a bad file gets the same error from each: the file, the row
+(or line) and the field. Histories are small by design (one cursor or one writer per ``broker``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from ledgerspec.spec import ConfigError, cursor_state, txlog
+from ledgerspec.spec._history import Vocabulary
+from ledgerspec.spec.cursor_state._events import VOCABULARY as CURSOR_VOCABULARY
+from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
+from ledgerspec.traces._errors import TraceInputError
+from ledgerspec.traces._format import FORMAT, VERSION
+from ledgerspec.traces._io import parse_spec
+
+SYSTEM_SCHEMA = pa.schema(
+    [
+        pa.field("broker", pa.string()),
+        pa.field("seq", pa.int64()),
+        pa.field("time", pa.int64()),
+        pa.field("kind", pa.string()),
+        *(
+            pa.field(name, pa.int64())
+            for name in (
+                "ledger",
+                "entry",
+                "index",
+                "value",
+                "number",
+                "keep",
+                "by",
+                "size",
+                "record",
+                "count",
+                "bytes",
+            )
+        ),
+        pa.field("records", pa.list_(pa.int64())),
+        pa.field("batched", pa.bool_()),
+        pa.field("trigger", pa.string()),
+        pa.field("error", pa.string()),
+        pa.field("data", pa.string()),
+    ]
+)
+"""The columns of a system trace (every one nullable; the row checks name a missing field)."""
+COLUMNS = tuple(SYSTEM_SCHEMA.names)
+_TYPES = {f.name: f.type for f in SYSTEM_SCHEMA}
+NON_NEGATIVE = ("seq", "time", "entry", "index", "value", "number", "keep", "by", "size", "record", "count", "bytes")
+
+
+@dataclass(frozen=True)
+class LockstepSystem:
+    """What the trace checkers need of a system: its vocabulary, model and invariants."""
+
+    vocabulary: Vocabulary
+    profiles: tuple[str, ...]
+    init: Any
+    step: Any
+    facts: Any
+    invariants: tuple[Any, ...]
+    config: Any
+
+    def claimed(self, profile: str) -> tuple[Any, ...]:
+        return tuple(inv for inv in self.invariants if profile in inv.profiles)
+
+
+SYSTEMS: dict[str, LockstepSystem] = {
+    "cursor-state": LockstepSystem(
+        CURSOR_VOCABULARY,
+        cursor_state.PROFILES,
+        cursor_state.init,
+        cursor_state.step,
+        cursor_state.Step,
+        cursor_state.INVARIANTS,
+        cursor_state.CursorConfig,
+    ),
+    "txlog-writer": LockstepSystem(
+        TXLOG_VOCABULARY,
+        txlog.PROFILES,
+        txlog.init,
+        txlog.step,
+        txlog.Step,
+        txlog.INVARIANTS,
+        txlog.WriterConfig,
+    ),
+}
+
+
+def required_inputs(system: LockstepSystem) -> tuple[str, ...]:
+    """Input kinds a trace must record: those that move the model (a pure read, like ``metrics``, may be left out)."""
+    read = {kind for inv in system.invariants for kind in inv.trace_events}
+    return tuple(kind for kind in system.vocabulary.inputs if kind not in read)
+
+
+@dataclass(frozen=True)
+class SystemHeader:
+    """A system trace's header."""
+
+    system: str
+    profile: str
+    config: dict[str, Any]
+    events: tuple[str, ...]
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "system": self.system,
+            "profile": self.profile,
+            "config": self.config,
+            "events": list(self.events),
+            "description": self.description,
+        }
+
+
+@dataclass
+class SystemTrace:
+    """A read and row-checked system trace: its header and rows (dicts of the set fields, with ``row``)."""
+
+    path: str
+    header: SystemHeader
+    rows: list[dict[str, Any]]
+
+    @property
+    def system(self) -> LockstepSystem:
+        return SYSTEMS[self.header.system]
+
+
+def peek_system(spec: str | Path) -> str | None:
+    """The ``system`` a trace's header names; None for a cache trace or anything ``_io`` should judge."""
+    fmt, path = parse_spec(spec)
+    try:
+        if path.is_dir() or not path.is_file():
+            return None
+        if fmt == "parquet" or (fmt is None and path.suffix == ".parquet"):
+            metadata = pq.read_schema(path).metadata or {}
+            data = json.loads(metadata.get(b"ledgerspec", b"{}"))
+        else:
+            with path.open("rb") as stream:
+                data = json.loads(stream.readline().decode("utf-8"))
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+    system = data.get("system") if isinstance(data, dict) else None
+    return None if system in (None, "cache") else str(system)
+
+
+def _header(data: Any, where: str) -> SystemHeader:
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+        raise TraceInputError(f"{where}: not a {FORMAT} version {VERSION} trace")
+    name = data.get("system")
+    if name not in SYSTEMS:
+        raise TraceInputError(f"{where}: field 'system': {name!r}; known: cache, {', '.join(SYSTEMS)}")
+    system = SYSTEMS[name]
+    if data.get("profile") not in system.profiles:
+        raise TraceInputError(
+            f"{where}: field 'profile': {data.get('profile')!r}; the {name} system has {', '.join(system.profiles)}"
+        )
+    if not isinstance(data.get("config"), dict):
+        raise TraceInputError(f"{where}: field 'config' must be an object")
+    try:
+        system.config.from_dict(data["config"])
+    except (ConfigError, TypeError) as error:
+        raise TraceInputError(f"{where}: field 'config': {error}") from None
+    events = data.get("events", list(system.vocabulary.kinds))
+    if not isinstance(events, list) or not all(isinstance(k, str) for k in events):
+        raise TraceInputError(f"{where}: field 'events' must be a list of event kinds")
+    unknown = [k for k in events if k not in system.vocabulary.kinds]
+    missing = [k for k in required_inputs(system) if k not in events]
+    if unknown or missing:
+        what = f"unknown kind(s) {', '.join(unknown)}" if unknown else f"the operation kind(s) {', '.join(missing)} "
+        raise TraceInputError(f"{where}: field 'events': {what}{'' if unknown else 'must be recorded'}")
+    return SystemHeader(name, data["profile"], data["config"], tuple(events), str(data.get("description", "")))
+
+
+def read_system_trace(spec: str | Path) -> SystemTrace:
+    """Read and row-check a system trace (JSON lines or Parquet)."""
+    fmt, path = parse_spec(spec)
+    if path.suffix == ".parquet" or fmt == "parquet":
+        try:
+            table = pq.read_table(path)
+        except (OSError, pa.ArrowException) as error:
+            raise TraceInputError(f"{path}: not a readable Parquet file (truncated or corrupt?): {error}") from None
+        metadata = table.schema.metadata or {}
+        try:
+            data = json.loads(metadata.get(b"ledgerspec", b"null"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise TraceInputError(f"{path}: the 'ledgerspec' metadata (the header) is not JSON: {error}") from None
+        header = _header(data, f"{path}: header")
+        rows = _parquet_rows(table, str(path))
+    else:
+        header, rows = _jsonl(path)
+    if not rows:
+        raise TraceInputError(f"{path}: the trace has no events")
+    vocabulary = SYSTEMS[header.system].vocabulary
+    for event in rows:
+        problem = row_problem(event, vocabulary, header.events)
+        if problem:
+            raise TraceInputError(f"{path}: row {event['row']}: {problem}")
+    return SystemTrace(str(path), header, rows)
+
+
+def _parquet_rows(table: pa.Table, where: str) -> list[dict[str, Any]]:
+    names = table.schema.names
+    missing = [c for c in COLUMNS if c not in names]
+    extra = [c for c in names if c not in COLUMNS]
+    if missing or extra:
+        raise TraceInputError(
+            f"{where}: columns: missing {missing}, unknown {extra}; a system trace has {', '.join(COLUMNS)}"
+        )
+    for name in COLUMNS:
+        if table.schema.field(name).type != _TYPES[name]:
+            raise TraceInputError(
+                f"{where}: column {name!r} has type {table.schema.field(name).type}, expected {_TYPES[name]}"
+            )
+    rows = table.select(list(COLUMNS)).to_pylist()
+    return [{"row": i, **{k: v for k, v in r.items() if v is not None}} for i, r in enumerate(rows)]
+
+
+def _jsonl(path: Path) -> tuple[SystemHeader, list[dict[str, Any]]]:
+    rows: list[dict[str, Any]] = []
+    header: SystemHeader | None = None
+    try:
+        stream = path.open("rb")
+    except OSError as error:
+        raise TraceInputError(f"{path}: cannot read: {error.strerror}") from None
+    with stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                text = raw.decode("utf-8")
+                data = json.loads(text) if text.strip() else None
+            except UnicodeDecodeError as error:
+                raise TraceInputError(f"{path}: line {number}: not UTF-8 (byte at column {error.start + 1})") from None
+            except json.JSONDecodeError as error:
+                raise TraceInputError(
+                    f"{path}: line {number}: invalid JSON: {error.msg} (column {error.colno})"
+                ) from None
+            if header is None:
+                header = _header(data, f"{path}: line 1 (the header)")
+            elif data is not None:
+                rows.append({"row": len(rows), **_typed(data, f"{path}: line {number}")})
+    if header is None:
+        raise TraceInputError(f"{path}: the file is empty")
+    return header, rows
+
+
+def _typed(data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise TraceInputError(f"{where}: an event must be a JSON object")
+    extra = [key for key in data if key not in _TYPES]
+    if extra:
+        raise TraceInputError(f"{where}: unknown field(s) {', '.join(extra)}")
+    for name, value in data.items():
+        kind = _TYPES[name]
+        if value is None:
+            continue
+        if pa.types.is_list(kind):
+            ok = isinstance(value, list) and all(_int64(v) for v in value)
+        elif pa.types.is_int64(kind):
+            ok = _int64(value)
+        elif pa.types.is_boolean(kind):
+            ok = isinstance(value, bool)
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            raise TraceInputError(f"{where}: field {name!r}: expected {kind}, got {value!r}")
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def _int64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
+def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tuple[str, ...]) -> str | None:  # noqa: C901, PLR0911 - one return per row check, in the order FORMAT.md lists them
+    """Why one row is bad input (None if it is not), naming the field; the order checks are the replay's."""
+    for name in ("broker", "seq", "time", "kind"):
+        if event.get(name) is None:
+            return f"field {name!r} is null"
+    kind = event["kind"]
+    if kind not in vocabulary.kinds:
+        return f"field 'kind': unknown event kind {kind!r} for the {vocabulary.system} system"
+    if kind not in recorded:
+        return f"field 'kind': {kind!r} is not among the kinds the header's 'events' says were recorded"
+    for name in vocabulary.kinds[kind].required:
+        if event.get(name) is None:
+            return f"field {name!r} is required for {kind!r}"
+    for name in NON_NEGATIVE:
+        if isinstance(event.get(name), int) and event[name] < 0:
+            return f"field {name!r} is negative ({event[name]})"
+    if any(r < 1 for r in event.get("records", ())):
+        return "field 'records': record numbers start at 1"
+    if "data" in event:
+        try:
+            value = json.loads(event["data"])
+        except json.JSONDecodeError as error:
+            return f"field 'data': invalid JSON: {error.msg}"
+        if not isinstance(value, dict):
+            return "field 'data': want a JSON object"
+    return None
+
+
+class SystemTraceWriter:
+    """Writes a system trace: JSON lines (``.jsonl``) or Parquet (``.parquet``)."""
+
+    def __init__(self, path: str | Path, header: SystemHeader) -> None:
+        self.path, self.header = Path(path), header
+        self.rows: list[dict[str, Any]] = []
+
+    def write(self, event: dict[str, Any]) -> None:
+        self.rows.append(event)
+
+    def close(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.suffix == ".parquet":
+            table = pa.Table.from_pylist(
+                [{c: r.get(c) for c in COLUMNS} for r in self.rows], schema=SYSTEM_SCHEMA
+            ).replace_schema_metadata({b"ledgerspec": json.dumps(self.header.to_dict()).encode()})
+            pq.write_table(table, self.path)
+            return
+        with self.path.open("w", encoding="utf-8") as stream:
+            stream.write(json.dumps(self.header.to_dict()) + "\n")
+            for event in self.rows:
+                stream.write(json.dumps(event, separators=(",", ":")) + "\n")

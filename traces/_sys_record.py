@@ -1,0 +1,186 @@
+"""``traces record --system cursor-state|txlog-writer``: drive an adapter and write its history.
+
+The recorder wraps any candidate of the system (a reference, a mutant, an ``exec:`` process) and
+writes, for each operation, the rows of the system's vocabulary (``spec/<system>/_events.py``): the
+operation, then what the candidate answered. The operations come from a seeded random walk over the
+same moves as the conformance machine (``conformance/<system>/_machine.py``), or from a case file's
+steps (a counterexample ``conform`` printed), so that a trace and ``conform`` can be compared on the
+same steps.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ledgerspec.conformance._errors import InputError
+from ledgerspec.spec import cursor_state as cs
+from ledgerspec.spec import txlog as tx
+from ledgerspec.traces._sys_io import SYSTEMS, SystemHeader, SystemTraceWriter
+
+
+class Recorder:
+    """Passes each operation to the candidate and writes the rows of the operation and the answer."""
+
+    def __init__(self, inner: Any, system: str, broker: str, write: Callable[[dict[str, Any]], None]) -> None:
+        self.inner, self.broker, self.write = inner, broker, write
+        self.vocabulary = SYSTEMS[system].vocabulary
+        self.seq, self.time = 0, 0
+        self.sizes: dict[int, int] = {}
+
+    def start(self, config: Any) -> None:
+        self.inner.start(config)
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+    def apply(self, op: Any) -> Any:
+        result = self.inner.apply(op)
+        if isinstance(op, tx.Tick):
+            self.time += op.by
+        elif not self.vocabulary.clocked:
+            self.time = self.seq
+        for event in self.vocabulary.events(op, result, self.sizes):
+            self.write({"broker": self.broker, "seq": self.seq, "time": self.time, **event})
+            self.seq += 1
+        if isinstance(op, tx.Add):
+            self.sizes[len(self.sizes) + 1] = op.size
+        return result
+
+
+def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, count: int) -> list[Any]:  # noqa: C901 - one branch per move of the conformance machine
+    """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules."""
+    model = cs.init(profile, config)
+    ops: list[cs.CursorOp] = []
+
+    def do(op: Any) -> Any:
+        nonlocal model
+        model, answer = cs.step(model, op)
+        ops.append(op)
+        return answer
+
+    while len(ops) < count:
+        move = rng.choice(["ack", "ack", "mark", "persist", "persist", "confirm", "fault", "crash"])
+        if move == "ack":
+            ledger, entry = rng.choice([1, 2]), rng.randint(0, 5)
+            do(
+                cs.AckIndex(ledger=ledger, entry=entry, index=entry % 2)
+                if rng.random() < 0.3
+                else cs.Ack(ledger=ledger, entry=entry)
+            )
+        elif move == "mark":
+            do(cs.MarkDelete(ledger=rng.choice([1, 2]), entry=rng.randint(0, 5)))
+        elif move == "persist":
+            do(cs.Persist(value=rng.randint(0, 3)))
+            for _ in range(rng.randint(0, 6)):
+                do(cs.Confirm())
+        elif move == "confirm":
+            do(cs.Confirm())
+        elif move == "fault":
+            do(rng.choice([cs.FailAdd(), cs.FailMeta(), cs.Rollover()]))
+        else:
+            do(cs.Crash(keep=rng.randint(0, 3)))
+            if rng.random() < 0.2:
+                do(cs.Unreadable())
+            if do(cs.Recover()) == "failed":
+                break
+    return ops
+
+
+def _txlog_walk(rng: random.Random, profile: str, config: tx.WriterConfig, count: int) -> list[Any]:  # noqa: ARG001 - one signature per system
+    """Adds of sizes around the thresholds, clock moves, completions and failures, metrics, a close."""
+    limit = config.max_size
+    ops: list[tx.WriterOp] = []
+    while len(ops) < count:
+        move = rng.choice(["add", "add", "tick", "finish", "metrics"] + (["close"] if rng.random() < 0.05 else []))
+        if move == "add":
+            ops.append(tx.Add(size=max(1, rng.choice([1, 3, limit // 2, limit - 1, limit, limit + 5]))))
+        elif move == "tick":
+            ops.append(tx.Tick(by=rng.choice([1, 1, 2, 3, 5, 11])))
+        elif move == "finish":
+            ops.append(tx.Fail() if rng.random() < 0.25 else tx.Complete())
+        elif move == "metrics":
+            ops.append(tx.Metrics())
+        else:
+            ops.append(tx.Close())
+    return ops
+
+
+WALKS: dict[str, Callable[[random.Random, str, Any, int], list[Any]]] = {
+    "cursor-state": _cursor_walk,
+    "txlog-writer": _txlog_walk,
+}
+
+
+def walk(system: str, profile: str, config: Any, seed: int, count: int) -> list[Any]:
+    """A seeded random sequence of about ``count`` operations the model accepts."""
+    return WALKS[system](random.Random(seed), profile, config, count)
+
+
+def record_history(
+    factory: Callable[[], Any],
+    system: str,
+    profile: str,
+    config: Any,
+    histories: Sequence[Sequence[Any]],
+    out: str,
+    description: str = "",
+    omit: tuple[str, ...] = (),
+) -> tuple[int, list[list[Any]]]:
+    """Drive a fresh candidate through each sequence of operations (one broker each); write the trace.
+
+    Returns the rows written and the operations each history applied: a history ends early when the
+    candidate's recovery failed.
+
+    ``omit``: output kinds left out, as by a recorder that cannot see them (the header says so).
+    """
+    vocabulary = SYSTEMS[system].vocabulary
+    kinds = tuple(kind for kind in _recorded(vocabulary) if kind not in omit)
+    header = SystemHeader(system, profile, config.to_dict(), kinds, description)
+    writer = SystemTraceWriter(out, header)
+
+    def write(event: dict[str, Any]) -> None:
+        if event["kind"] in kinds:
+            writer.write(event)
+
+    applied: list[list[Any]] = []
+    for number, ops in enumerate(histories):
+        recorder = Recorder(factory(), system, f"h{number}", write)
+        recorder.start(config)
+        applied.append([])
+        try:
+            for op in ops:
+                applied[-1].append(op)
+                if recorder.apply(op) == "failed" and isinstance(op, cs.Recover):
+                    break  # the cursor is gone, as in the conformance machine
+        finally:
+            recorder.stop()
+    writer.close()
+    return len(writer.rows), applied
+
+
+def _recorded(vocabulary: Any) -> tuple[str, ...]:
+    """What the recorder captures: the operations and the answers (the inside view it cannot see)."""
+    return tuple(kind for kind, spec in vocabulary.kinds.items() if spec.role != "inside")
+
+
+def resolve_adapter(system: str, name: str) -> tuple[str, Callable[[], Any], Any]:
+    """(default profile, factory, process to close or None) for a reference, a mutant or ``exec:COMMAND``."""
+    from ledgerspec.conformance.cli._systems import SYSTEMS as CLI  # noqa: PLC0415 - the CLI's adapter table
+
+    entry = CLI[system]
+    if name.startswith("exec:") and entry.process is not None:
+        process = entry.process(name[5:], timeout=60.0, validate=False)
+        return process.profiles[0], process, process
+    if name in entry.adapters:
+        profile, factory = entry.adapters[name]
+        return profile, factory, None
+    mutants = {m.name: m for m in entry.mutants}
+    mutant = mutants.get(name.removeprefix("mutant:"))
+    if mutant is not None:
+        return mutant.profile, mutant.adapter, None
+    known = ", ".join([*entry.adapters, *(f"mutant:{m}" for m in mutants)])
+    raise InputError(
+        f"--adapter {name}: {system} adapters are {known}" + (", or exec:COMMAND" if entry.process else "")
+    )
