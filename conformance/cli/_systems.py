@@ -23,6 +23,7 @@ from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
+from ledgerspec.conformance.cursor_state._real import REAL_CURSORS, real_cursor_command
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
@@ -44,6 +45,8 @@ class LockstepSystem:
     mutants: Sequence[Any]
     process: Callable[..., Any] | None = None
     """``exec:COMMAND`` adapters, where the system has a process protocol."""
+    real: dict[str, Callable[[str], str]] | None = None
+    """Harnesses of the real code, by adapter name: the command that starts one (process protocol)."""
 
 
 SYSTEMS: dict[str, LockstepSystem] = {
@@ -56,6 +59,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         conform_cursor,
         CURSOR_MUTANTS,
         CursorProcessFactory,
+        dict.fromkeys(REAL_CURSORS, real_cursor_command),
     ),
     "txlog-writer": LockstepSystem(
         "txlog-writer",
@@ -103,14 +107,16 @@ def run_conform(args: argparse.Namespace) -> int:
     check_outputs(args, files=("json",))
     process = None
     extra: dict[str, Any] = {}
-    if args.adapter.startswith("exec:") and system.process is not None:
-        process = system.process(args.adapter[5:], timeout=args.timeout, validate=args.validate_protocol)
+    real = (system.real or {}).get(args.adapter)
+    if (args.adapter.startswith("exec:") or real is not None) and system.process is not None:
+        command = real(args.adapter) if real is not None else args.adapter[5:]
+        process = system.process(command, timeout=args.timeout, validate=args.validate_protocol)
         factory: Callable[[], Candidate] = process
         default, extra = process.profiles[0], {"capabilities": frozenset(process.capabilities)}
     elif args.adapter in system.adapters:
         default, factory = system.adapters[args.adapter]
     else:
-        known = ", ".join(system.adapters) + (", or exec:COMMAND" if system.process is not None else "")
+        known = ", ".join([*system.adapters, *(system.real or {})]) + (", or exec:COMMAND" if system.process is not None else "")
         raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
     try:
         profile = _profile(system, args, default)
