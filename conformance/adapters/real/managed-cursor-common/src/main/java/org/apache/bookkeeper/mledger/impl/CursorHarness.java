@@ -59,7 +59,7 @@ public final class CursorHarness {
     private OrderedExecutor executor;
     private HoldingBookKeeper bookKeeper;
     private MetadataStoreExtended base;
-    private FaultInjectionMetadataStore store;
+    private CountingStore store;
     private final List<ManagedLedgerFactoryImpl> factories = new ArrayList<>();
     private ManagedLedgerConfig config;
     private ManagedLedgerImpl ledger;
@@ -193,7 +193,7 @@ public final class CursorHarness {
     }
 
     private ManagedLedgerFactoryImpl newFactory() throws Exception {
-        store = new FaultInjectionMetadataStore(base); // one per broker: a dead broker's failures stay with it
+        store = new CountingStore(base); // one per broker: a dead broker's failures stay with it
         ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
         factoryConfig.setCursorPositionFlushSeconds(1_000_000); // no background flush of the deferred persists
         ManagedLedgerFactoryImpl factory = new ManagedLedgerFactoryImpl(store, bookKeeper, factoryConfig);
@@ -546,20 +546,57 @@ public final class CursorHarness {
                 }
                 base.get(CURSOR_PATH).get(10, TimeUnit.SECONDS);
                 if (round > 1) {
-                    Thread.sleep(1);
+                    Thread.sleep(round > 3 ? 2 : 1);
                 }
             } catch (Exception e) {
                 throw new IllegalStateException("settling after the step", e);
             }
             Object now;
             synchronized (bookKeeper) {
-                now = List.of(bookKeeper.held.size(), completions.size(),
+                now = List.of(bookKeeper.held.size(), completions.size(), store.inFlight.get(),
                         cursor == null ? "crashed" : cursor.getState());
             }
-            if (round > 2 && now.equals(last)) {
+            if (round > 3 && store.inFlight.get() == 0 && now.equals(last)) {
                 return;
             }
             last = now;
+        }
+    }
+
+    /** The fault-injecting store, counting the operations in flight so that {@link #settle()} waits for them. */
+    static final class CountingStore extends FaultInjectionMetadataStore {
+        private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+
+        CountingStore(MetadataStoreExtended store) {
+            super(store);
+        }
+
+        private <T> CompletableFuture<T> counted(java.util.function.Supplier<CompletableFuture<T>> operation) {
+            inFlight.incrementAndGet();
+            return operation.get().whenComplete((result, error) -> inFlight.decrementAndGet());
+        }
+
+        @Override
+        public CompletableFuture<org.apache.pulsar.metadata.api.Stat> put(String path, byte[] value,
+                                                                          java.util.Optional<Long> version) {
+            return counted(() -> super.put(path, value, version));
+        }
+
+        @Override
+        public CompletableFuture<org.apache.pulsar.metadata.api.Stat> put(
+                String path, byte[] value, java.util.Optional<Long> version,
+                java.util.EnumSet<org.apache.pulsar.metadata.api.extended.CreateOption> options) {
+            return counted(() -> super.put(path, value, version, options));
+        }
+
+        @Override
+        public CompletableFuture<java.util.Optional<org.apache.pulsar.metadata.api.GetResult>> get(String path) {
+            return counted(() -> super.get(path));
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(String path, java.util.Optional<Long> version) {
+            return counted(() -> super.delete(path, version));
         }
     }
 
