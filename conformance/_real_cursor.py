@@ -35,8 +35,6 @@ class CursorFinding:
     """Where in the released code it is decided."""
     reproduction: str
     """The JUnit method of ``CursorStateRecoveryTest`` that runs it."""
-    needs: frozenset[str] = frozenset()
-    """Operations a protocol counterexample of it holds (empty: the protocol cannot show it)."""
 
 
 FINDINGS: tuple[CursorFinding, ...] = (
@@ -68,7 +66,6 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "position, ranges and properties and never calls recoverBatchDeletedIndexes; javap finds that call "
         "in this branch only in 5.0.1",
         "batchIndexAcksAreLostWhenTheStateGoesThroughTheMetadataStore",
-        frozenset({"ack_index", "fail_add", "recover"}),
     ),
     CursorFinding(
         "C3",
@@ -95,7 +92,6 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "profile has it",
         "buildIndividualDeletedMessageRanges adds each range before comparing the count with the maximum",
         "theRangeCapPersistsOneRangeOverTheMaximum",
-        frozenset({"ack", "persist", "recover"}),
     ),
     CursorFinding(
         "C6",
@@ -115,7 +111,6 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "succeeds; that callback is createNewMetadataLedger's, which then runs switchToNewLedger on the new ledger "
         "and flushPendingMarkDeletes",
         "aFailedFirstWriteToANewCursorLedgerStillSwitchesToItAndACrashLosesAcks",
-        frozenset({"fail_add"}),
     ),
 )
 
@@ -168,12 +163,14 @@ OBSERVED = (
 
 def _protocol_lines() -> list[str]:
     """The protocol harnesses' part: how they map the spec's steps, and their pinned verdicts."""
-    from ledgerspec.conformance.cursor_state._real import CURSOR_VERDICTS, REAL_CURSORS, SEED  # noqa: PLC0415 - it imports FINDINGS
+    from ledgerspec.conformance.cursor_state import _real  # noqa: PLC0415 - imported here: it imports this module
+
+    adapters = ", ".join(f"`{name}`" for name in _real.REAL_CURSORS)
 
     lines = [
         (
-            f"The same classes behind the cursor-state process protocol: adapters {', '.join(f'`{n}`' for n in REAL_CURSORS)} "
-            "(`CursorHarness`, conformance/adapters/real/README.md, \"Cursor state\"), claiming `pulsar-master` and the "
+            f"The same classes behind the cursor-state process protocol: adapters {adapters} "
+            '(`CursorHarness`, conformance/adapters/real/README.md, "Cursor state"), claiming `pulsar-master` and the '
             "capabilities `ack_index`, `fail_add`, `fail_meta` and `unreadable`; `rollover` and `zlib` are not claimed "
             "(a periodic rollover's write completes no callback the protocol can number; no release compresses the "
             "cursor ledger), so they are never sent. A persist from NoLedger is two adds in these releases "
@@ -182,16 +179,18 @@ def _protocol_lines() -> list[str]:
         ),
         "",
         (
-            f"Each invariant searched alone (a search stops at its first violation), settings `ci`, seed {SEED}; "
-            "a FAIL must be explained by a finding below (its counterexample holds that finding's operations), "
-            "fail again on the real code and pass on `reference-pulsar-master` (tests/slow/test_real_cursor_verdicts.py):"
+            "Each invariant searched alone (a search stops at its first violation), "
+            f"settings `{_real.SETTINGS}`, seed {_real.SEED}; a FAIL must be explained by a finding below (replayed "
+            "on the spec's model, its counterexample reaches that finding's situation), fail again on the real code "
+            "and pass on `reference-pulsar-master` (tests/slow/test_real_cursor_verdicts.py):"
         ),
         "",
         "| Adapter | Invariant | Verdict | Explained by |",
         "|---|---|---|---|",
     ]
     lines += [
-        f"| {v.adapter} | `{v.invariant}`{' without ' + ', '.join(f'`{c}`' for c in sorted(v.withhold)) if v.withhold else ''} | {v.verdict} | {', '.join(v.findings) or '-'} |" for v in CURSOR_VERDICTS
+        f"| {v.adapter} | `{v.invariant}` | {v.verdict} | {', '.join(v.findings) or '-'} |"
+        for v in _real.CURSOR_VERDICTS
     ]
     return lines
 

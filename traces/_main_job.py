@@ -96,5 +96,9 @@ def run_main_job(args: argparse.Namespace) -> int:
 
         print("\n3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)")
         ok &= judge_all(print, settings="quick", seed=args.seed, presets=("minimal",))
+        from ledgerspec.conformance.cursor_state._real import judge_real_cursors  # noqa: PLC0415 - needs Maven
+
+        print("   The real ManagedCursorImpl, cursor-state, each invariant of pulsar-master alone (settings quick)")
+        ok &= judge_real_cursors(print, settings="quick", seed=args.seed, strict=False)
     print("\nAll as expected." if ok else "\nSOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above).")
     return 0 if ok else 1

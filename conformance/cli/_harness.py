@@ -14,6 +14,7 @@ from ledgerspec.conformance.adapters._harness import (
     run_reproductions,
 )
 from ledgerspec.conformance.cli._main import EXIT_OK
+from ledgerspec.conformance.cursor_state._real import REAL_CURSORS
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +33,7 @@ def run_build(args: argparse.Namespace) -> int:
     was_built = is_built()
     directory = build(force=args.force)
     print(f"{'already built' if was_built and not args.force else 'built'}: {directory}")
-    for harness in HARNESSES.values():
+    for harness in [*HARNESSES.values(), *REAL_CURSORS.values()]:
         print(f"  {harness.name:<28} {harness.coordinates:<42} -> profile {harness.profile}")
     return EXIT_OK
 

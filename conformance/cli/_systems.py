@@ -116,7 +116,9 @@ def run_conform(args: argparse.Namespace) -> int:
     elif args.adapter in system.adapters:
         default, factory = system.adapters[args.adapter]
     else:
-        known = ", ".join([*system.adapters, *(system.real or {})]) + (", or exec:COMMAND" if system.process is not None else "")
+        known = ", ".join([*system.adapters, *(system.real or {})]) + (
+            ", or exec:COMMAND" if system.process is not None else ""
+        )
         raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
     try:
         profile = _profile(system, args, default)

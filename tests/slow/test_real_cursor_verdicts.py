@@ -1,7 +1,7 @@
 """The real ManagedCursorImpl behind the cursor-state protocol gets the verdicts DEVIATIONS.md declares (issue 17).
 
 Each invariant of ``pulsar-master`` is searched alone on ``real-cursor-4.2.4`` and ``real-cursor-4.0.8`` (the
-harness is built by Maven on first use) at ``ci`` settings with the pinned seed: the verdict must be the declared
+harness is built by Maven on first use) at the pinned settings and seed: the verdict must be the declared
 one, and a FAIL's counterexample must be one a documented finding explains (its operations), must fail again on
 the real code and must pass on the profile's reference: no violation that no finding explains.
 """
@@ -15,7 +15,14 @@ from ledgerspec.conformance._lockstep import LockstepRun, replay
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
-from ledgerspec.conformance.cursor_state._real import CURSOR_VERDICTS, SEED, real_cursor_command, search, surprise
+from ledgerspec.conformance.cursor_state._real import (
+    CURSOR_VERDICTS,
+    SEED,
+    SETTINGS,
+    real_cursor_command,
+    search,
+    surprise,
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -26,16 +33,19 @@ def _tools() -> None:
 
 @pytest.mark.parametrize("verdict", CURSOR_VERDICTS, ids=[f"{v.adapter}-{v.invariant}" for v in CURSOR_VERDICTS])
 def test_the_real_cursor_gets_the_declared_verdict(verdict):
-    report = search(verdict, settings="ci", seed=SEED)
+    report = search(verdict, settings=SETTINGS, seed=SEED)
     assert surprise(verdict, report) is None
     if report.violation is None:
         return
     found = report.violation
     real = CursorProcessFactory(real_cursor_command(verdict.adapter))
     try:
-        again = replay(LockstepRun(CURSOR_STATE, real, "pulsar-master", (verdict.invariant,)), found.config, found.steps)
+        again = replay(
+            LockstepRun(CURSOR_STATE, real, "pulsar-master", (verdict.invariant,)), found.config, found.steps
+        )
     finally:
         real.close()
-    assert again is not None and again[0] == verdict.invariant
+    assert again is not None
+    assert again[0] == verdict.invariant
     reference = LockstepRun(CURSOR_STATE, lambda: CursorStateAdapter("pulsar-master"), "pulsar-master")
     assert replay(reference, found.config, found.steps) is None
