@@ -97,7 +97,8 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "C6",
         "a failed first write to a new cursor ledger still points the metadata store at it",
         "pulsar-master",
-        "breaks `CURSOR-NO-ACK-LOSS`, `CURSOR-RECOVER-ACKNOWLEDGED` and `CURSOR-MODEL`",
+        "breaks `CURSOR-NO-ACK-LOSS`, `CURSOR-RECOVER-ACKNOWLEDGED`, `CURSOR-MODEL` and, as the model sees it, "
+        "`CURSOR-CALLBACK-ONCE`",
         "mark-delete e0, ack e3 (acknowledged); restart (a second factory opens the topic: the cursor has no "
         "writable ledger); ack e4: the persist creates a new cursor ledger, whose first write fails "
         "(BookieHandleNotAvailable); the flush write after it is held; crash: a third factory recovers the cursor",
@@ -105,7 +106,8 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "and recovery gives mark-delete e0 with e3 acknowledged",
         "the record names the new ledger, whose only write failed; recovery finds it empty and rolls back to the "
         "record's mark-delete e0 alone: the acknowledged e3 is delivered again. Through the protocol the same "
-        "shows as a fail_add of a persist from NoLedger completing no callback (`CURSOR-MODEL`)",
+        "shows as a fail_add of a persist from NoLedger completing no callback (`CURSOR-MODEL`) and the next "
+        "confirm completing it with success, where the profile had failed it already (`CURSOR-CALLBACK-ONCE`)",
         "createNewMetadataLedger writes lastMarkDeleteEntry with persistPositionToLedger, whose error branch "
         "falls back to persistPositionMetaStore and calls the callback's operationComplete when the store write "
         "succeeds; that callback is createNewMetadataLedger's, which then runs switchToNewLedger on the new ledger "
