@@ -194,6 +194,12 @@ def _protocol_lines() -> list[str]:
         f"| {v.adapter} | `{v.invariant}` | {v.verdict} | {', '.join(v.findings) or '-'} |"
         for v in _real.CURSOR_VERDICTS
     ]
+    lines += ["", "Pinned counterexamples, breaking their invariant on both releases and passing on the reference:"]
+    for case in _real.CURSOR_CASES:
+        config = ", ".join(f"{k} {v}" for k, v in case.config.to_dict().items())
+        lines += ["", f"{case.finding}, `{case.invariant}` ({config}):", "", "```"]
+        lines += [f"{i:>2}. {op.describe()}" for i, op in enumerate(case.steps, start=1)]
+        lines += ["```"]
     return lines
 
 

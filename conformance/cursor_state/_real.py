@@ -12,12 +12,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ledgerspec.conformance._lockstep import Report
+from ledgerspec.conformance._lockstep import LockstepRun, Report, replay
 from ledgerspec.conformance.adapters._harness import Harness
-from ledgerspec.conformance.cursor_state._machine import conform_cursor
+from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.spec import SpecError
-from ledgerspec.spec.cursor_state import Confirm, CursorConfig, CursorOp, FailAdd, Persist, init, step
+from ledgerspec.spec.cursor_state import (
+    Ack,
+    Confirm,
+    Crash,
+    CursorConfig,
+    CursorOp,
+    FailAdd,
+    Persist,
+    Recover,
+    init,
+    step,
+)
 
 _MAIN = "org.apache.bookkeeper.mledger.impl.CursorHarness"
 _DRIVES = "ManagedCursorImpl + ManagedLedgerImpl + ManagedLedgerFactoryImpl over PulsarMockBookKeeper"
@@ -77,6 +88,61 @@ CURSOR_VERDICTS: tuple[CursorVerdict, ...] = tuple(
 )
 """Each invariant searched alone: a search stops at its first violation, so one search per invariant lets every
 finding show (CURSOR-MODEL, broken first by C6, would hide C2)."""
+
+
+@dataclass(frozen=True)
+class CursorCase:
+    """A finding's minimal counterexample, pinned: it breaks ``invariant`` on both releases, not on the reference."""
+
+    finding: str
+    invariant: str
+    config: CursorConfig
+    steps: tuple[CursorOp, ...]
+
+
+CURSOR_CASES: tuple[CursorCase, ...] = (
+    CursorCase(
+        "C4",
+        "CURSOR-MODEL",
+        CursorConfig(max_entry_size=1000, max_ranges=1, long_array=False),
+        (
+            Ack(ledger=1, entry=1),
+            Ack(ledger=1, entry=3),
+            Ack(ledger=1, entry=5),
+            Persist(value=0),
+            Confirm(),
+            Crash(keep=0),
+            Recover(),
+        ),
+    ),
+    CursorCase(
+        "C6",
+        "CURSOR-NO-ACK-LOSS",
+        CursorConfig(max_entry_size=1000),
+        (
+            Ack(ledger=1, entry=3),
+            Persist(value=0),
+            Confirm(),
+            Crash(keep=0),
+            Recover(),
+            Persist(value=1),
+            FailAdd(),
+            Crash(keep=0),
+            Recover(),
+        ),
+    ),
+)
+"""The searches stop at their first violation, which is C6 or C2 on every seed tried: C4 shows only here."""
+
+
+def replay_case(case: CursorCase, adapter: str) -> tuple[str, str] | None:
+    """The first (invariant, message) of ``case.invariant`` the case breaks on a real cursor, or None."""
+    factory = CursorProcessFactory(real_cursor_command(adapter))
+    try:
+        run = LockstepRun(CURSOR_STATE, factory, "pulsar-master", (case.invariant,))
+        return replay(run, case.config, case.steps)
+    finally:
+        factory.close()
 
 
 def search(verdict: CursorVerdict, *, settings: str, seed: int) -> Report:

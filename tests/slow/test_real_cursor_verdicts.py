@@ -49,3 +49,11 @@ def test_the_real_cursor_gets_the_declared_verdict(verdict):
     assert again[0] == verdict.invariant
     reference = LockstepRun(CURSOR_STATE, lambda: CursorStateAdapter("pulsar-master"), "pulsar-master")
     assert replay(reference, found.config, found.steps) is None
+
+
+@pytest.mark.parametrize("case", CURSOR_CASES, ids=[c.finding for c in CURSOR_CASES])
+@pytest.mark.parametrize("adapter", sorted(REAL_CURSORS))
+def test_each_pinned_counterexample_breaks_its_invariant_on_both_releases(case, adapter):
+    broken = replay_case(case, adapter)
+    assert broken is not None
+    assert broken[0] == case.invariant

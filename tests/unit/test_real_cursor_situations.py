@@ -7,8 +7,11 @@ then calls such a violation a surprise).
 
 from __future__ import annotations
 
+from ledgerspec.conformance._lockstep import LockstepRun, replay
 from ledgerspec.conformance._real_cursor import FINDINGS
-from ledgerspec.conformance.cursor_state._real import CURSOR_VERDICTS, REAL_CURSORS, situations
+from ledgerspec.conformance.cursor_state import CursorStateAdapter
+from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE
+from ledgerspec.conformance.cursor_state._real import CURSOR_CASES, CURSOR_VERDICTS, REAL_CURSORS, situations
 from ledgerspec.spec.cursor_state import (
     Ack,
     AckIndex,
@@ -84,3 +87,10 @@ def test_every_pinned_verdict_names_real_adapters_and_known_findings():
         assert verdict.adapter in REAL_CURSORS
         assert set(verdict.findings) <= keys
         assert (verdict.verdict == "FAIL") == bool(verdict.findings)
+
+
+def test_each_pinned_counterexample_reaches_its_finding_and_passes_on_the_reference():
+    for case in CURSOR_CASES:
+        assert situations(case.config, list(case.steps)) == {case.finding}
+        run = LockstepRun(CURSOR_STATE, lambda: CursorStateAdapter("pulsar-master"), "pulsar-master")
+        assert replay(run, case.config, case.steps) is None
