@@ -16,10 +16,13 @@ from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.cursor_state._real import (
+    CURSOR_CASES,
     CURSOR_VERDICTS,
+    REAL_CURSORS,
     SEED,
     SETTINGS,
     real_cursor_command,
+    replay_case,
     search,
     surprise,
 )
