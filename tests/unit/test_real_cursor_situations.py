@@ -31,7 +31,7 @@ ROOMY = CursorConfig(max_entry_size=1000, max_ranges=6)
 
 def test_a_failed_add_to_a_ledger_being_opened_is_c6():
     # persist 1 from NoLedger opens a cursor ledger; its add fails
-    assert situations(SMALL, [Persist(value=0), FailAdd(), Confirm()]) == {"C6"}
+    assert situations(SMALL, [Persist(value=0), FailAdd(), Confirm()]) == {"C5"}
 
 
 def test_an_entry_over_the_frame_size_while_opening_is_c6_too():
@@ -43,7 +43,7 @@ def test_an_entry_over_the_frame_size_while_opening_is_c6_too():
         Persist(value=0),
         Confirm(),
     ]
-    assert situations(SMALL, steps) == {"C6"}
+    assert situations(SMALL, steps) == {"C5"}
 
 
 def test_a_failed_add_to_the_open_ledger_with_batch_sets_is_c2():
@@ -64,6 +64,11 @@ def test_a_persist_over_the_range_cap_is_c4():
     # (1,3) and (1,5): two runs, over max_ranges 1
     config = CursorConfig(max_entry_size=1000, max_ranges=1)
     assert situations(config, [Ack(ledger=1, entry=3), Ack(ledger=1, entry=5), Persist(value=0), Confirm()]) == {"C4"}
+
+
+def test_a_mark_delete_right_before_an_acked_entry_is_c6():
+    # (1,1) acked on its own; mark-delete (1,0): the real cursor moves on to (1,1), the model stays
+    assert situations(ROOMY, [Ack(ledger=1, entry=1), MarkDelete(ledger=1, entry=0)]) == {"C6"}
 
 
 def test_runs_that_reach_no_finding_are_explained_by_none():

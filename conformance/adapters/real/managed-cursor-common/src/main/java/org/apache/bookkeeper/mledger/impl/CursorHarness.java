@@ -382,7 +382,7 @@ public final class CursorHarness {
      * The oldest add is confirmed. The first add to a new cursor ledger is createNewMetadataLedger's write of
      * lastMarkDeleteEntry; once it is in, the cursor switches the metadata-store pointer and flushes its pending
      * persists as one more add to that ledger: the spec's one write of a persist from NoLedger is those two adds,
-     * so one Confirm confirms both (DEVIATIONS.md, C5).
+     * so one Confirm confirms both (README.md beside the pom, "Cursor state").
      */
     private void confirm() throws Exception {
         HoldingBookKeeper.Add add = oldest();
