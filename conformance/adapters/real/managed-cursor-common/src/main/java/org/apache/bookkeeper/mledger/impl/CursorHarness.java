@@ -1,12 +1,5 @@
 package org.apache.bookkeeper.mledger.impl;
 
-import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -75,41 +68,10 @@ public final class CursorHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        OutputStream out = new FileOutputStream(FileDescriptor.out);
-        System.setOut(System.err);
-        CursorHarness harness = new CursorHarness(args.length > 0 ? args[0] : "unknown");
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) {
-                continue;
-            }
-            Map<String, Object> reply = new LinkedHashMap<>();
-            reply.put("seq", null);
-            boolean stop = false;
-            try {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> request = (Map<String, Object>) Json.parse(line);
-                reply.put("seq", request.get("seq"));
-                stop = "stop".equals(request.get("cmd"));
-                reply.put("result", harness.handle(request));
-            } catch (Exception | Error error) {
-                reply.remove("result");
-                StringWriter trace = new StringWriter();
-                error.printStackTrace(new PrintWriter(trace));
-                reply.put("errored", Map.of("message", error.toString(), "traceback", trace.toString()));
-                stop = false;
-            }
-            out.write((Json.write(reply) + "\n").getBytes(StandardCharsets.US_ASCII));
-            if (stop) {
-                break;
-            }
-        }
-        harness.teardown();
-        System.exit(0);
+        CursorLoop.serve(new CursorHarness(args.length > 0 ? args[0] : "unknown"));
     }
 
-    private Object handle(Map<String, Object> request) throws Exception {
+    Object handle(Map<String, Object> request) throws Exception {
         Object cmd = request.get("cmd");
         if ("start".equals(cmd)) {
             Map<String, Object> implementation = new LinkedHashMap<>();
@@ -211,7 +173,7 @@ public final class CursorHarness {
         }
     }
 
-    private void teardown() {
+    void teardown() {
         for (ManagedLedgerFactoryImpl factory : factories) {
             try {
                 factory.shutdownAsync();
@@ -330,7 +292,7 @@ public final class CursorHarness {
         }
         String record;
         try {
-            record = String.valueOf(cursorsLedgerId(base.get(CURSOR_PATH).get(10, TimeUnit.SECONDS).orElseThrow().getValue()));
+            record = String.valueOf(CursorRecord.cursorsLedgerId(base.get(CURSOR_PATH).get(10, TimeUnit.SECONDS).orElseThrow().getValue()));
         } catch (Exception e) {
             record = e.toString();
         }
@@ -456,41 +418,10 @@ public final class CursorHarness {
 
     private void unreadable() throws Exception {
         byte[] record = base.get(CURSOR_PATH).get(10, TimeUnit.SECONDS).orElseThrow().getValue();
-        long cursorLedger = cursorsLedgerId(record);
+        long cursorLedger = CursorRecord.cursorsLedgerId(record);
         var handle = bookKeeper.getLedgerMap().get(cursorLedger);
         if (cursorLedger >= 0 && handle != null && handle.getLastAddConfirmed() >= 0) {
             bookKeeper.makeUnreadable(cursorLedger, handle.getLastAddConfirmed());
-        }
-    }
-
-    /** Field 1 (cursorsLedgerId, int64) of a ManagedCursorInfo record, the same in every release's proto. */
-    static long cursorsLedgerId(byte[] data) {
-        int[] at = {0};
-        while (at[0] < data.length) {
-            long tag = varint(data, at);
-            int wire = (int) (tag & 7);
-            if (tag >>> 3 == 1 && wire == 0) {
-                return varint(data, at);
-            }
-            switch (wire) {
-                case 0 -> varint(data, at);
-                case 1 -> at[0] += 8;
-                case 2 -> at[0] += (int) varint(data, at);
-                case 5 -> at[0] += 4;
-                default -> throw new IllegalStateException("wire type " + wire + " in a ManagedCursorInfo");
-            }
-        }
-        throw new IllegalStateException("a ManagedCursorInfo without cursorsLedgerId");
-    }
-
-    private static long varint(byte[] data, int[] at) {
-        long value = 0;
-        for (int shift = 0; ; shift += 7) {
-            byte b = data[at[0]++];
-            value |= (long) (b & 0x7f) << shift;
-            if (b >= 0) {
-                return value;
-            }
         }
     }
 
@@ -560,43 +491,6 @@ public final class CursorHarness {
                 return;
             }
             last = now;
-        }
-    }
-
-    /** The fault-injecting store, counting the operations in flight so that {@link #settle()} waits for them. */
-    static final class CountingStore extends FaultInjectionMetadataStore {
-        private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
-
-        CountingStore(MetadataStoreExtended store) {
-            super(store);
-        }
-
-        private <T> CompletableFuture<T> counted(java.util.function.Supplier<CompletableFuture<T>> operation) {
-            inFlight.incrementAndGet();
-            return operation.get().whenComplete((result, error) -> inFlight.decrementAndGet());
-        }
-
-        @Override
-        public CompletableFuture<org.apache.pulsar.metadata.api.Stat> put(String path, byte[] value,
-                                                                          java.util.Optional<Long> version) {
-            return counted(() -> super.put(path, value, version));
-        }
-
-        @Override
-        public CompletableFuture<org.apache.pulsar.metadata.api.Stat> put(
-                String path, byte[] value, java.util.Optional<Long> version,
-                java.util.EnumSet<org.apache.pulsar.metadata.api.extended.CreateOption> options) {
-            return counted(() -> super.put(path, value, version, options));
-        }
-
-        @Override
-        public CompletableFuture<java.util.Optional<org.apache.pulsar.metadata.api.GetResult>> get(String path) {
-            return counted(() -> super.get(path));
-        }
-
-        @Override
-        public CompletableFuture<Void> delete(String path, java.util.Optional<Long> version) {
-            return counted(() -> super.delete(path, version));
         }
     }
 
