@@ -1,9 +1,10 @@
-"""The real ManagedCursorImpl against the cursor-state spec: which releases, and what their JUnit cases show.
+"""The real ManagedCursorImpl against the cursor-state spec: which releases, and what it shows.
 
-No process harness drives the cursor yet; its verdicts come from the JUnit reproductions of
-``conformance/adapters/real/managed-cursor-common`` (run on managed-ledger 4.0.8 and 4.2.4 by
-``ledgerspec harness test``, and in CI by tests/slow/test_real_cursor_state.py). This module is the
-one home of what they establish; ``ledgerspec deviations --real`` writes it into DEVIATIONS.md.
+Two ways, one home: the JUnit reproductions of ``conformance/adapters/real/managed-cursor-common`` (run on
+managed-ledger 4.0.8 and 4.2.4 by ``ledgerspec harness test``, and in CI by tests/slow/test_real_cursor_state.py),
+and the protocol harnesses ``real-cursor-4.2.4`` and ``real-cursor-4.0.8`` judged by ``ledgerspec conform``
+(their pinned verdicts: ``conformance/cursor_state/_real.py``, in CI tests/slow/test_real_cursor_verdicts.py).
+``ledgerspec deviations --real`` writes both into DEVIATIONS.md.
 """
 
 from __future__ import annotations
@@ -92,6 +93,42 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "buildIndividualDeletedMessageRanges adds each range before comparing the count with the maximum",
         "theRangeCapPersistsOneRangeOverTheMaximum",
     ),
+    CursorFinding(
+        "C5",
+        "a failed first write to a new cursor ledger still points the metadata store at it",
+        "pulsar-master",
+        "breaks `CURSOR-NO-ACK-LOSS`, `CURSOR-RECOVER-ACKNOWLEDGED`, `CURSOR-MODEL` and, as the model sees it, "
+        "`CURSOR-CALLBACK-ONCE`",
+        "mark-delete e0, ack e3 (acknowledged); restart (a second factory opens the topic: the cursor has no "
+        "writable ledger); ack e4: the persist creates a new cursor ledger, whose first write fails "
+        "(BookieHandleNotAvailable); the flush write after it is held; crash: a third factory recovers the cursor",
+        "the failed write deletes the new ledger and fails the persist; the record still names the old ledger, "
+        "and recovery gives mark-delete e0 with e3 acknowledged",
+        "the record names the new ledger, whose only write failed; recovery finds it empty and rolls back to the "
+        "record's mark-delete e0 alone: the acknowledged e3 is delivered again. Through the protocol the same "
+        "shows as a fail_add of a persist from NoLedger completing no callback (`CURSOR-MODEL`) and the next "
+        "confirm completing it with success, where the profile had failed it already (`CURSOR-CALLBACK-ONCE`)",
+        "createNewMetadataLedger writes lastMarkDeleteEntry with persistPositionToLedger, whose error branch "
+        "falls back to persistPositionMetaStore and calls the callback's operationComplete when the store write "
+        "succeeds; that callback is createNewMetadataLedger's, which then runs switchToNewLedger on the new ledger "
+        "and flushPendingMarkDeletes",
+        "aFailedFirstWriteToANewCursorLedgerStillSwitchesToItAndACrashLosesAcks",
+    ),
+    CursorFinding(
+        "C6",
+        "a mark-delete moves on over the acknowledged run right after it",
+        "pulsar-master",
+        "`CURSOR-MODEL`, and `CURSOR-NO-PHANTOM-ACK` as the spec checks it (nothing is lost or invented)",
+        "ack e1 (each ack persists), mark-delete e0",
+        "mark-delete e0 with e1 acknowledged on its own (the spec's `MarkDelete` stops at the position given)",
+        "mark-delete e1. The same state of acknowledgements; but CURSOR-NO-PHANTOM-ACK compares the recovered "
+        "mark-delete position with the highest one the cursor ever had, so it reads e1 as a phantom: the spec "
+        "should advance its `MarkDelete` as `asyncDelete`'s does (a spec correction, not made here)",
+        "setAcknowledgedPosition moves the new mark-delete position to "
+        "individualDeletedMessages.rangeContaining(getNextValidPosition(position)).upperEndpoint() when that "
+        "next position is acknowledged",
+        "aMarkDeleteMovesOnOverTheAcknowledgedRunAfterIt",
+    ),
 )
 
 CONTROLS = (
@@ -141,6 +178,46 @@ OBSERVED = (
 )
 
 
+def _protocol_lines() -> list[str]:
+    """The protocol harnesses' part: how they map the spec's steps, and their pinned verdicts."""
+    from ledgerspec.conformance.cursor_state import _real  # noqa: PLC0415 - imported here: it imports this module
+
+    adapters = ", ".join(f"`{name}`" for name in _real.REAL_CURSORS)
+
+    lines = [
+        (
+            f"The same classes behind the cursor-state process protocol: adapters {adapters} "
+            '(`CursorHarness`, conformance/adapters/real/README.md, "Cursor state"), claiming `pulsar-master` and the '
+            "capabilities `ack_index`, `fail_add`, `fail_meta` and `unreadable`; `rollover` and `zlib` are not claimed "
+            "(a periodic rollover's write completes no callback the protocol can number; no release compresses the "
+            "cursor ledger), so they are never sent. A persist from NoLedger is two adds in these releases "
+            "(createNewMetadataLedger writes `lastMarkDeleteEntry`, switches the pointer, then flushes the pending "
+            "persists): one spec `Confirm` confirms both. C3 needs a graceful close, which the protocol has not."
+        ),
+        "",
+        (
+            "Each invariant searched alone (a search stops at its first violation), "
+            f"settings `{_real.SETTINGS}`, seed {_real.SEED}; a FAIL must be explained by a finding below (replayed "
+            "on the spec's model, its counterexample reaches that finding's situation), fail again on the real code "
+            "and pass on `reference-pulsar-master` (tests/slow/test_real_cursor_verdicts.py):"
+        ),
+        "",
+        "| Adapter | Invariant | Verdict | Explained by |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {v.adapter} | `{v.invariant}` | {v.verdict} | {', '.join(v.findings) or '-'} |"
+        for v in _real.CURSOR_VERDICTS
+    ]
+    lines += ["", "Pinned counterexamples, breaking their invariant on both releases and passing on the reference:"]
+    for case in _real.CURSOR_CASES:
+        config = ", ".join(f"{k} {v}" for k, v in case.config.to_dict().items())
+        lines += ["", f"{case.finding}, `{case.invariant}` ({config}):", "", "```"]
+        lines += [f"{i:>2}. {op.describe()}" for i, op in enumerate(case.steps, start=1)]
+        lines += ["```"]
+    return lines
+
+
 def cursor_state_section() -> str:
     """DEVIATIONS.md's "Cursor state (PIP-381)" subsection of the real-code section."""
     lines = [
@@ -164,9 +241,10 @@ def cursor_state_section() -> str:
             f"JUnit cases (`{TEST_CLASS}`, real ManagedLedgerFactoryImpl/ManagedLedgerImpl/ManagedCursorImpl over "
             "Pulsar's PulsarMockBookKeeper from org.apache.pulsar:testmocks:4.0.8 and pulsar-metadata's "
             f"in-memory store) on managed-ledger {' and '.join(RELEASES_RUN)}; a crash is a second factory on "
-            "the same bookies and store while the first one's add is held. They are not protocol targets (no "
-            "cursor harness yet): the verdict tables above are the cache's."
+            "the same bookies and store while the first one's add is held."
         ),
+        "",
+        *_protocol_lines(),
         "",
         "Findings:",
         "",

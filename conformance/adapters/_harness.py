@@ -67,6 +67,8 @@ class Harness:
     """The pom property holding that artifact's version."""
     drives: str
     profile: str
+    takes_release: bool = False
+    """The main class gets the release it drives as its one argument (one cursor harness, two releases)."""
 
     @property
     def version(self) -> str:
@@ -84,7 +86,8 @@ class Harness:
         classpath = os.pathsep.join(
             [str(module / "classes"), (module / "classpath.txt").read_text(encoding="utf-8").strip()]
         )
-        return shlex.join(["java", *JAVA_OPTIONS, "-cp", classpath, self.main])
+        release = [self.version] if self.takes_release else []
+        return shlex.join(["java", *JAVA_OPTIONS, "-cp", classpath, self.main, *release])
 
     def factory(self, *, timeout: float | None = None, validate_protocol: bool = False) -> ProcessFactory:
         """A process-adapter factory over the built harness."""
@@ -143,7 +146,33 @@ REAL_TXLOG_WRITER = Harness(
     drives="TxnLogBufferedWriter + TxnLogBufferedWriterMetricsStats (Mockito ManagedLedger, manual Netty Timer)",
     profile="pulsar-master",
 )
-SYSTEM_HARNESSES: dict[str, tuple[str, Harness]] = {REAL_TXLOG_WRITER.name: ("txlog-writer", REAL_TXLOG_WRITER)}
+_CURSOR_HARNESS = "org.apache.bookkeeper.mledger.impl.CursorHarness"
+_CURSOR_DRIVES = "ManagedCursorImpl + ManagedLedgerImpl + ManagedLedgerFactoryImpl over PulsarMockBookKeeper"
+REAL_CURSOR_4_2 = Harness(
+    name="real-cursor-4.2.4",
+    module="managed-cursor-4.2",
+    main=_CURSOR_HARNESS,
+    artifact="org.apache.pulsar:managed-ledger",
+    version_property="managed-ledger.master.version",
+    drives=_CURSOR_DRIVES,
+    profile="pulsar-master",
+    takes_release=True,
+)
+REAL_CURSOR_4_0 = Harness(
+    name="real-cursor-4.0.8",
+    module="managed-cursor-4.0",
+    main=_CURSOR_HARNESS,
+    artifact="org.apache.pulsar:managed-ledger",
+    version_property="managed-ledger.legacy.version",
+    drives=_CURSOR_DRIVES,
+    profile="pulsar-master",
+    takes_release=True,
+)
+SYSTEM_HARNESSES: dict[str, tuple[str, Harness]] = {
+    REAL_TXLOG_WRITER.name: ("txlog-writer", REAL_TXLOG_WRITER),
+    REAL_CURSOR_4_2.name: ("cursor-state", REAL_CURSOR_4_2),
+    REAL_CURSOR_4_0.name: ("cursor-state", REAL_CURSOR_4_0),
+}
 """Harnesses of the other systems, by adapter name: (system, harness); they speak that system's protocol."""
 
 

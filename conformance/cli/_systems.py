@@ -50,6 +50,10 @@ class LockstepSystem:
     """Harnesses of real code speaking that protocol (``SYSTEM_HARNESSES``), built on first use."""
 
 
+def _harnesses_of(system: str) -> tuple[str, ...]:
+    return tuple(name for name, (of, _) in SYSTEM_HARNESSES.items() if of == system)
+
+
 SYSTEMS: dict[str, LockstepSystem] = {
     "cursor-state": LockstepSystem(
         "cursor-state",
@@ -60,6 +64,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         conform_cursor,
         CURSOR_MUTANTS,
         CursorProcessFactory,
+        _harnesses_of("cursor-state"),
     ),
     "txlog-writer": LockstepSystem(
         "txlog-writer",
@@ -70,7 +75,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         conform_txlog,
         TXLOG_MUTANTS,
         TxlogProcessFactory,
-        tuple(name for name, (system, _) in SYSTEM_HARNESSES.items() if system == "txlog-writer"),
+        _harnesses_of("txlog-writer"),
     ),
 }
 CHOICES = ("cache", *SYSTEMS)

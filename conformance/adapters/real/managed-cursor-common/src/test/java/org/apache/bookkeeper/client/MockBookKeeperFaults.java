@@ -38,6 +38,11 @@ public final class MockBookKeeperFaults {
         return bookKeeper.promiseAfter(0, bookKeeper.addEntryFailures);
     }
 
+    /** Hold the add after the next {@code steps} adds (which keep their programmed outcomes, if any). */
+    public static CompletableFuture<Void> holdAddAfter(PulsarMockBookKeeper bookKeeper, int steps) {
+        return bookKeeper.promiseAfter(steps, bookKeeper.addEntryFailures);
+    }
+
     /** How many held or programmed add outcomes no add has taken yet (0: the held add is in flight). */
     public static int untakenAddFaults(PulsarMockBookKeeper bookKeeper) {
         synchronized (bookKeeper) {

@@ -3,6 +3,7 @@ package org.apache.bookkeeper.mledger.impl;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -361,6 +362,60 @@ class CursorStateRecoveryTest {
         assertEquals(p.get(0), recovered.getMarkDeletedPosition());
         assertTrue(recovered.isMessageDeleted(p.get(3)));
         assertFalse(recovered.isMessageDeleted(p.get(4)));
+    }
+
+    /**
+     * C5: after a restart the cursor's next persist creates a new cursor ledger (createNewMetadataLedger). When
+     * that ledger's first write (of lastMarkDeleteEntry) fails, persistPositionToLedger falls back to the metadata
+     * store and reports success, so the cursor then points the record at the new, empty ledger (switchToNewLedger)
+     * and flushes the pending persist there. A crash before that flush is durable recovers from an empty ledger:
+     * the record's mark-delete position alone. The acknowledged e3 comes back unacknowledged; the spec expects the
+     * failed write to delete the new ledger and leave the record as it was (CURSOR-NO-ACK-LOSS).
+     */
+    @Test
+    void aFailedFirstWriteToANewCursorLedgerStillSwitchesToItAndACrashLosesAcks() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 6);
+        cursor.markDelete(p.get(0));
+        cursor.delete(p.get(3)); // acknowledged: mark-delete e0, e3
+        long firstLedger = cursor.getCursorLedger();
+
+        ManagedCursorImpl restarted = recover(config); // a broker restart: the cursor has no writable ledger
+        assertTrue(restarted.isMessageDeleted(p.get(3)));
+        bookKeeper.addEntryFailAfter(0, BKException.Code.BookieHandleNotAvailableException); // the first write
+        CompletableFuture<Void> held = MockBookKeeperFaults.holdAddAfter(bookKeeper, 1); // the flush, in flight
+        CompletableFuture<Void> persist = delete(restarted, p.get(4));
+        Thread.sleep(200);
+        assertFalse(persist.isDone(), "the persist waits for the flush");
+        long pointed = cursorRecord().cursorsLedgerId();
+        assertNotEquals(firstLedger, pointed, "C5: the record names the new ledger");
+        assertEquals(-1, bookKeeper.getLedgerMap().get(pointed).getLastAddConfirmed(), "whose only write failed");
+
+        ManagedCursorImpl recovered = recover(config); // crash: another broker opens the topic
+        assertEquals(p.get(0), recovered.getMarkDeletedPosition());
+        assertFalse(recovered.isMessageDeleted(p.get(3)), "C5: the acknowledged e3 is lost");
+        assertFalse(held.isDone());
+    }
+
+    /**
+     * C6: a mark-delete moves on over the run of individually acknowledged entries right after it
+     * (setAcknowledgedPosition: rangeContaining(getNextValidPosition(position)).upperEndpoint()). Nothing is lost
+     * or invented; the spec's mark-delete stops at the position given and keeps the run as individual acks.
+     */
+    @Test
+    void aMarkDeleteMovesOnOverTheAcknowledgedRunAfterIt() throws Exception {
+        ManagedLedger ledger = newFactory().open(LEDGER, config(false));
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 6);
+        cursor.delete(p.get(1));
+        cursor.delete(p.get(2));
+        cursor.delete(p.get(4));
+        cursor.markDelete(p.get(0));
+        assertEquals(p.get(2), cursor.getMarkDeletedPosition(), "C6: over e1 and e2, not over the hole at e3");
+        assertTrue(cursor.isMessageDeleted(p.get(4)));
+        assertFalse(cursor.isMessageDeleted(p.get(3)));
     }
 
     /**

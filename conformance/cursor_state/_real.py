@@ -1,0 +1,211 @@
+"""The real ManagedCursorImpl as cursor-state adapters: ``real-cursor-4.2.4`` and ``real-cursor-4.0.8``.
+
+One Java harness, ``CursorHarness`` (conformance/adapters/real/managed-cursor-common), compiled against each
+release's managed-ledger (modules managed-cursor-4.2 and managed-cursor-4.0) and started as a process adapter
+(conformance/protocol/cursor-state.md). No release holds the chunked writer of PIP-381 (DEVIATIONS.md, "Cursor
+state (PIP-381)"): both claim only ``pulsar-master``, and declare what they cannot express by leaving it out of
+their capabilities (``rollover``, ``zlib``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ledgerspec.conformance._lockstep import LockstepRun, Report, replay
+from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness
+from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor
+from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
+from ledgerspec.spec import SpecError
+from ledgerspec.spec.cursor_state import (
+    Ack,
+    Confirm,
+    Crash,
+    CursorConfig,
+    CursorOp,
+    FailAdd,
+    MarkDelete,
+    Persist,
+    Recover,
+    init,
+    step,
+)
+
+REAL_CURSORS: dict[str, Harness] = {
+    name: harness for name, (system, harness) in SYSTEM_HARNESSES.items() if system == "cursor-state"
+}
+
+
+def real_cursor_command(name: str) -> str:
+    """The ``exec:`` command of a built cursor harness (built first if needed); it names its release."""
+    return REAL_CURSORS[name].command()
+
+
+@dataclass(frozen=True)
+class CursorVerdict:
+    """What one invariant's search on a real cursor must end in, and which findings may explain a FAIL."""
+
+    adapter: str
+    invariant: str
+    verdict: str
+    findings: tuple[str, ...] = ()
+    """A FAIL's counterexample must reach the situation of one of these findings (:func:`situations`): no cry wolf."""
+
+
+SETTINGS = "quick"
+SEED = 1
+"""The settings and seed of the pinned verdicts (``quick``: twelve searches of a JVM harness fit CI's time)."""
+_PASS = ("CURSOR-MARK-DELETE-MONOTONE",)
+CURSOR_VERDICTS: tuple[CursorVerdict, ...] = tuple(
+    verdict
+    for adapter in REAL_CURSORS
+    for verdict in (
+        CursorVerdict(adapter, "CURSOR-MODEL", "FAIL", ("C5", "C4", "C6")),
+        CursorVerdict(adapter, "CURSOR-RECOVER-ACKNOWLEDGED", "FAIL", ("C5", "C2")),
+        CursorVerdict(adapter, "CURSOR-NO-ACK-LOSS", "FAIL", ("C2", "C5")),
+        CursorVerdict(adapter, "CURSOR-CALLBACK-ONCE", "FAIL", ("C5",)),
+        CursorVerdict(adapter, "CURSOR-NO-PHANTOM-ACK", "FAIL", ("C6",)),
+        *(CursorVerdict(adapter, invariant, "PASS") for invariant in _PASS),
+    )
+)
+"""Each invariant searched alone: a search stops at its first violation, so one search per invariant lets every
+finding show (CURSOR-MODEL, broken first by C5, would hide C2)."""
+
+
+@dataclass(frozen=True)
+class CursorCase:
+    """A finding's minimal counterexample, pinned: it breaks ``invariant`` on both releases, not on the reference."""
+
+    finding: str
+    invariant: str
+    config: CursorConfig
+    steps: tuple[CursorOp, ...]
+
+
+CURSOR_CASES: tuple[CursorCase, ...] = (
+    CursorCase(
+        "C4",
+        "CURSOR-MODEL",
+        CursorConfig(max_entry_size=1000, max_ranges=1, long_array=False),
+        (
+            Ack(ledger=1, entry=1),
+            Ack(ledger=1, entry=3),
+            Ack(ledger=1, entry=5),
+            Persist(value=0),
+            Confirm(),
+            Crash(keep=0),
+            Recover(),
+        ),
+    ),
+    CursorCase(
+        "C5",
+        "CURSOR-NO-ACK-LOSS",
+        CursorConfig(max_entry_size=1000),
+        (
+            Ack(ledger=1, entry=3),
+            Persist(value=0),
+            Confirm(),
+            Crash(keep=0),
+            Recover(),
+            Persist(value=1),
+            FailAdd(),
+            Crash(keep=0),
+            Recover(),
+        ),
+    ),
+)
+"""The searches stop at their first violation, which is C5 or C2 on every seed tried: C4 shows only here."""
+
+
+def replay_case(case: CursorCase, adapter: str) -> tuple[str, str] | None:
+    """The first (invariant, message) of ``case.invariant`` the case breaks on a real cursor, or None."""
+    factory = CursorProcessFactory(real_cursor_command(adapter))
+    try:
+        run = LockstepRun(CURSOR_STATE, factory, "pulsar-master", (case.invariant,))
+        return replay(run, case.config, case.steps)
+    finally:
+        factory.close()
+
+
+def search(verdict: CursorVerdict, *, settings: str, seed: int) -> Report:
+    """One invariant's conformance search on a real cursor (the harness is built first if needed)."""
+    factory = CursorProcessFactory(real_cursor_command(verdict.adapter))
+    try:
+        return conform_cursor(
+            factory,
+            "pulsar-master",
+            settings_name=settings,
+            seed=seed,
+            invariants=(verdict.invariant,),
+            capabilities=frozenset(factory.capabilities),
+        )
+    finally:
+        factory.close()
+
+
+def surprise(verdict: CursorVerdict, report: Report, *, strict: bool = True) -> str | None:
+    """How a report differs from the pinned verdict; None if it is as declared.
+
+    Not ``strict`` (other settings or seed than the pinned ones): a declared FAIL may show as a PASS, a search
+    that did not get that far; an undeclared or unexplained FAIL is a surprise all the same.
+    """
+    if report.fault is not None:
+        return f"adapter fault: {report.fault.splitlines()[0]}"
+    if report.verdict.value != verdict.verdict and (strict or report.violation is not None):
+        found = f": {report.violation}" if report.violation else ""
+        return f"{report.verdict.value}, declared {verdict.verdict}{found}"
+    if report.violation is None:
+        return None
+    reached = situations(report.violation.config, report.violation.steps)
+    if not reached & set(verdict.findings):
+        return f"a violation no finding of {', '.join(verdict.findings)} explains: {report.violation}"
+    return None
+
+
+def situations(config: CursorConfig, steps: list[CursorOp]) -> set[str]:
+    """The findings whose situation the steps reach, replayed on the ``pulsar-master`` model.
+
+    C5: an add to a cursor ledger being opened fails (``fail_add``, or a confirm of an entry over
+    ``max_entry_size``). C2: an add to the open ledger fails while the state holds batch sets (the state goes
+    to the metadata store). C4: a persist of more ranges than ``max_ranges``. C6: a mark-delete leaves the entry
+    right after it acknowledged on its own.
+    """
+    model = init("pulsar-master", config)
+    reached = set()
+    for op in steps:
+        before = model
+        try:
+            model, _ = step(before, op)
+        except SpecError:
+            break
+        first = before.outstanding[0] if before.outstanding else None
+        fails = isinstance(op, FailAdd) or (
+            isinstance(op, Confirm) and first is not None and len(first.data) > config.max_entry_size
+        )
+        if fails and first is not None:
+            if first.ledger == before.opening:
+                reached.add("C5")
+            elif before.memory is not None and before.memory.batch:
+                reached.add("C2")
+        if isinstance(op, Persist) and before.memory is not None and len(before.memory.runs()) > config.max_ranges:
+            reached.add("C4")
+        if isinstance(op, MarkDelete) and model.memory is not None and model.memory.mark_delete[0] == op.ledger:
+            ledger, entry = model.memory.mark_delete
+            if (ledger, entry + 1) in model.memory.acked:
+                reached.add("C6")
+    return reached
+
+
+def judge_real_cursors(out: Callable[[str], None], *, settings: str, seed: int, strict: bool = True) -> bool:
+    """Run every pinned search; print a line each; True if every one is as declared (see :func:`surprise`)."""
+    ok = True
+    for verdict in CURSOR_VERDICTS:
+        report = search(verdict, settings=settings, seed=seed)
+        problem = surprise(verdict, report, strict=strict)
+        ok &= problem is None
+        explained = f"  ({', '.join(verdict.findings)})" if verdict.findings else ""
+        out(
+            f"   {verdict.adapter:<20} {verdict.invariant:<30} {report.verdict.value:<5} {report.steps:>6} steps"
+            f"{explained}  {'as declared' if problem is None else 'NOT AS DECLARED: ' + problem}"
+        )
+    return ok
