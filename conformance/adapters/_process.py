@@ -28,6 +28,7 @@ from typing import IO, Any, NoReturn
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
 from ledgerspec.conformance.adapters._api import (
     NEEDS_BY_OPERATION,
+    NO_COMMAND,
     AdapterInfo,
     json_line,
     parse_line,
@@ -188,6 +189,8 @@ class _Process:
             self.argv = shlex.split(command)
         except ValueError as error:
             raise InputError(f"exec:{command}: cannot parse the command: {error}") from None
+        if not self.argv:
+            raise InputError(NO_COMMAND)
         self.command = command
         self.timeout = timeout or 10.0
         self.restart = restart

@@ -112,6 +112,12 @@ def test_conform_fail_saves_replayable_cases(tmp_path, capsys):
         (["conform", "--adapter", "json:dumps"], "its factory raised TypeError"),
         (["conform", "--adapter", "reference-pip430", "--invariant", "CACHE-NOPE"], "unknown invariant"),
         (["replay", "/nonexistent/case.json", "--adapter", "reference-pip430"], "cannot read the case"),
+        # an empty exec: command is the same input error on every system (it once was an IndexError off the cache)
+        *(
+            (["conform", "--system", system, "--adapter", adapter], "--adapter exec: needs a command")
+            for system in ("cache", "cursor-state", "txlog-writer")
+            for adapter in ("exec:", "exec:  ")
+        ),
     ],
 )
 def test_bad_input_is_a_diagnostic_with_exit_2(argv, message, capsys):
@@ -119,6 +125,7 @@ def test_bad_input_is_a_diagnostic_with_exit_2(argv, message, capsys):
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+    assert "internal-error" not in err
 
 
 def test_bad_case_files_name_the_place(tmp_path, capsys):
