@@ -157,6 +157,7 @@ def _report_json(report: Report, adapter: str) -> dict[str, Any]:
             else "not checked"
             for inv in report.invariants
         },
+        "not_claimed": report.unclaimed,
         "counterexample": report.case(),
     }
 
