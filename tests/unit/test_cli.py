@@ -156,6 +156,32 @@ def test_adapters_lists_the_references(capsys):
         assert f"reference-{profile}" in out
 
 
+def test_adapters_lists_every_systems_adapters_under_the_system_they_are_for(capsys):
+    from ledgerspec.conformance.cli._systems import SYSTEMS
+
+    assert main(["adapters"]) == 0
+    out = capsys.readouterr().out
+    sections = dict(section.split("\n", 1) for section in out.strip().split("\n\n"))
+    assert list(sections) == [
+        "system cache (the default; --system cache):",
+        *(f"system {name} (--system {name}):" for name in SYSTEMS),
+    ]
+    listed = {header.split()[1]: body for header, body in sections.items()}
+    assert "reference-pip430: python" in listed["cache"]
+    assert "real-txlog-4.2.4" not in listed["cache"]
+    for name, system in SYSTEMS.items():
+        body = listed[name]
+        for adapter, (profile, _) in system.adapters.items():
+            assert f"  {adapter}: python reference, profile {profile}" in body
+        assert f"capabilities: {', '.join(system.capabilities)}" in body
+        assert f"exec:COMMAND: any language over process protocol v1 (conformance/protocol/{name}.md" in body
+    assert "  reference-pip381: python reference, profile pip381" in listed["cursor-state"]
+    assert "capabilities: metrics_delay" in listed["txlog-writer"]
+    assert "  real-txlog-4.2.4: java harness of org.apache.pulsar:pulsar-transaction-coordinator:" in listed[
+        "txlog-writer"
+    ]
+
+
 def test_usage_error_exits_2(capsys):
     with pytest.raises(SystemExit) as raised:
         main(["conform"])
