@@ -74,7 +74,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         TXLOG_MUTANTS,
         TxlogProcessFactory,
         tuple(name for name, (system, _) in SYSTEM_HARNESSES.items() if system == "txlog-writer"),
-        TXLOG_WRITER.capabilities,
+        capabilities=TXLOG_WRITER.capabilities,
     ),
 }
 CHOICES = ("cache", *SYSTEMS)
