@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 from ledgerspec.conformance._lockstep import Lockstep, LockstepRun, Report, System, search
-from ledgerspec.conformance.txlog._schemas import CAPABILITIES
 from ledgerspec.spec.txlog import (
+    CAPABILITIES,
     PROFILES,
     Add,
     Close,

@@ -15,6 +15,10 @@ from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick
 
 MASTER = "apache/pulsar `pulsar-transaction/coordinator/.../impl/TxnLogBufferedWriter.java` at d2beb06e21"
 PIP = "PIP-160 (apache/pulsar issue #15370)"
+CAPABILITIES = ("metrics_delay",)
+"""What an implementation may claim. ``metrics_delay``: it measures the ``delay`` metric on the virtual clock;
+one that cannot (Pulsar's writer reads ``System.currentTimeMillis()``) sends it as null, and only then is a null
+left out of the comparison (``Step.delay_measured``; conformance/protocol/txlog-writer.md)."""
 
 
 @dataclass(frozen=True)
