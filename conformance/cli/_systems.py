@@ -130,9 +130,30 @@ def _seed(args: argparse.Namespace) -> int:
     return random.randrange(2**32) if args.seed is None else int(args.seed)
 
 
+CACHE_ONLY = {
+    "examples": None,
+    "config_preset": None,
+    "preset": "minimal",
+    "junit_xml": None,
+    "cases_dir": "ledgerspec-cases",
+}
+"""``conform`` options of the cache's search only, with their defaults: a lockstep system refuses them."""
+
+
+def refuse_cache_only(args: argparse.Namespace, system: str) -> None:
+    """An input error naming the first cache-only option given a value (a run must be what was asked for)."""
+    for name, default in CACHE_ONLY.items():
+        value = getattr(args, name, default)
+        if value != default:
+            option = "--" + name.replace("_", "-")
+            reason = "cache only; its search is sized by --settings"
+            raise InputError(f"{option} {value}: the {system} system does not take it ({reason})")
+
+
 def run_conform(args: argparse.Namespace) -> int:
     """``conform --system S``: search, print the verdict per invariant and any counterexample."""
     system = SYSTEMS[args.system]
+    refuse_cache_only(args, system.name)
     check_outputs(args, files=("json",))
     process = None
     extra: dict[str, Any] = {}

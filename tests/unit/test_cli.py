@@ -112,6 +112,18 @@ def test_conform_fail_saves_replayable_cases(tmp_path, capsys):
         (["conform", "--adapter", "json:dumps"], "its factory raised TypeError"),
         (["conform", "--adapter", "reference-pip430", "--invariant", "CACHE-NOPE"], "unknown invariant"),
         (["replay", "/nonexistent/case.json", "--adapter", "reference-pip430"], "cannot read the case"),
+        # the cache's search options are refused by the lockstep systems, never silently ignored
+        *(
+            (["conform", "--system", system, "--adapter", "reference-pulsar-master", *given], message)
+            for system in ("cursor-state", "txlog-writer")
+            for given, message in (
+                (["--examples", "3"], f"--examples 3: the {system} system does not take it"),
+                (["--config-preset", "tiny"], "--config-preset tiny: the"),
+                (["--preset", "pulsar-defaults"], "--preset pulsar-defaults: the"),
+                (["--junit-xml", "r.xml"], "--junit-xml r.xml: the"),
+                (["--cases-dir", "cases"], "--cases-dir cases: the"),
+            )
+        ),
         # an empty exec: command is the same input error on every system (it once was an IndexError off the cache)
         *(
             (["conform", "--system", system, "--adapter", adapter], "--adapter exec: needs a command")
@@ -177,9 +189,10 @@ def test_adapters_lists_every_systems_adapters_under_the_system_they_are_for(cap
         assert f"exec:COMMAND: any language over process protocol v1 (conformance/protocol/{name}.md" in body
     assert "  reference-pip381: python reference, profile pip381" in listed["cursor-state"]
     assert "capabilities: metrics_delay" in listed["txlog-writer"]
-    assert "  real-txlog-4.2.4: java harness of org.apache.pulsar:pulsar-transaction-coordinator:" in listed[
-        "txlog-writer"
-    ]
+    assert (
+        "  real-txlog-4.2.4: java harness of org.apache.pulsar:pulsar-transaction-coordinator:"
+        in listed["txlog-writer"]
+    )
 
 
 def test_usage_error_exits_2(capsys):
