@@ -17,7 +17,7 @@ from typing import IO, Any, ClassVar, Protocol
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._version import VERSION
 from ledgerspec.conformance.adapters._api import AdapterInfo, json_line, parse_line
-from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
+from ledgerspec.conformance.adapters._process import _Process
 
 
 @dataclass(frozen=True)
@@ -39,26 +39,9 @@ class SystemAdapterInfo(AdapterInfo):
 
 
 class SystemProcess(_Process):
-    """The cache's process transport, for one system: its ``start`` reply must name that system."""
+    """The cache's process transport, for one system (``system``; its ``start`` reply must name it)."""
 
     info_class: type[AdapterInfo] = SystemAdapterInfo
-
-    @property
-    def system(self) -> str:
-        assert issubclass(self.info_class, SystemAdapterInfo), "a system's process checks its claims"
-        return self.info_class.system
-
-    def request(self, cmd: str, *, what: Any = None, need: str | None = None, **fields: Any) -> dict[str, Any]:
-        result = super().request(cmd, what=what, need=need, **fields)
-        if cmd == "start":
-            implementation = result.get("implementation")
-            system = implementation.get("system") if isinstance(implementation, dict) else None
-            if system != self.system:
-                raise ProtocolViolation(
-                    f"start: the implementation is for system {system!r}, not {self.system!r} "
-                    f'(a {self.system} implementation says "system": "{self.system}" in its start reply)'
-                )
-        return result
 
 
 # --- the schemas' framing ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ class CursorProcess(SystemProcess):
 
     info_class = CursorAdapterInfo
     schema_dir = SCHEMA_DIR
+    system = SYSTEM
 
 
 def _result_problem(op: CursorOp, result: Any) -> str | None:

@@ -36,6 +36,7 @@ class TxlogProcess(SystemProcess):
 
     info_class = TxlogAdapterInfo
     schema_dir = SCHEMA_DIR
+    system = SYSTEM
 
 
 def _is_int(value: Any, *, null: bool = False) -> bool:

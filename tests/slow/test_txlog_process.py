@@ -114,3 +114,19 @@ def test_a_cache_process_is_refused_as_another_systems(capsys):
     captured = capsys.readouterr()
     assert "not 'txlog-writer'" in captured.err + captured.out
     assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "named", "expected"),
+    [
+        (["smoke", "--adapter", f"exec:{REFERENCE}"], "txlog-writer", "cache"),
+        (["conform", "--adapter", f"exec:{REFERENCE}", "--seed", "0"], "txlog-writer", "cache"),
+        (_conform(f"{sys.executable} -m ledgerspec.conformance.cursor_state.process_reference"), "cursor-state", None),
+    ],
+)
+def test_a_process_of_another_system_is_refused_naming_both_systems(argv, named, expected, capsys):
+    assert main(argv) == 3
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert f"start: the implementation is for system {named!r}, not {expected or 'txlog-writer'!r}" in said
+    assert "Traceback" not in said
