@@ -91,7 +91,10 @@ def test_a_null_delay_needs_no_capability_but_a_claimed_one_must_be_sent(tmp_pat
             return result
         """,
     )
-    assert main([*_conform(hidden, "--seed", "2"), "--validate-protocol"]) == 0, capsys.readouterr()
+    out = tmp_path / "r.json"
+    assert main([*_conform(hidden, "--seed", "2"), "--validate-protocol", "--json", str(out)]) == 0, capsys.readouterr()
+    assert json.loads(out.read_text())["not_claimed"] == ["metrics_delay"]
+    assert "not claimed, so not checked: metrics_delay" in capsys.readouterr().out
     claimed = _patched(
         tmp_path,
         """
