@@ -177,13 +177,18 @@ def answer(
 def serve_lines(handle: Callable[[dict[str, Any]], Any], lines: Iterable[bytes], out: IO[bytes]) -> None:
     """Read a JSON line, answer it with ``handle``, write one flushed JSON line, until ``stop`` or the end.
 
-    An exception becomes an ``errored`` reply with its traceback, and the loop goes on.
+    An exception becomes an ``errored`` reply with its traceback, and the loop goes on; an ``apply`` before
+    any ``configure`` is refused here, by name, rather than as whatever the reference trips over.
     """
+    configured = False
     for line in lines:
         request: dict[str, Any] = {}
         try:
             request = parse_line(line.decode())
+            if request.get("cmd") == "apply" and not configured:
+                raise ValueError("apply before configure: send configure first")  # noqa: TRY301 - one errored path
             reply = {"seq": request["seq"], "result": handle(request)}
+            configured = configured or request.get("cmd") == "configure"
         except Exception as error:  # noqa: BLE001 - every failure is reported as errored
             message = f"{type(error).__name__}: {error}"
             reply = {"seq": request.get("seq"), "errored": {"message": message, "traceback": traceback.format_exc()}}

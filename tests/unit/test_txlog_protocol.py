@@ -166,3 +166,21 @@ def test_the_worked_session_keeps_the_schemas_and_is_what_the_profile_gives():
                 expected = {**expected, "delay": None}  # the real writer claims no metrics_delay
             assert reply["result"]["results"] == [expected], request
     assert [json.loads(line[2:])["cmd"] for line in lines[::2]][-1] == "stop"
+
+
+@pytest.mark.parametrize("module", ["txlog", "cursor_state"])
+def test_a_reference_process_refuses_apply_before_configure_by_name(module):
+    import importlib
+
+    reference = importlib.import_module(f"ledgerspec.conformance.{module}.process_reference")
+    requests = [
+        {"cmd": "start", "seq": 1, "version": 1},
+        {"cmd": "apply", "seq": 2, "ops": [{"op": "close"}]},
+        {"cmd": "stop", "seq": 3},
+    ]
+    out = io.BytesIO()
+    profile = {"txlog": "pulsar-master", "cursor_state": "pip381"}[module]
+    reference.serve(profile, [json.dumps(r).encode() + b"\n" for r in requests], out)
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert replies[1]["errored"]["message"] == "ValueError: apply before configure: send configure first"
+    assert replies[2] == {"seq": 3, "result": {}}
