@@ -55,6 +55,8 @@ class System:
     claimed: Callable[[str], Sequence[Checked]]
     facts: Callable[[Any, Any, Any, Any, Any], Any]
     """Builds what a check reads: (model before, model after, op, result, expected)."""
+    capabilities: tuple[str, ...] = ()
+    """Every capability an implementation may claim; a report names those its candidate did not."""
 
 
 class Violation(AssertionError):  # noqa: N818 - a finding, not an error of the run
@@ -142,6 +144,8 @@ class Report:
     violation: Violation | None = None
     fault: str | None = None
     checked: list[str] = field(default_factory=list)
+    unclaimed: list[str] = field(default_factory=list)
+    """Capabilities the candidate did not claim: what they cover was not sent or not compared, so a PASS says so."""
 
     @property
     def verdict(self) -> Verdict:
@@ -173,6 +177,8 @@ class Report:
             broken = self.violation is not None and self.violation.invariant == inv
             status = "violated" if broken else ("held" if inv in self.checked else "not checked (no step reached it)")
             lines.append(f"  {inv:<30} {status}")
+        if self.unclaimed:
+            lines.append(f"  not claimed, so not checked: {', '.join(self.unclaimed)} (the system's protocol page)")
         if self.fault is not None:
             lines.append(f"adapter fault: {self.fault}")
         if self.violation is not None:
@@ -251,6 +257,7 @@ def search(run: LockstepRun, machine: type[Lockstep], *, settings_name: str = "c
         ),
     )
     report = Report(run.system.name, run.profile, seed, settings_name, [inv.id for inv in run.checks()])
+    report.unclaimed = sorted(set(run.system.capabilities) - run.capabilities)
     try:
         with no_local_constants():
             hypothesis_seed(seed)(test)()

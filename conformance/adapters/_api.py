@@ -242,6 +242,10 @@ def result_problem(op: Op, result: Any) -> str | None:
     return None
 
 
+NO_COMMAND = '--adapter exec: needs a command, as in exec:"python my_adapter.py"'
+"""Said wherever an ``exec:`` adapter comes without one (every system's process transport)."""
+
+
 def installed_adapters(*, load: bool = False) -> dict[str, Any]:
     """Installed adapter names and the object each entry point names (loaded, with ``load``)."""
     found = sorted(entry_points(group="ledgerspec.adapters"), key=lambda e: e.name)
@@ -255,7 +259,7 @@ def load_adapter(name: str, *, timeout: float | None = None, validate_protocol: 
 
         command = name.removeprefix("exec:").strip()
         if not command:
-            raise InputError('--adapter exec: needs a command, as in exec:"python my_adapter.py"')
+            raise InputError(NO_COMMAND)
         return process_factory(command, timeout=timeout, validate_protocol=validate_protocol)
     installed = {ep.name: ep for ep in entry_points(group="ledgerspec.adapters")}
     if name in installed:

@@ -28,6 +28,7 @@ from typing import IO, Any, NoReturn
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
 from ledgerspec.conformance.adapters._api import (
     NEEDS_BY_OPERATION,
+    NO_COMMAND,
     AdapterInfo,
     json_line,
     parse_line,
@@ -182,12 +183,17 @@ class _Process:
     """Checks what ``start`` claims (another system's transport checks its own profiles)."""
     schema_dir: Path = SCHEMA_DIR
     """The system's message schemas, for ``--validate-protocol``."""
+    system: str = "cache"
+    """The system whose payloads this transport speaks; a ``start`` reply naming another is refused (a cache
+    implementation names none)."""
 
     def __init__(self, command: str, *, timeout: float | None, validate: bool, restart: str) -> None:
         try:
             self.argv = shlex.split(command)
         except ValueError as error:
             raise InputError(f"exec:{command}: cannot parse the command: {error}") from None
+        if not self.argv:
+            raise InputError(NO_COMMAND)
         self.command = command
         self.timeout = timeout or 10.0
         self.restart = restart
@@ -223,6 +229,12 @@ class _Process:
         implementation = reply.get("implementation")
         if not isinstance(implementation, dict):
             raise ProtocolViolation(f"start: no implementation object in {reply!r}")
+        named = implementation.get("system", "cache")
+        if named != self.system:
+            raise ProtocolViolation(
+                f"start: the implementation is for system {clip(repr(named), 80)}, not {self.system!r} "
+                f"(each system has its own payloads; `ledgerspec conform --system NAME` picks them)"
+            )
         deltas = implementation.get("observation_deltas", False)
         if not isinstance(deltas, bool):
             raise ProtocolViolation(f"start: observation_deltas must be a boolean, got {deltas!r}")

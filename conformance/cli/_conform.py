@@ -20,7 +20,7 @@ from ledgerspec.conformance._smoke import smoke
 from ledgerspec.conformance._term import Out, add_output_options, counterexample_table, report_table, verdict_lines
 from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
-from ledgerspec.conformance.adapters._harness import Harness, is_built
+from ledgerspec.conformance.adapters._harness import Harness
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
@@ -227,21 +227,22 @@ def run_smoke(args: argparse.Namespace) -> int:
 
 
 def run_adapters(_args: argparse.Namespace) -> int:
-    """List installed adapters with what they claim; real-code harnesses with the versions they drive."""
+    """Every system's adapters, with what they claim; real-code harnesses with the versions they drive."""
+    print("system cache (the default; --system cache):")
     for name, target in installed_adapters(load=True).items():
         if isinstance(target, Harness):
-            state = "built" if is_built() else "builds on first use (or `ledgerspec harness build`)"
-            print(f"{name}: java harness of {target.coordinates} ({target.drives}), profile {target.profile}")
-            print(f"    {state}; needs a JDK 17 and Maven")
+            print("\n".join(_systems.harness_lines(name, target)))
             continue
         adapter = load_adapter(name)()
         try:
             info = adapter.info
         finally:
             adapter.stop()
-        print(f"{name}: {info.language} {info.version}, profiles {', '.join(info.profiles)}")
-        print(f"    capabilities: {', '.join(sorted(info.capabilities))}")
-    print("\nalso: --adapter module:attr (a factory) or --adapter exec:COMMAND (process protocol v1)")
+        print(f"  {name}: {info.language} {info.version}, profiles {', '.join(info.profiles)}")
+        print(f"      capabilities: {', '.join(sorted(info.capabilities))}")
+    print("  module:attr (a factory) or exec:COMMAND: any language over process protocol v1 (conformance/protocol/)")
+    for system in _systems.SYSTEMS.values():
+        print("\n" + "\n".join(_systems.adapter_lines(system)))
     return EXIT_OK
 
 

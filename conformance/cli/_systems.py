@@ -19,14 +19,14 @@ from typing import Any
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._lockstep import Candidate, Report
 from ledgerspec.conformance._verdict import Verdict
-from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
+from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness, is_built
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
+from ledgerspec.conformance.cursor_state import CURSOR_STATE, CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
-from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
+from ledgerspec.conformance.txlog import TXLOG_WRITER, TxlogAdapter, conform_txlog
 from ledgerspec.conformance.txlog._process import TxlogProcessFactory
 from ledgerspec.spec import cursor_state, txlog
 
@@ -48,6 +48,8 @@ class LockstepSystem:
     """``exec:COMMAND`` adapters, where the system has a process protocol."""
     real: tuple[str, ...] = ()
     """Harnesses of real code speaking that protocol (``SYSTEM_HARNESSES``), built on first use."""
+    capabilities: tuple[str, ...] = ()
+    """What an implementation may claim (the in-process references claim all of it)."""
 
 
 def _harnesses_of(system: str) -> tuple[str, ...]:
@@ -65,6 +67,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         CURSOR_MUTANTS,
         CursorProcessFactory,
         _harnesses_of("cursor-state"),
+        capabilities=CURSOR_STATE.capabilities,
     ),
     "txlog-writer": LockstepSystem(
         "txlog-writer",
@@ -76,6 +79,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         TXLOG_MUTANTS,
         TxlogProcessFactory,
         _harnesses_of("txlog-writer"),
+        capabilities=TXLOG_WRITER.capabilities,
     ),
 }
 CHOICES = ("cache", *SYSTEMS)
@@ -86,6 +90,29 @@ def add_system_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system", choices=CHOICES, default="cache", help="the system to check (default: the entry cache)"
     )
+
+
+def harness_lines(name: str, harness: Harness) -> list[str]:
+    """How ``ledgerspec adapters`` shows a real-code harness: what it drives, and whether it is built."""
+    state = "built" if is_built() else "builds on first use (or `ledgerspec harness build`)"
+    return [
+        f"  {name}: java harness of {harness.coordinates} ({harness.drives}), profile {harness.profile}",
+        f"      {state}; needs a JDK 17 and Maven",
+    ]
+
+
+def adapter_lines(system: LockstepSystem) -> list[str]:
+    """One system's adapters for ``ledgerspec adapters``: references, real-code harnesses, ``exec:``."""
+    lines = [f"system {system.name} (--system {system.name}):"]
+    claims = ", ".join(system.capabilities) or "none (the system has no capability)"
+    for name, (profile, _) in system.adapters.items():
+        lines += [f"  {name}: python reference, profile {profile}", f"      capabilities: {claims}"]
+    for name in system.real:
+        lines += harness_lines(name, SYSTEM_HARNESSES[name][1])
+    if system.process is not None:
+        page = f"conformance/protocol/{system.name}.md; capabilities from its start reply"
+        lines.append(f"  exec:COMMAND: any language over process protocol v1 ({page})")
+    return lines
 
 
 def _profile(system: LockstepSystem, args: argparse.Namespace, default: str) -> str:
@@ -108,9 +135,30 @@ def _seed(args: argparse.Namespace) -> int:
     return random.randrange(2**32) if args.seed is None else int(args.seed)
 
 
+CACHE_ONLY = {
+    "examples": None,
+    "config_preset": None,
+    "preset": "minimal",
+    "junit_xml": None,
+    "cases_dir": "ledgerspec-cases",
+}
+"""``conform`` options of the cache's search only, with their defaults: a lockstep system refuses them."""
+
+
+def refuse_cache_only(args: argparse.Namespace, system: str) -> None:
+    """An input error naming the first cache-only option given a value (a run must be what was asked for)."""
+    for name, default in CACHE_ONLY.items():
+        value = getattr(args, name, default)
+        if value != default:
+            option = "--" + name.replace("_", "-")
+            reason = "cache only; its search is sized by --settings"
+            raise InputError(f"{option} {value}: the {system} system does not take it ({reason})")
+
+
 def run_conform(args: argparse.Namespace) -> int:
     """``conform --system S``: search, print the verdict per invariant and any counterexample."""
     system = SYSTEMS[args.system]
+    refuse_cache_only(args, system.name)
     check_outputs(args, files=("json",))
     process = None
     extra: dict[str, Any] = {}
@@ -162,6 +210,7 @@ def _report_json(report: Report, adapter: str) -> dict[str, Any]:
             else "not checked"
             for inv in report.invariants
         },
+        "not_claimed": report.unclaimed,
         "counterexample": report.case(),
     }
 

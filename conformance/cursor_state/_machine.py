@@ -34,7 +34,7 @@ from ledgerspec.spec.cursor_state import (
     step,
 )
 
-CURSOR_STATE = System("cursor-state", PROFILES, init, step, claimed, Step)
+CURSOR_STATE = System("cursor-state", PROFILES, init, step, claimed, Step, CAPABILITIES)
 
 
 def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:

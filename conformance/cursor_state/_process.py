@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from ledgerspec.conformance._errors import AdapterFault, clip
-from ledgerspec.conformance.adapters._api import AdapterInfo
-from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
+from ledgerspec.conformance._errors import clip
+from ledgerspec.conformance.adapters._process import ProtocolViolation
+from ledgerspec.conformance.adapters._system_process import SystemAdapterInfo, SystemProcess
 from ledgerspec.spec.cursor_state import CAPABILITIES, PROFILES, CursorConfig, CursorOp, Recover
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "cursor-state" / "v1"
@@ -22,35 +22,20 @@ SYSTEM = "cursor-state"
 
 
 @dataclass(frozen=True)
-class CursorAdapterInfo(AdapterInfo):
+class CursorAdapterInfo(SystemAdapterInfo):
     """Who a cursor-state implementation is: its profiles and capabilities are this system's."""
 
-    def __post_init__(self) -> None:
-        unknown = sorted(set(self.profiles) - set(PROFILES)) + sorted(set(self.capabilities) - set(CAPABILITIES))
-        if not self.profiles or unknown:
-            raise AdapterFault(
-                f"adapter {self.name!r} claims {unknown or 'no profile'}, not of the cursor-state system "
-                f"(profiles {', '.join(PROFILES)}; capabilities {', '.join(CAPABILITIES)})"
-            )
+    system: ClassVar[str] = SYSTEM
+    known_profiles: ClassVar[tuple[str, ...]] = PROFILES
+    known_capabilities: ClassVar[tuple[str, ...]] = CAPABILITIES
 
 
-class CursorProcess(_Process):
+class CursorProcess(SystemProcess):
     """The cache's process transport, validated against this system's schemas."""
 
     info_class = CursorAdapterInfo
     schema_dir = SCHEMA_DIR
-
-    def request(self, cmd: str, *, what: Any = None, need: str | None = None, **fields: Any) -> dict[str, Any]:
-        result = super().request(cmd, what=what, need=need, **fields)
-        if cmd == "start":
-            implementation = result.get("implementation")
-            system = implementation.get("system") if isinstance(implementation, dict) else None
-            if system != SYSTEM:
-                raise ProtocolViolation(
-                    f"start: the implementation is for system {system!r}, not {SYSTEM!r} "
-                    f'(a cursor-state implementation says "system": "{SYSTEM}" in its start reply)'
-                )
-        return result
+    system = SYSTEM
 
 
 def _result_problem(op: CursorOp, result: Any) -> str | None:

@@ -10,10 +10,9 @@ import dataclasses
 import json
 from typing import Any
 
+from ledgerspec.conformance.adapters._system_process import system_schemas
 from ledgerspec.spec.cursor_state import CAPABILITIES, OPERATIONS, PROFILES, CursorConfig
 
-BASE = "https://ledgerspec.invalid/conformance/protocol/cursor-state/v1/"
-SEQ = {"type": ["integer", "string"]}
 INT = {"type": "integer"}
 POSITION = {"type": "array", "prefixItems": [INT, INT], "minItems": 2, "maxItems": 2}
 STATE = {
@@ -68,86 +67,16 @@ def _config() -> dict[str, Any]:
     }
 
 
-def _reply(result: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["seq"],
-        "properties": {
-            "seq": SEQ,
-            "result": result,
-            "skipped": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
-            "errored": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
-        },
-        "oneOf": [{"required": ["result"]}, {"required": ["skipped"]}, {"required": ["errored"]}],
-        "additionalProperties": False,
-    }
-
-
-def _request(cmd: str, **fields: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["cmd", "seq", *fields],
-        "properties": {"cmd": {"const": cmd}, "seq": SEQ, **fields},
-        "additionalProperties": False,
-    }
-
-
-EMPTY = {"type": "object", "additionalProperties": False}
-
-
 def schemas() -> dict[str, dict[str, Any]]:
-    """File name to schema, for every command."""
-    implementation = {
-        "type": "object",
-        "required": ["name", "version", "language", "system", "profiles", "capabilities"],
-        "additionalProperties": False,
-        "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "version": {"type": "string"},
-            "language": {"type": "string"},
-            "system": {"const": "cursor-state"},
-            "profiles": {"type": "array", "minItems": 1, "items": {"enum": list(PROFILES)}},
-            "capabilities": {"type": "array", "uniqueItems": True, "items": {"enum": list(CAPABILITIES)}},
-            "homepage": {"type": "string"},
-            "issues": {"type": "string"},
-        },
-    }
-    start = {
-        "type": "object",
-        "required": ["version", "implementation"],
-        "additionalProperties": False,
-        "properties": {"version": {"const": 1}, "implementation": implementation},
-    }
-    apply = {
-        "type": "object",
-        "required": ["results"],
-        "additionalProperties": False,
-        "properties": {"results": {"type": "array", "items": RESULT}},
-    }
+    """File name to schema, for every command (the framing is every system's: adapters/_system_process.py)."""
     ops = {"type": "array", "minItems": 1, "items": {"oneOf": [_op(kind) for kind in OPERATIONS]}}
-    commands = {
-        "start": (
-            "version handshake: who the implementation is, its profiles and capabilities",
-            _request("start", version={"const": 1}),
-            start,
-        ),
-        "configure": (
-            "a fresh cursor, BookKeeper and metadata store with this configuration",
-            _request("configure", config=_config()),
-            EMPTY,
-        ),
-        "apply": ("one operation (spec/cursor_state/SPEC.md §2) and its result", _request("apply", ops=ops), apply),
-        "stop": ("the end of the run: answer {} and exit 0", _request("stop"), EMPTY),
-    }
-    return {
-        f"{cmd}.json": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": f"{BASE}{cmd}.json",
-            "title": f"{cmd} (cursor-state): {title}",
-            "$defs": {"request": request, "reply": _reply(result)},
-        }
-        for cmd, (title, request, result) in commands.items()
-    }
+    return system_schemas(
+        "cursor-state",
+        PROFILES,
+        CAPABILITIES,
+        configure=("a fresh cursor, BookKeeper and metadata store with this configuration", _config()),
+        apply=("one operation (spec/cursor_state/SPEC.md §2) and its result", ops, RESULT),
+    )
 
 
 def render(schema: dict[str, Any]) -> str:

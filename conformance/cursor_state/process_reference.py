@@ -3,54 +3,41 @@
     python -m ledgerspec.conformance.cursor_state.process_reference --profile pip381
 
 Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; an exception becomes ``errored``.
+The loop and the commands every system shares are in ``conformance/adapters/_system_process.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import traceback
-from typing import Any
+from collections.abc import Iterable
+from typing import IO, Any
 
-from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._api import json_line, parse_line
+from ledgerspec.conformance.adapters._system_process import answer, serve_lines
 from ledgerspec.conformance.cursor_state._reference_adapter import CursorStateAdapter
 from ledgerspec.spec.cursor_state import CAPABILITIES, PROFILES, CursorConfig, op_from_dict
 
 
 def handle(adapter: CursorStateAdapter, request: dict[str, Any]) -> Any:
     """The result of one request."""
-    cmd = request["cmd"]
-    if cmd == "start":
-        implementation = {"name": f"python-reference-{adapter.profile}", "version": VERSION, "language": "python"}
-        claims = {"system": "cursor-state", "profiles": [adapter.profile], "capabilities": list(CAPABILITIES)}
-        return {"version": 1, "implementation": {**implementation, **claims}}
-    if cmd == "configure":
-        adapter.start(CursorConfig.from_dict(request["config"]))
-        return {}
-    if cmd == "apply":
-        return {"results": [adapter.apply(op_from_dict(op)) for op in request["ops"]]}
-    if cmd == "stop":
-        return {}
-    raise ValueError(f"unknown command {cmd!r}")
+    return answer(
+        adapter,
+        request,
+        system="cursor-state",
+        capabilities=CAPABILITIES,
+        read_config=CursorConfig.from_dict,
+        read_op=op_from_dict,
+    )
 
 
-def serve(profile: str, lines: Any = None, out: Any = None) -> None:
+def serve(profile: str, lines: Iterable[bytes] | None = None, out: IO[bytes] | None = None) -> None:
     """Answer requests until ``stop`` or the end of input."""
     adapter = CursorStateAdapter(profile)
-    out = sys.stdout.buffer if out is None else out
-    for line in sys.stdin.buffer if lines is None else lines:
-        request: dict[str, Any] = {}
-        try:
-            request = parse_line(line.decode())
-            reply = {"seq": request["seq"], "result": handle(adapter, request)}
-        except Exception as error:  # noqa: BLE001 - every failure is reported as errored
-            message = f"{type(error).__name__}: {error}"
-            reply = {"seq": request.get("seq"), "errored": {"message": message, "traceback": traceback.format_exc()}}
-        out.write(json_line(reply))
-        out.flush()
-        if request.get("cmd") == "stop":
-            return
+    serve_lines(
+        lambda request: handle(adapter, request),
+        sys.stdin.buffer if lines is None else lines,
+        sys.stdout.buffer if out is None else out,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,47 +11,32 @@ the event and the field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from ledgerspec.conformance._errors import AdapterFault, clip
-from ledgerspec.conformance.adapters._api import AdapterInfo
-from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
-from ledgerspec.conformance.txlog._schemas import CAPABILITIES, METRIC_SUMS, SCHEMA_DIR
-from ledgerspec.spec.txlog import PROFILES, TRIGGERS, Metrics, WriterConfig, WriterOp
+from ledgerspec.conformance._errors import clip
+from ledgerspec.conformance.adapters._process import ProtocolViolation
+from ledgerspec.conformance.adapters._system_process import SystemAdapterInfo, SystemProcess
+from ledgerspec.conformance.txlog._schemas import METRIC_SUMS, SCHEMA_DIR
+from ledgerspec.spec.txlog import CAPABILITIES, PROFILES, TRIGGERS, Metrics, WriterConfig, WriterOp
 
 SYSTEM = "txlog-writer"
 
 
 @dataclass(frozen=True)
-class TxlogAdapterInfo(AdapterInfo):
+class TxlogAdapterInfo(SystemAdapterInfo):
     """Who a txlog-writer implementation is: its profiles and capabilities are this system's."""
 
-    def __post_init__(self) -> None:
-        unknown = sorted(set(self.profiles) - set(PROFILES)) + sorted(set(self.capabilities) - set(CAPABILITIES))
-        if not self.profiles or unknown:
-            raise AdapterFault(
-                f"adapter {self.name!r} claims {unknown or 'no profile'}, not of the txlog-writer system "
-                f"(profiles {', '.join(PROFILES)}; capabilities {', '.join(CAPABILITIES)})"
-            )
+    system: ClassVar[str] = SYSTEM
+    known_profiles: ClassVar[tuple[str, ...]] = PROFILES
+    known_capabilities: ClassVar[tuple[str, ...]] = CAPABILITIES
 
 
-class TxlogProcess(_Process):
+class TxlogProcess(SystemProcess):
     """The cache's process transport, validated against this system's schemas."""
 
     info_class = TxlogAdapterInfo
     schema_dir = SCHEMA_DIR
-
-    def request(self, cmd: str, *, what: Any = None, need: str | None = None, **fields: Any) -> dict[str, Any]:
-        result = super().request(cmd, what=what, need=need, **fields)
-        if cmd == "start":
-            implementation = result.get("implementation")
-            system = implementation.get("system") if isinstance(implementation, dict) else None
-            if system != SYSTEM:
-                raise ProtocolViolation(
-                    f"start: the implementation is for system {system!r}, not {SYSTEM!r} "
-                    f'(a txlog-writer implementation says "system": "{SYSTEM}" in its start reply)'
-                )
-        return result
+    system = SYSTEM
 
 
 def _is_int(value: Any, *, null: bool = False) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ledgerspec.conformance._lockstep import Report
-from ledgerspec.conformance._real_txlog import ADAPTER, PROFILE, PROTOCOL_VERDICT
+from ledgerspec.conformance._real_txlog import ADAPTER, FINDINGS, PROFILE, PROTOCOL_VERDICT
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
 from ledgerspec.conformance.txlog._machine import conform_txlog
 from ledgerspec.conformance.txlog._process import TxlogProcessFactory
@@ -48,6 +48,6 @@ def judge_real(out: Callable[[str], None], *, settings: str, seed: int) -> bool:
     note = "as declared" if not problems else "NOT AS DECLARED: " + problems[0]
     out(
         f"   {ADAPTER + ' (txlog-writer)':<44} {PROFILE:<14} {report.verdict.value:<5} {report.steps:>6} steps"
-        f"  failed: {failed}  deviations: T1, T2 (JUnit only)  {note}"
+        f"  failed: {failed}  deviations: {', '.join(f.key for f in FINDINGS)} (JUnit only)  {note}"
     )
     return not problems and report.verdict.value == PROTOCOL_VERDICT.verdict

@@ -11,15 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.spec.txlog import OPERATIONS, PROFILES, TRIGGERS, WriterConfig
+from ledgerspec.conformance.adapters._system_process import system_schemas
+from ledgerspec.spec.txlog import CAPABILITIES, OPERATIONS, PROFILES, TRIGGERS, WriterConfig
 
-BASE = "https://ledgerspec.invalid/conformance/protocol/txlog-writer/v1/"
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "txlog-writer" / "v1"
-CAPABILITIES = ("metrics_delay",)
-"""``metrics_delay``: the ``delay`` metric is measured on the virtual clock (else it is sent as null)."""
 METRIC_SUMS = ("records", "bytes", "delay")
 """The histograms' sums a ``metrics`` result holds beside the trigger counters (spec/txlog/SPEC.md §2)."""
-SEQ = {"type": ["integer", "string"]}
 INT = {"type": "integer", "minimum": 0}
 INT_OR_NULL = {"type": ["integer", "null"], "minimum": 0}
 WRITE = {
@@ -86,90 +83,16 @@ def _config() -> dict[str, Any]:
     }
 
 
-def _reply(result: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["seq"],
-        "properties": {
-            "seq": SEQ,
-            "result": result,
-            "skipped": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
-            "errored": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
-        },
-        "oneOf": [{"required": ["result"]}, {"required": ["skipped"]}, {"required": ["errored"]}],
-        "additionalProperties": False,
-    }
-
-
-def _request(cmd: str, **fields: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["cmd", "seq", *fields],
-        "properties": {"cmd": {"const": cmd}, "seq": SEQ, **fields},
-        "additionalProperties": False,
-    }
-
-
-EMPTY = {"type": "object", "additionalProperties": False}
-
-
 def schemas() -> dict[str, dict[str, Any]]:
-    """File name to schema, for every command."""
-    implementation = {
-        "type": "object",
-        "required": ["name", "version", "language", "system", "profiles", "capabilities"],
-        "additionalProperties": False,
-        "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "version": {"type": "string"},
-            "language": {"type": "string"},
-            "system": {"const": "txlog-writer"},
-            "profiles": {"type": "array", "minItems": 1, "items": {"enum": list(PROFILES)}},
-            "capabilities": {"type": "array", "uniqueItems": True, "items": {"enum": list(CAPABILITIES)}},
-            "homepage": {"type": "string"},
-            "issues": {"type": "string"},
-        },
-    }
-    start = {
-        "type": "object",
-        "required": ["version", "implementation"],
-        "additionalProperties": False,
-        "properties": {"version": {"const": 1}, "implementation": implementation},
-    }
-    apply = {
-        "type": "object",
-        "required": ["results"],
-        "additionalProperties": False,
-        "properties": {"results": {"type": "array", "items": RESULT}},
-    }
+    """File name to schema, for every command (the framing is every system's: adapters/_system_process.py)."""
     ops = {"type": "array", "minItems": 1, "items": {"oneOf": [_op(kind) for kind in OPERATIONS]}}
-    commands = {
-        "start": (
-            "version handshake: who the implementation is, its profiles and capabilities",
-            _request("start", version={"const": 1}),
-            start,
-        ),
-        "configure": (
-            "a fresh writer, managed ledger and timer at virtual time 0, with this configuration",
-            _request("configure", config=_config()),
-            EMPTY,
-        ),
-        "apply": (
-            "one operation (spec/txlog/SPEC.md §2; tick moves the virtual clock) and its result",
-            _request("apply", ops=ops),
-            apply,
-        ),
-        "stop": ("the end of the run: answer {} and exit 0", _request("stop"), EMPTY),
-    }
-    return {
-        f"{cmd}.json": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": f"{BASE}{cmd}.json",
-            "title": f"{cmd} (txlog-writer): {title}",
-            "$defs": {"request": request, "reply": _reply(result)},
-        }
-        for cmd, (title, request, result) in commands.items()
-    }
+    return system_schemas(
+        "txlog-writer",
+        PROFILES,
+        CAPABILITIES,
+        configure=("a fresh writer, managed ledger and timer at virtual time 0, with this configuration", _config()),
+        apply=("one operation (spec/txlog/SPEC.md §2; tick moves the virtual clock) and its result", ops, RESULT),
+    )
 
 
 def render(schema: dict[str, Any]) -> str:

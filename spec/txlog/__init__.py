@@ -17,9 +17,10 @@ from ledgerspec.spec.txlog._ops import (
     WriterOp,
     op_from_dict,
 )
-from ledgerspec.spec.txlog.invariants import INVARIANTS, Step, WriterInvariant, claimed
+from ledgerspec.spec.txlog.invariants import CAPABILITIES, INVARIANTS, Step, WriterInvariant, claimed
 
 __all__ = [
+    "CAPABILITIES",
     "INVARIANTS",
     "OPERATIONS",
     "PROFILES",

@@ -60,6 +60,9 @@ def test_a_request_the_harness_cannot_act_on_is_an_errored_reply_with_its_java_s
     _, harness = SYSTEM_HARNESSES[ADAPTER]
     process = TxlogProcess(harness.command(), timeout=30, validate=False, restart="crash")
     try:
+        # the Java start reply spells its name and release out: they must be the pom's, not a stale copy
+        assert (process.info.name, process.info.version) == (ADAPTER, harness.version)
+        assert (process.info.profiles, process.info.capabilities) == ((PROFILE,), frozenset())
         config = {"batch_enabled": True, "max_records": 3, "max_size": 50, "max_delay": 5}
         process.request("configure", config=config)
         with pytest.raises(AdapterErrored) as raised:

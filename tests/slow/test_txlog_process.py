@@ -91,7 +91,10 @@ def test_a_null_delay_needs_no_capability_but_a_claimed_one_must_be_sent(tmp_pat
             return result
         """,
     )
-    assert main([*_conform(hidden, "--seed", "2"), "--validate-protocol"]) == 0, capsys.readouterr()
+    out = tmp_path / "r.json"
+    assert main([*_conform(hidden, "--seed", "2"), "--validate-protocol", "--json", str(out)]) == 0, capsys.readouterr()
+    assert json.loads(out.read_text())["not_claimed"] == ["metrics_delay"]
+    assert "not claimed, so not checked: metrics_delay" in capsys.readouterr().out
     claimed = _patched(
         tmp_path,
         """
@@ -114,3 +117,19 @@ def test_a_cache_process_is_refused_as_another_systems(capsys):
     captured = capsys.readouterr()
     assert "not 'txlog-writer'" in captured.err + captured.out
     assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "named", "expected"),
+    [
+        (["smoke", "--adapter", f"exec:{REFERENCE}"], "txlog-writer", "cache"),
+        (["conform", "--adapter", f"exec:{REFERENCE}", "--seed", "0"], "txlog-writer", "cache"),
+        (_conform(f"{sys.executable} -m ledgerspec.conformance.cursor_state.process_reference"), "cursor-state", None),
+    ],
+)
+def test_a_process_of_another_system_is_refused_naming_both_systems(argv, named, expected, capsys):
+    assert main(argv) == 3
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert f"start: the implementation is for system {named!r}, not {expected or 'txlog-writer'!r}" in said
+    assert "Traceback" not in said

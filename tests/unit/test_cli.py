@@ -112,6 +112,24 @@ def test_conform_fail_saves_replayable_cases(tmp_path, capsys):
         (["conform", "--adapter", "json:dumps"], "its factory raised TypeError"),
         (["conform", "--adapter", "reference-pip430", "--invariant", "CACHE-NOPE"], "unknown invariant"),
         (["replay", "/nonexistent/case.json", "--adapter", "reference-pip430"], "cannot read the case"),
+        # the cache's search options are refused by the lockstep systems, never silently ignored
+        *(
+            (["conform", "--system", system, "--adapter", "reference-pulsar-master", *given], message)
+            for system in ("cursor-state", "txlog-writer")
+            for given, message in (
+                (["--examples", "3"], f"--examples 3: the {system} system does not take it"),
+                (["--config-preset", "tiny"], "--config-preset tiny: the"),
+                (["--preset", "pulsar-defaults"], "--preset pulsar-defaults: the"),
+                (["--junit-xml", "r.xml"], "--junit-xml r.xml: the"),
+                (["--cases-dir", "cases"], "--cases-dir cases: the"),
+            )
+        ),
+        # an empty exec: command is the same input error on every system (it once was an IndexError off the cache)
+        *(
+            (["conform", "--system", system, "--adapter", adapter], "--adapter exec: needs a command")
+            for system in ("cache", "cursor-state", "txlog-writer")
+            for adapter in ("exec:", "exec:  ")
+        ),
     ],
 )
 def test_bad_input_is_a_diagnostic_with_exit_2(argv, message, capsys):
@@ -119,6 +137,7 @@ def test_bad_input_is_a_diagnostic_with_exit_2(argv, message, capsys):
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+    assert "internal-error" not in err
 
 
 def test_bad_case_files_name_the_place(tmp_path, capsys):
@@ -147,6 +166,33 @@ def test_adapters_lists_the_references(capsys):
     out = capsys.readouterr().out
     for profile in ("pip430", "pulsar-master", "legacy", "segmented"):
         assert f"reference-{profile}" in out
+
+
+def test_adapters_lists_every_systems_adapters_under_the_system_they_are_for(capsys):
+    from ledgerspec.conformance.cli._systems import SYSTEMS
+
+    assert main(["adapters"]) == 0
+    out = capsys.readouterr().out
+    sections = dict(section.split("\n", 1) for section in out.strip().split("\n\n"))
+    assert list(sections) == [
+        "system cache (the default; --system cache):",
+        *(f"system {name} (--system {name}):" for name in SYSTEMS),
+    ]
+    listed = {header.split()[1]: body for header, body in sections.items()}
+    assert "reference-pip430: python" in listed["cache"]
+    assert "real-txlog-4.2.4" not in listed["cache"]
+    for name, system in SYSTEMS.items():
+        body = listed[name]
+        for adapter, (profile, _) in system.adapters.items():
+            assert f"  {adapter}: python reference, profile {profile}" in body
+        assert f"capabilities: {', '.join(system.capabilities)}" in body
+        assert f"exec:COMMAND: any language over process protocol v1 (conformance/protocol/{name}.md" in body
+    assert "  reference-pip381: python reference, profile pip381" in listed["cursor-state"]
+    assert "capabilities: metrics_delay" in listed["txlog-writer"]
+    assert (
+        "  real-txlog-4.2.4: java harness of org.apache.pulsar:pulsar-transaction-coordinator:"
+        in listed["txlog-writer"]
+    )
 
 
 def test_usage_error_exits_2(capsys):

@@ -94,7 +94,7 @@ def test_the_reference_process_answers_a_session_line_by_line():
     assert "unknown txlog-writer operation 'jump'" in replies[7]["errored"]["message"]
 
 
-def test_a_null_delay_is_left_out_of_the_comparison_and_nothing_else_is():
+def test_a_null_delay_is_left_out_of_the_comparison_only_for_a_candidate_that_cannot_measure_it():
     from ledgerspec.spec.txlog import INVARIANTS, Step, WriterConfig, init, step
 
     model = init("pulsar-master", WriterConfig(max_records=2))
@@ -104,9 +104,44 @@ def test_a_null_delay_is_left_out_of_the_comparison_and_nothing_else_is():
     checks = {inv.id: inv.check for inv in INVARIANTS}
     unmeasured = {**expected, "delay": None}
     for inv in ("TXLOG-MODEL", "TXLOG-METRICS"):
-        assert checks[inv](Step(model, after, Metrics(), unmeasured, expected)) is None
-        assert checks[inv](Step(model, after, Metrics(), {**unmeasured, "bytes": 6}, expected)) is not None
-        assert checks[inv](Step(model, after, Metrics(), {**expected, "delay": 1}, expected)) is not None
+        blind = {"delay_measured": False}  # a process that claims no metrics_delay
+        assert checks[inv](Step(model, after, Metrics(), unmeasured, expected, **blind)) is None
+        assert checks[inv](Step(model, after, Metrics(), {**unmeasured, "bytes": 6}, expected, **blind)) is not None
+        assert checks[inv](Step(model, after, Metrics(), {**expected, "delay": 1}, expected, **blind)) is not None
+        # one that measures it (the default, every in-process candidate) gets no excuse for a null
+        assert checks[inv](Step(model, after, Metrics(), unmeasured, expected)) is not None
+
+
+class _DelayBlind:
+    """The reference writer, but its metrics carry a null delay (as a process without metrics_delay sends)."""
+
+    def __init__(self) -> None:
+        from ledgerspec.conformance.txlog import TxlogAdapter
+
+        self._inner = TxlogAdapter("pulsar-master")
+
+    def start(self, config):
+        self._inner.start(config)
+
+    def apply(self, op):
+        result = self._inner.apply(op)
+        return {**result, "delay": None} if isinstance(op, Metrics) else result
+
+    def stop(self):
+        self._inner.stop()
+
+
+def test_an_in_process_candidate_with_a_null_delay_fails_and_a_pass_without_the_capability_says_so():
+    from ledgerspec.conformance.txlog import conform_txlog
+
+    failed = conform_txlog(_DelayBlind, "pulsar-master", settings_name="quick", seed=0)
+    assert failed.verdict.value == "FAIL"
+    assert failed.violation.invariant in {"TXLOG-MODEL", "TXLOG-METRICS"}
+    assert failed.unclaimed == []
+    passed = conform_txlog(_DelayBlind, "pulsar-master", settings_name="quick", seed=0, capabilities=frozenset())
+    assert passed.verdict.value == "PASS"
+    assert passed.unclaimed == ["metrics_delay"]
+    assert "not claimed, so not checked: metrics_delay" in passed.render()
 
 
 def test_the_worked_session_keeps_the_schemas_and_is_what_the_profile_gives():
@@ -131,3 +166,21 @@ def test_the_worked_session_keeps_the_schemas_and_is_what_the_profile_gives():
                 expected = {**expected, "delay": None}  # the real writer claims no metrics_delay
             assert reply["result"]["results"] == [expected], request
     assert [json.loads(line[2:])["cmd"] for line in lines[::2]][-1] == "stop"
+
+
+@pytest.mark.parametrize("module", ["txlog", "cursor_state"])
+def test_a_reference_process_refuses_apply_before_configure_by_name(module):
+    import importlib
+
+    reference = importlib.import_module(f"ledgerspec.conformance.{module}.process_reference")
+    requests = [
+        {"cmd": "start", "seq": 1, "version": 1},
+        {"cmd": "apply", "seq": 2, "ops": [{"op": "close"}]},
+        {"cmd": "stop", "seq": 3},
+    ]
+    out = io.BytesIO()
+    profile = {"txlog": "pulsar-master", "cursor_state": "pip381"}[module]
+    reference.serve(profile, [json.dumps(r).encode() + b"\n" for r in requests], out)
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert replies[1]["errored"]["message"] == "ValueError: apply before configure: send configure first"
+    assert replies[2] == {"seq": 3, "result": {}}

@@ -1,28 +1,14 @@
 package ledgerspec.protocol;
 
-import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The adapter loop: ledgerspec process protocol v1 (conformance/protocol/README.md) over stdin/stdout.
- *
- * <p>One JSON request per line in, exactly one reply line out (result, skipped or errored), echoing
- * {@code seq}, in one unbuffered write. Logs go to stderr; {@code System.out} is pointed at stderr
- * first, so a stray print (or a logger writing to the console) can never corrupt the reply stream. Any
- * exception while serving a request, inside the target or the code it drives, becomes an
- * {@code errored} reply with its message and stack trace, and the loop goes on. {@code stop} replies and
- * exits 0; so does the end of stdin.
+ * The cache's adapter loop: ledgerspec process protocol v1 (conformance/protocol/README.md) over stdin/stdout,
+ * the line loop of {@link Lines} answering the cache's commands for one {@link Target}.
  */
 public final class Loop {
     private final Target target;
@@ -37,59 +23,8 @@ public final class Loop {
 
     /** Serve stdin until {@code stop} or its end, then exit 0. */
     public static void run(Target target) throws IOException {
-        // Replies are ASCII (Json.write escapes the rest), so they go out as bytes, with no writer
-        // turning each line into chars and back.
-        OutputStream out = new FileOutputStream(FileDescriptor.out);
-        System.setOut(System.err);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Loop loop = new Loop(target);
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) {
-                continue;
-            }
-            Map<String, Object> reply = new LinkedHashMap<>();
-            boolean stop = loop.serve(line, reply);
-            // One write of the whole line (a reply split in two wakes the runner twice); the stream
-            // is unbuffered, so the line is on the pipe when the call returns.
-            out.write((Json.write(reply) + "\n").getBytes(StandardCharsets.US_ASCII));
-            if (stop) {
-                break;
-            }
-        }
-        System.err.println(loop.name + ": exiting");
-        System.exit(0);
-    }
-
-    /** Fill the reply to one request line; true if the process should exit after sending it. */
-    boolean serve(String line, Map<String, Object> reply) {
-        reply.put("seq", null);
-        try {
-            Object parsed = Json.parse(line);
-            if (!(parsed instanceof Map)) {
-                throw new BadRequest("a request must be a JSON object, got " + line);
-            }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> request = (Map<String, Object>) parsed;
-            Object seq = request.get("seq");
-            if (!(seq instanceof Long || seq instanceof String)) {
-                throw new BadRequest("a request needs a seq (integer or string), got " + CacheConfig.describe(seq));
-            }
-            reply.put("seq", seq);
-            Object cmd = request.get("cmd");
-            reply.put("result", command(cmd, request));
-            return "stop".equals(cmd);
-        } catch (Exception | StackOverflowError | LinkageError error) {
-            reply.remove("result");
-            Map<String, Object> errored = new LinkedHashMap<>();
-            errored.put("message", describe(error));
-            StringWriter trace = new StringWriter();
-            error.printStackTrace(new PrintWriter(trace));
-            errored.put("traceback", trace.toString());
-            reply.put("errored", errored);
-            System.err.println(name + ": errored: " + describe(error));
-            return false;
-        }
+        Lines.run(loop.name, loop::command);
     }
 
     private Object command(Object cmd, Map<String, Object> request) {
@@ -107,7 +42,7 @@ public final class Loop {
         }
         if ("configure".equals(cmd)) {
             configured = false;
-            target.configure(CacheConfig.fromJson(object(request.get("config"), "config")));
+            target.configure(CacheConfig.fromJson(Lines.object(request.get("config"), "config")));
             configured = true;
             deltas.reset();
             return Map.of();
@@ -145,7 +80,7 @@ public final class Loop {
         List<Op> ops = new ArrayList<>();
         for (Object op : (List<?>) request.get("ops")) {
             String where = "ops[" + ops.size() + "]";
-            ops.add(Op.check(object(op, where), where));
+            ops.add(Op.check(Lines.object(op, where), where));
         }
         List<Object> results = new ArrayList<>();
         for (int i = 0; i < ops.size(); i++) {
@@ -153,7 +88,7 @@ public final class Loop {
             try {
                 results.add(target.perform(op));
             } catch (RuntimeException error) {
-                String message = describe(error);
+                String message = Lines.describe(error);
                 String prefix = "ops[" + i + "]: " + (message.startsWith(op.kind() + ":") ? "" : op.kind() + ": ");
                 String applied = i > 0 ? " (ops[0.." + (i - 1) + "] were applied)" : "";
                 throw new BadRequest(prefix + message + applied, error);
@@ -167,21 +102,5 @@ public final class Loop {
             result.put("observation", deltas.sentFull(target.observe()));
         }
         return result;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> object(Object value, String where) {
-        if (!(value instanceof Map)) {
-            throw new BadRequest(where + " must be a JSON object, got " + CacheConfig.describe(value));
-        }
-        return (Map<String, Object>) value;
-    }
-
-    /** Our own errors speak for themselves; anything else keeps its class name. */
-    private static String describe(Throwable error) {
-        if (error instanceof BadRequest || error instanceof NotAllowed || error instanceof Json.ParseError) {
-            return error.getMessage();
-        }
-        return error.toString();
     }
 }

@@ -1,21 +1,13 @@
 package org.apache.pulsar.transaction.coordinator.impl;
 
-import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import ledgerspec.protocol.BadRequest;
-import ledgerspec.protocol.Json;
+import ledgerspec.protocol.Lines;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 
 /**
@@ -33,49 +25,8 @@ public final class TxlogWriterHarness {
     private WriterRig rig;
 
     public static void main(String[] args) throws IOException {
-        OutputStream out = new FileOutputStream(FileDescriptor.out);
-        System.setOut(System.err); // a stray print can never corrupt the reply stream
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         TxlogWriterHarness harness = new TxlogWriterHarness();
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) {
-                continue;
-            }
-            Map<String, Object> reply = new LinkedHashMap<>();
-            boolean stop = harness.serve(line, reply);
-            out.write((Json.write(reply) + "\n").getBytes(StandardCharsets.US_ASCII));
-            if (stop) {
-                break;
-            }
-        }
-        System.exit(0);
-    }
-
-    /** Fill the reply to one request line; true if the process should exit after sending it. */
-    boolean serve(String line, Map<String, Object> reply) {
-        reply.put("seq", null);
-        try {
-            Map<String, Object> request = object(Json.parse(line), "a request");
-            Object seq = request.get("seq");
-            if (!(seq instanceof Long || seq instanceof String)) {
-                throw new BadRequest("a request needs a seq (integer or string), got " + seq);
-            }
-            reply.put("seq", seq);
-            Object cmd = request.get("cmd");
-            reply.put("result", command(cmd, request));
-            return "stop".equals(cmd);
-        } catch (Exception | StackOverflowError | LinkageError error) {
-            reply.remove("result");
-            Map<String, Object> errored = new LinkedHashMap<>();
-            errored.put("message", error instanceof BadRequest ? error.getMessage() : error.toString());
-            StringWriter trace = new StringWriter();
-            error.printStackTrace(new PrintWriter(trace));
-            errored.put("traceback", trace.toString());
-            reply.put("errored", errored);
-            System.err.println("real-txlog-4.2.4: errored: " + error);
-            return false;
-        }
+        Lines.run("real-txlog-4.2.4", harness::command); // the framing, errored replies and stop are every harness's
     }
 
     private Object command(Object cmd, Map<String, Object> request) {
@@ -97,7 +48,7 @@ public final class TxlogWriterHarness {
             return result;
         }
         if ("configure".equals(cmd)) {
-            Map<String, Object> config = object(request.get("config"), "config");
+            Map<String, Object> config = Lines.object(request.get("config"), "config");
             if (!config.keySet().equals(CONFIG)) {
                 throw new BadRequest("config: want exactly the fields " + CONFIG + ", got " + config.keySet());
             }
@@ -114,7 +65,7 @@ public final class TxlogWriterHarness {
             }
             List<Object> results = new ArrayList<>();
             for (int i = 0; i < ops.size(); i++) {
-                results.add(perform(object(ops.get(i), "ops[" + i + "]"), "ops[" + i + "]"));
+                results.add(perform(Lines.object(ops.get(i), "ops[" + i + "]"), "ops[" + i + "]"));
             }
             return Map.of("results", results);
         }
@@ -157,14 +108,6 @@ public final class TxlogWriterHarness {
         List<Object> events = new ArrayList<>(rig.wire);
         rig.wire.clear();
         return events;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> object(Object value, String where) {
-        if (!(value instanceof Map)) {
-            throw new BadRequest(where + " must be a JSON object, got " + value);
-        }
-        return (Map<String, Object>) value;
     }
 
     private static int positive(Map<String, Object> map, String key) {
