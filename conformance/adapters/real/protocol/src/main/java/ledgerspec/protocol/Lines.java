@@ -26,7 +26,7 @@ import java.util.Map;
 public final class Lines {
     /** A harness's answer to one request: the result, or an exception that becomes an errored reply. */
     public interface Handler {
-        Object command(Object cmd, Map<String, Object> request);
+        Object command(Object cmd, Map<String, Object> request) throws Exception;
     }
 
     private Lines() {
@@ -34,6 +34,11 @@ public final class Lines {
 
     /** Serve stdin with {@code handler} until {@code stop} or its end, then exit 0. */
     public static void run(String name, Handler handler) throws IOException {
+        run(name, handler, () -> { });
+    }
+
+    /** {@link #run(String, Handler)}, then {@code teardown} (the real code's threads) before the exit. */
+    public static void run(String name, Handler handler, Runnable teardown) throws IOException {
         // Replies are ASCII (Json.write escapes the rest), so they go out as bytes, with no writer
         // turning each line into chars and back.
         OutputStream out = new FileOutputStream(FileDescriptor.out);
@@ -53,6 +58,7 @@ public final class Lines {
                 break;
             }
         }
+        teardown.run();
         System.err.println(name + ": exiting");
         System.exit(0);
     }

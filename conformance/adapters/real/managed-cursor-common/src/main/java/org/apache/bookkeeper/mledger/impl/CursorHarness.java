@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import ledgerspec.protocol.Json;
+import ledgerspec.protocol.Lines;
 import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.HoldingBookKeeper;
 import org.apache.bookkeeper.client.LedgerHandle;
@@ -68,7 +69,8 @@ public final class CursorHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        CursorLoop.serve(new CursorHarness(args.length > 0 ? args[0] : "unknown"));
+        CursorHarness harness = new CursorHarness(args.length > 0 ? args[0] : "unknown"); // the loop: every harness's
+        Lines.run("real-cursor-" + harness.release, (cmd, request) -> harness.handle(request), harness::teardown);
     }
 
     Object handle(Map<String, Object> request) throws Exception {
@@ -166,8 +168,7 @@ public final class CursorHarness {
     private void spendPermit() throws Exception {
         Field field = ManagedCursorImpl.class.getDeclaredField("markDeleteLimiter");
         field.setAccessible(true);
-        com.google.common.util.concurrent.RateLimiter limiter =
-                (com.google.common.util.concurrent.RateLimiter) field.get(cursor);
+        com.google.common.util.concurrent.RateLimiter limiter = (com.google.common.util.concurrent.RateLimiter) field.get(cursor);
         if (limiter == null || !limiter.tryAcquire() || limiter.tryAcquire()) {
             throw new IllegalStateException("the mark-delete rate limiter did not defer persists");
         }
@@ -177,8 +178,7 @@ public final class CursorHarness {
         for (ManagedLedgerFactoryImpl factory : factories) {
             try {
                 factory.shutdownAsync();
-            } catch (Exception | Error ignored) {
-                // a crashed broker's factory may hold a fenced ledger
+            } catch (Exception | Error ignored) { // a crashed broker's factory may hold a fenced ledger
             }
         }
         factories.clear();
