@@ -162,6 +162,14 @@ class Report:
             "steps": [op.to_dict() for op in self.violation.steps],
         }
 
+    def statuses(self) -> dict[str, str]:
+        """Each invariant of the run: ``violated``, ``held`` or ``not checked (no step reached it)``."""
+        broken = self.violation.invariant if self.violation is not None else None
+        return {
+            inv: "violated" if inv == broken else "held" if inv in self.checked else "not checked (no step reached it)"
+            for inv in self.invariants
+        }
+
     def render(self) -> str:
         lines = [
             (
@@ -169,10 +177,7 @@ class Report:
                 f"{self.examples} examples, {self.steps} steps"
             ),
         ]
-        for inv in self.invariants:
-            broken = self.violation is not None and self.violation.invariant == inv
-            status = "violated" if broken else ("held" if inv in self.checked else "not checked (no step reached it)")
-            lines.append(f"  {inv:<30} {status}")
+        lines += [f"  {inv:<30} {status}" for inv, status in self.statuses().items()]
         if self.fault is not None:
             lines.append(f"adapter fault: {self.fault}")
         if self.violation is not None:
