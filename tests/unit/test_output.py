@@ -93,10 +93,11 @@ def test_an_unwritable_html_path_is_a_usage_error(tmp_path, capsys):
     assert "--html" in capsys.readouterr().err
 
 
-def test_html_for_another_system_is_refused_by_name(tmp_path, capsys):
+def test_html_for_another_system_checks_its_adapter_first_and_writes_nothing(tmp_path, capsys):
     status = main(["conform", "--system", "cursor-state", "--adapter", "x", "--html", str(tmp_path / "r.html")])
     assert status == 2
-    assert "--html: written for the entry cache only" in capsys.readouterr().err
+    assert "--adapter x: cursor-state adapters are" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_traces_check_html_and_quiet(tmp_path, capsys):
