@@ -32,15 +32,20 @@ def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> 
         f"{report.steps} steps in {report.seconds:.1f} s."
     )
     rows = []
+    timed = any(row.seconds for row in report.rows)
     for row in report.rows:
         why = row.detail
         if row.status == Status.FAIL and row.case is not None:
             why = f"counterexample of {len(row.case.steps)} steps (below)"
         elif row.status == Status.PASS:
             why = "held on every example"
-        # A row's seconds are those of its own search, when it had one (a batch of invariants shares one).
-        rows.append([row.invariant, str(row.status), round(row.seconds, 2) if row.seconds else "", why])
-    page.table(["invariant", "verdict", "seconds", "why / what"], rows)
+        elif row.status == Status.NOT_CLAIMED and not why:
+            why = f"profile {report.profile} does not claim it"
+        # A row's seconds are those of its own search, when it had one (a batch of invariants shares one):
+        # a column of blanks only when no invariant was searched alone.
+        seconds = [round(row.seconds, 2) if row.seconds else ""] if timed else []
+        rows.append([row.invariant, str(row.status), *seconds, why])
+    page.table(["invariant", "verdict", *(["seconds"] if timed else []), "why / what"], rows)
     if level == 2:  # a run of its own; a page of several runs draws one grid for all of them
         status_grid(page, [report], f"Every invariant of the catalogue, {report.adapter.name} / {report.profile}")
     if report.fault:

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from ledgerspec.conformance.cli._options import check_outputs
 from ledgerspec.traces._simulate_sweep import (
     DEFAULT_SIZES,
     PROFILES,
@@ -71,6 +72,7 @@ def sweep_of(args: argparse.Namespace) -> Sweep:
 def run_simulate(args: argparse.Namespace) -> int:
     """Run the sweep (or the benchmark) and write what was asked."""
     sweep = sweep_of(args)
+    check_outputs(args, files=("json", "html"))  # before the sweep: a bad path must not cost its minutes
     if args.bench:
         return run_bench(sweep)
     runs = len(sweep.profiles) * len(sweep.cache_sizes) * sweep.seeds
