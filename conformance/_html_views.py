@@ -20,6 +20,8 @@ from ledgerspec.conformance._verdict import Status
 COLOURS = {"pass": "#3a9a3a", "ok": "#3a9a3a", "fail": "#c03030", "violation": "#c03030", "error": "#9030a0"}
 """Bar colours per status; anything else (not checked) is grey."""
 GREY = "#a0a0a8"
+SHOWN_VIOLATIONS = 5
+"""Violations of a trace shown with their context; the rest are counted (the JSON report keeps them)."""
 
 
 def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> None:
@@ -228,11 +230,15 @@ def traces_section(page: HtmlReport, results: Sequence[Any], errors: Sequence[tu
         statuses = result.statuses()
         page.table(
             ["invariant", "status", "violations"],
-            [[name, str(status), result.counts.get(name, 0)] for name, status in statuses.items()],
+            # An invariant not checked has no count: a 0 there would read as "checked, none found".
+            [
+                [name, str(status), "" if str(status).startswith("not ") else result.counts.get(name, 0)]
+                for name, status in statuses.items()
+            ],
         )
         for reason in result.unknown:
             page.paragraph(f"UNKNOWN: {reason}")
-        for violation in result.violations[:5]:
+        for violation in result.violations[:SHOWN_VIOLATIONS]:
             page.paragraph(
                 f"{violation.invariant} at broker {violation.broker!r}, seq {violation.seq} "
                 f"(row {violation.row}): {violation.message}"
@@ -243,6 +249,9 @@ def traces_section(page: HtmlReport, results: Sequence[Any], errors: Sequence[tu
                     + [f"nearby: {json.dumps(n)}" for n in violation.context]
                 )
             )
+        hidden = len(result.violations) - SHOWN_VIOLATIONS
+        if hidden > 0:
+            page.paragraph(f"... {hidden} more in the JSON report (--json).")
     if results:
         fig = new_figure(7.0, 0.3 * len(results) + 1.0)
         axes = fig.add_subplot()

@@ -114,6 +114,9 @@ def test_traces_check_html_and_quiet(tmp_path, capsys):
     assert "pip430-bad.jsonl: VIOLATION" in page
     assert "nearby: " in page
     assert "<svg" in page
+    assert "more in the JSON report (--json)" in page  # 12 violations, 5 shown: the rest are not silently dropped
+    # an invariant not checked on traces has no count (a 0 would read "checked, none found")
+    assert '<td class="off">not checkable on traces</td><td></td>' in page
 
 
 def test_mutants_html_holds_the_kill_matrix(tmp_path, capsys):
