@@ -79,6 +79,8 @@ class LockstepRun:
     examples: int = 0
     steps: int = 0
     checked: set[str] = field(default_factory=set)
+    on_example: Callable[[int, int], None] | None = None
+    """Told (examples, steps) as each example starts: a progress bar's feed."""
 
     def checks(self) -> list[Checked]:
         return [inv for inv in self.system.claimed(self.profile) if not self.invariants or inv.id in self.invariants]
@@ -92,6 +94,8 @@ class Lockstep(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.run.examples += 1
+        if self.run.on_example is not None:
+            self.run.on_example(self.run.examples, self.run.steps)
         self.candidate = self.run.factory()
         self.history: list[Any] = []
         self.started = False

@@ -19,6 +19,7 @@ from typing import Any
 from ledgerspec.conformance import _lockstep_views as lockstep_views
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._lockstep import Candidate, Report
+from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
@@ -126,13 +127,15 @@ def run_conform(args: argparse.Namespace) -> int:
         raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
     try:
         profile = _profile(system, args, default)
-        with out.progress(f"{system.name}: {args.adapter} / {profile}: searching"):
+        examples = get_settings(args.settings).examples
+        with out.progress(f"{system.name}: {args.adapter} / {profile}: examples", total=examples) as advance:
             report = system.conform(
                 factory,
                 profile,
                 settings_name=args.settings,
                 seed=_seed(args),
                 invariants=_invariants(system, args, profile),
+                on_example=lambda done, steps: advance(completed=done, note=f"{steps} steps"),
                 **extra,
             )
     finally:

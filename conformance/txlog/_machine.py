@@ -6,6 +6,7 @@ reads and close, on a virtual clock (nothing sleeps).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -86,11 +87,12 @@ def conform_txlog(
     seed: int = 0,
     invariants: tuple[str, ...] = (),
     capabilities: frozenset[str] = frozenset(),
+    on_example: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants.
 
     ``capabilities`` are a process's claims (conformance/protocol/txlog-writer.md); they change what it
     may leave out of a result, never which operations are sent.
     """
-    run = LockstepRun(TXLOG_WRITER, factory, profile, invariants, capabilities)
+    run = LockstepRun(TXLOG_WRITER, factory, profile, invariants, capabilities, on_example=on_example)
     return search(run, make_txlog_machine(run), settings_name=settings_name, seed=seed)

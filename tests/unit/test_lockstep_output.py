@@ -153,3 +153,15 @@ def test_system_html_to_a_folder_is_refused_naming_the_option(tmp_path, capsys):
     status = main(["conform", "--system", "txlog-writer", "--adapter", "reference-pip160", "--html", str(tmp_path)])
     assert status == 2
     assert "--html" in capsys.readouterr().err
+
+
+def test_the_search_tells_each_example_as_it_starts_for_the_progress_bar():
+    system = SYSTEMS["txlog-writer"]
+    _, factory = system.adapters["reference-pip160"]
+    heard: list[tuple[int, int]] = []
+    report = system.conform(
+        factory, "pip160", settings_name="quick", seed=1, on_example=lambda e, s: heard.append((e, s))
+    )
+    assert [examples for examples, _ in heard] == list(range(1, report.examples + 1))
+    assert [steps for _, steps in heard] == sorted(steps for _, steps in heard)
+    assert heard[-1][1] <= report.steps
