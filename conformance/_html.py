@@ -19,7 +19,8 @@ STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; padding: 0 1em; }
 h1 { border-bottom: 2px solid #446; padding-bottom: .2em; }
 h2 { margin-top: 1.6em; border-bottom: 1px solid #ccd; }
-table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; display: block; max-width: 100%; overflow-x: auto; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
+table { display: block; max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccd; padding: .25em .6em; text-align: left; vertical-align: top; }
 th { background: #eef; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }

@@ -96,7 +96,20 @@ def _cannot_create(path: Path) -> str | None:
 
 
 def check_outputs(args: argparse.Namespace, files: tuple[str, ...] = (), folders: tuple[str, ...] = ()) -> None:
-    """Refuse, before any work, output options whose paths cannot be written (a usage error naming the option)."""
+    """Refuse, before any work, output options whose paths cannot be written (a usage error naming the option).
+
+    Two options naming one file are refused too: the second write would replace the first.
+    """
+    given: dict[Path, str] = {}
+    for name in files:
+        value = getattr(args, name, None)
+        if value is None or str(value).strip() == "":
+            continue
+        option = "--" + name.replace("_", "-")
+        key = Path(value).absolute()
+        if key in given:
+            raise InputError(f"{option} {value}: the same file as {given[key]}; one would overwrite the other")
+        given[key] = option
     for names, directory in ((files, False), (folders, True)):
         for name in names:
             value = getattr(args, name, None)

@@ -303,3 +303,11 @@ def test_a_file_that_cannot_be_created_is_refused_before_the_run_even_for_root(c
     captured = capsys.readouterr()
     assert "--json /proc/ledgerspec-s.json: cannot be created" in captured.err
     assert captured.out == ""
+
+
+def test_two_output_options_naming_one_file_are_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--adapter", "reference-pip430", "--json", "r.out", "--html", "./r.out"]) == 2
+    captured = capsys.readouterr()
+    assert "--html ./r.out: the same file as --json" in captured.err
+    assert captured.out == ""
