@@ -101,7 +101,8 @@ def run_mutants(args: argparse.Namespace) -> int:
 
         page = HtmlReport(f"ledgerspec mutants: {source}")
         mutants_section(page, rates, settings=args.settings, seeds=which)
-        page.paragraph(summary(rates))
+        for said in filter(None, map(str.strip, summary(rates).splitlines())):  # HTML would run lines together
+            page.paragraph(said)
         page.write(args.html)
     if args.json:
         document = to_json(rates, settings=args.settings, seed=seed)
