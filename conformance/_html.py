@@ -51,7 +51,9 @@ def _header(text: str) -> str:
 
 def _unbroken(text: str) -> bool:
     """A cell kept on one line: short, or one long name that would break at its hyphens."""
-    return 0 < len(text) <= SHORT or (len(text) <= NAME and not any(c.isspace() for c in text))
+    if not text:
+        return False
+    return len(text) <= SHORT or (len(text) <= NAME and not any(c.isspace() for c in text))
 
 
 def _cell_class(value: object) -> str:
