@@ -20,11 +20,12 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; co
 h1 { border-bottom: 2px solid #446; padding-bottom: .2em; }
 h2 { margin-top: 1.6em; border-bottom: 1px solid #ccd; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
+table { display: block; max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccd; padding: .25em .6em; text-align: left; vertical-align: top; }
 th { background: #eef; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.good { background: #e3f6e3; } td.bad { background: #fbe0e0; font-weight: 600; }
-td.meh { background: #f6f0da; } td.off { color: #777; }
+td.meh { background: #f6f0da; } td.off { color: #777; } .nw { white-space: nowrap; }
 tr.mark td { background: #fff1c6; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .9em; color: #444; }
@@ -37,6 +38,22 @@ BAD = frozenset({"fail", "violation", "violated", "error", "survived", "no", "di
 """Cell texts shown red."""
 MEH = frozenset({"unknown", "weak"})
 """Cell texts shown amber."""
+SHORT = 24
+"""Cells of at most this many characters are kept on one line."""
+NAME = 48
+"""Cells of one word (a mutant's name, an invariant's) up to this long are kept on one line too."""
+
+
+def _header(text: str) -> str:
+    nowrap = ' class="nw"' if _unbroken(text) else ""
+    return f"<th{nowrap}>{html.escape(text)}</th>"
+
+
+def _unbroken(text: str) -> bool:
+    """A cell kept on one line: short, or one long name that would break at its hyphens."""
+    if not text:
+        return False
+    return len(text) <= SHORT or (len(text) <= NAME and not any(c.isspace() for c in text))
 
 
 def _cell_class(value: object) -> str:
@@ -86,14 +103,16 @@ class HtmlReport:
         marked: Sequence[int] = (),
     ) -> None:
         """A table; verdict-like cells are coloured, numbers right-aligned; ``marked`` rows highlighted."""
-        out = ["<table>", "<thead><tr>", *(f"<th>{html.escape(str(h))}</th>" for h in headers), "</tr></thead>"]
+        out = ["<table>", "<thead><tr>", *(_header(str(h)) for h in headers), "</tr></thead>"]
         out.append("<tbody>")
         for index, row in enumerate(rows):
             out.append('<tr class="mark">' if index in marked else "<tr>")
             for value in row:
-                css = _cell_class(value)
+                text = _text(value)
+                # A short cell (a number with its unit or spread, a name) never breaks: "2 MiB" on one line.
+                css = _cell_class(value) or ("nw" if _unbroken(text) else "")
                 attr = f' class="{css}"' if css else ""
-                out.append(f"<td{attr}>{html.escape(_text(value))}</td>")
+                out.append(f"<td{attr}>{html.escape(text)}</td>")
             out.append("</tr>")
         out.append("</tbody></table>")
         self._parts.append("".join(out))

@@ -20,6 +20,8 @@ from ledgerspec.conformance._verdict import Status
 COLOURS = {"pass": "#3a9a3a", "ok": "#3a9a3a", "fail": "#c03030", "violation": "#c03030", "error": "#9030a0"}
 """Bar colours per status; anything else (not checked) is grey."""
 GREY = "#a0a0a8"
+SHOWN_VIOLATIONS = 5
+"""Violations of a trace shown with their context; the rest are counted (the JSON report keeps them)."""
 
 
 def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> None:
@@ -32,15 +34,20 @@ def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> 
         f"{report.steps} steps in {report.seconds:.1f} s."
     )
     rows = []
+    timed = any(row.seconds for row in report.rows)
     for row in report.rows:
         why = row.detail
         if row.status == Status.FAIL and row.case is not None:
             why = f"counterexample of {len(row.case.steps)} steps (below)"
         elif row.status == Status.PASS:
             why = "held on every example"
-        # A row's seconds are those of its own search, when it had one (a batch of invariants shares one).
-        rows.append([row.invariant, str(row.status), round(row.seconds, 2) if row.seconds else "", why])
-    page.table(["invariant", "verdict", "seconds", "why / what"], rows)
+        elif row.status == Status.NOT_CLAIMED and not why:
+            why = f"profile {report.profile} does not claim it"
+        # A row's seconds are those of its own search, when it had one (a batch of invariants shares one):
+        # a column of blanks only when no invariant was searched alone.
+        seconds = [round(row.seconds, 2) if row.seconds else ""] if timed else []
+        rows.append([row.invariant, str(row.status), *seconds, why])
+    page.table(["invariant", "verdict", *(["seconds"] if timed else []), "why / what"], rows)
     if level == 2:  # a run of its own; a page of several runs draws one grid for all of them
         status_grid(page, [report], f"Every invariant of the catalogue, {report.adapter.name} / {report.profile}")
     if report.fault:
@@ -223,11 +230,15 @@ def traces_section(page: HtmlReport, results: Sequence[Any], errors: Sequence[tu
         statuses = result.statuses()
         page.table(
             ["invariant", "status", "violations"],
-            [[name, str(status), result.counts.get(name, 0)] for name, status in statuses.items()],
+            # An invariant not checked has no count: a 0 there would read as "checked, none found".
+            [
+                [name, str(status), "" if str(status).startswith("not ") else result.counts.get(name, 0)]
+                for name, status in statuses.items()
+            ],
         )
         for reason in result.unknown:
             page.paragraph(f"UNKNOWN: {reason}")
-        for violation in result.violations[:5]:
+        for violation in result.violations[:SHOWN_VIOLATIONS]:
             page.paragraph(
                 f"{violation.invariant} at broker {violation.broker!r}, seq {violation.seq} "
                 f"(row {violation.row}): {violation.message}"
@@ -238,6 +249,9 @@ def traces_section(page: HtmlReport, results: Sequence[Any], errors: Sequence[tu
                     + [f"nearby: {json.dumps(n)}" for n in violation.context]
                 )
             )
+        hidden = len(result.violations) - SHOWN_VIOLATIONS
+        if hidden > 0:
+            page.paragraph(f"... {hidden} more in the JSON report (--json).")
     if results:
         fig = new_figure(7.0, 0.3 * len(results) + 1.0)
         axes = fig.add_subplot()

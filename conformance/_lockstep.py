@@ -81,6 +81,8 @@ class LockstepRun:
     examples: int = 0
     steps: int = 0
     checked: set[str] = field(default_factory=set)
+    on_example: Callable[[int, int], None] | None = None
+    """Told (examples, steps) as each example starts: a progress bar's feed."""
 
     def checks(self) -> list[Checked]:
         return [inv for inv in self.system.claimed(self.profile) if not self.invariants or inv.id in self.invariants]
@@ -94,6 +96,8 @@ class Lockstep(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.run.examples += 1
+        if self.run.on_example is not None:
+            self.run.on_example(self.run.examples, self.run.steps)
         self.candidate = self.run.factory()
         self.history: list[Any] = []
         self.started = False
@@ -166,6 +170,14 @@ class Report:
             "steps": [op.to_dict() for op in self.violation.steps],
         }
 
+    def statuses(self) -> dict[str, str]:
+        """Each invariant of the run: ``violated``, ``held`` or ``not checked (no step reached it)``."""
+        broken = self.violation.invariant if self.violation is not None else None
+        return {
+            inv: "violated" if inv == broken else "held" if inv in self.checked else "not checked (no step reached it)"
+            for inv in self.invariants
+        }
+
     def render(self) -> str:
         lines = [
             (
@@ -173,10 +185,7 @@ class Report:
                 f"{self.examples} examples, {self.steps} steps"
             ),
         ]
-        for inv in self.invariants:
-            broken = self.violation is not None and self.violation.invariant == inv
-            status = "violated" if broken else ("held" if inv in self.checked else "not checked (no step reached it)")
-            lines.append(f"  {inv:<30} {status}")
+        lines += [f"  {inv:<30} {status}" for inv, status in self.statuses().items()]
         if self.unclaimed:
             lines.append(f"  not claimed, so not checked: {', '.join(self.unclaimed)} (the system's protocol page)")
         if self.fault is not None:

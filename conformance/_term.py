@@ -211,9 +211,11 @@ def report_table(report: Report) -> Any:
         f"{report.examples} examples, {report.steps} steps in {report.seconds:.1f} s"
     )
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    timed = any(row.seconds for row in report.rows)  # an invariant searched in a batch has no time of its own
     table.add_column("invariant", style="bold", no_wrap=True)
     table.add_column("verdict")
-    table.add_column("s", justify="right")
+    if timed:
+        table.add_column("s", justify="right")
     table.add_column("why / what")
     for row in report.rows:
         note = row.detail
@@ -221,10 +223,13 @@ def report_table(report: Report) -> Any:
             note = f"counterexample of {len(row.case.steps)} steps (below)"
         elif row.status == Status.PASS:
             note = "held on every example"
-        seconds = f"{row.seconds:.1f}" if row.seconds else ""  # an invariant searched in a batch has no time of its own
-        table.add_row(row.invariant, styled(_held(row.status)), seconds, escape(note))
+        elif row.status == Status.NOT_CLAIMED and not note:
+            note = f"profile {report.profile} does not claim it"
+        seconds = [f"{row.seconds:.1f}" if row.seconds else ""] if timed else []
+        table.add_row(row.invariant, styled(_held(row.status)), *seconds, escape(note))
     if report.fault:
-        table.add_row("ADAPTER FAULT", styled("error"), "", escape(clip(report.fault.splitlines()[0], SHOWN)))
+        fault = escape(clip(report.fault.splitlines()[0], SHOWN))
+        table.add_row("ADAPTER FAULT", styled("error"), *([""] if timed else []), fault)
     return table
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,8 +163,15 @@ def run_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_one(path: str, engine: str, master: str | None, budget: float | None, spark: Any = None) -> CheckResult:
-    """Check one trace with the chosen engine (a lockstep system's trace by ``_sys_check``)."""
+def check_one(
+    path: str,
+    engine: str,
+    master: str | None,
+    budget: float | None,
+    spark: Any = None,
+    on_rows: Callable[[int, int | None], None] | None = None,
+) -> CheckResult:
+    """Check one trace with the chosen engine (``on_rows``: the local checker's rows so far, and in all)."""
     if peek_system(path) is not None:
         from ledgerspec.traces._sys_check import check_system  # noqa: PLC0415
 
@@ -172,7 +182,68 @@ def check_one(path: str, engine: str, master: str | None, budget: float | None, 
         return check_spark(path, master=master, budget=budget, spark=spark)
     from ledgerspec.traces._local import check_local  # noqa: PLC0415
 
-    return check_local(path, budget=budget)
+    return check_local(path, budget=budget, on_rows=on_rows)
+
+
+@dataclass
+class CheckBar:
+    """``traces check``'s progress: rows checked on the local engine (it reports them), else traces checked.
+
+    Spark's own bar is its stages (``Out.spark_stages``), drawn inside this one.
+    """
+
+    advance: Callable[..., None]
+    local: bool
+    traces: int
+    offset: int = 0
+    """Rows of the traces already checked."""
+
+    @classmethod
+    @contextmanager
+    def open(cls, out: Out, engine: str, paths: list[str]) -> Iterator[CheckBar]:
+        local = engine == "local"
+        if local:
+            drawn = sys.stderr.isatty() and out.mode != "quiet"  # else no bar: the footers are not read for it
+            bar = out.progress("rows checked (local)", total=_rows_in(paths) if drawn else None)
+        else:
+            bar = out.progress(f"traces checked ({engine})", total=len(paths))
+        with bar as advance:
+            yield cls(advance, local, len(paths))
+
+    def rows(self, number: int, path: str) -> Callable[[int, int | None], None] | None:
+        """The local checker's callback for trace ``number`` (None on Spark)."""
+        if not self.local:
+            return None
+
+        def told(done: int, total: int | None) -> None:
+            shown = f"{done:,}" + ("" if total is None else f"/{total:,}")
+            self.advance(completed=self.offset + done, note=f"trace {number}/{self.traces} {path}: {shown} rows")
+
+        return told
+
+    def done(self, path: str, events: int) -> None:
+        """A trace is checked (``events`` rows; 0 when it could not be)."""
+        if self.local:
+            self.offset += events
+            self.advance(completed=self.offset, note=f"{path}: {events:,} events")
+        else:
+            self.advance(note=f"{path}: {events:,} events" if events else path)
+
+
+def _rows_in(paths: list[str]) -> int | None:
+    """Rows in all the traces, from Parquet footers; None if one is JSON lines (no footer) or unreadable."""
+    from ledgerspec.traces._io import open_trace  # noqa: PLC0415
+
+    total = 0
+    for path in paths:
+        try:
+            trace = open_trace(path)
+        except TraceError:
+            return None
+        if trace.format != "parquet":
+            return None
+        total += trace.num_rows()
+    return total
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -188,24 +259,24 @@ def run_check(args: argparse.Namespace) -> int:
     body: list[dict[str, Any]] = []
     results: list[CheckResult] = []
     errors: list[tuple[str, str]] = []
-    with out.progress(f"traces checked ({args.engine})", total=len(args.paths)) as advance:
-        for path in args.paths:
+    with CheckBar.open(out, args.engine, args.paths) as bar:
+        for number, path in enumerate(args.paths, start=1):
             try:
                 with out.spark_stages(spark, f"Spark: {path}"):
-                    result = check_one(path, args.engine, args.master, args.budget, spark)
+                    result = check_one(path, args.engine, args.master, args.budget, spark, bar.rows(number, path))
             except TraceError as error:
                 diagnose(error.code, str(error), type(error).__doc__)
                 out.verdict(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")
                 verdicts.append(Verdict.ERROR)
                 body.append({"path": path, "engine": args.engine, "verdict": Verdict.ERROR, "error": str(error)})
                 errors.append((path, str(error)))
-                advance(note=path)
+                bar.done(path, 0)
                 continue
             show_result(out, result)
             verdicts.append(result.verdict)
             body.append(result.to_dict())
             results.append(result)
-            advance(note=f"{path}: {result.events:,} events")
+            bar.done(path, result.events)
     worst = worst_trace_verdict(verdicts)
     if len(verdicts) > 1:
         tally = ", ".join(f"{verdicts.count(v)} {v}" for v in TRACE_RANK if v in verdicts)

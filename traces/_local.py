@@ -12,7 +12,7 @@ import os
 import re
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -34,7 +34,13 @@ PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""
 
 
-def check_local(path: str | Path, *, budget: float | None = None, workers: int | None = None) -> CheckResult:
+Rows = Callable[[int, int | None], None]
+"""A progress callback: (rows checked so far, rows in the trace, or None when unknown: JSON lines)."""
+
+
+def check_local(
+    path: str | Path, *, budget: float | None = None, workers: int | None = None, on_rows: Rows | None = None
+) -> CheckResult:
     """Check one trace file; ``budget`` (seconds) turns an unfinished check into UNKNOWN.
 
     Brokers are independent (every check is per broker), so large Parquet traces are split by broker
@@ -42,15 +48,19 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     are merged exactly as one process would have produced them. The brokers are packed by their event
     counts (traces/_partitions.py), so the processes finish together. A process reads only the row
     groups that may hold its brokers (:func:`plan_groups`), else the whole file.
+
+    ``on_rows`` hears the rows checked so far after each batch (one process), or every quarter
+    second from a counter the processes share (several).
     """
     started = time.perf_counter()
     trace = open_trace(path)
     result = CheckResult(path=str(trace.path), engine="local", profile=trace.header.profile)
+    total = trace.num_rows() if trace.format == "parquet" else None
     if workers is None:
-        big = trace.format == "parquet" and trace.num_rows() >= PARALLEL_FROM
+        big = total is not None and total >= PARALLEL_FROM
         workers = (os.cpu_count() or 1) if big else 1
     if workers <= 1:
-        parts = [_check_part(str(path), 0, 1, budget)]
+        parts = [_check_part(str(path), 0, 1, budget, on_rows=None if on_rows is None else _told(on_rows, total))]
     else:
         brokers = group_brokers(trace)
         counts = None if brokers is None else broker_counts(trace, brokers)
@@ -60,10 +70,13 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
             for i in range(workers)
         ]
         shares = [(str(path), i, workers, budget, owners, plans[i]) for i in range(workers)]
-        with get_context("spawn").Pool(workers) as pool:
-            parts = pool.starmap(_check_part, shares)
+        context = get_context("spawn")
+        counter = context.Value("q", 0)
+        with context.Pool(workers, initializer=_share_counter, initargs=(counter,)) as pool:
+            parts = _gather(pool, shares, counter, on_rows, total)
             if any(part.stale for part in parts):  # a footer claimed one broker for a mixed group
-                parts = pool.starmap(_check_part, [share[:-1] for share in shares])
+                counter.value = 0
+                parts = _gather(pool, [share[:-1] for share in shares], counter, on_rows, total)
     errors = [part.error for part in parts if part.error is not None]
     if errors:
         _, message = min(errors)
@@ -81,6 +94,34 @@ def check_local(path: str | Path, *, budget: float | None = None, workers: int |
     result.violations = attach_context(trace, chosen)
     result.seconds = time.perf_counter() - started
     return result
+
+
+_COUNTER: Any = None
+"""In a worker process: the rows counter all the processes of one check add to (None: not shared)."""
+
+
+def _share_counter(counter: Any) -> None:
+    """Pool initializer: the shared counter is handed to a process when it starts (how ``spawn`` shares one)."""
+    global _COUNTER  # noqa: PLW0603 - one per worker process, set once
+    _COUNTER = counter
+
+
+def _told(on_rows: Rows, total: int | None) -> Callable[[int], None]:
+    return lambda done: on_rows(done, total)
+
+
+def _gather(
+    pool: Any, shares: list[tuple[Any, ...]], counter: Any, on_rows: Rows | None, total: int | None
+) -> list[_Part]:
+    """The parts of ``shares`` run on ``pool``; meanwhile ``on_rows`` hears the shared counter."""
+    pending = pool.starmap_async(_check_part, shares)
+    while on_rows is not None and not pending.ready():
+        on_rows(int(counter.value), total)
+        pending.wait(0.25)
+    parts: list[_Part] = pending.get()
+    if on_rows is not None:
+        on_rows(int(counter.value), total)
+    return parts
 
 
 @dataclass
@@ -153,8 +194,13 @@ def _check_part(
     budget: float | None,
     owners: dict[str, int] | None = None,
     groups: dict[int, str | None] | None = None,
+    *,
+    on_rows: Callable[[int], None] | None = None,
 ) -> _Part:
-    """Replay the brokers of process ``index`` of ``workers``, reading ``groups`` if given (:func:`plan_groups`)."""
+    """Replay the brokers of process ``index`` of ``workers``, reading ``groups`` if given (:func:`plan_groups`).
+
+    After each batch, the rows checked so far go to ``on_rows`` (one process) or the shared counter (a pool's).
+    """
     started = time.perf_counter()
     trace = open_trace(path)
     part = _Part()
@@ -166,6 +212,7 @@ def _check_part(
                 break
             part.events += batch.num_rows if checked else 0
             replays.feed(split_by_broker(batch, first_row, index, workers, owners))
+            _rows_done(batch.num_rows if checked else 0, part.events, on_rows)
     except TraceInputError as error:
         part.error = (_row_of(str(error)), str(error))
     except TraceStructureError as error:
@@ -183,6 +230,15 @@ def _check_part(
                 part.unknown.append(reason)
     part.brokers = len(replays.by_broker)
     return part
+
+
+def _rows_done(added: int, done: int, on_rows: Callable[[int], None] | None) -> None:
+    """``added`` rows checked by this process, ``done`` in all: told to ``on_rows``, else to the shared counter."""
+    if on_rows is not None:
+        on_rows(done)
+    elif _COUNTER is not None:
+        with _COUNTER.get_lock():
+            _COUNTER.value += added
 
 
 class Replays:

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from ledgerspec.conformance._term import Out, add_output_options
+from ledgerspec.conformance.cli._options import check_outputs
 from ledgerspec.traces._simulate_sweep import (
     DEFAULT_SIZES,
     PROFILES,
@@ -51,6 +53,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--json", metavar="FILE", help="write every run's numbers and the summary as JSON")
     parser.add_argument("--html", metavar="FILE", help="write an HTML report with the table and the plots")
     parser.add_argument("--bench", action="store_true", help="time the simulator against the reference alone")
+    add_output_options(parser, html=False)  # --plain (the table is plain text anyway), --quiet: the files only
     parser.set_defaults(run=run_simulate)
 
 
@@ -71,20 +74,24 @@ def sweep_of(args: argparse.Namespace) -> Sweep:
 def run_simulate(args: argparse.Namespace) -> int:
     """Run the sweep (or the benchmark) and write what was asked."""
     sweep = sweep_of(args)
+    check_outputs(args, files=("json", "html"))  # before the sweep: a bad path must not cost its minutes
     if args.bench:
         return run_bench(sweep)
+    out = Out.for_args(args)
     runs = len(sweep.profiles) * len(sweep.cache_sizes) * sweep.seeds
-    print(f"simulating {sweep.workload}: {runs} runs on the {args.engine} engine", file=sys.stderr)
+    if out.mode != "quiet":
+        print(f"simulating {sweep.workload}: {runs} runs on the {args.engine} engine", file=sys.stderr)
     started = time.perf_counter()
-
-    def progress(done: int) -> None:
-        print(f"\r  {done}/{runs} runs", end="" if done < runs else "\n", file=sys.stderr, flush=True)
-
-    document = simulate(
-        sweep, engine=args.engine, master=args.master, progress=progress if sys.stderr.isatty() else None
-    )
-    print(format_table(document))
-    print(f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    with out.progress(f"simulate {sweep.workload}: runs", total=runs) as advance:
+        document = simulate(
+            sweep,
+            engine=args.engine,
+            master=args.master,
+            progress=(lambda done: advance(completed=done)) if sys.stderr.isatty() else None,
+        )
+    if out.mode != "quiet":
+        print(format_table(document))
+        print(f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
     if args.json:
         Path(args.json).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     if args.html:

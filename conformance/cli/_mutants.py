@@ -62,8 +62,6 @@ def _chosen(args: argparse.Namespace, source: str) -> list[Mutant]:
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant once its seeds are run, then the summary; exit 1 if any survived a seed."""
     if args.system in _systems.SYSTEMS:
-        if args.html:
-            raise InputError(f"--html: written for the entry cache only, not yet for --system {args.system}")
         return _systems.run_mutants(args)
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
@@ -103,7 +101,8 @@ def run_mutants(args: argparse.Namespace) -> int:
 
         page = HtmlReport(f"ledgerspec mutants: {source}")
         mutants_section(page, rates, settings=args.settings, seeds=which)
-        page.paragraph(summary(rates))
+        for said in filter(None, map(str.strip, summary(rates).splitlines())):  # HTML would run lines together
+            page.paragraph(said)
         page.write(args.html)
     if args.json:
         document = to_json(rates, settings=args.settings, seed=seed)

@@ -55,6 +55,8 @@ def output_problem(path: str | Path, *, directory: bool = False) -> str | None: 
     A file needs an existing, writable parent folder and must not be a folder; a folder is created
     with its parents, so the nearest one that exists must be a writable folder.
     """
+    if str(path).strip() == "":
+        return "an empty path"
     path = Path(path)
     if directory:
         if path.exists():
@@ -72,11 +74,42 @@ def output_problem(path: str | Path, *, directory: bool = False) -> str | None: 
         return f"its folder {parent} does not exist"
     if path.exists():
         return None if os.access(path, os.W_OK) else "is not writable"
-    return None if os.access(parent, os.W_OK | os.X_OK) else f"its folder {parent} is not writable"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"its folder {parent} is not writable"
+    return _cannot_create(path)
+
+
+def _cannot_create(path: Path) -> str | None:
+    """Why a new file cannot be made there, found by making it (and removing it).
+
+    ``os.access`` says yes for root on a read-only or virtual file system (``/proc``), where the
+    write at the end of the run would fail after all its work.
+    """
+    try:
+        path.touch(exist_ok=False)
+    except FileExistsError:
+        return None
+    except OSError as error:
+        return f"cannot be created: {error.strerror or error}"
+    path.unlink(missing_ok=True)
+    return None
 
 
 def check_outputs(args: argparse.Namespace, files: tuple[str, ...] = (), folders: tuple[str, ...] = ()) -> None:
-    """Refuse, before any work, output options whose paths cannot be written (a usage error naming the option)."""
+    """Refuse, before any work, output options whose paths cannot be written (a usage error naming the option).
+
+    Two options naming one file are refused too: the second write would replace the first.
+    """
+    given: dict[Path, str] = {}
+    for name in files:
+        value = getattr(args, name, None)
+        if value is None or str(value).strip() == "":
+            continue
+        option = "--" + name.replace("_", "-")
+        key = Path(value).absolute()
+        if key in given:
+            raise InputError(f"{option} {value}: the same file as {given[key]}; one would overwrite the other")
+        given[key] = option
     for names, directory in ((files, False), (folders, True)):
         for name in names:
             value = getattr(args, name, None)

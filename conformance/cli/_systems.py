@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance import _lockstep_views as lockstep_views
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._lockstep import Candidate, Report
+from ledgerspec.conformance._presets import get_settings
+from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness, is_built
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
@@ -159,7 +162,8 @@ def run_conform(args: argparse.Namespace) -> int:
     """``conform --system S``: search, print the verdict per invariant and any counterexample."""
     system = SYSTEMS[args.system]
     refuse_cache_only(args, system.name)
-    check_outputs(args, files=("json",))
+    check_outputs(args, files=("json", "html"))
+    out = Out.for_args(args)
     process = None
     extra: dict[str, Any] = {}
     command = args.adapter[5:] if args.adapter.startswith("exec:") else None
@@ -176,21 +180,43 @@ def run_conform(args: argparse.Namespace) -> int:
         raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
     try:
         profile = _profile(system, args, default)
-        report = system.conform(
-            factory,
-            profile,
-            settings_name=args.settings,
-            seed=_seed(args),
-            invariants=_invariants(system, args, profile),
-            **extra,
-        )
+        examples = get_settings(args.settings).examples
+        with out.progress(f"{system.name}: {args.adapter} / {profile}: examples", total=examples) as advance:
+            report = system.conform(
+                factory,
+                profile,
+                settings_name=args.settings,
+                seed=_seed(args),
+                invariants=_invariants(system, args, profile),
+                on_example=lambda done, steps: advance(completed=done, note=f"{steps} steps"),
+                **extra,
+            )
     finally:
         if process is not None:
             process.close()
-    print(report.render())
+    _show(out, report, args.adapter)
+    if args.html:
+        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+
+        page = HtmlReport(f"ledgerspec conform: {lockstep_views.title(report, args.adapter)}")
+        lockstep_views.section(page, report, args.adapter)
+        page.write(args.html)
     if args.json:
         Path(args.json).write_text(json.dumps(_report_json(report, args.adapter), indent=2) + "\n", encoding="utf-8")
     return {Verdict.PASS: EXIT_OK, Verdict.FAIL: EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
+
+
+def _show(out: Out, report: Report, adapter: str) -> None:
+    """The run's plain text, its rich tables, or (``--quiet``) its verdict and the invariant it broke."""
+    out.text(report.render())
+    if out.rich:
+        out.show(lockstep_views.report_table(report, adapter))
+        if report.violation is not None:
+            out.show(lockstep_views.counterexample_table(report))
+    if out.mode == "quiet":
+        out.verdict(f"{report.verdict.value}: {report.system}: {adapter} / {report.profile}")
+        if report.violation is not None:
+            out.verdict(f"FAIL: {report.violation.invariant}")
 
 
 def _report_json(report: Report, adapter: str) -> dict[str, Any]:
@@ -248,7 +274,8 @@ def run_show(args: argparse.Namespace) -> int:
 def run_mutants(args: argparse.Namespace) -> int:
     """``mutants --system S``: each mutant under N seeds; exit 1 if one survived a seed."""
     system = SYSTEMS[args.system]
-    check_outputs(args, files=("json",))
+    check_outputs(args, files=("json", "html"))
+    out = Out.for_args(args)
     mutants = list(system.mutants)
     if args.mutant:
         unknown = sorted(set(args.mutant) - {m.name for m in mutants})
@@ -258,30 +285,56 @@ def run_mutants(args: argparse.Namespace) -> int:
     seed = _seed(args)
     seeds = range(seed, seed + args.seeds)
     width = max(len(m.name) for m in mutants)
-    print(f"{len(mutants)} {system.name} mutants (settings {args.settings}, seeds {seed}-{seeds[-1]})")
-    print(f"{'mutant':<{width}}  {'killed':>7}  {'invariant':<28}  {'median s':>8}  {'worst s':>7}")
-    rows = [_rate(system, mutant, seeds, args.settings) for mutant in mutants]
-    for row in rows:
-        median = "-" if row["median_seconds"] is None else f"{row['median_seconds']:.1f}"
-        worst = "-" if row["worst_seconds"] is None else f"{row['worst_seconds']:.1f}"
-        killed = f"{row['killed']}/{row['seeds']}"
-        invariant = ", ".join(row["invariants"]) or "-"
-        print(f"{row['name']:<{width}}  {killed:>7}  {invariant:<28}  {median:>8}  {worst:>7}", flush=True)
+    which = f"seed {seed}" if args.seeds == 1 else f"seeds {seed}-{seeds[-1]}"
+    title = f"{len(mutants)} {system.name} mutants (settings {args.settings}, {which})"
+    out.text(title)
+    out.text(f"{'mutant':<{width}}  {'killed':>7}  {'invariant':<28}  {'median s':>8}  {'worst s':>7}")
+    rows = []
+    cells = []
+    with out.progress(f"{system.name} mutants x seeds", total=len(mutants) * len(seeds)) as advance:
+        for mutant in mutants:
+            row = _rate(system, mutant, seeds, args.settings, advance)
+            rows.append(row)
+            median = "-" if row["median_seconds"] is None else f"{row['median_seconds']:.1f}"
+            worst = "-" if row["worst_seconds"] is None else f"{row['worst_seconds']:.1f}"
+            killed = f"{row['killed']}/{row['seeds']}"
+            invariant = ", ".join(row["invariants"]) or "-"
+            cells.append([row["name"], row["profile"], killed, invariant, median, worst])
+            out.text(f"{row['name']:<{width}}  {killed:>7}  {invariant:<28}  {median:>8}  {worst:>7}")
+            if out.mode == "quiet":
+                out.verdict(f"{'KILLED' if row['killed'] == row['seeds'] else 'SURVIVED'}: {row['name']} {killed}")
     every = sum(r["killed"] == r["seeds"] for r in rows)
-    print(f"\n{every}/{len(rows)} mutants killed under every seed")
+    if out.rich:
+        from ledgerspec.conformance._term import simple_table  # noqa: PLC0415 - only on a terminal
+
+        out.show(simple_table(title, ["mutant", "profile", "killed", "invariant", "median s", "worst s"], cells))
+    out.text()
+    out.text(f"{every}/{len(rows)} mutants killed under every seed")
+    out.show(f"{every}/{len(rows)} mutants killed under every seed")
+    if args.html:
+        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+
+        page = HtmlReport(f"ledgerspec mutants --system {system.name}")
+        lockstep_views.mutants_section(page, system.name, rows, settings=args.settings, seeds=which)
+        page.paragraph(f"{every}/{len(rows)} mutants killed under every seed.")
+        page.write(args.html)
     if args.json:
         document = {"system": system.name, "settings": args.settings, "seed": seed, "seeds": args.seeds}
         Path(args.json).write_text(json.dumps({**document, "mutants": rows}, indent=2) + "\n", encoding="utf-8")
     return EXIT_OK if every == len(rows) else EXIT_FAIL
 
 
-def _rate(system: LockstepSystem, mutant: Any, seeds: range, settings_name: str) -> dict[str, Any]:
-    """One mutant under each seed: how many kill it, by which invariants, how fast."""
+def _rate(
+    system: LockstepSystem, mutant: Any, seeds: range, settings_name: str, advance: Callable[..., None] | None = None
+) -> dict[str, Any]:
+    """One mutant under each seed: how many kill it, by which invariants, how fast (``advance`` after each seed)."""
     kills: list[tuple[int, str | None, float]] = []
     for each in seeds:
         start = time.perf_counter()
         report = system.conform(mutant.adapter, mutant.profile, settings_name=settings_name, seed=each)
         kills.append((each, report.violation.invariant if report.violation else None, time.perf_counter() - start))
+        if advance is not None:
+            advance(note=f"{mutant.name}: {'killed' if report.violation else 'survived'}")
     times = [t for _, found, t in kills if found]
     return {
         "name": mutant.name,

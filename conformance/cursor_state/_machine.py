@@ -7,6 +7,7 @@ invariants judge the candidate's result. Hypothesis shrinks a failure to a minim
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -164,9 +165,10 @@ def conform_cursor(
     seed: int = 0,
     invariants: tuple[str, ...] = (),
     capabilities: frozenset[str] = frozenset(CAPABILITIES),
+    on_example: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
-    run = LockstepRun(CURSOR_STATE, factory, profile, invariants, capabilities)
+    run = LockstepRun(CURSOR_STATE, factory, profile, invariants, capabilities, on_example=on_example)
     return search(run, make_cursor_machine(run), settings_name=settings_name, seed=seed)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -89,6 +90,7 @@ def conform_txlog(
     seed: int = 0,
     invariants: tuple[str, ...] = (),
     capabilities: frozenset[str] = frozenset(CAPABILITIES),
+    on_example: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants.
 
@@ -98,5 +100,5 @@ def conform_txlog(
     """
     facts = functools.partial(Step, delay_measured="metrics_delay" in capabilities)
     system = dataclasses.replace(TXLOG_WRITER, facts=facts)
-    run = LockstepRun(system, factory, profile, invariants, capabilities)
+    run = LockstepRun(system, factory, profile, invariants, capabilities, on_example=on_example)
     return search(run, make_txlog_machine(run), settings_name=settings_name, seed=seed)

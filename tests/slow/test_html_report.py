@@ -58,36 +58,70 @@ def test_the_report_names_every_invariant_and_holds_inline_plots(run):
     assert "<script" not in page
 
 
-def test_the_report_renders_in_headless_chromium(run, tmp_path):
+def chromium():
+    """A headless Chromium driven by selenium (the caller quits it)."""
     # Never skipped (tox's spark env): .ci/run installs Debian's chromium and chromium-driver.
     assert CHROMIUM is not None, "no chromium on PATH: apt-get install chromium chromium-driver"
     assert CHROMEDRIVER is not None, "no chromedriver on PATH: apt-get install chromium-driver"
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    _, report = run
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     flags = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,1400")
     for flag in flags:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+
+
+def rendered_plots(driver, page: Path) -> list:
+    """Open ``page``; each inline SVG's drawn size and path count; no console error on the way."""
+    driver.get(page.as_uri())
+    sizes = driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg')).map(s => {"
+        " const r = s.getBoundingClientRect(); return [r.width, r.height, s.querySelectorAll('path').length]; })"
+    )
+    assert all(width > 0 and height > 0 and paths > 0 for width, height, paths in sizes), sizes
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] in {"SEVERE", "ERROR"}]
+    assert not errors, errors
+    return sizes
+
+
+def test_the_report_renders_in_headless_chromium(run, tmp_path):
+    _, report = run
+    driver = chromium()
     try:
-        driver.get(report.as_uri())
-        sizes = driver.execute_script(
-            "return Array.from(document.querySelectorAll('svg')).map(s => {"
-            " const r = s.getBoundingClientRect(); return [r.width, r.height, s.querySelectorAll('path').length]; })"
-        )
-        assert len(sizes) >= 2
-        assert all(width > 0 and height > 0 and paths > 0 for width, height, paths in sizes), sizes
-        errors = [entry for entry in driver.get_log("browser") if entry["level"] in {"SEVERE", "ERROR"}]
-        assert not errors, errors
+        assert len(rendered_plots(driver, report)) >= 2
         shot = tmp_path / "report.png"
         driver.save_screenshot(str(shot))
         assert shot.stat().st_size > 10_000
         target = os.environ.get("LEDGERSPEC_SCREENSHOT")
         if target:
             shutil.copyfile(shot, target)
+    finally:
+        driver.quit()
+
+
+def test_the_cursor_and_txlog_timelines_render_in_headless_chromium(tmp_path):
+    """A counterexample of each lockstep system (a mutant of its reference), as ``conform --html`` writes it."""
+    from ledgerspec.conformance._html import HtmlReport
+    from ledgerspec.conformance._lockstep_views import section
+    from ledgerspec.conformance.cli._systems import SYSTEMS
+
+    driver = chromium()
+    try:
+        for system, name in (
+            ("txlog-writer", "pulsar-master-timer-not-rearmed"),
+            ("cursor-state", "pulsar-master-reads-first-entry"),
+        ):
+            mutant = next(m for m in SYSTEMS[system].mutants if m.name == name)
+            report = SYSTEMS[system].conform(mutant.adapter, mutant.profile, settings_name="quick", seed=1)
+            assert report.violation is not None, f"{name} survived seed 1"
+            page = HtmlReport(name)
+            section(page, report, name)
+            path = tmp_path / f"{system}.html"
+            page.write(path)
+            assert len(rendered_plots(driver, path)) == 1
     finally:
         driver.quit()

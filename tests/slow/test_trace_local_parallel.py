@@ -117,3 +117,12 @@ def test_a_bad_row_is_found_by_its_checker_and_named_as_one_process_would(genera
         check_local(path, workers=2)
     assert str(two.value) == str(one.value)
     assert f"row {row}: field 'size' is negative (-5)" in str(two.value)
+
+
+def test_two_processes_report_rows_from_their_shared_counter(generated, tmp_path):
+    path = relayout(generated.path, tmp_path / "t.parquet", "interleaved")
+    heard: list[tuple[int, int | None]] = []
+    result = check_local(path, workers=2, on_rows=lambda done, total: heard.append((done, total)))
+    total = open_trace(path).num_rows()
+    assert [done for done, _ in heard] == sorted(done for done, _ in heard)
+    assert heard[-1] == (result.events, total)  # every row counted once, by the process that checked it

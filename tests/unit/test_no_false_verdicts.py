@@ -243,6 +243,7 @@ def test_a_bad_number_is_a_usage_error_naming_the_option(argv, option, value, tm
         ("--json", ".", "is a folder"),
         ("--cases-dir", "a-file", "exists and is not a folder"),
         ("--cases-dir", "a-file/cases", "cannot be created: "),
+        ("--html", "", "an empty path"),
     ],
 )
 def test_an_output_path_is_checked_before_the_run(option, target, problem, tmp_path, monkeypatch, capsys):
@@ -265,8 +266,11 @@ def test_an_output_path_is_checked_before_the_run(option, target, problem, tmp_p
         ["traces", "record", "--adapter", "reference-pip430", "--out", "missing/t.jsonl"],
         ["traces", "check", "t.jsonl", "--json", "missing/r.json"],
         ["traces", "bench", "--json", "missing/b.json"],
+        ["simulate", "--workload", "catchup", "--html", "missing/s.html"],
+        ["conform", "--system", "txlog-writer", "--adapter", "reference-pip160", "--html", "missing/c.html"],
+        ["mutants", "--system", "cursor-state", "--html", "missing/m.html"],
     ],
-    ids=lambda argv: " ".join(argv[:2]),
+    ids=lambda argv: " ".join(argv[:2] if argv[1] != "--system" else argv[:3]),
 )
 def test_every_output_option_is_checked_first(argv, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -290,3 +294,20 @@ def test_the_replay_hint_pastes_back_into_a_shell(tmp_path, capsys):
     (saved,) = cases.glob("*.json")
     assert hint == ["ledgerspec", "replay", str(saved), "--adapter", "reference-pulsar-master"]
     assert main(hint[1:]) == 1
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a /proc file system (Linux)")
+def test_a_file_that_cannot_be_created_is_refused_before_the_run_even_for_root(capsys):
+    # os.access says a folder of /proc is writable for root; making the file says otherwise.
+    assert main(["simulate", "--workload", "catchup", "--json", "/proc/ledgerspec-s.json"]) == 2
+    captured = capsys.readouterr()
+    assert "--json /proc/ledgerspec-s.json: cannot be created" in captured.err
+    assert captured.out == ""
+
+
+def test_two_output_options_naming_one_file_are_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--adapter", "reference-pip430", "--json", "r.out", "--html", "./r.out"]) == 2
+    captured = capsys.readouterr()
+    assert "--html ./r.out: the same file as --json" in captured.err
+    assert captured.out == ""

@@ -93,10 +93,11 @@ def test_an_unwritable_html_path_is_a_usage_error(tmp_path, capsys):
     assert "--html" in capsys.readouterr().err
 
 
-def test_html_for_another_system_is_refused_by_name(tmp_path, capsys):
+def test_html_for_another_system_checks_its_adapter_first_and_writes_nothing(tmp_path, capsys):
     status = main(["conform", "--system", "cursor-state", "--adapter", "x", "--html", str(tmp_path / "r.html")])
     assert status == 2
-    assert "--html: written for the entry cache only" in capsys.readouterr().err
+    assert "--adapter x: cursor-state adapters are" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_traces_check_html_and_quiet(tmp_path, capsys):
@@ -113,6 +114,9 @@ def test_traces_check_html_and_quiet(tmp_path, capsys):
     assert "pip430-bad.jsonl: VIOLATION" in page
     assert "nearby: " in page
     assert "<svg" in page
+    assert "more in the JSON report (--json)" in page  # 12 violations, 5 shown: the rest are not silently dropped
+    # an invariant not checked on traces has no count (a 0 would read "checked, none found")
+    assert '<td class="off">not checkable on traces</td><td></td>' in page
 
 
 def test_mutants_html_holds_the_kill_matrix(tmp_path, capsys):
@@ -125,9 +129,10 @@ def test_mutants_html_holds_the_kill_matrix(tmp_path, capsys):
     assert out == [f"KILLED: {name} 1/1"]
     page = report.read_text(encoding="utf-8")
     assert "Mutant kill matrix" in page
-    assert f"<td>{name}</td>" in page
+    assert re.search(rf"<td[^>]*>{name}</td>", page)
     assert '<td class="good">killed</td>' in page
     assert "<svg" in page
+    assert "<p>killed 1/1 runs; 1/1 mutants killed under every seed</p>" in page  # the summary's lines apart
 
 
 def test_matrix_section_draws_one_grid_for_all_runs():

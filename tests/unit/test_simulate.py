@@ -231,6 +231,16 @@ def test_the_command_reports_every_profile(tmp_path, capsys):
     assert "BookKeeper reads against cache size" in text
 
 
+def test_quiet_writes_the_files_and_prints_nothing(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    args = ["simulate", "--workload", "tailing", "--profiles", "pip430", "--cache-sizes", "1M", "--seeds", "1"]
+    assert main([*args, "--steps", "200", "--quiet", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == ""
+    assert json.loads(out.read_text())["profiles"] == ["pip430"]
+
+
 def test_bench_prints_the_ratio(capsys):
     assert main(["simulate", "--bench", "--profiles", "legacy", "--cache-sizes", "1M", "--steps", "300"]) == 0
     lines = capsys.readouterr().out.splitlines()
