@@ -164,10 +164,12 @@ def conform_cursor(
     seed: int = 0,
     invariants: tuple[str, ...] = (),
     capabilities: frozenset[str] = frozenset(CAPABILITIES),
+    examples: int | None = None,
+    shrink: bool = True,
 ) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
     run = LockstepRun(CURSOR_STATE, factory, profile, invariants, capabilities)
-    return search(run, make_cursor_machine(run), settings_name=settings_name, seed=seed)
+    return search(run, make_cursor_machine(run), settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)
 
 
 __all__ = ["CURSOR_STATE", "Candidate", "conform_cursor", "make_cursor_machine"]
