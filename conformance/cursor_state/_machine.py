@@ -169,7 +169,8 @@ def conform_cursor(
 ) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
     run = LockstepRun(CURSOR_STATE, factory, profile, invariants, capabilities)
-    return search(run, make_cursor_machine(run), settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)
+    machine = make_cursor_machine(run)
+    return search(run, machine, settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)
 
 
 __all__ = ["CURSOR_STATE", "Candidate", "conform_cursor", "make_cursor_machine"]

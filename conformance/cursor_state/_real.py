@@ -125,7 +125,9 @@ def replay_case(case: CursorCase, adapter: str) -> tuple[str, str] | None:
         factory.close()
 
 
-def search(verdict: CursorVerdict, *, settings: str, seed: int) -> Report:
+def search(
+    verdict: CursorVerdict, *, settings: str, seed: int, examples: int | None = None, shrink: bool = True
+) -> Report:
     """One invariant's conformance search on a real cursor (the harness is built first if needed)."""
     factory = CursorProcessFactory(real_cursor_command(verdict.adapter))
     try:
@@ -136,9 +138,26 @@ def search(verdict: CursorVerdict, *, settings: str, seed: int) -> Report:
             seed=seed,
             invariants=(verdict.invariant,),
             capabilities=frozenset(factory.capabilities),
+            examples=examples,
+            shrink=shrink,
         )
     finally:
         factory.close()
+
+
+CI_PASS_EXAMPLES = 12
+"""CI's budget for a PASS verdict's search: this many examples of the pinned settings' steps (not all of them)."""
+
+
+def ci_search(verdict: CursorVerdict) -> Report:
+    """The pinned search as CI affords it (tests/slow/test_real_cursor_verdicts.py), at the pinned seed.
+
+    A FAIL search stops at its first counterexample unshrunk (the minimal ones are ``CURSOR_CASES`` and
+    DEVIATIONS.md's, from :func:`judge_real_cursors`); a PASS search runs ``CI_PASS_EXAMPLES`` examples.
+    """
+    if verdict.verdict == "PASS":
+        return search(verdict, settings=SETTINGS, seed=SEED, examples=CI_PASS_EXAMPLES)
+    return search(verdict, settings=SETTINGS, seed=SEED, shrink=False)
 
 
 def surprise(verdict: CursorVerdict, report: Report, *, strict: bool = True) -> str | None:
