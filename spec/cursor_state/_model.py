@@ -196,7 +196,7 @@ def _acknowledge(m: Model, op: Ack | AckIndex | MarkDelete) -> None:
     else:
         m.memory = st.mark_delete(m.memory, position)
     m.ever_mark = max(m.ever_mark, m.memory.mark_delete)
-    m.ever_acked |= m.memory.acked
+    m.ever_acked |= m.memory.acked | ({position} if isinstance(op, Ack) else set())
 
 
 def _entries(m: Model, state: AckState) -> list[bytes]:
