@@ -145,7 +145,7 @@ def search(
         factory.close()
 
 
-CI_PASS_EXAMPLES = 12
+CI_PASS_EXAMPLES = 20
 """CI's budget for a PASS verdict's search: this many examples of the pinned settings' steps (not all of them)."""
 
 
