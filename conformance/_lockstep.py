@@ -249,19 +249,31 @@ def minimize(run: LockstepRun, found: Violation) -> Violation:
     return Violation(found.invariant, final[1] if final else found.message, found.config, steps)
 
 
-def search(run: LockstepRun, machine: type[Lockstep], *, settings_name: str = "ci", seed: int = 0) -> Report:
-    """Search for a sequence of operations on which the candidate breaks one of the invariants."""
+def search(
+    run: LockstepRun,
+    machine: type[Lockstep],
+    *,
+    settings_name: str = "ci",
+    seed: int = 0,
+    examples: int | None = None,
+    shrink: bool = True,
+) -> Report:
+    """Search for a sequence of operations on which the candidate breaks one of the invariants.
+
+    ``examples`` caps the preset's examples; without ``shrink`` the first counterexample is reported as found
+    (neither Hypothesis's shrinking nor :func:`minimize`: for a slow candidate whose finding is known already).
+    """
     preset = get_settings(settings_name)
     test = get_state_machine_test(
         machine,
         settings=settings(
-            max_examples=preset.examples,
+            max_examples=min(examples, preset.examples) if examples else preset.examples,
             stateful_step_count=preset.steps,
             deadline=None,
             database=None,
             report_multiple_bugs=False,
             verbosity=Verbosity.quiet,
-            phases=(Phase.explicit, Phase.generate, Phase.shrink),
+            phases=(Phase.explicit, Phase.generate, Phase.shrink) if shrink else (Phase.explicit, Phase.generate),
             suppress_health_check=list(HealthCheck),
         ),
     )
@@ -271,7 +283,7 @@ def search(run: LockstepRun, machine: type[Lockstep], *, settings_name: str = "c
         with no_local_constants():
             hypothesis_seed(seed)(test)()
     except Violation as found:
-        report.violation = minimize(run, found)
+        report.violation = minimize(run, found) if shrink else found
     except AdapterFault as fault:
         report.fault = str(fault)
     report.examples, report.steps, report.checked = run.examples, run.steps, sorted(run.checked)

@@ -166,10 +166,13 @@ def conform_cursor(
     invariants: tuple[str, ...] = (),
     capabilities: frozenset[str] = frozenset(CAPABILITIES),
     on_example: Callable[[int, int], None] | None = None,
+    examples: int | None = None,
+    shrink: bool = True,
 ) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
     run = LockstepRun(CURSOR_STATE, factory, profile, invariants, capabilities, on_example=on_example)
-    return search(run, make_cursor_machine(run), settings_name=settings_name, seed=seed)
+    machine = make_cursor_machine(run)
+    return search(run, machine, settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)
 
 
 __all__ = ["CURSOR_STATE", "Candidate", "conform_cursor", "make_cursor_machine"]

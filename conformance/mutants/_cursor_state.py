@@ -13,6 +13,7 @@ from ledgerspec.reference.cursor_state._bookkeeper import Ledger, ReadError
 from ledgerspec.reference.cursor_state._cursor import Callback
 from ledgerspec.reference.cursor_state._position_info import (
     CorruptEntryError,
+    Position,
     Snapshot,
     pack,
     read,
@@ -147,6 +148,13 @@ class RecoverRollsBack(ReferenceCursor):
         return found
 
 
+class MarkDeleteStopsAtPosition(ReferenceCursor):
+    """A mark-delete stops at the position given, leaving the acknowledged run right after it (the old spec's C6)."""
+
+    def mark_delete_to(self, position: Position) -> None:
+        self._forget_at_most(position)
+
+
 @dataclass(frozen=True)
 class CursorMutant:
     """A named mutant of one profile's reference cursor."""
@@ -179,4 +187,6 @@ CURSOR_MUTANTS: tuple[CursorMutant, ...] = (
     CursorMutant("pulsar-master-batch-bits-inverted", "pulsar-master", BatchBitsInverted),
     CursorMutant("pulsar-master-recover-rolls-back", "pulsar-master", RecoverRollsBack),
     CursorMutant("pulsar-master-pointer-not-switched", "pulsar-master", PointerNotSwitched),
+    CursorMutant("pip381-mark-delete-stops-at-position", "pip381", MarkDeleteStopsAtPosition),
+    CursorMutant("pulsar-master-mark-delete-stops-at-position", "pulsar-master", MarkDeleteStopsAtPosition),
 )

@@ -91,11 +91,7 @@ class ReferenceCursor:
             return
         self.acked.setdefault(position[0], set()).add(position[1])
         self.unacked_indexes.pop(position, None)
-        ledger, entry = self.mark_delete
-        while entry + 1 in self.acked.get(ledger, ()):
-            entry += 1
-        if (ledger, entry) != self.mark_delete:
-            self.mark_delete_to((ledger, entry))
+        self._move_on()
 
     def delete_index(self, position: Position, index: int) -> None:
         if self._is_acked(position):
@@ -106,6 +102,22 @@ class ReferenceCursor:
             self.delete(position)
 
     def mark_delete_to(self, position: Position) -> None:
+        """``setAcknowledgedPosition``: forward to ``position``, then on over the acknowledged run right after it.
+
+        managed-ledger 4.0.8/4.2.4 ``ManagedCursorImpl.setAcknowledgedPosition`` walks ``rangeContaining`` the next
+        entry while it is acknowledged, so no acknowledged entry is ever left right after the mark-delete position.
+        """
+        self._forget_at_most(position)
+        self._move_on()
+
+    def _move_on(self) -> None:
+        """A run starting right after the mark-delete position advances it (within its ledger)."""
+        ledger, entry = self.mark_delete
+        while entry + 1 in self.acked.get(ledger, ()):
+            entry += 1
+        self._forget_at_most((ledger, entry))
+
+    def _forget_at_most(self, position: Position) -> None:
         """The mark-delete position moves forward; ``removeAtMost`` forgets what is at or before it."""
         if position <= self.mark_delete:
             return

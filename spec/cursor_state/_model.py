@@ -194,9 +194,9 @@ def _acknowledge(m: Model, op: Ack | AckIndex | MarkDelete) -> None:
             raise OperationError(f"ack_index: index {op.index} outside the batch of {m.config.batch_size}")
         m.memory = st.ack_index(m.memory, position, op.index, m.config.batch_size)
     else:
-        m.memory = st.remove_at_most(m.memory, position)
+        m.memory = st.mark_delete(m.memory, position)
     m.ever_mark = max(m.ever_mark, m.memory.mark_delete)
-    m.ever_acked |= m.memory.acked
+    m.ever_acked |= m.memory.acked | ({position} if isinstance(op, Ack) else set())
 
 
 def _entries(m: Model, state: AckState) -> list[bytes]:

@@ -63,9 +63,11 @@ def initial(mark_delete: Position) -> AckState:
 
 
 def _advance(state: AckState) -> AckState:
-    """``asyncDelete``: a run starting right after the mark-delete position advances it.
+    """``setAcknowledgedPosition``'s loop: a run starting right after the mark-delete position advances it.
 
-    The mark-delete position moves to the run's end (within the ledger: a run never crosses one).
+    The mark-delete position moves to the run's end, within the ledger: the spec's runs never cross one (Pulsar's
+    loop would step into the next ledger through ``getNextValidPosition``; the real-cursor harness keeps the last
+    entry of each ledger unacknowledged, so it never does).
     """
     ledger, entry = state.mark_delete
     end = entry
@@ -77,7 +79,7 @@ def _advance(state: AckState) -> AckState:
 
 
 def remove_at_most(state: AckState, position: Position) -> AckState:
-    """``markDelete(position)``: the mark-delete position moves there.
+    """The mark-delete position moves to ``position`` (never back).
 
     Everything at or before it is forgotten (``removeAtMost``), batch sets included.
     """
@@ -88,6 +90,16 @@ def remove_at_most(state: AckState, position: Position) -> AckState:
         acked=frozenset(p for p in state.acked if p > mark),
         batch=tuple((p, s) for p, s in state.batch if p > mark),
     )
+
+
+def mark_delete(state: AckState, position: Position) -> AckState:
+    """A cumulative acknowledgement up to ``position``: ``removeAtMost``, then on over the run after it.
+
+    ``setAcknowledgedPosition`` (managed-ledger 4.0.8 and 4.2.4, ``ManagedCursorImpl``) moves the new position to
+    the upper end of ``individualDeletedMessages.rangeContaining`` the next entry while that entry is acknowledged:
+    the same acknowledged set as stopping at ``position``, in the one form the cursor ever holds.
+    """
+    return _advance(remove_at_most(state, position))
 
 
 def ack(state: AckState, position: Position) -> AckState:

@@ -186,3 +186,77 @@ def test_p4_a_later_chunk_can_move_the_mark_delete_position_back_in_pip381() -> 
     assert "went back from (1, 3)" in found["CURSOR-MARK-DELETE-MONOTONE"]
     assert not {inv.id for inv in claimed("pip381")} & set(found)
     assert _run("pulsar-master", BACK, config=config) == {}
+
+
+# C6, corrected: managed-ledger 4.0.8/4.2.4 ``ManagedCursorImpl.setAcknowledgedPosition`` moves a mark-delete on
+# over the acknowledged run right after it. Ack (1,1), (1,2), (1,4); mark-delete (1,0): the position becomes (1,2)
+# (over (1,1) and (1,2), not over the hole at (1,3)), and (1,4) stays acknowledged on its own.
+RUN_AFTER = (
+    Ack(ledger=1, entry=1),
+    Ack(ledger=1, entry=2),
+    Ack(ledger=1, entry=4),
+    MarkDelete(ledger=1, entry=0),
+    Persist(value=0),
+    Confirm(),
+    Confirm(),
+    Crash(keep=0),
+    Recover(),
+)
+MOVED_ON = {"mark_delete": [1, 2], "acked": [[1, 4]], "batch": [], "properties": {"p": 0}}
+
+
+@pytest.mark.parametrize("profile", ["pip381", "pulsar-master"])
+def test_a_mark_delete_moves_on_over_the_acknowledged_run_after_it(profile: str) -> None:
+    model = init(profile, CursorConfig(max_entry_size=1000))
+    results = []
+    for op in RUN_AFTER:
+        model, result = step(model, op)
+        results.append(result)
+    assert results[-1] == MOVED_ON
+    assert model.ever_mark == (1, 2)
+    assert _run(profile, RUN_AFTER, config=CursorConfig(max_entry_size=1000)) == {}
+    # the old spec's answer (stopping at (1,0)) holds the same acknowledged set: nothing lost or invented, but it is
+    # not what the profile wrote (nor its mark-delete position)
+    stopped = {**MOVED_ON, "mark_delete": [1, 0], "acked": [[1, 1], [1, 2], [1, 4]]}
+    found = _run(profile, RUN_AFTER, stopped, config=CursorConfig(max_entry_size=1000))
+    assert {"CURSOR-MODEL", "CURSOR-RECOVER-ACKNOWLEDGED", "CURSOR-MARK-DELETE-MONOTONE"} <= set(found)
+    assert not {"CURSOR-NO-ACK-LOSS", "CURSOR-NO-PHANTOM-ACK"} & set(found)
+
+
+# The same acknowledged set in another form is no phantom: a release whose range cap kept (1,2) (max + 1, C4) moves
+# its mark-delete on over it when (1,0) and (1,1) are acknowledged; the model, whose cap dropped (1,2), stops at (1,1).
+# CURSOR-MODEL tells them apart; CURSOR-NO-PHANTOM-ACK must not: (1,2) was acknowledged. Over (1,1), never
+# acknowledged, it must.
+CAPPED = CursorConfig(max_entry_size=1000, max_ranges=0, long_array=False)
+KEPT_BY_THE_RELEASE = (
+    Ack(ledger=1, entry=2),
+    Persist(value=0),
+    Confirm(),
+    Crash(keep=0),
+    Recover(),
+    Ack(ledger=1, entry=0),
+    Ack(ledger=1, entry=1),
+    Persist(value=1),
+    Confirm(),
+    Confirm(),
+    Crash(keep=0),
+    Recover(),
+)
+
+
+def test_a_mark_delete_past_the_highest_over_acknowledged_entries_is_no_phantom() -> None:
+    model = init("pulsar-master", CAPPED)
+    results = []
+    for op in KEPT_BY_THE_RELEASE:
+        model, result = step(model, op)
+        results.append(result)
+    assert results[4] == {"mark_delete": [1, -1], "acked": [], "batch": [], "properties": {"p": 0}}  # (1,2) capped
+    assert results[-1] == {"mark_delete": [1, 1], "acked": [], "batch": [], "properties": {"p": 1}}
+    assert _run("pulsar-master", KEPT_BY_THE_RELEASE, config=CAPPED) == {}
+    moved_on = {"mark_delete": [1, 2], "acked": [], "batch": [], "properties": {"p": 1}}
+    found = _run("pulsar-master", KEPT_BY_THE_RELEASE, moved_on, config=CAPPED)
+    assert "CURSOR-MODEL" in found
+    assert "CURSOR-NO-PHANTOM-ACK" not in found
+    too_far = {**moved_on, "mark_delete": [1, 3]}
+    found = _run("pulsar-master", KEPT_BY_THE_RELEASE, too_far, config=CAPPED)
+    assert "mark-delete (1, 3) (highest ever (1, 1))" in found["CURSOR-NO-PHANTOM-ACK"]
