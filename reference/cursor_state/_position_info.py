@@ -168,7 +168,7 @@ class _Reader:
         return out
 
     def key(self) -> tuple[int, int]:
-        key = self.varint()
+        key = self.varint() & 0xFFFFFFFF  # protobuf-java's readTag reads a varint32: upper bits dropped
         if key >> 3 <= 0:
             raise CorruptEntryError("field number 0")
         return key >> 3, key & 7

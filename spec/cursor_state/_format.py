@@ -155,6 +155,12 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
             return (value - (1 << 64) if value >= 1 << 63 else value), at
 
 
+def _read_tag(data: bytes, at: int) -> tuple[int, int]:
+    """A tag as protobuf-java's ``CodedInputStream.readTag`` reads it: a varint32, its upper bits dropped."""
+    key, at = _read_varint(data, at)
+    return key & 0xFFFFFFFF, at
+
+
 def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     """(field, wire type, value) of a message, as protobuf-java reads it.
 
@@ -163,10 +169,10 @@ def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     """
     at = 0
     while at < len(data):
-        key, at = _read_varint(data, at)
+        key, at = _read_tag(data, at)
         field, wire = key >> 3, key & 7
         if field <= 0:
-            raise FormatError("field number 0 (or past 2^61)")
+            raise FormatError("field number 0")
         if wire == 3:
             at = _skip_group(data, at, field)
             continue
@@ -193,7 +199,7 @@ def _value(data: bytes, at: int, wire: int) -> tuple[int | bytes, int]:
 def _skip_group(data: bytes, at: int, field: int) -> int:
     """Past the end-group tag of ``field``; nested groups are skipped whole."""
     while at < len(data):
-        key, at = _read_varint(data, at)
+        key, at = _read_tag(data, at)
         inner, wire = key >> 3, key & 7
         if inner <= 0:
             raise FormatError("field number 0 in a group")
