@@ -53,8 +53,10 @@ class System:
     init: Callable[[str, Any], Any]
     step: Callable[[Any, Any], tuple[Any, Any]]
     claimed: Callable[[str], Sequence[Checked]]
-    facts: Callable[[Any, Any, Any, Any, Any], Any]
-    """Builds what a check reads: (model before, model after, op, result, expected)."""
+    facts: Callable[..., Any]
+    """Builds what a check reads: (model before, model after, op, result, expected, **reported)."""
+    reported: Callable[[Any], dict[str, Any]] = lambda _candidate: {}
+    """candidate -> what it reported besides its answer in the step just taken (the cursor's writes)."""
 
 
 class Violation(AssertionError):  # noqa: N818 - a finding, not an error of the run
@@ -115,7 +117,7 @@ class Lockstep(RuleBasedStateMachine):
         before = self.model
         self.model, expected = run.system.step(before, op)
         result = self.candidate.apply(op)
-        facts = run.system.facts(before, self.model, op, result, expected)
+        facts = run.system.facts(before, self.model, op, result, expected, **run.system.reported(self.candidate))
         for inv in self._checks:
             run.checked.add(inv.id)
             message = inv.check(facts)
@@ -199,7 +201,7 @@ def replay(run: LockstepRun, config: Any, steps: Sequence[Any]) -> tuple[str, st
             before = model
             model, expected = run.system.step(before, op)
             result = candidate.apply(op)
-            facts = run.system.facts(before, model, op, result, expected)
+            facts = run.system.facts(before, model, op, result, expected, **run.system.reported(candidate))
             for inv in checks:
                 message = inv.check(facts)
                 if message is not None:

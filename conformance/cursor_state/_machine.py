@@ -33,8 +33,11 @@ from ledgerspec.spec.cursor_state import (
     init,
     step,
 )
+from ledgerspec.spec.cursor_state._events import reported
 
-CURSOR_STATE = System("cursor-state", PROFILES, init, step, claimed, Step)
+CURSOR_STATE = System(
+    "cursor-state", PROFILES, init, step, claimed, Step, lambda candidate: {"writes": reported(candidate)}
+)
 
 
 def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:

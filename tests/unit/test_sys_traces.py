@@ -15,6 +15,7 @@ from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import conform_txlog
 from ledgerspec.spec.cursor_state._events import KINDS as CURSOR_KINDS
+from ledgerspec.spec.cursor_state._events import WRITES
 from ledgerspec.spec.txlog._events import KINDS as TXLOG_KINDS
 from ledgerspec.traces._sys_check import check_system
 from ledgerspec.traces._sys_io import SYSTEMS
@@ -137,9 +138,41 @@ def test_bad_input_names_the_file_row_and_field(tmp_path, capsys):
     recover = [header, {"broker": "h0", "seq": 0, "time": 0, "kind": "recover"}]
     assert "row 0: field 'kind': 'recover' is not possible here" in _bad(tmp_path, capsys, recover)
     assert "field 'system': 'kafka'" in _bad(tmp_path, capsys, [{**header, "system": "kafka"}, *events])
+    unwritten = {**header, "events": [k for k in header["events"] if k not in WRITES]}
+    kept = [e for e in events if e["kind"] not in WRITES]
     assert "'chunk_write' is not among the kinds" in _bad(
-        tmp_path, capsys, [header, {**events[0], "kind": "chunk_write", "ledger": 3, "bytes": 10}, *events[1:]]
+        tmp_path, capsys, [unwritten, {**kept[0], "kind": "chunk_write", "ledger": 3, "bytes": 10}, *kept[1:]]
     )
+    ack = next(i for i, e in enumerate(events) if e["kind"] == "ack")
+    misplaced = [header, *events[: ack + 1], {**events[ack], "kind": "footer", "ledger": 100, "bytes": 9}]
+    misplaced[-1]["seq"] = events[-1]["seq"] + 1
+    assert f"row {ack + 1}: field 'kind': 'footer' cannot come after 'ack'" in _bad(tmp_path, capsys, misplaced)
+
+
+@pytest.mark.parametrize("mutant", ["pip381-footer-first", "pip381-chunk-short"])
+def test_a_cursor_writing_its_footer_early_or_a_chunk_short_is_flagged(tmp_path, capsys, mutant):
+    """The reference reports its writes (capability ``writes``): CURSOR-WRITES judges them."""
+    config = json.dumps({"chunk_size": 11, "max_entry_size": 1000})
+    trace = record(tmp_path, "cursor-state", f"mutant:{mutant}", "--config", config, "--events", "60")
+    assert set(WRITES) <= set(lines(trace)[0]["events"])
+    result = check_system(str(trace))
+    assert result.violations[0].invariant == "CURSOR-WRITES", result.violations[:1]
+    assert result.violations[0].event["kind"] in ("persist", "rollover", "write_ack")
+    good = record(tmp_path, "cursor-state", "reference-pip381", "--config", config, name="good.jsonl")
+    assert {r["kind"] for r in lines(good)[1:]} >= {"chunk_write", "footer", "meta_update"}
+    assert check_system(str(good)).verdict == "OK"
+    capsys.readouterr()
+
+
+def test_a_trace_without_the_writes_leaves_their_check_unknown(tmp_path, capsys):
+    """A recorder that cannot see the writes (an ``exec:`` adapter, a broker log without them)."""
+    trace = record(tmp_path, "cursor-state", "reference-pip381")
+    rows = lines(trace)
+    rows[0]["events"] = [k for k in rows[0]["events"] if k != "meta_update"]
+    rewrite(trace, [rows[0], *(r for r in rows[1:] if r["kind"] != "meta_update")])
+    assert main(["traces", "check", str(trace)]) == 3
+    out = capsys.readouterr().out
+    assert "CURSOR-WRITES: the trace records no 'meta_update' events" in out
 
 
 def test_txlog_time_must_follow_the_clock(tmp_path, capsys):
