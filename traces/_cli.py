@@ -162,8 +162,11 @@ def run_generate(args: argparse.Namespace) -> int:
 
 def check_one(path: str, engine: str, master: str | None, budget: float | None, spark: Any = None) -> CheckResult:
     """Check one trace with the chosen engine (a lockstep system's trace by ``_sys_check``)."""
-    if peek_system(path) is not None:
-        from ledgerspec.traces._sys_check import check_system  # noqa: PLC0415
+    system = peek_system(path)
+    if system is not None:
+        from ledgerspec.traces._sys_check import check_system, refuse_budget  # noqa: PLC0415
+
+        refuse_budget(path, system, budget)
 
         return check_system(path, engine=engine, spark=spark)
     if engine == "spark":
