@@ -156,10 +156,21 @@ def peek_system(spec: str | Path) -> str | None:
         else:
             with path.open("rb") as stream:
                 data = json.loads(stream.readline().decode("utf-8"))
-    except (OSError, ValueError, pa.ArrowException, TraceInputError):
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+    except TraceInputError:
+        if path.is_dir() and _has_system_columns(path):
+            raise  # a system dataset with a bad header: its error, not the cache reader's
         return None
     system = data.get("system") if isinstance(data, dict) else None
     return None if system in (None, "cache") else str(system)
+
+
+def _has_system_columns(directory: Path) -> bool:
+    try:
+        return tuple(pq.read_schema(dataset_files(directory)[0]).names) == COLUMNS
+    except (OSError, pa.ArrowException, TraceInputError):
+        return False
 
 
 def _header(data: Any, where: str) -> SystemHeader:

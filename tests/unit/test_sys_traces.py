@@ -231,3 +231,55 @@ def test_a_flush_comes_right_before_its_entry_write(tmp_path, capsys):
     assert "wants its 'entry_write'" in _bad(tmp_path, capsys, without_write)
     ends = [header, *events[: flush + 1]]
     assert "the trace ends after 'flush', without its 'entry_write'" in _bad(tmp_path, capsys, ends)
+
+
+def _dataset(trace: Path, directory: Path, sidecar: bool) -> Path:
+    """A dataset directory of the trace's rows in two part files (as Spark and pyarrow write them)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(trace)
+    header = table.schema.metadata[b"ledgerspec"]
+    rows = table if not sidecar else table.replace_schema_metadata(None)
+    directory.mkdir()
+    pq.write_table(rows.slice(0, 40), directory / "part-00000.parquet")
+    pq.write_table(rows.slice(40), directory / "part-00001.parquet")
+    (directory / "_SUCCESS").write_text("")
+    if sidecar:
+        (directory / "_ledgerspec.json").write_bytes(header)
+    return directory
+
+
+@pytest.mark.parametrize("sidecar", [False, True], ids=["metadata", "sidecar"])
+def test_a_dataset_directory_is_checked_as_its_file(tmp_path, capsys, sidecar):
+    config = json.dumps({"chunk_size": 11, "max_entry_size": 1000})
+    trace = record(tmp_path, "cursor-state", "mutant:pip381-footer-first", "--config", config, name="t.parquet")
+    directory = _dataset(trace, tmp_path / "ds", sidecar)
+    whole, parts = check_system(str(trace)).to_dict(), check_system(str(directory)).to_dict()
+    for report in (whole, parts):
+        del report["path"], report["seconds"]
+    assert parts == whole
+    assert whole["verdict"] == "VIOLATION"
+    assert main(["traces", "check", str(directory)]) == 1
+    capsys.readouterr()
+
+
+def test_a_dataset_without_a_header_or_with_two_is_bad_input(tmp_path, capsys):
+    trace = record(tmp_path, "cursor-state", "reference-pulsar-master", name="t.parquet")
+    both = _dataset(trace, tmp_path / "both", sidecar=False)
+    (both / "_ledgerspec.json").write_text(json.dumps(lines(record(tmp_path, "cursor-state", "reference-pip381"))[0]))
+    assert main(["traces", "check", str(both)]) == 2
+    assert "a header in both _ledgerspec.json and the part files" in capsys.readouterr().err
+    none = _dataset(trace, tmp_path / "none", sidecar=True)
+    (none / "_ledgerspec.json").unlink()
+    assert main(["traces", "check", str(none)]) == 2  # the part files have the system columns: its error
+    assert "no header" in capsys.readouterr().err
+
+
+def test_budget_is_refused_for_a_system_trace_naming_the_option(tmp_path, capsys):
+    trace = record(tmp_path, "txlog-writer", "reference-pip160")
+    capsys.readouterr()
+    assert main(["traces", "check", str(trace), "--budget", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "--budget: " in err
+    assert "is a txlog-writer trace" in err
+    assert "Traceback" not in err
