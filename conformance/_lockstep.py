@@ -57,6 +57,8 @@ class System:
     """Builds what a check reads: (model before, model after, op, result, expected, **reported)."""
     reported: Callable[[Any], dict[str, Any]] = lambda _candidate: {}
     """candidate -> what it reported besides its answer in the step just taken (the cursor's writes)."""
+    reads: dict[str, str] = field(default_factory=dict)
+    """Invariant id -> the reported field its check reads: not run for a candidate that reports none."""
 
 
 class Violation(AssertionError):  # noqa: N818 - a finding, not an error of the run
@@ -82,8 +84,15 @@ class LockstepRun:
     steps: int = 0
     checked: set[str] = field(default_factory=set)
 
-    def checks(self) -> list[Checked]:
-        return [inv for inv in self.system.claimed(self.profile) if not self.invariants or inv.id in self.invariants]
+    def checks(self, candidate: Any = None) -> list[Checked]:
+        """The invariants to check; given the candidate, not those reading what it does not report."""
+        reported = self.system.reported(candidate) if candidate is not None else {}
+        silent = {name for name, value in reported.items() if value is None}
+        return [
+            inv
+            for inv in self.system.claimed(self.profile)
+            if (not self.invariants or inv.id in self.invariants) and self.system.reads.get(inv.id) not in silent
+        ]
 
 
 class Lockstep(RuleBasedStateMachine):
@@ -97,7 +106,7 @@ class Lockstep(RuleBasedStateMachine):
         self.candidate = self.run.factory()
         self.history: list[Any] = []
         self.started = False
-        self._checks = self.run.checks()
+        self._checks = self.run.checks(self.candidate)
 
     def begin(self, config: Any) -> None:
         self.config = config
@@ -195,7 +204,7 @@ def replay(run: LockstepRun, config: Any, steps: Sequence[Any]) -> tuple[str, st
     candidate = run.factory()
     candidate.start(config)
     model = run.system.init(run.profile, config)
-    checks = run.checks()
+    checks = run.checks(candidate)
     try:
         for op in steps:
             before = model

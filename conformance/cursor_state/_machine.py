@@ -36,7 +36,14 @@ from ledgerspec.spec.cursor_state import (
 from ledgerspec.spec.cursor_state._events import reported
 
 CURSOR_STATE = System(
-    "cursor-state", PROFILES, init, step, claimed, Step, lambda candidate: {"writes": reported(candidate)}
+    "cursor-state",
+    PROFILES,
+    init,
+    step,
+    claimed,
+    Step,
+    lambda candidate: {"writes": reported(candidate)},
+    {"CURSOR-WRITES": "writes"},
 )
 
 
