@@ -210,7 +210,7 @@ def read_system_trace(spec: str | Path) -> SystemTrace:
         raise TraceInputError(f"{path}: a directory; only Parquet traces may be directories (datasets)")
     if path.is_dir() or path.suffix == ".parquet" or fmt == "parquet":
         files = dataset_files(path) if path.is_dir() else (path,)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for part in files:
             table = _parquet_table(part)
             rows += _parquet_rows(table, str(part), len(rows))
