@@ -53,10 +53,14 @@ class System:
     init: Callable[[str, Any], Any]
     step: Callable[[Any, Any], tuple[Any, Any]]
     claimed: Callable[[str], Sequence[Checked]]
-    facts: Callable[[Any, Any, Any, Any, Any], Any]
-    """Builds what a check reads: (model before, model after, op, result, expected)."""
+    facts: Callable[..., Any]
+    """Builds what a check reads: (model before, model after, op, result, expected, **reported)."""
     capabilities: tuple[str, ...] = ()
     """Every capability an implementation may claim; a report names those its candidate did not."""
+    reported: Callable[[Any], dict[str, Any]] = lambda _candidate: {}
+    """candidate -> what it reported besides its answer in the step just taken (the cursor's writes)."""
+    reads: dict[str, str] = field(default_factory=dict)
+    """Invariant id -> the reported field its check reads: not run for a candidate that reports none."""
 
 
 class Violation(AssertionError):  # noqa: N818 - a finding, not an error of the run
@@ -84,8 +88,15 @@ class LockstepRun:
     on_example: Callable[[int, int], None] | None = None
     """Told (examples, steps) as each example starts: a progress bar's feed."""
 
-    def checks(self) -> list[Checked]:
-        return [inv for inv in self.system.claimed(self.profile) if not self.invariants or inv.id in self.invariants]
+    def checks(self, candidate: Any = None) -> list[Checked]:
+        """The invariants to check; given the candidate, not those reading what it does not report."""
+        reported = self.system.reported(candidate) if candidate is not None else {}
+        silent = {name for name, value in reported.items() if value is None}
+        return [
+            inv
+            for inv in self.system.claimed(self.profile)
+            if (not self.invariants or inv.id in self.invariants) and self.system.reads.get(inv.id) not in silent
+        ]
 
 
 class Lockstep(RuleBasedStateMachine):
@@ -101,7 +112,7 @@ class Lockstep(RuleBasedStateMachine):
         self.candidate = self.run.factory()
         self.history: list[Any] = []
         self.started = False
-        self._checks = self.run.checks()
+        self._checks = self.run.checks(self.candidate)
 
     def begin(self, config: Any) -> None:
         self.config = config
@@ -121,7 +132,7 @@ class Lockstep(RuleBasedStateMachine):
         before = self.model
         self.model, expected = run.system.step(before, op)
         result = self.candidate.apply(op)
-        facts = run.system.facts(before, self.model, op, result, expected)
+        facts = run.system.facts(before, self.model, op, result, expected, **run.system.reported(self.candidate))
         for inv in self._checks:
             run.checked.add(inv.id)
             message = inv.check(facts)
@@ -208,13 +219,13 @@ def replay(run: LockstepRun, config: Any, steps: Sequence[Any]) -> tuple[str, st
     candidate = run.factory()
     candidate.start(config)
     model = run.system.init(run.profile, config)
-    checks = run.checks()
+    checks = run.checks(candidate)
     try:
         for op in steps:
             before = model
             model, expected = run.system.step(before, op)
             result = candidate.apply(op)
-            facts = run.system.facts(before, model, op, result, expected)
+            facts = run.system.facts(before, model, op, result, expected, **run.system.reported(candidate))
             for inv in checks:
                 message = inv.check(facts)
                 if message is not None:

@@ -4,7 +4,8 @@ A history is the system's operations (input events) each followed by what the im
 answered (output events): replaying the inputs through the pure model and the outputs as the
 candidate's result gives every invariant the very ``Step`` conformance gives it, so a trace is judged
 by the same checks. Inside-view kinds (what a writer wrote, never seen through the adapter API) are
-validated and shown, not judged. traces/FORMAT.md documents each system's kinds.
+validated and shown, not judged; what a candidate reports it wrote (``reported``) is an output like its
+answer. traces/FORMAT.md documents each system's kinds.
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ class Vocabulary:
     """The ``time`` column is the model's virtual clock, moved only by ``clock`` events."""
     pairs: Mapping[str, str] = field(default_factory=dict)
     """Output kinds that come as a pair, the first right before the second (when both are recorded)."""
+    reported: tuple[str, ...] = ()
+    """Output kinds only a candidate with the capability ``writes`` reports (what it wrote where): a
+    recorder of any other candidate leaves them out of the header, and the checks reading them are UNKNOWN."""
+    writes: Callable[[Any], list[dict[str, Any]] | None] = lambda _candidate: None
+    """candidate -> the rows of the writes it reported since the last call, or None when it reports none."""
+    facts: Callable[[list[dict[str, Any]], frozenset[str]], dict[str, Any]] = lambda _outputs, _recorded: {}
+    """(a step's output rows, the kinds recorded) -> the ``Step`` fields besides the result (the writes)."""
 
     @property
     def inputs(self) -> tuple[str, ...]:

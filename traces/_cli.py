@@ -172,8 +172,11 @@ def check_one(
     on_rows: Callable[[int, int | None], None] | None = None,
 ) -> CheckResult:
     """Check one trace with the chosen engine (``on_rows``: the local checker's rows so far, and in all)."""
-    if peek_system(path) is not None:
-        from ledgerspec.traces._sys_check import check_system  # noqa: PLC0415
+    system = peek_system(path)
+    if system is not None:
+        from ledgerspec.traces._sys_check import check_system, refuse_budget  # noqa: PLC0415
+
+        refuse_budget(path, system, budget)
 
         return check_system(path, engine=engine, spark=spark)
     if engine == "spark":

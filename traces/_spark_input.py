@@ -19,12 +19,13 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from ledgerspec.traces._errors import TraceError, TraceInputError
-from ledgerspec.traces._format import COLUMNS, SCHEMA
+from ledgerspec.traces._format import SCHEMA
 from ledgerspec.traces._io import BATCH_ROWS, TraceFile, find_unreadable
 
 if TYPE_CHECKING:
@@ -155,25 +156,34 @@ def trace_frame(spark: SparkSession, trace: TraceFile) -> tuple[DataFrame, int]:
     before its file. JSON lines: read and validated in the driver (small traces by design), numbered
     there.
     """
-    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
-    from pyspark.sql.pandas.types import from_arrow_type  # noqa: PLC0415
-    from pyspark.sql.types import StructField, StructType  # noqa: PLC0415
-
     if trace.format == "parquet":
-        schema = StructType([StructField(f.name, from_arrow_type(f.type), nullable=True) for f in SCHEMA])
-        frame = spark.read.schema(schema).parquet(*(_hadoop_path(path) for path in trace.files))
-        row: Any = F.col("_metadata.row_index")
-        if len(trace.files) > 1:
-            offsets, rows = [], 0
-            for path, count in zip(trace.files, trace.file_rows(), strict=True):
-                offsets += [F.lit(path.name), F.lit(rows)]
-                rows += count
-            row = row + F.create_map(*offsets)[F.col("_metadata.file_name")]
-        return frame.select(*COLUMNS, row.alias("row")), trace.num_rows()
+        return parquet_frame(spark, trace.files, trace.file_rows(), SCHEMA), trace.num_rows()
     batches = [batch for _, batch in trace.batches()]
     table = pa.Table.from_batches(batches)
     table = table.append_column("row", pa.array(range(table.num_rows), pa.int64()))
     return spark.createDataFrame(table), table.num_rows
+
+
+def parquet_frame(spark: SparkSession, files: Sequence[Path], counts: Sequence[int], schema: pa.Schema) -> DataFrame:
+    """The rows of Parquet ``files`` (read by the executors) with their row number across the files (``row``).
+
+    Read with ``schema``, all columns nullable (no inference job, no null check optimized away); the row
+    number is ``_metadata.row_index`` plus the rows (``counts``) of the files before the row's file.
+    """
+    from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
+    from pyspark.sql.pandas.types import from_arrow_type  # noqa: PLC0415
+    from pyspark.sql.types import StructField, StructType  # noqa: PLC0415
+
+    spark_schema = StructType([StructField(f.name, from_arrow_type(f.type), nullable=True) for f in schema])
+    frame = spark.read.schema(spark_schema).parquet(*(_hadoop_path(path) for path in files))
+    row: Any = F.col("_metadata.row_index")
+    if len(files) > 1:
+        offsets, rows = [], 0
+        for path, count in zip(files, counts, strict=True):
+            offsets += [F.lit(path.name), F.lit(rows)]
+            rows += count
+        row = row + F.create_map(*offsets)[F.col("_metadata.file_name")]
+    return frame.select(*schema.names, row.alias("row"))
 
 
 def _hadoop_path(path: Path) -> str:

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._verdict import Status
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation
 from ledgerspec.traces._errors import TraceInputError
@@ -46,6 +47,19 @@ class SystemCheckResult(CheckResult):
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, **super().to_dict()}
+
+
+def refuse_budget(path: str, system: str, budget: float | None) -> None:
+    """Refuse ``--budget`` for a system trace, rather than ignore it silently.
+
+    A budget stops a cache check part-way (UNKNOWN); a system trace's histories are short and replayed
+    whole by both engines.
+    """
+    if budget is not None:
+        raise InputError(
+            f"--budget: {path} is a {system} trace; its histories are replayed whole, and --budget applies "
+            "to cache traces only (leave it out)"
+        )
 
 
 def plan_of(trace: SystemTrace) -> Plan:

@@ -22,7 +22,7 @@ from ledgerspec.spec.cursor_state._events import VOCABULARY as CURSOR_VOCABULARY
 from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import FORMAT, VERSION
-from ledgerspec.traces._io import parse_spec
+from ledgerspec.traces._io import DATASET_HEADER, dataset_files, parse_spec
 
 SYSTEM_SCHEMA = pa.schema(
     [
@@ -132,6 +132,10 @@ class SystemTrace:
     path: str
     header: SystemHeader
     rows: list[dict[str, Any]]
+    files: tuple[Path, ...] = ()
+    """Parquet: the files holding the rows, in row order (the trace, or a dataset's part files)."""
+    file_rows: tuple[int, ...] = ()
+    """Parquet: the rows of each of ``files``."""
 
     @property
     def system(self) -> LockstepSystem:
@@ -142,9 +146,11 @@ def peek_system(spec: str | Path) -> str | None:
     """The ``system`` a trace's header names; None for a cache trace or anything ``_io`` should judge."""
     fmt, path = parse_spec(spec)
     try:
-        if path.is_dir() or not path.is_file():
+        if path.is_dir():
+            data = _dataset_header(path, dataset_files(path))
+        elif not path.is_file():
             return None
-        if fmt == "parquet" or (fmt is None and path.suffix == ".parquet"):
+        elif fmt == "parquet" or (fmt is None and path.suffix == ".parquet"):
             metadata = pq.read_schema(path).metadata or {}
             data = json.loads(metadata.get(b"ledgerspec", b"{}"))
         else:
@@ -152,8 +158,19 @@ def peek_system(spec: str | Path) -> str | None:
                 data = json.loads(stream.readline().decode("utf-8"))
     except (OSError, ValueError, pa.ArrowException):
         return None
+    except TraceInputError:
+        if path.is_dir() and _has_system_columns(path):
+            raise  # a system dataset with a bad header: its error, not the cache reader's
+        return None
     system = data.get("system") if isinstance(data, dict) else None
     return None if system in (None, "cache") else str(system)
+
+
+def _has_system_columns(directory: Path) -> bool:
+    try:
+        return tuple(pq.read_schema(dataset_files(directory)[0]).names) == COLUMNS
+    except (OSError, pa.ArrowException, TraceInputError):
+        return False
 
 
 def _header(data: Any, where: str) -> SystemHeader:
@@ -187,18 +204,22 @@ def _header(data: Any, where: str) -> SystemHeader:
 def read_system_trace(spec: str | Path) -> SystemTrace:
     """Read and row-check a system trace (JSON lines or Parquet)."""
     fmt, path = parse_spec(spec)
-    if path.suffix == ".parquet" or fmt == "parquet":
-        try:
-            table = pq.read_table(path)
-        except (OSError, pa.ArrowException) as error:
-            raise TraceInputError(f"{path}: not a readable Parquet file (truncated or corrupt?): {error}") from None
-        metadata = table.schema.metadata or {}
-        try:
-            data = json.loads(metadata.get(b"ledgerspec", b"null"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise TraceInputError(f"{path}: the 'ledgerspec' metadata (the header) is not JSON: {error}") from None
-        header = _header(data, f"{path}: header")
-        rows = _parquet_rows(table, str(path))
+    files: tuple[Path, ...] = ()
+    counts: list[int] = []
+    if path.is_dir() and fmt == "jsonl":
+        raise TraceInputError(f"{path}: a directory; only Parquet traces may be directories (datasets)")
+    if path.is_dir() or path.suffix == ".parquet" or fmt == "parquet":
+        files = dataset_files(path) if path.is_dir() else (path,)
+        rows: list[dict[str, Any]] = []
+        for part in files:
+            table = _parquet_table(part)
+            rows += _parquet_rows(table, str(part), len(rows))
+            counts.append(table.num_rows)
+        if path.is_dir():
+            header = _header(_dataset_header(path, files), f"{path}: header")
+        else:
+            data = _json(_metadata(table), f"{path}: the 'ledgerspec' metadata (the header)")
+            header = _header(data, f"{path}: header")
     else:
         header, rows = _jsonl(path)
     if not rows:
@@ -208,10 +229,59 @@ def read_system_trace(spec: str | Path) -> SystemTrace:
         problem = row_problem(event, vocabulary, header.events)
         if problem:
             raise TraceInputError(f"{path}: row {event['row']}: {problem}")
-    return SystemTrace(str(path), header, rows)
+    return SystemTrace(str(path), header, rows, files, tuple(counts))
 
 
-def _parquet_rows(table: pa.Table, where: str) -> list[dict[str, Any]]:
+def _parquet_table(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path)
+    except (OSError, pa.ArrowException) as error:
+        raise TraceInputError(f"{path}: not a readable Parquet file (truncated or corrupt?): {error}") from None
+
+
+def _metadata(table: pa.Table) -> bytes:
+    return bytes((table.schema.metadata or {}).get(b"ledgerspec", b"null"))
+
+
+def _json(data: bytes, where: str) -> Any:
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise TraceInputError(f"{where} is not JSON: {error}") from None
+
+
+def _dataset_header(directory: Path, files: tuple[Path, ...]) -> Any:
+    """A dataset's header, as for a cache dataset (traces/FORMAT.md).
+
+    The ``ledgerspec`` key of its part files (all the same), or ``_ledgerspec.json`` beside them (Spark
+    cannot set Parquet metadata).
+    """
+    found: dict[bytes, Path] = {}
+    for part in files:
+        try:
+            value = (pq.read_schema(part).metadata or {}).get(b"ledgerspec")
+        except (OSError, pa.ArrowException) as error:
+            raise TraceInputError(f"{part}: not a readable Parquet file (truncated or corrupt?): {error}") from None
+        if value is not None:
+            found.setdefault(value, part)
+    sidecar = directory / DATASET_HEADER
+    if len(found) > 1:
+        first, second = list(found.values())[:2]
+        raise TraceInputError(f"{directory}: the part files {first.name} and {second.name} have different headers")
+    if found and sidecar.exists():
+        raise TraceInputError(f"{directory}: a header in both {DATASET_HEADER} and the part files; keep one")
+    if found:
+        value, part = next(iter(found.items()))
+        return _json(value, f"{part}: the 'ledgerspec' metadata (the header)")
+    if not sidecar.is_file():
+        raise TraceInputError(
+            f"{directory}: no header: neither a 'ledgerspec' key in the part files' Parquet metadata "
+            f"nor a {DATASET_HEADER} file"
+        )
+    return _json(sidecar.read_bytes(), str(sidecar))
+
+
+def _parquet_rows(table: pa.Table, where: str, start: int = 0) -> list[dict[str, Any]]:
     names = table.schema.names
     missing = [c for c in COLUMNS if c not in names]
     extra = [c for c in names if c not in COLUMNS]
@@ -225,7 +295,7 @@ def _parquet_rows(table: pa.Table, where: str) -> list[dict[str, Any]]:
                 f"{where}: column {name!r} has type {table.schema.field(name).type}, expected {_TYPES[name]}"
             )
     rows = table.select(list(COLUMNS)).to_pylist()
-    return [{"row": i, **{k: v for k, v in r.items() if v is not None}} for i, r in enumerate(rows)]
+    return [{"row": start + i, **{k: v for k, v in r.items() if v is not None}} for i, r in enumerate(rows)]
 
 
 def _jsonl(path: Path) -> tuple[SystemHeader, list[dict[str, Any]]]:

@@ -41,7 +41,8 @@ class Recorder:
             self.time += op.by
         elif not self.vocabulary.clocked:
             self.time = self.seq
-        for event in self.vocabulary.events(op, result, self.sizes):
+        made = self.vocabulary.writes(self.inner) or []
+        for event in [*self.vocabulary.events(op, result, self.sizes), *made]:
             self.write({"broker": self.broker, "seq": self.seq, "time": self.time, **event})
             self.seq += 1
         if isinstance(op, tx.Add):
@@ -136,7 +137,9 @@ def record_history(
     ``omit``: output kinds left out, as by a recorder that cannot see them (the header says so).
     """
     vocabulary = SYSTEMS[system].vocabulary
-    kinds = tuple(kind for kind in _recorded(vocabulary) if kind not in omit)
+    first = factory()
+    unseen = () if vocabulary.writes(first) is not None else vocabulary.reported
+    kinds = tuple(kind for kind in _recorded(vocabulary) if kind not in omit and kind not in unseen)
     header = SystemHeader(system, profile, config.to_dict(), kinds, description)
     writer = SystemTraceWriter(out, header)
 
@@ -146,7 +149,7 @@ def record_history(
 
     applied: list[list[Any]] = []
     for number, ops in enumerate(histories):
-        recorder = Recorder(factory(), system, f"h{number}", write)
+        recorder = Recorder(first if number == 0 else factory(), system, f"h{number}", write)
         recorder.start(config)
         applied.append([])
         try:
@@ -161,7 +164,7 @@ def record_history(
 
 
 def _recorded(vocabulary: Any) -> tuple[str, ...]:
-    """What the recorder captures: the operations and the answers (the inside view it cannot see)."""
+    """What the recorder captures: the operations and the answers (not the inside view it cannot see)."""
     return tuple(kind for kind, spec in vocabulary.kinds.items() if spec.role != "inside")
 
 

@@ -85,7 +85,8 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
         if late:
             yield _error(late[0], f"field 'time': {late[0]['time']}, but the clock events give {model.now}")
             return
-        facts = system.facts(before, model, op, vocabulary.result(event, outputs, recorded), expected)
+        answer = vocabulary.result(event, outputs, recorded)
+        facts = system.facts(before, model, op, answer, expected, **vocabulary.facts(outputs, recorded))
         for inv in checks:
             message = inv.check(facts)
             if message is not None:

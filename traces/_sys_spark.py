@@ -1,9 +1,12 @@
 """The Spark engine of the system traces: the histories replayed by Spark's Python workers.
 
-The driver has read and row-checked the rows (``_sys_io``; system histories are small); Spark
-repartitions them by broker, sorts each partition by broker and row, and ``mapInArrow`` runs the same
-replay (``_sys_replay.replay_history``) over each broker's rows, handing back findings and input
-errors as rows. The driver makes the report as the local engine does.
+The driver has read and row-checked the rows (``_sys_io``; system histories are small, and its input
+errors are the local engine's). The executors read the rows again themselves from a Parquet trace (a
+file or a dataset directory, as the cache's Spark path does: ``_spark_input.parquet_frame``); a
+JSON-lines trace's rows go from the driver. Spark repartitions them by broker, sorts each partition by
+broker and row, and ``mapInArrow`` runs the same replay (``_sys_replay.replay_history``) over each
+broker's rows, handing back findings and input errors as rows. The driver makes the report as the
+local engine does.
 """
 
 from __future__ import annotations
@@ -44,15 +47,19 @@ def _replay_partition(plan: Plan) -> Any:
 
 def replay_spark(trace: SystemTrace, plan: Plan, spark: SparkSession | None) -> list[SysFinding]:
     """Every broker's replay, run by Spark; the findings, in no particular order."""
-    if spark is None:
-        from ledgerspec.traces._spark_input import spark_session  # noqa: PLC0415
+    from ledgerspec.traces._spark_input import parquet_frame, spark_session  # noqa: PLC0415 - pyspark only here
 
+    if spark is None:
         spark = spark_session()
-    table = pa.Table.from_pylist(
-        [{c: r.get(c) for c in (*COLUMNS, "row")} for r in trace.rows],
-        schema=SYSTEM_SCHEMA.append(pa.field("row", pa.int64())),
-    )
-    frame = spark.createDataFrame(table).repartition("broker").sortWithinPartitions("broker", "row")
+    if trace.files:
+        frame = parquet_frame(spark, trace.files, trace.file_rows, SYSTEM_SCHEMA)
+    else:
+        table = pa.Table.from_pylist(
+            [{c: r.get(c) for c in (*COLUMNS, "row")} for r in trace.rows],
+            schema=SYSTEM_SCHEMA.append(pa.field("row", pa.int64())),
+        )
+        frame = spark.createDataFrame(table)
+    frame = frame.repartition("broker").sortWithinPartitions("broker", "row")
     found = frame.mapInArrow(_replay_partition(plan), FINDINGS).collect()
     return [SysFinding(r.broker, r.seq, r.row, r.invariant, r.message) for r in found]
 

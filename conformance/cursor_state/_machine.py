@@ -34,8 +34,19 @@ from ledgerspec.spec.cursor_state import (
     init,
     step,
 )
+from ledgerspec.spec.cursor_state._events import reported
 
-CURSOR_STATE = System("cursor-state", PROFILES, init, step, claimed, Step, CAPABILITIES)
+CURSOR_STATE = System(
+    "cursor-state",
+    PROFILES,
+    init,
+    step,
+    claimed,
+    Step,
+    CAPABILITIES,
+    reported=lambda candidate: {"writes": reported(candidate)},
+    reads={"CURSOR-WRITES": "writes"},
+)
 
 
 def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.reference.cursor_state import BookKeeper, MetadataStore, ReferenceCursor
-from ledgerspec.reference.cursor_state._position_info import Caps, Snapshot, write
+from ledgerspec.reference.cursor_state._bookkeeper import AddCallback, Ledger
+from ledgerspec.reference.cursor_state._position_info import Caps, Snapshot, footer_of, write
 from ledgerspec.spec.cursor_state import (
     Ack,
     AckIndex,
@@ -21,7 +22,33 @@ from ledgerspec.spec.cursor_state import (
     Rollover,
     Unreadable,
 )
-from ledgerspec.spec.cursor_state._model import START
+from ledgerspec.spec.cursor_state._model import START, Write
+
+
+class _LoggedBookKeeper(BookKeeper):
+    """BookKeeper that notes each add as a write: a footer when the entry parses as one."""
+
+    def __init__(self, max_entry_size: int, log: list[Write]) -> None:
+        super().__init__(max_entry_size)
+        self.log = log
+
+    def add(self, ledger: Ledger, data: bytes, callback: AddCallback) -> None:
+        kind = "footer" if footer_of(data) is not None else "chunk_write"
+        self.log.append((kind, ledger.id, len(ledger.entries) + len(ledger.pending), len(data), None))
+        super().add(ledger, data, callback)
+
+
+class _LoggedMetadataStore(MetadataStore):
+    """The metadata store noting each update of the cursor's record, failed or not."""
+
+    def __init__(self, ledger: int, record: bytes, log: list[Write]) -> None:
+        super().__init__(ledger, record)
+        self.log = log
+
+    def update(self, ledger: int, record: bytes) -> bool:
+        ok = super().update(ledger, record)
+        self.log.append(("meta_update", ledger, None, None, None if ok else "failed"))
+        return ok
 
 
 def as_result(state: Snapshot) -> dict[str, object]:
@@ -38,14 +65,25 @@ class CursorStateAdapter:
     """One cursor, its BookKeeper and metadata store; ``cursor_class`` lets a mutant stand in."""
 
     cursor_class: type[ReferenceCursor] = ReferenceCursor
+    capabilities = frozenset({"writes"})
+    """Besides the spec's operations (all of them): it reports its writes (``writes()``)."""
 
     def __init__(self, profile: str) -> None:
         self.profile = profile
+        self.log: list[Write] = []
+
+    def writes(self) -> list[Write]:
+        """The adds and metadata-store updates made since the last call, in order."""
+        made = list(self.log)
+        self.log.clear()
+        return made
 
     def start(self, config: CursorConfig) -> None:
         self.config = config
-        self.bk = BookKeeper(config.max_entry_size)
-        self.meta = MetadataStore(-1, write(Snapshot(START), Caps(False, 0, plus_one=False, count_before=False)))
+        self.log.clear()
+        self.bk = _LoggedBookKeeper(config.max_entry_size, self.log)
+        initial = write(Snapshot(START), Caps(False, 0, plus_one=False, count_before=False))
+        self.meta = _LoggedMetadataStore(-1, initial, self.log)
         self.cursor: ReferenceCursor | None = self.cursor_class(self.profile, config, self.bk, self.meta)
         self.callbacks: list[list[Any]] = []
         self.persists = 0

@@ -38,6 +38,19 @@ class FooterFirst(ReferenceCursor):
         return None
 
 
+class ChunkShort(ReferenceCursor):
+    """The chunk loop stops one chunk short: the last chunk is never appended, the footer still counts it."""
+
+    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+        parts = split(pack(write(state, self.caps), self.config.compression), self.config.chunk_size)
+        if self.profile != "pip381" or len(parts) == 1:
+            return super()._to_ledger(ledger, state, done)
+        for part in parts[:-2]:
+            self.bk.add(ledger, part, lambda _ok: None)
+        self.bk.add(ledger, parts[-1], done)
+        return None
+
+
 class CallbackOnFirstChunk(ReferenceCursor):
     """The persist completes when its first chunk is confirmed, not when the footer is."""
 
@@ -176,6 +189,7 @@ class CursorMutant:
 CURSOR_MUTANTS: tuple[CursorMutant, ...] = (
     CursorMutant("pip381-footer-first", "pip381", FooterFirst),
     CursorMutant("pip381-callback-on-first-chunk", "pip381", CallbackOnFirstChunk),
+    CursorMutant("pip381-chunk-short", "pip381", ChunkShort),
     CursorMutant("pip381-walk-back-stops-early", "pip381", WalkBackStopsEarly),
     CursorMutant("pip381-compression-ignored-on-read", "pip381", CompressionIgnoredOnRead),
     CursorMutant("pip381-bits-cap-including", "pip381", BitsCapIncluding),

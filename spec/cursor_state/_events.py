@@ -2,10 +2,11 @@
 
 Each operation of ``_ops.py`` is one input kind; a persist and a rollover carry the number the cursor
 gave them, BookKeeper's completions are followed by the ``callback`` events they completed, and a
-recovery by its ``recovered`` state. ``chunk_write``, ``footer`` and ``meta_update`` are the inside
-view (what the cursor wrote, as a broker log shows it): validated, never judged, since the
-invariants judge what the cursor answered (apache/pulsar ``ManagedCursorImpl.java`` at 048142ca,
-PR #22799: ``persistPositionToLedger``, ``writeToBookKeeperLastChunk``, ``recover``).
+recovery by its ``recovered`` state. ``chunk_write``, ``footer`` and ``meta_update`` are the cursor's
+writes (the adds to its ledger and the metadata-store updates), which an adapter with the capability
+``writes`` reports after the operation that made them and ``CURSOR-WRITES`` judges (apache/pulsar
+``ManagedCursorImpl.java`` at 048142ca, PR #22799: ``persistPositionToLedger``,
+``writeToBookKeeperLastChunk``, ``recover``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ledgerspec.spec._history import INPUT, INSIDE, OUTPUT, EventKind, Vocabulary, row, unrepresentable
+from ledgerspec.spec._history import INPUT, OUTPUT, EventKind, Vocabulary, row, unrepresentable
+from ledgerspec.spec.cursor_state._model import Write
 from ledgerspec.spec.cursor_state._ops import (
     Ack,
     AckIndex,
@@ -75,22 +77,31 @@ _KINDS = (
     ),
     EventKind(
         "chunk_write",
-        INSIDE,
+        OUTPUT,
         ("ledger", "bytes"),
         ("entry", "number"),
         "an add of a chunk (or of the single entry) to the cursor ledger",
     ),
-    EventKind("footer", INSIDE, ("ledger", "bytes"), ("entry", "number"), "(pip381) an add of a footer"),
+    EventKind("footer", OUTPUT, ("ledger", "bytes"), ("entry", "number"), "(pip381) an add of a footer"),
     EventKind(
         "meta_update",
-        INSIDE,
+        OUTPUT,
         ("ledger",),
         ("error",),
         "the metadata store's cursor record was updated (`ledger` -1: the state itself went there), or failed",
     ),
 )
 KINDS: dict[str, EventKind] = {kind.name: kind for kind in _KINDS}
-OUTPUTS_OF = {"write_ack": ("callback",), "write_failed": ("callback",), "recover": ("recovered",)}
+WRITES = ("chunk_write", "footer", "meta_update")
+"""What an adapter with the capability ``writes`` reports, after the operation that made the writes."""
+_ADDS = ("chunk_write", "footer")
+OUTPUTS_OF = {
+    "persist": _ADDS,
+    "rollover": _ADDS,
+    "write_ack": ("callback", *WRITES),
+    "write_failed": ("callback", *WRITES),
+    "recover": ("recovered",),
+}
 
 _SIMPLE: dict[type[CursorOp], str] = {
     Confirm: "write_ack",
@@ -161,11 +172,44 @@ def result(event: dict[str, Any], outputs: list[dict[str, Any]], recorded: froze
     if kind in ("persist", "rollover"):
         return event.get("number")
     if kind in ("write_ack", "write_failed"):
-        return [[out["number"], out.get("error") is None] for out in outputs]
+        return [[out["number"], out.get("error") is None] for out in outputs if out["kind"] == "callback"]
     if kind == "recover" and outputs:
         answer = outputs[0]
         return "failed" if answer.get("error") is not None else json.loads(answer["data"])
     return None
 
 
-VOCABULARY = Vocabulary("cursor-state", 1, KINDS, OUTPUTS_OF, events, operation, result)
+def reported(candidate: Any) -> tuple[Write, ...] | None:
+    """The writes a candidate made since the last call (its ``writes()``).
+
+    None unless it claims the capability ``writes``.
+    """
+    if "writes" not in getattr(candidate, "capabilities", ()):
+        return None
+    return tuple(candidate.writes())
+
+
+def writes(candidate: Any) -> list[dict[str, Any]] | None:
+    """The rows of the writes a candidate reported since the last call, or None."""
+    made = reported(candidate)
+    if made is None:
+        return None
+    return [row(kind, ledger=ledger, entry=entry, bytes=size, error=error) for kind, ledger, entry, size, error in made]
+
+
+def facts(outputs: list[dict[str, Any]], recorded: frozenset[str]) -> dict[str, Any]:
+    """The step's writes for ``CURSOR-WRITES``, when the trace records every write kind."""
+    if not set(WRITES) <= recorded:
+        return {}
+    return {
+        "writes": tuple(
+            (out["kind"], out["ledger"], out.get("entry"), out.get("bytes"), out.get("error"))
+            for out in outputs
+            if out["kind"] in WRITES
+        )
+    }
+
+
+VOCABULARY = Vocabulary(
+    "cursor-state", 1, KINDS, OUTPUTS_OF, events, operation, result, reported=WRITES, writes=writes, facts=facts
+)

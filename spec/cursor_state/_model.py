@@ -55,6 +55,8 @@ START = (1, -1)
 """A new cursor's mark-delete position: before the first entry of the topic's first ledger."""
 
 Result = None | int | list[list[Any]] | dict[str, object] | str
+Write = tuple[str, int, int | None, int | None, str | None]
+"""A write: (event kind, ledger, entry, bytes, error); ``meta_update`` carries no entry nor bytes."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,9 @@ class Model:
     """The newest persist whose callback succeeded (0: none yet; the initial record stands)."""
     ever_mark: tuple[int, int] = START
     ever_acked: set[tuple[int, int]] = field(default_factory=set)
+    written: list[Write] = field(default_factory=list)
+    """The writes this step made, in order: each add (``chunk_write``, ``footer``) and metadata-store
+    update (``meta_update``), as a candidate reporting its writes must report them."""
 
     @property
     def lost(self) -> bool:
@@ -144,6 +149,7 @@ def step(model: Model, op: CursorOp) -> tuple[Model, Result]:
     after.outstanding, after.queued = list(model.outstanding), list(model.queued)
     after.unreadable, after.ever_acked = set(model.unreadable), set(model.ever_acked)
     after.states, after.persists, after.completed = dict(model.states), dict(model.persists), dict(model.completed)
+    after.written = []
     return after, _apply(after, op)
 
 
@@ -227,8 +233,12 @@ def _persist(m: Model, state: AckState, *, new_ledger: bool = False) -> int:
 
 def _write(m: Model, ledger: int, state: AckState, decides: tuple[int, ...]) -> None:
     entries = _entries(m, state)
+    first = len(m.ledgers[ledger]) + sum(1 for add in m.outstanding if add.ledger == ledger)
     for i, data in enumerate(entries):
-        m.outstanding.append(_Add(ledger, data, decides if i == len(entries) - 1 else ()))
+        last = i == len(entries) - 1
+        m.outstanding.append(_Add(ledger, data, decides if last else ()))
+        kind = "footer" if last and len(entries) > 1 else "chunk_write"
+        m.written.append((kind, ledger, first + i, len(data), None))
 
 
 def _complete(m: Model, numbers: tuple[int, ...], ok: bool, out: list[list[Any]]) -> None:
@@ -242,8 +252,10 @@ def _complete(m: Model, numbers: tuple[int, ...], ok: bool, out: list[list[Any]]
 def _meta_update(m: Model, record: tuple[int, AckState]) -> bool:
     if m.meta_fails:
         m.meta_fails = False
+        m.written.append(("meta_update", record[0], None, None, "failed"))
         return False
     m.meta = record
+    m.written.append(("meta_update", record[0], None, None, None))
     return True
 
 

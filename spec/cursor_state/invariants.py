@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ledgerspec.spec.cursor_state._model import PROFILES, START, Model, Result
+from ledgerspec.spec.cursor_state._model import PROFILES, START, Model, Result, Write
 from ledgerspec.spec.cursor_state._ops import CursorOp, Recover
 from ledgerspec.spec.cursor_state._state import AckState, initial
 
@@ -27,6 +27,8 @@ class Step:
     op: CursorOp
     result: Result
     expected: Result
+    writes: tuple[Write, ...] | None = None
+    """The candidate's writes in this step, when it reports them (capability ``writes``); None: unseen."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,34 @@ def _model(step: Step) -> str | None:
     if step.result != step.expected:
         return f"{step.op.describe()} gave {step.result!r}; the profile gives {step.expected!r}"
     return None
+
+
+def _writes(step: Step) -> str | None:
+    """The writes are the model's (``_model._write``, ``_meta_update``).
+
+    Which adds, in which order, of which sizes, at which entries: so a footer early, a chunk missing or a
+    metadata update skipped shows at the write where it happens.
+    """
+    if step.writes is None:
+        return None
+    want = tuple(step.after.written)
+    if tuple(step.writes) == want:
+        return None
+    pairs = enumerate(zip(step.writes, want, strict=False))
+    at = next((i for i, (a, b) in pairs if a != b), min(len(want), len(step.writes)))
+    got = _shown(step.writes[at]) if at < len(step.writes) else "nothing"
+    wanted = _shown(want[at]) if at < len(want) else "nothing"
+    return (
+        f"{step.op.describe()} made {len(step.writes)} writes, the profile {len(want)}; "
+        f"write {at + 1} is {got}, the profile's {wanted}"
+    )
+
+
+def _shown(write: Write) -> str:
+    kind, ledger, entry, size, error = write
+    where = f"ledger {ledger}" + (f" entry {entry}" if entry is not None else "")
+    what = f", {size} bytes" if size is not None else ""
+    return f"{kind} ({where}{what}{', failed' if error is not None else ''})"
 
 
 def _callback_once(step: Step) -> str | None:
@@ -182,6 +212,17 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         BOTH,
         _model,
         ("callback", "recovered"),
+    ),
+    CursorInvariant(
+        "CURSOR-WRITES",
+        (
+            "each step writes what the profile writes: one entry, or chunks of `chunk_size` bytes then the "
+            "footer, last, at consecutive entries; and each metadata-store update"
+        ),
+        f"{PIP381} (`persistPositionToLedger`, `writeToBookKeeperLastChunk`); {MASTER}",
+        BOTH,
+        _writes,
+        ("chunk_write", "footer", "meta_update"),
     ),
     CursorInvariant(
         "CURSOR-CALLBACK-ONCE",

@@ -8,6 +8,7 @@ from ledgerspec.conformance._lockstep import Violation
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS, CursorMutant
 from ledgerspec.spec.cursor_state import PROFILES, CursorConfig, Step, claimed, init, op_from_dict, step
+from ledgerspec.spec.cursor_state._events import reported
 
 SEED = 1
 
@@ -22,8 +23,9 @@ def _replay(case: dict, adapter: CursorStateAdapter) -> str | None:
         before = model
         model, expected = step(before, op)
         result = adapter.apply(op)
+        made = reported(adapter)
         for inv in claimed(case["profile"]):
-            if inv.check(Step(before, model, op, result, expected)) is not None:
+            if inv.check(Step(before, model, op, result, expected, made)) is not None:
                 return inv.id
     return None
 

@@ -101,3 +101,44 @@ def test_bad_input_gets_the_same_error_from_both_engines(spark, groups, tmp_path
             messages.append(str(caught.value))
         assert messages[0] == messages[1], name
         assert f"{path}: row 2" in messages[0], messages[0]
+
+
+def spark_dataset(spark, trace: Path, directory: Path) -> Path:
+    """The trace's rows as a dataset directory written by Spark (part files, ``_SUCCESS``).
+
+    The header goes in ``_ledgerspec.json`` beside them (Spark cannot set Parquet metadata).
+    """
+    import pyarrow as pa
+    from ledgerspec.traces._sys_io import COLUMNS, SYSTEM_SCHEMA, read_system_trace
+
+    read = read_system_trace(str(trace))
+    table = pa.Table.from_pylist([{c: r.get(c) for c in COLUMNS} for r in read.rows], schema=SYSTEM_SCHEMA)
+    # a DataFrame made from local data keeps its row order across its partitions: part-00000 holds the first rows
+    spark.createDataFrame(table).write.parquet(str(directory))
+    (directory / "_ledgerspec.json").write_text(json.dumps(read.header.to_dict()))
+    return directory
+
+
+def test_parquet_files_and_spark_written_datasets_give_the_same_report(spark, groups, tmp_path):
+    """The executors read a Parquet trace (a file or a dataset directory) themselves.
+
+    The same report as the JSON lines the driver reads, on both engines, for a violating and a passing
+    group of each system.
+    """
+    chosen: dict[tuple[str, bool], list] = {}
+    for recordings in groups.values():
+        violating = any(r.expected()[0] for r in recordings)
+        chosen.setdefault((recordings[0].candidate.system, violating), recordings)
+    assert len(chosen) == 4
+    for number, recordings in enumerate(chosen.values()):
+        jsonl = together(recordings, tmp_path / f"c{number}.jsonl")
+        parquet = together(recordings, tmp_path / f"c{number}.parquet")
+        dataset = spark_dataset(spark, jsonl, tmp_path / f"c{number}-dataset")
+        assert len(list(dataset.glob("part-*"))) > 1
+        want = comparable(check_system(str(jsonl)))
+        del want["path"]
+        for path in (parquet, dataset):
+            for engine in ("local", "spark"):
+                got = comparable(check_system(str(path), engine=engine, spark=spark))
+                assert got.pop("path") == str(path)
+                assert got == want, (path, engine)

@@ -36,12 +36,36 @@ class Case:
     ops: tuple[CursorOp, ...]
     broken: Any
     """What a broken candidate answers to the last operation."""
+    writes: tuple[Any, ...] | None = None
+    """What a broken candidate reports it wrote in the last operation (None: the model's writes)."""
 
 
 # Persist 1 is acknowledged with (1,3) and (1,5) acked; the cursor's ledger is 100 (chunk 48: one entry).
 ACKNOWLEDGED = (Ack(ledger=1, entry=3), Ack(ledger=1, entry=5), Persist(value=0), Confirm(), Crash(keep=0), Recover())
 CASES = [
     Case("CURSOR-MODEL", "pip381", (Persist(value=0),), 2),
+    # pip381, chunk 11: persist 1 (26 bytes) is three chunks (11, 11, 4) at entries 0-2, then the footer
+    # (26 bytes of JSON) at entry 3; a candidate one chunk short, then one writing the footer early
+    Case(
+        "CURSOR-WRITES",
+        "pip381",
+        (Ack(ledger=1, entry=3), Persist(value=0)),
+        1,
+        (("chunk_write", 100, 0, 11, None), ("chunk_write", 100, 1, 11, None), ("footer", 100, 2, 26, None)),
+    ),
+    Case(
+        "CURSOR-WRITES",
+        "pip381",
+        (Ack(ledger=1, entry=3), Persist(value=0)),
+        1,
+        (
+            ("chunk_write", 100, 0, 11, None),
+            ("chunk_write", 100, 1, 11, None),
+            ("footer", 100, 2, 26, None),
+            ("chunk_write", 100, 3, 4, None),
+        ),
+    ),
+    Case("CURSOR-WRITES", "pulsar-master", (Persist(value=0), Confirm()), [[1, True]], ()),
     Case("CURSOR-CALLBACK-ONCE", "pulsar-master", (Persist(value=0), Confirm()), [[1, True], [1, True]]),
     Case("CURSOR-CALLBACK-ONCE", "pulsar-master", (Persist(value=0), Confirm()), [[7, True]]),
     Case(
@@ -57,17 +81,25 @@ CASES = [
 
 
 def _run(
-    profile: str, ops: tuple[CursorOp, ...], last: Any = None, config: CursorConfig | None = None
+    profile: str,
+    ops: tuple[CursorOp, ...],
+    last: Any = None,
+    config: CursorConfig | None = None,
+    writes: tuple[Any, ...] | None = None,
 ) -> dict[str, str]:
-    """Messages per invariant (every invariant, claimed or not) at the last step, answered ``last`` or as the model."""
+    """Messages per invariant (every invariant, claimed or not) at the last step, answered ``last`` or as the model.
+
+    Every step reports the model's writes, but the last one, which reports ``writes`` when given.
+    """
     model = init(profile, config)
     found: dict[str, str] = {}
     for i, op in enumerate(ops):
         before = model
         model, expected = step(before, op)
         result = last if last is not None and i == len(ops) - 1 else expected
+        made = writes if writes is not None and i == len(ops) - 1 else tuple(model.written)
         for inv in INVARIANTS:
-            message = inv.check(Step(before, model, op, result, expected))
+            message = inv.check(Step(before, model, op, result, expected, made))
             if message is not None:
                 found[inv.id] = message
     return found
@@ -75,8 +107,30 @@ def _run(
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.invariant}-{i}" for i, c in enumerate(CASES)])
 def test_invariant_flags_the_broken_answer_and_not_the_models(case: Case) -> None:
-    assert _run(case.profile, case.ops) == {}
-    assert case.invariant in _run(case.profile, case.ops, case.broken)
+    config = CursorConfig(chunk_size=11)
+    assert _run(case.profile, case.ops, config=config) == {}
+    assert case.invariant in _run(case.profile, case.ops, case.broken, config, case.writes)
+
+
+def test_the_writes_of_a_chunked_persist_and_of_a_ledger_switch() -> None:
+    """pip381 chunk 11: a persist's chunks then its footer, last; its confirmation switches the metadata
+    store to the new ledger. A footer early is named at the write where it is."""
+    model = init("pip381", CursorConfig(chunk_size=11))
+    model, _ = step(model, Ack(ledger=1, entry=3))
+    model, _ = step(model, Persist(value=0))
+    assert [(k, e, b) for k, _, e, b, _ in model.written] == [
+        ("chunk_write", 0, 11),
+        ("chunk_write", 1, 11),
+        ("chunk_write", 2, 4),
+        ("footer", 3, 26),
+    ]
+    early = (*model.written[:2], model.written[3], model.written[2])
+    found = _run("pip381", (Ack(ledger=1, entry=3), Persist(value=0)), 1, CursorConfig(chunk_size=11), early)
+    want = "write 3 is footer (ledger 100 entry 3, 26 bytes), the profile's chunk_write (ledger 100 entry 2, 4 bytes)"
+    assert want in found["CURSOR-WRITES"]
+    for _ in range(4):
+        model, _ = step(model, Confirm())
+    assert model.written == [("meta_update", 100, None, None, None)]
 
 
 def test_every_invariant_has_a_case_and_is_claimed_by_a_profile() -> None:

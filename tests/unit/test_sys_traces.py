@@ -15,6 +15,7 @@ from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import conform_txlog
 from ledgerspec.spec.cursor_state._events import KINDS as CURSOR_KINDS
+from ledgerspec.spec.cursor_state._events import WRITES
 from ledgerspec.spec.txlog._events import KINDS as TXLOG_KINDS
 from ledgerspec.traces._sys_check import check_system
 from ledgerspec.traces._sys_io import SYSTEMS
@@ -137,9 +138,41 @@ def test_bad_input_names_the_file_row_and_field(tmp_path, capsys):
     recover = [header, {"broker": "h0", "seq": 0, "time": 0, "kind": "recover"}]
     assert "row 0: field 'kind': 'recover' is not possible here" in _bad(tmp_path, capsys, recover)
     assert "field 'system': 'kafka'" in _bad(tmp_path, capsys, [{**header, "system": "kafka"}, *events])
+    unwritten = {**header, "events": [k for k in header["events"] if k not in WRITES]}
+    kept = [e for e in events if e["kind"] not in WRITES]
     assert "'chunk_write' is not among the kinds" in _bad(
-        tmp_path, capsys, [header, {**events[0], "kind": "chunk_write", "ledger": 3, "bytes": 10}, *events[1:]]
+        tmp_path, capsys, [unwritten, {**kept[0], "kind": "chunk_write", "ledger": 3, "bytes": 10}, *kept[1:]]
     )
+    ack = next(i for i, e in enumerate(events) if e["kind"] == "ack")
+    misplaced = [header, *events[: ack + 1], {**events[ack], "kind": "footer", "ledger": 100, "bytes": 9}]
+    misplaced[-1]["seq"] = events[-1]["seq"] + 1
+    assert f"row {ack + 1}: field 'kind': 'footer' cannot come after 'ack'" in _bad(tmp_path, capsys, misplaced)
+
+
+@pytest.mark.parametrize("mutant", ["pip381-footer-first", "pip381-chunk-short"])
+def test_a_cursor_writing_its_footer_early_or_a_chunk_short_is_flagged(tmp_path, capsys, mutant):
+    """The reference reports its writes (capability ``writes``): CURSOR-WRITES judges them."""
+    config = json.dumps({"chunk_size": 11, "max_entry_size": 1000})
+    trace = record(tmp_path, "cursor-state", f"mutant:{mutant}", "--config", config, "--events", "60")
+    assert set(WRITES) <= set(lines(trace)[0]["events"])
+    result = check_system(str(trace))
+    assert result.violations[0].invariant == "CURSOR-WRITES", result.violations[:1]
+    assert result.violations[0].event["kind"] in ("persist", "rollover", "write_ack")
+    good = record(tmp_path, "cursor-state", "reference-pip381", "--config", config, name="good.jsonl")
+    assert {r["kind"] for r in lines(good)[1:]} >= {"chunk_write", "footer", "meta_update"}
+    assert check_system(str(good)).verdict == "OK"
+    capsys.readouterr()
+
+
+def test_a_trace_without_the_writes_leaves_their_check_unknown(tmp_path, capsys):
+    """A recorder that cannot see the writes (an ``exec:`` adapter, a broker log without them)."""
+    trace = record(tmp_path, "cursor-state", "reference-pip381")
+    rows = lines(trace)
+    rows[0]["events"] = [k for k in rows[0]["events"] if k != "meta_update"]
+    rewrite(trace, [rows[0], *(r for r in rows[1:] if r["kind"] != "meta_update")])
+    assert main(["traces", "check", str(trace)]) == 3
+    out = capsys.readouterr().out
+    assert "CURSOR-WRITES: the trace records no 'meta_update' events" in out
 
 
 def test_txlog_time_must_follow_the_clock(tmp_path, capsys):
@@ -198,3 +231,55 @@ def test_a_flush_comes_right_before_its_entry_write(tmp_path, capsys):
     assert "wants its 'entry_write'" in _bad(tmp_path, capsys, without_write)
     ends = [header, *events[: flush + 1]]
     assert "the trace ends after 'flush', without its 'entry_write'" in _bad(tmp_path, capsys, ends)
+
+
+def _dataset(trace: Path, directory: Path, sidecar: bool) -> Path:
+    """A dataset directory of the trace's rows in two part files (as Spark and pyarrow write them)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(trace)
+    header = table.schema.metadata[b"ledgerspec"]
+    rows = table if not sidecar else table.replace_schema_metadata(None)
+    directory.mkdir()
+    pq.write_table(rows.slice(0, 40), directory / "part-00000.parquet")
+    pq.write_table(rows.slice(40), directory / "part-00001.parquet")
+    (directory / "_SUCCESS").write_text("")
+    if sidecar:
+        (directory / "_ledgerspec.json").write_bytes(header)
+    return directory
+
+
+@pytest.mark.parametrize("sidecar", [False, True], ids=["metadata", "sidecar"])
+def test_a_dataset_directory_is_checked_as_its_file(tmp_path, capsys, sidecar):
+    config = json.dumps({"chunk_size": 11, "max_entry_size": 1000})
+    trace = record(tmp_path, "cursor-state", "mutant:pip381-footer-first", "--config", config, name="t.parquet")
+    directory = _dataset(trace, tmp_path / "ds", sidecar)
+    whole, parts = check_system(str(trace)).to_dict(), check_system(str(directory)).to_dict()
+    for report in (whole, parts):
+        del report["path"], report["seconds"]
+    assert parts == whole
+    assert whole["verdict"] == "VIOLATION"
+    assert main(["traces", "check", str(directory)]) == 1
+    capsys.readouterr()
+
+
+def test_a_dataset_without_a_header_or_with_two_is_bad_input(tmp_path, capsys):
+    trace = record(tmp_path, "cursor-state", "reference-pulsar-master", name="t.parquet")
+    both = _dataset(trace, tmp_path / "both", sidecar=False)
+    (both / "_ledgerspec.json").write_text(json.dumps(lines(record(tmp_path, "cursor-state", "reference-pip381"))[0]))
+    assert main(["traces", "check", str(both)]) == 2
+    assert "a header in both _ledgerspec.json and the part files" in capsys.readouterr().err
+    none = _dataset(trace, tmp_path / "none", sidecar=True)
+    (none / "_ledgerspec.json").unlink()
+    assert main(["traces", "check", str(none)]) == 2  # the part files have the system columns: its error
+    assert "no header" in capsys.readouterr().err
+
+
+def test_budget_is_refused_for_a_system_trace_naming_the_option(tmp_path, capsys):
+    trace = record(tmp_path, "txlog-writer", "reference-pip160")
+    capsys.readouterr()
+    assert main(["traces", "check", str(trace), "--budget", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "--budget: " in err
+    assert "is a txlog-writer trace" in err
+    assert "Traceback" not in err
