@@ -39,6 +39,13 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="N",
         help="run each mutant under N seeds (seed, seed+1, ...): how many kill it, median and worst seconds to kill",
     )
+    parser.add_argument(
+        "--jobs",
+        type=COUNT,
+        default=1,
+        metavar="N",
+        help="run the searches in N processes (default 1); the output is in the same order as with 1",
+    )
     parser.add_argument("--mutant", action="append", metavar="NAME", help="run only these mutants (repeatable)")
     parser.add_argument("--json", metavar="FILE", help="write the kill matrix, with counterexamples, as JSON")
     parser.set_defaults(run=run_mutants)
@@ -66,7 +73,7 @@ def run_mutants(args: argparse.Namespace) -> int:
     def show(rate: Rate) -> None:
         print(line(rate, width), flush=True)
 
-    rates = kill_rates(mutants, settings=args.settings, seeds=seeds, on_rate=show)
+    rates = kill_rates(mutants, settings=args.settings, seeds=seeds, on_rate=show, jobs=args.jobs)
     print()
     print(summary(rates))
     if args.json:

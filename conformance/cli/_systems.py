@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._jobs import ordered_map
 from ledgerspec.conformance._lockstep import Candidate, Report
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
@@ -188,8 +189,12 @@ def run_mutants(args: argparse.Namespace) -> int:
     width = max(len(m.name) for m in mutants)
     print(f"{len(mutants)} {system.name} mutants (settings {args.settings}, seeds {seed}-{seeds[-1]})")
     print(f"{'mutant':<{width}}  {'killed':>7}  {'invariant':<28}  {'median s':>8}  {'worst s':>7}")
-    rows = [_rate(system, mutant, seeds, args.settings) for mutant in mutants]
-    for row in rows:
+    tasks = [(system.name, system.mutants.index(mutant), each, args.settings) for mutant in mutants for each in seeds]
+    outcomes = ordered_map(_search, tasks, args.jobs)
+    rows = []
+    for mutant in mutants:
+        row = _rate(mutant, [next(outcomes) for _ in seeds])
+        rows.append(row)
         median = "-" if row["median_seconds"] is None else f"{row['median_seconds']:.1f}"
         worst = "-" if row["worst_seconds"] is None else f"{row['worst_seconds']:.1f}"
         killed = f"{row['killed']}/{row['seeds']}"
@@ -203,13 +208,21 @@ def run_mutants(args: argparse.Namespace) -> int:
     return EXIT_OK if every == len(rows) else EXIT_FAIL
 
 
-def _rate(system: LockstepSystem, mutant: Any, seeds: range, settings_name: str) -> dict[str, Any]:
+def _search(task: tuple[str, int, int, str]) -> tuple[int, str | None, float]:
+    """One mutant under one seed (system, mutant index, seed, settings): the invariant that broke, the time.
+
+    Module level and by index, so that it runs in a worker process (``--jobs``).
+    """
+    name, index, seed, settings_name = task
+    system = SYSTEMS[name]
+    mutant = system.mutants[index]
+    start = time.perf_counter()
+    report = system.conform(mutant.adapter, mutant.profile, settings_name=settings_name, seed=seed)
+    return seed, report.violation.invariant if report.violation else None, time.perf_counter() - start
+
+
+def _rate(mutant: Any, kills: list[tuple[int, str | None, float]]) -> dict[str, Any]:
     """One mutant under each seed: how many kill it, by which invariants, how fast."""
-    kills: list[tuple[int, str | None, float]] = []
-    for each in seeds:
-        start = time.perf_counter()
-        report = system.conform(mutant.adapter, mutant.profile, settings_name=settings_name, seed=each)
-        kills.append((each, report.violation.invariant if report.violation else None, time.perf_counter() - start))
     times = [t for _, found, t in kills if found]
     return {
         "name": mutant.name,
