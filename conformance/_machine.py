@@ -235,13 +235,13 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         @rule(
             ledgers_used=st.lists(ledgers, min_size=1, max_size=3),
             size=sizes,
-            expected_reads=reads,
+            expected_reads=st.sampled_from([0, 0, 1, 2, 3]),
             until=st.sampled_from(["above", "above", "trigger", "trigger", "watermark", "max"]),
             off_by=st.sampled_from([0, 0, 1, -1]),
             then=st.sampled_from(["", "evict", "insert+evict", "insert+evict"]),
             more=st.integers(0, 2),
         )
-        def fill(  # noqa: PLR0913 - one draw per boundary the rule aims at
+        def fill(
             self, ledgers_used: list[int], size: int, expected_reads: int, until: str, off_by: int, then: str, more: int
         ) -> None:
             """Producers outrun eviction: tailing writes until the size is above the trigger, or one write to a mark.
@@ -253,7 +253,9 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             the size eviction right after landing on a mark, or after one more smallest write (legacy
             tests the trigger when an insert comes): where a ``>=`` for ``>`` at the mark shows. ``more``
             writes of ``size`` then arrive before the pass runs: the size when a pass was decided and the
-            size when it runs differ, and a pass computing its target from the wrong one shows.
+            size when it runs differ, and a pass computing its target from the wrong one shows. The writes
+            are mostly awaited by no reader (``expected_reads`` 0, producers ahead of every cursor): a
+            pass can evict only those in pip430, so only they show where it starts and stops.
             """
             config = self.config
             observed = self.history[-1].observation.size if self.history else 0

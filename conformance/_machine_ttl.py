@@ -59,8 +59,10 @@ def ttl_rules(run: Run) -> type:
             expiring: str,
             at: tuple[str, int],
         ) -> Any:
-            """A tailing write, a later write below the ledger's lowest cached entry (``below``) or after
-            it, perhaps a read of one of them (``touch``), and a TTL pass at the ``at`` cutoff of one.
+            """Two writes, perhaps a read of one, and a TTL pass at the ``at`` cutoff of one of them.
+
+            A tailing write, then a later one below the ledger's lowest cached entry (``below``) or
+            after it; ``touch`` reads the older or the newer one.
             """
             older = (ledger, self.tail[ledger])
             self.tail[ledger] += 1
