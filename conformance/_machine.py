@@ -247,8 +247,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             """Producers outrun eviction: tailing writes until the size is above the trigger, or one write to a mark.
 
             The marks are the trigger, the watermark and the maximum, or 1 byte either side (``off_by``):
-            where ``>`` and ``>=`` part ways. One write sized to land on the mark exactly (sizes must be
-            above 0, so a mark already passed is skipped), which keeps counterexamples short. Otherwise
+            where ``>`` and ``>=`` part ways. One write sized to land on the mark exactly (a mark already
+            passed: the size eviction runs first, as the executor would), which keeps counterexamples short. Otherwise
             round robin over the ledgers drawn; at most 16 writes (some may be refused). ``then`` runs
             the size eviction right after landing on a mark, or after one more smallest write (legacy
             tests the trigger when an insert comes): where a ``>=`` for ``>`` at the mark shows. ``more``
@@ -261,6 +261,9 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             observed = self.history[-1].observation.size if self.history else 0
             if until != "above":
                 marks = {"trigger": config.trigger_size, "watermark": config.watermark_size, "max": config.max_size}
+                if marks[until] + off_by <= observed and "evict_size" not in run.exclude:
+                    self.step(EvictSize(now=self.tick()))  # the executor runs: back below the mark first
+                    observed = self.history[-1].observation.size
                 drawn, size = size, marks[until] + off_by - observed
                 if size <= 0:
                     return
