@@ -142,14 +142,21 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
                 self.crash_and_recover(0, unreadable=False)
 
         @precondition(live)
-        @rule(ahead=st.integers(1, 3), value=st.integers(0, 3), keep=st.integers(0, 1))
-        def durable_then_crash(self, ahead: int, value: int, keep: int) -> None:
+        @rule(
+            ahead=st.integers(1, 3),
+            value=st.integers(0, 3),
+            keep=st.integers(0, 1),
+            torn=st.sampled_from([0, 0, 1, 2]),
+        )
+        def durable_then_crash(self, ahead: int, value: int, keep: int, torn: int) -> None:
             """The mark-delete position moves on, a persist is confirmed whole, then a crash and recovery.
 
             The plainest durability check, and the one where two sources of the state part ways: the
             metadata-store record was written when the cursor ledger was opened, the ledger's last
             entry after it. A recovery that takes any field from the older source rolls back what was
-            acknowledged. The ledger is opened first when there is none, as in ``fallback``.
+            acknowledged. With ``torn``, the next persist has that many of its adds confirmed before
+            the crash: the complete state is then below a torn tail, which recovery must step back
+            over. The ledger is opened first when there is none, as in ``fallback``.
             """
             for _ in range(2):
                 if self.model.open_ledger is not None or self.model.opening is not None:
@@ -160,6 +167,10 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             if len(later) >= ahead:
                 self.do(MarkDelete(ledger=later[ahead - 1][0], entry=later[ahead - 1][1]))
             self.persist_whole(value)
+            if torn and not self.model.outstanding:
+                self.do(Persist(value=value + 1))
+                for _ in range(min(torn, len(self.model.outstanding))):
+                    self.do(Confirm())
             self.crash_and_recover(keep, unreadable=False)
 
         def persist_whole(self, value: int) -> None:
