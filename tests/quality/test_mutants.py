@@ -25,18 +25,10 @@ from ledgerspec.spec.cache import PROFILES
 SETTINGS = "ci"
 SEED = 2
 MUTANTS = load_mutants()
-SEED_FOR = {
-    "legacy-trigger-inclusive": 8,
-    "legacy-ttl-walk-skips-unexpired": 4,
-    "pulsar-master-extend-ttl-ignored": 7,
-    "pulsar-master-trigger-inclusive": 1,
-    "pip430-ttl-stops-at-protected": 3,
-}
-"""Mutants that seed 2 misses since the search aims at boundaries and gained removal operations
-(issue 16), and a seed that kills each (their rates over seeds 1-20 at ci, after the search drew
-``extend_ttl`` off at the start of half the pulsar-master examples and ``fill`` could run the size
-eviction right on a mark: BENCHMARKS.md "Mutant power (issue 16)"). They are below the issue's goal of
-20/20 seeds.
+SEED_FOR: dict[str, int] = {}
+"""Mutants that seed 2 misses, and a seed that kills each. Empty since every mutant is killed on each of
+seeds 1-20 at ci (BENCHMARKS.md "Every mutant on 20 seeds"): the TTL-walk rule, ``fill`` landing on
+the trigger after the executor ran, ``track_reads`` off from the start in some examples.
 """
 
 
