@@ -25,10 +25,14 @@ AT = (("ttl", -1), ("ttl", 0), ("ttl", 0), ("ttl", 1), ("ttl", 1), ("ttl_max", 0
 """Where the pass lands after the chosen entry's timestamp: mostly at the ``ttl`` boundary."""
 
 
+WALK = "ttl_walk"
+"""The rule's name, what ``Run.exclude`` names to leave it out (the deviations search does)."""
+
+
 def ttl_rules(run: Run) -> type:
-    """A mixin with the TTL-walk rule (left out with ``evict_timestamp`` or ``insert`` excluded)."""
+    """A mixin with the TTL-walk rule (left out with it, ``evict_timestamp`` or ``insert`` excluded)."""
     preset = run.preset
-    wanted = not {"evict_timestamp", "insert"} & run.exclude
+    wanted = not {WALK, "evict_timestamp", "insert"} & run.exclude
     reads = st.sampled_from([0, 1, 2, None]) if run.profile == "pip430" else st.sampled_from([0, 1, 2])
 
     class TtlRules:
@@ -94,4 +98,4 @@ def ttl_rules(run: Run) -> type:
     return TtlRules
 
 
-__all__ = ["AT", "ttl_rules"]
+__all__ = ["AT", "WALK", "ttl_rules"]
