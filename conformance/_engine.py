@@ -32,6 +32,7 @@ from ledgerspec.spec import SpecError
 from ledgerspec.spec.cache import (
     CATALOGUE,
     INVARIANTS,
+    EvictBefore,
     Get,
     GetRange,
     Insert,
@@ -298,10 +299,12 @@ def minimize(run: Run, invariant: str, history: list[Step], config: Any) -> tupl
 
 
 def _shift(ops: list[Op]) -> list[Op]:
+    """The clock moved back to start at 1, an explicit cutoff with it (else it lands after its ``now``)."""
     if not ops:
         return ops
     shift = ops[0].now - 1
-    return [dataclasses.replace(op, now=op.now - shift) for op in ops]
+    moved = [dataclasses.replace(op, now=op.now - shift) for op in ops]
+    return [dataclasses.replace(op, cutoff=op.cutoff - shift) if isinstance(op, EvictBefore) else op for op in moved]
 
 
 def _delete_runs(run: Run, invariant: str, best: Any, config: Any) -> Any:

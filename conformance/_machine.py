@@ -20,6 +20,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multipl
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
 from ledgerspec.conformance._machine_settings import settings_rules
+from ledgerspec.conformance._machine_ttl import ttl_rules
 from ledgerspec.conformance._presets import Preset
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec.cache import (
@@ -136,7 +137,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
 
     layer = [ledger_rules(ledgers, sizes, switch=can("configure") and run.profile != "legacy")]
     mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
-    mixins.append(settings_rules(run))
+    mixins += [settings_rules(run), ttl_rules(run)]
 
     class LockstepMachine(*mixins, RuleBasedStateMachine):  # type: ignore[misc]  # the layer's rule, if claimed
         """Drives the candidate and checks every step."""
@@ -234,28 +235,36 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         @rule(
             ledgers_used=st.lists(ledgers, min_size=1, max_size=3),
             size=sizes,
-            expected_reads=reads,
-            until=st.sampled_from(["above", "above", "trigger", "watermark", "max"]),
+            expected_reads=st.sampled_from([0, 0, 1, 2, 3]),
+            until=st.sampled_from(["above", "above", "trigger", "trigger", "watermark", "max"]),
             off_by=st.sampled_from([0, 0, 1, -1]),
-            then=st.sampled_from(["", "", "evict", "insert+evict"]),
+            then=st.sampled_from(["", "evict", "insert+evict", "insert+evict"]),
+            more=st.integers(0, 2),
         )
         def fill(
-            self, ledgers_used: list[int], size: int, expected_reads: int, until: str, off_by: int, then: str
+            self, ledgers_used: list[int], size: int, expected_reads: int, until: str, off_by: int, then: str, more: int
         ) -> None:
             """Producers outrun eviction: tailing writes until the size is above the trigger, or one write to a mark.
 
             The marks are the trigger, the watermark and the maximum, or 1 byte either side (``off_by``):
-            where ``>`` and ``>=`` part ways. One write sized to land on the mark exactly (sizes must be
-            above 0, so a mark already passed is skipped), which keeps counterexamples short. Otherwise
+            where ``>`` and ``>=`` part ways. One write sized to land on the mark exactly (a mark already
+            passed: the size eviction runs first, as the executor would), which keeps counterexamples short. Otherwise
             round robin over the ledgers drawn; at most 16 writes (some may be refused). ``then`` runs
             the size eviction right after landing on a mark, or after one more smallest write (legacy
-            tests the trigger when an insert comes): where a ``>=`` for ``>`` at the mark shows.
+            tests the trigger when an insert comes): where a ``>=`` for ``>`` at the mark shows. ``more``
+            writes of ``size`` then arrive before the pass runs: the size when a pass was decided and the
+            size when it runs differ, and a pass computing its target from the wrong one shows. The writes
+            are mostly awaited by no reader (``expected_reads`` 0, producers ahead of every cursor): a
+            pass can evict only those in pip430, so only they show where it starts and stops.
             """
             config = self.config
             observed = self.history[-1].observation.size if self.history else 0
             if until != "above":
                 marks = {"trigger": config.trigger_size, "watermark": config.watermark_size, "max": config.max_size}
-                size = marks[until] + off_by - observed
+                if marks[until] + off_by <= observed and "evict_size" not in run.exclude:
+                    self.step(EvictSize(now=self.tick()))  # the executor runs: back below the mark first
+                    observed = self.history[-1].observation.size
+                drawn, size = size, marks[until] + off_by - observed
                 if size <= 0:
                     return
             for attempt in range(16 if until == "above" else 1):
@@ -268,6 +277,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             if until != "above" and then and "evict_size" not in run.exclude:
                 if then == "insert+evict":
                     self.tailing_insert(ledgers_used[0], min(preset.sizes))
+                    for _ in range(more):
+                        self.tailing_insert(ledgers_used[-1], drawn)
                 self.step(EvictSize(now=self.tick()))
 
         # --- reads --------------------------------------------------------------------------------

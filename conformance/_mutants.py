@@ -20,6 +20,7 @@ from typing import Any
 
 from ledgerspec.conformance._engine import Report, Row, conform
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._jobs import ordered_map
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import PROFILES
@@ -207,13 +208,21 @@ def kill_rates(
     seeds: Sequence[int] = (0,),
     on_kill: Callable[[Kill], None] | None = None,
     on_rate: Callable[[Rate], None] | None = None,
+    jobs: int = 1,
 ) -> list[Rate]:
-    """Run every mutant under each seed in turn; ``on_kill`` sees each run, ``on_rate`` each mutant done."""
+    """Run every mutant under each seed; ``on_kill`` sees each run, ``on_rate`` each mutant done.
+
+    ``jobs`` processes run the searches side by side; the callbacks and the result keep mutant and
+    seed order.
+    """
+    mutants, seeds = list(mutants), list(seeds)
+    tasks = [(mutant, settings, seed) for mutant in mutants for seed in seeds]
+    outcomes = ordered_map(_run_task, tasks, jobs)
     rates = []
     for mutant in mutants:
         kills = []
-        for seed in seeds:
-            kill = run_mutant(mutant, settings=settings, seed=seed)
+        for _ in seeds:
+            kill = next(outcomes)
             if on_kill is not None:
                 on_kill(kill)
             kills.append(kill)
@@ -222,6 +231,12 @@ def kill_rates(
             on_rate(rate)
         rates.append(rate)
     return rates
+
+
+def _run_task(task: tuple[Mutant, str, int]) -> Kill:
+    """One search of the matrix, in a worker process (module level, so that it pickles)."""
+    mutant, settings, seed = task
+    return run_mutant(mutant, settings=settings, seed=seed)
 
 
 def header(width: int) -> str:

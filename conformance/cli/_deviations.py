@@ -10,6 +10,7 @@ from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
 from ledgerspec.conformance._machine import TARGETED
 from ledgerspec.conformance._machine_ledger import LAYER
+from ledgerspec.conformance._machine_ttl import WALK
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import SEED, check_outputs
@@ -44,7 +45,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(run=run_deviations)
 
 
-UNNEEDED = frozenset(op.kind for op in TARGETED) | {LAYER}
+UNNEEDED = frozenset(op.kind for op in TARGETED) | {LAYER, WALK}
 """Removals with a target of their own and the managed-ledger layer: no deviation of DEVIATIONS.md needs
 them, so the search leaves them out and finds the recorded counterexamples as it did before they existed."""
 

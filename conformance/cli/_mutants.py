@@ -42,6 +42,13 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="N",
         help="run each mutant under N seeds (seed, seed+1, ...): how many kill it, median and worst seconds to kill",
     )
+    parser.add_argument(
+        "--jobs",
+        type=COUNT,
+        default=1,
+        metavar="N",
+        help="run the searches in N processes (default 1); the output is in the same order as with 1",
+    )
     parser.add_argument("--mutant", action="append", metavar="NAME", help="run only these mutants (repeatable)")
     parser.add_argument("--json", metavar="FILE", help="write the kill matrix, with counterexamples, as JSON")
     add_output_options(parser)
@@ -89,7 +96,7 @@ def run_mutants(args: argparse.Namespace) -> int:
                 out.verdict(f"{'KILLED' if rate.killed == rate.seeds else 'SURVIVED'}: {rate.mutant.name} "
                             f"{rate.killed}/{rate.seeds}")
 
-        rates = kill_rates(mutants, settings=args.settings, seeds=seeds, on_kill=step, on_rate=show)
+        rates = kill_rates(mutants, settings=args.settings, seeds=seeds, on_kill=step, on_rate=show, jobs=args.jobs)
     out.show(table)
     out.text()
     out.text(summary(rates))

@@ -18,6 +18,7 @@ from typing import Any
 
 from ledgerspec.conformance import _lockstep_views as lockstep_views
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._jobs import ordered_map
 from ledgerspec.conformance._lockstep import Candidate, Report
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._term import Out
@@ -291,18 +292,21 @@ def run_mutants(args: argparse.Namespace) -> int:
     out.text(f"{'mutant':<{width}}  {'killed':>7}  {'invariant':<28}  {'median s':>8}  {'worst s':>7}")
     rows = []
     cells = []
+    tasks = [(system.name, system.mutants.index(mutant), each, args.settings) for mutant in mutants for each in seeds]
+    outcomes = ordered_map(_search, tasks, args.jobs)
     with out.progress(f"{system.name} mutants x seeds", total=len(mutants) * len(seeds)) as advance:
         for mutant in mutants:
-            row = _rate(system, mutant, seeds, args.settings, advance)
+            kills = []
+            for _ in seeds:
+                kills.append(next(outcomes))
+                advance(note=f"{mutant.name}: {'killed' if kills[-1][1] else 'survived'}")
+            row = _rate(mutant, kills)
             rows.append(row)
-            median = "-" if row["median_seconds"] is None else f"{row['median_seconds']:.1f}"
-            worst = "-" if row["worst_seconds"] is None else f"{row['worst_seconds']:.1f}"
-            killed = f"{row['killed']}/{row['seeds']}"
-            invariant = ", ".join(row["invariants"]) or "-"
-            cells.append([row["name"], row["profile"], killed, invariant, median, worst])
-            out.text(f"{row['name']:<{width}}  {killed:>7}  {invariant:<28}  {median:>8}  {worst:>7}")
+            name, profile, killed, invariant, median, worst = _cells(row)
+            cells.append([name, profile, killed, invariant, median, worst])
+            out.text(f"{name:<{width}}  {killed:>7}  {invariant:<28}  {median:>8}  {worst:>7}")
             if out.mode == "quiet":
-                out.verdict(f"{'KILLED' if row['killed'] == row['seeds'] else 'SURVIVED'}: {row['name']} {killed}")
+                out.verdict(f"{'KILLED' if row['killed'] == row['seeds'] else 'SURVIVED'}: {name} {killed}")
     every = sum(r["killed"] == r["seeds"] for r in rows)
     if out.rich:
         from ledgerspec.conformance._term import simple_table  # noqa: PLC0415 - only on a terminal
@@ -324,17 +328,29 @@ def run_mutants(args: argparse.Namespace) -> int:
     return EXIT_OK if every == len(rows) else EXIT_FAIL
 
 
-def _rate(
-    system: LockstepSystem, mutant: Any, seeds: range, settings_name: str, advance: Callable[..., None] | None = None
-) -> dict[str, Any]:
-    """One mutant under each seed: how many kill it, by which invariants, how fast (``advance`` after each seed)."""
-    kills: list[tuple[int, str | None, float]] = []
-    for each in seeds:
-        start = time.perf_counter()
-        report = system.conform(mutant.adapter, mutant.profile, settings_name=settings_name, seed=each)
-        kills.append((each, report.violation.invariant if report.violation else None, time.perf_counter() - start))
-        if advance is not None:
-            advance(note=f"{mutant.name}: {'killed' if report.violation else 'survived'}")
+def _cells(row: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
+    """A matrix row as printed: name, profile, killed/seeds, invariants, median and worst seconds."""
+    median = "-" if row["median_seconds"] is None else f"{row['median_seconds']:.1f}"
+    worst = "-" if row["worst_seconds"] is None else f"{row['worst_seconds']:.1f}"
+    invariant = ", ".join(row["invariants"]) or "-"
+    return row["name"], row["profile"], f"{row['killed']}/{row['seeds']}", invariant, median, worst
+
+
+def _search(task: tuple[str, int, int, str]) -> tuple[int, str | None, float]:
+    """One mutant under one seed (system, mutant index, seed, settings): the invariant that broke, the time.
+
+    Module level and by index, so that it runs in a worker process (``--jobs``).
+    """
+    name, index, seed, settings_name = task
+    system = SYSTEMS[name]
+    mutant = system.mutants[index]
+    start = time.perf_counter()
+    report = system.conform(mutant.adapter, mutant.profile, settings_name=settings_name, seed=seed)
+    return seed, report.violation.invariant if report.violation else None, time.perf_counter() - start
+
+
+def _rate(mutant: Any, kills: list[tuple[int, str | None, float]]) -> dict[str, Any]:
+    """One mutant under each seed: how many kill it, by which invariants, how fast."""
     times = [t for _, found, t in kills if found]
     return {
         "name": mutant.name,

@@ -62,8 +62,10 @@ def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:
     )
 
 
-LEDGERS = st.sampled_from([1, 2])
-ENTRIES = st.integers(0, 5)
+POSITIONS = [(ledger, entry) for ledger in (1, 2) for entry in range(6)]
+"""The positions acknowledged, in order: two data ledgers of six entries."""
+LEDGERS = st.sampled_from(sorted({ledger for ledger, _ in POSITIONS}))
+ENTRIES = st.integers(0, max(entry for _, entry in POSITIONS))
 
 
 def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
@@ -150,6 +152,46 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             self.do(FailAdd())
             if crash:
                 self.crash_and_recover(0, unreadable=False)
+
+        @precondition(live)
+        @rule(
+            ahead=st.integers(1, 3),
+            value=st.integers(0, 3),
+            keep=st.integers(0, 1),
+            torn=st.sampled_from([0, 0, 1, 2]),
+        )
+        def durable_then_crash(self, ahead: int, value: int, keep: int, torn: int) -> None:
+            """The mark-delete position moves on, a persist is confirmed whole, then a crash and recovery.
+
+            The plainest durability check, and the one where two sources of the state part ways: the
+            metadata-store record was written when the cursor ledger was opened, the ledger's last
+            entry after it. A recovery that takes any field from the older source rolls back what was
+            acknowledged. With ``torn``, the next persist has that many of its adds confirmed before
+            the crash: the complete state is then below a torn tail, which recovery must step back
+            over. The ledger is opened first when there is none, as in ``fallback``.
+            """
+            for _ in range(2):
+                if self.model.open_ledger is not None or self.model.opening is not None:
+                    break
+                self.persist_whole(value)
+            mark = self.model.memory.mark_delete if self.model.memory is not None else (0, -1)
+            later = [position for position in POSITIONS if position > mark]
+            if len(later) >= ahead:
+                self.do(MarkDelete(ledger=later[ahead - 1][0], entry=later[ahead - 1][1]))
+            self.persist_whole(value)
+            if torn and not self.model.outstanding:
+                self.do(Persist(value=value + 1))
+                for _ in range(min(torn, len(self.model.outstanding))):
+                    self.do(Confirm())
+            self.crash_and_recover(keep, unreadable=False)
+
+        def persist_whole(self, value: int) -> None:
+            """A persist and every outstanding add confirmed (a bounded number: a failed ledger may keep some)."""
+            self.do(Persist(value=value))
+            for _ in range(16):
+                if not self.model.outstanding:
+                    break
+                self.do(Confirm())
 
         @precondition(live)
         @rule(

@@ -202,6 +202,7 @@ NUMBERS = [
     (["matrix"], "--seed", ["-2"]),
     (["mutants"], "--seeds", ["0", "-1", "1.5", "many"]),
     (["mutants"], "--seed", ["-1"]),
+    (["mutants"], "--jobs", ["0", "-2", "two"]),
     (["deviations"], "--seed", ["-1"]),
     (["bench"], "--operations", ["0"]),
     (["run"], "--seed", ["-1"]),
