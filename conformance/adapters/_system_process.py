@@ -9,9 +9,11 @@ differ, and those stay in each system's ``_process``, ``_schemas`` and ``process
 
 from __future__ import annotations
 
+import json
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, ClassVar, Protocol
 
 from ledgerspec.conformance._errors import AdapterFault
@@ -147,6 +149,18 @@ class Reference(Protocol):
 
     def start(self, config: Any) -> None: ...
     def apply(self, op: Any) -> Any: ...
+
+
+def render(schema: dict[str, Any]) -> str:
+    """A schema file's text, as committed under conformance/protocol/<system>/v1/."""
+    return json.dumps(schema, indent=2) + "\n"
+
+
+def write_schemas(schemas: dict[str, dict[str, Any]], directory: Path) -> None:
+    """Regenerate a system's schema files (``python -m ledgerspec.conformance.<system>._schemas``)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, schema in schemas.items():
+        (directory / name).write_text(render(schema), encoding="utf-8")
 
 
 def answer(

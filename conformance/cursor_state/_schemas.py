@@ -7,10 +7,9 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
-from ledgerspec.conformance.adapters._system_process import system_schemas
+from ledgerspec.conformance.adapters._system_process import system_schemas, write_schemas
 from ledgerspec.spec.cursor_state import CAPABILITIES, OPERATIONS, PROFILES, CursorConfig
 
 INT = {"type": "integer"}
@@ -79,13 +78,7 @@ def schemas() -> dict[str, dict[str, Any]]:
     )
 
 
-def render(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, indent=2) + "\n"
-
-
 if __name__ == "__main__":
     from ledgerspec.conformance.cursor_state._process import SCHEMA_DIR
 
-    SCHEMA_DIR.mkdir(parents=True, exist_ok=True)
-    for name, schema in schemas().items():
-        (SCHEMA_DIR / name).write_text(render(schema), encoding="utf-8")
+    write_schemas(schemas(), SCHEMA_DIR)

@@ -7,11 +7,10 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance.adapters._system_process import system_schemas
+from ledgerspec.conformance.adapters._system_process import system_schemas, write_schemas
 from ledgerspec.spec.txlog import CAPABILITIES, OPERATIONS, PROFILES, TRIGGERS, WriterConfig
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "txlog-writer" / "v1"
@@ -95,11 +94,5 @@ def schemas() -> dict[str, dict[str, Any]]:
     )
 
 
-def render(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, indent=2) + "\n"
-
-
 if __name__ == "__main__":
-    SCHEMA_DIR.mkdir(parents=True, exist_ok=True)
-    for name, schema in schemas().items():
-        (SCHEMA_DIR / name).write_text(render(schema), encoding="utf-8")
+    write_schemas(schemas(), SCHEMA_DIR)

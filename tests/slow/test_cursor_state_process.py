@@ -7,9 +7,10 @@ import sys
 import textwrap
 
 import pytest
+from ledgerspec.conformance.adapters._system_process import render
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.cursor_state._process import SCHEMA_DIR
-from ledgerspec.conformance.cursor_state._schemas import render, schemas
+from ledgerspec.conformance.cursor_state._schemas import schemas
 
 REFERENCE = f"{sys.executable} -m ledgerspec.conformance.cursor_state.process_reference"
 

@@ -6,8 +6,9 @@ import io
 import json
 
 import pytest
+from ledgerspec.conformance.adapters._system_process import render
 from ledgerspec.conformance.txlog._process import SCHEMA_DIR, result_problem
-from ledgerspec.conformance.txlog._schemas import render, schemas
+from ledgerspec.conformance.txlog._schemas import schemas
 from ledgerspec.conformance.txlog.process_reference import serve
 from ledgerspec.spec.txlog import Add, Metrics
 
