@@ -133,13 +133,19 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
                 self.do(Confirm())
 
         @precondition(lambda self: self.live() and can("fail_add"))
-        @rule(value=st.integers(0, 3), crash=st.booleans())
-        def fallback(self, value: int, crash: bool) -> None:
+        @rule(
+            value=st.integers(0, 3), crash=st.booleans(), acks=st.lists(st.tuples(LEDGERS, ENTRIES), max_size=3)
+        )
+        def fallback(self, value: int, crash: bool, acks: list[tuple[int, int]]) -> None:
             """A persist on an open cursor ledger whose write fails: the state goes to the metadata store.
 
             The cursor ledger is opened first when there is none (a persist confirmed whole), since the
             fallback happens only from state Open; then perhaps a crash, so that recovery reads the record.
+            Acks first, often past holes: a record must carry the whole state (ranges, not only the
+            mark-delete position), which shows only when the state has more than its mark-delete.
             """
+            for ledger, entry in acks:
+                self.do(Ack(ledger=ledger, entry=entry))
             for _ in range(2):
                 if self.model.open_ledger is not None or self.model.opening is not None:
                     break
