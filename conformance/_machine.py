@@ -321,18 +321,18 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         @precondition(lambda _self: can("cursors"))
         @rule(target=cursors, ledger=ledgers, entry=entries, beside=st.booleans(), pick=st.integers(0, 7))
         def cursor_add(self, ledger: int, entry: int, beside: bool, pick: int) -> Any:
-            """A consumer connects: an active cursor at a read position.
-
-            Half of the time (``beside``) at the position of a cursor already there, so cursors share a
-            position: where "at the same position or before" and "before" part ways.
-            """
-            if beside and self.cursor_positions:
+            """A consumer connects at a read position; half of the time (``beside``) at a cursor's, then counted:
+            where "at the same position or before" and "before" part ways (``cursor_count`` alone loses its
+            share of steps to every rule added)."""
+            if beside := beside and bool(self.cursor_positions):
                 ledger, name = sorted(self.cursor_positions)[pick % len(self.cursor_positions)]
                 entry = self.cursor_positions[ledger, name]
             self.serial += 1
             name = f"c{self.serial}"
             self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=name, entry=entry))
             self.cursor_positions[ledger, name] = entry
+            if beside:
+                self.step(CursorCount(now=self.tick(), ledger=ledger, cursor=name))
             return (ledger, name)
 
         @precondition(lambda _self: can("cursors"))
