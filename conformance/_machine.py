@@ -443,9 +443,9 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             return multiple(*dispatched)
 
         def being_read(self, pick: int) -> tuple[int, int] | None:
-            """The cached position with the most open copies, else a cached position, else None."""
+            """The position with the most open copies (cached ones first: a gone entry's meets no removal), else a cached one."""
             cached = [(e.ledger, e.entry) for e in self.history[-1].observation.entries] if self.history else []
-            if held := [at for at in self.held.values() if at in cached]:  # a gone entry's copy meets no removal
+            if held := [at for at in self.held.values() if at in cached] or list(self.held.values()):
                 per_position = Counter(held)
                 most = max(per_position.values())
                 crowded = sorted(position for position, count in per_position.items() if count == most)
