@@ -443,7 +443,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             return multiple(*dispatched)
 
         def being_read(self, pick: int) -> tuple[int, int] | None:
-            """The position with the most open copies (cached ones first: a gone entry's meets no removal), else a cached one."""
+            """The position with the most open copies (still cached ones first), else a cached position."""
             cached = [(e.ledger, e.entry) for e in self.history[-1].observation.entries] if self.history else []
             if held := [at for at in self.held.values() if at in cached] or list(self.held.values()):
                 per_position = Counter(held)
