@@ -321,18 +321,19 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         @precondition(lambda _self: can("cursors"))
         @rule(target=cursors, ledger=ledgers, entry=entries, beside=st.booleans(), pick=st.integers(0, 7))
         def cursor_add(self, ledger: int, entry: int, beside: bool, pick: int) -> Any:
-            """A consumer connects: an active cursor at a read position.
+            """A consumer connects; half of the time (``beside``) at a cursor's position, and counted there.
 
-            Half of the time (``beside``) at the position of a cursor already there, so cursors share a
-            position: where "at the same position or before" and "before" part ways.
+            ``cursor_count`` alone lost its share of steps to every rule added.
             """
-            if beside and self.cursor_positions:
+            if beside := beside and bool(self.cursor_positions):
                 ledger, name = sorted(self.cursor_positions)[pick % len(self.cursor_positions)]
                 entry = self.cursor_positions[ledger, name]
             self.serial += 1
             name = f"c{self.serial}"
             self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=name, entry=entry))
             self.cursor_positions[ledger, name] = entry
+            if beside:
+                self.step(CursorCount(now=self.tick(), ledger=ledger, cursor=name))
             return (ledger, name)
 
         @precondition(lambda _self: can("cursors"))
@@ -442,13 +443,13 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             return multiple(*dispatched)
 
         def being_read(self, pick: int) -> tuple[int, int] | None:
-            """The position with the most open copies, else a cached position, else None."""
-            if self.held:
-                per_position = Counter(self.held.values())
+            """The position with the most open copies (still cached ones first), else a cached position."""
+            cached = [(e.ledger, e.entry) for e in self.history[-1].observation.entries] if self.history else []
+            if held := [at for at in self.held.values() if at in cached] or list(self.held.values()):
+                per_position = Counter(held)
                 most = max(per_position.values())
                 crowded = sorted(position for position, count in per_position.items() if count == most)
                 return crowded[pick % len(crowded)]
-            cached = [(e.ledger, e.entry) for e in self.history[-1].observation.entries] if self.history else []
             return cached[pick % len(cached)] if cached else None
 
         # --- removals with a target of their own (capabilities evict_bytes, evict_before, remove_range) --

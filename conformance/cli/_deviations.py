@@ -10,7 +10,6 @@ from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
 from ledgerspec.conformance._machine import TARGETED
 from ledgerspec.conformance._machine_ledger import LAYER
-from ledgerspec.conformance._machine_ttl import WALK
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import SEED, check_outputs
@@ -38,16 +37,18 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--output", default="DEVIATIONS.md", help="where to write the report")
     parser.add_argument("--cases-dir", default=CASES_DIR, help="where to save the cases")
     parser.add_argument("--settings", choices=list(SETTINGS), default="ci")
-    parser.add_argument("--seed", type=SEED, default=9)
+    parser.add_argument("--seed", type=SEED, default=11)
     parser.add_argument(
         "--real", action="store_true", help="judge the real-code targets and write only their section (Maven)"
     )
     parser.set_defaults(run=run_deviations)
 
 
-UNNEEDED = frozenset(op.kind for op in TARGETED) | {LAYER, WALK}
+UNNEEDED = frozenset(op.kind for op in TARGETED) | {LAYER}
 """Removals with a target of their own and the managed-ledger layer: no deviation of DEVIATIONS.md needs
-them, so the search leaves them out and finds the recorded counterexamples as it did before they existed."""
+them, so the search leaves them out and finds the recorded counterexamples as it did before they existed.
+The TTL-walk rule stays in: it builds L2's shape (a newer entry below an older one, a pass between their
+expiries), which the other rules rarely do (L2 on 8 of seeds 0-11 with it, 7 of seeds 1-20 without)."""
 
 
 def find(finding: Finding, *, settings: str, seed: int) -> Case | None:

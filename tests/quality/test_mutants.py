@@ -27,15 +27,13 @@ SEED = 2
 MUTANTS = load_mutants()
 SEED_FOR = {
     "legacy-size-from-current-size": 1,
-    "pulsar-master-same-position-counted-once": 1,
 }
 """Mutants that seed 2 misses or kills with more than 8 steps, and a seed that kills each within them.
 
-After the search changes of issue 16 item 5 (BENCHMARKS.md "Every mutant on 20 seeds"): the eight
-mutants then below the goal are killed on each of seeds 1-20 at ci, but at seed 2
-``legacy-size-from-current-size`` needs 12 steps (its landing follows a size eviction) and
-``pulsar-master-same-position-counted-once`` survives (the new rule takes a share of the steps the
-cursor rules had): it is below the goal of 20/20 seeds again.
+After the search changes of issue 16 item 5 (BENCHMARKS.md "Every mutant on 20 seeds"): at seed 2
+``legacy-size-from-current-size`` needs 12 steps (its landing follows a size eviction; 4 at seed 1).
+``pulsar-master-same-position-counted-once``, pinned to seed 1 while it survived seed 2, is killed at
+seed 2 in 3 steps since a cursor added beside another is counted right there.
 """
 
 
