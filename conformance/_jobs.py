@@ -9,6 +9,7 @@ table and the JSON are those of a run in one process. Workers are forked where t
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
@@ -22,13 +23,15 @@ def ordered_map(function: Callable[[Task], Result], tasks: Iterable[Task], jobs:
 
     ``function`` must be a module-level function and the tasks and results picklable.
     """
+    work = list(tasks)
+    jobs = min(jobs, len(work), os.cpu_count() or 1)  # more processes than tasks or cores only cost
     if jobs <= 1:
-        yield from map(function, tasks)
+        yield from map(function, work)
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        yield from pool.map(function, tasks)
+        yield from pool.map(function, work)
 
 
 __all__ = ["ordered_map"]

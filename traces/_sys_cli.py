@@ -36,8 +36,13 @@ def _case(system: str, path: str) -> tuple[Any, list[Any], str | None]:
         raise InputError(f"--case {path}: cannot read a JSON case: {error}") from None
     if isinstance(data, dict) and isinstance(data.get("counterexample"), dict):
         data = data["counterexample"]
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
         raise InputError(f"--case {path}: want an object with 'config' and 'steps' (a conform counterexample)")
+    if not isinstance(data.get("config", {}), dict):
+        raise InputError(f"--case {path}: field 'config': want an object, got {data['config']!r}")
+    for number, step in enumerate(data["steps"], 1):
+        if not isinstance(step, dict):
+            raise InputError(f"--case {path}: step {number}: want an operation object, got {step!r}")
     if data.get("system", system) != system:
         raise InputError(f"--case {path}: field 'system': {data.get('system')!r}, but --system is {system}")
     op_from_dict = cursor_state.op_from_dict if system == "cursor-state" else txlog.op_from_dict

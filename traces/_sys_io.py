@@ -177,7 +177,7 @@ def _header(data: Any, where: str) -> SystemHeader:
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
         raise TraceInputError(f"{where}: not a {FORMAT} version {VERSION} trace")
     name = data.get("system")
-    if name not in SYSTEMS:
+    if not isinstance(name, str) or name not in SYSTEMS:
         raise TraceInputError(f"{where}: field 'system': {name!r}; known: cache, {', '.join(SYSTEMS)}")
     system = SYSTEMS[name]
     if data.get("profile") not in system.profiles:

@@ -66,10 +66,17 @@ def _chosen(args: argparse.Namespace, source: str) -> list[Mutant]:
     return mutants
 
 
+def _lockstep_mutants(args: argparse.Namespace) -> int:
+    """Another system's matrix: its own mutants (``--path`` is the cache's: refused, never ignored)."""
+    if args.path:
+        raise InputError(f"--path {args.path}: the {args.system} system runs its own mutants only (cache only)")
+    return _systems.run_mutants(args)
+
+
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant once its seeds are run, then the summary; exit 1 if any survived a seed."""
     if args.system in _systems.SYSTEMS:
-        return _systems.run_mutants(args)
+        return _lockstep_mutants(args)
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
     source = args.path or "ledgerspec.conformance.mutants"

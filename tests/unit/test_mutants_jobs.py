@@ -48,3 +48,12 @@ def test_two_jobs_give_the_output_of_one(argv, tmp_path, capsys):
         outputs[jobs] = (names, _timeless(json.loads(out.read_text())))
     assert outputs["1"] == outputs["2"]
     assert outputs["2"][0] == [name for name in argv if name.startswith(("pip", "segmented"))]
+
+
+def test_more_jobs_than_tasks_or_cores_run_no_more_processes_than_useful():
+    assert list(ordered_map(_slow_square, range(3), jobs=100_000)) == [0, 1, 4]
+
+
+def test_another_systems_matrix_refuses_the_caches_path_option(capsys):
+    assert main(["mutants", "--system", "txlog-writer", "--path", "nowhere.py"]) == 2
+    assert "--path nowhere.py" in capsys.readouterr().err

@@ -283,3 +283,30 @@ def test_budget_is_refused_for_a_system_trace_naming_the_option(tmp_path, capsys
     assert "--budget: " in err
     assert "is a txlog-writer trace" in err
     assert "Traceback" not in err
+
+
+def test_a_header_naming_no_system_by_string_is_bad_input_and_later_files_still_get_their_verdict(tmp_path, capsys):
+    good = record(tmp_path, "txlog-writer", "reference-pulsar-master", "--histories", "1", "--events", "20")
+    rows = lines(good)
+    bad = rewrite(tmp_path / "bad.jsonl", [{**rows[0], "system": ["cursor-state"]}, *rows[1:]])
+    assert main(["traces", "check", str(bad), str(good)]) == 2
+    out, err = capsys.readouterr()
+    assert "field 'system': ['cursor-state']" in err
+    assert re.search(r"OK.*t\.jsonl", out), out
+
+
+@pytest.mark.parametrize(
+    ("case", "named"),
+    [
+        ({"steps": [1]}, "step 1: want an operation object"),
+        ({"steps": []}, "want an object with 'config' and 'steps'"),
+        ({"config": [1], "steps": [{"op": "persist", "value": 0}]}, "field 'config': want an object"),
+    ],
+)
+def test_a_bad_case_file_is_named_not_an_internal_error(tmp_path, capsys, case, named):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    argv = ["traces", "record", "--system", "cursor-state", "--adapter", "reference-pulsar-master", "--case", str(path)]
+    assert main([*argv, "--out", str(tmp_path / "t.jsonl")]) == 2
+    assert named in capsys.readouterr().err
+    assert not (tmp_path / "t.jsonl").exists()
