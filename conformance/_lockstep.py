@@ -85,6 +85,8 @@ class LockstepRun:
     examples: int = 0
     steps: int = 0
     checked: set[str] = field(default_factory=set)
+    unreported: set[str] = field(default_factory=set)
+    """Invariants left out because the candidate does not report what they read (``System.reads``)."""
     on_example: Callable[[int, int], None] | None = None
     """Told (examples, steps) as each example starts: a progress bar's feed."""
 
@@ -92,11 +94,9 @@ class LockstepRun:
         """The invariants to check; given the candidate, not those reading what it does not report."""
         reported = self.system.reported(candidate) if candidate is not None else {}
         silent = {name for name, value in reported.items() if value is None}
-        return [
-            inv
-            for inv in self.system.claimed(self.profile)
-            if (not self.invariants or inv.id in self.invariants) and self.system.reads.get(inv.id) not in silent
-        ]
+        wanted = [inv for inv in self.system.claimed(self.profile) if not self.invariants or inv.id in self.invariants]
+        self.unreported |= {inv.id for inv in wanted if self.system.reads.get(inv.id) in silent}
+        return [inv for inv in wanted if inv.id not in self.unreported]
 
 
 class Lockstep(RuleBasedStateMachine):
@@ -161,6 +161,8 @@ class Report:
     checked: list[str] = field(default_factory=list)
     unclaimed: list[str] = field(default_factory=list)
     """Capabilities the candidate did not claim: what they cover was not sent or not compared, so a PASS says so."""
+    unreported: list[str] = field(default_factory=list)
+    """Invariants not checked because the candidate does not report what they read (a process's writes)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -184,8 +186,15 @@ class Report:
     def statuses(self) -> dict[str, str]:
         """Each invariant of the run: ``violated``, ``held`` or ``not checked (no step reached it)``."""
         broken = self.violation.invariant if self.violation is not None else None
+        unreported = "not checked (the adapter does not report what it reads)"
         return {
-            inv: "violated" if inv == broken else "held" if inv in self.checked else "not checked (no step reached it)"
+            inv: "violated"
+            if inv == broken
+            else "held"
+            if inv in self.checked
+            else unreported
+            if inv in self.unreported
+            else "not checked (no step reached it)"
             for inv in self.invariants
         }
 
@@ -298,4 +307,5 @@ def search(
     except AdapterFault as fault:
         report.fault = str(fault)
     report.examples, report.steps, report.checked = run.examples, run.steps, sorted(run.checked)
+    report.unreported = sorted(run.unreported)
     return report

@@ -196,7 +196,8 @@ def _protocol_lines() -> list[str]:
             "(a periodic rollover's write completes no callback the protocol can number; no release compresses the "
             "cursor ledger), so they are never sent. A persist from NoLedger is two adds in these releases "
             "(createNewMetadataLedger writes `lastMarkDeleteEntry`, switches the pointer, then flushes the pending "
-            "persists): one spec `Confirm` confirms both. C3 needs a graceful close, which the protocol has not."
+            "persists): one spec `Confirm` confirms both. C3 needs a graceful close, which the protocol has not. "
+            "`CURSOR-WRITES` is not checked: process protocol v1 carries no writes (the report says so)."
         ),
         "",
         (

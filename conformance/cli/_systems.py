@@ -238,6 +238,7 @@ def _report_json(report: Report, adapter: str) -> dict[str, Any]:
             for inv in report.invariants
         },
         "not_claimed": report.unclaimed,
+        "not_reported": report.unreported,
         "counterexample": report.case(),
     }
 

@@ -217,8 +217,11 @@ def judge_real_cursors(out: Callable[[str], None], *, settings: str, seed: int, 
         problem = surprise(verdict, report, strict=strict)
         ok &= problem is None
         explained = f"  ({', '.join(verdict.findings)})" if verdict.findings else ""
+        said = "as declared" if problem is None else "NOT AS DECLARED: " + problem
+        if problem is None and report.verdict.value != verdict.verdict:
+            said = f"declared {verdict.verdict}, not reached at this seed (pinned: seed {SEED}, settings {SETTINGS})"
         out(
             f"   {verdict.adapter:<20} {verdict.invariant:<30} {report.verdict.value:<5} {report.steps:>6} steps"
-            f"{explained}  {'as declared' if problem is None else 'NOT AS DECLARED: ' + problem}"
+            f"{explained}  {said}"
         )
     return ok

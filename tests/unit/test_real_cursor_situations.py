@@ -107,3 +107,19 @@ def test_each_pinned_counterexample_reaches_its_finding_and_passes_on_the_refere
         assert situations(case.config, list(case.steps)) == {case.finding}
         run = LockstepRun(CURSOR_STATE, lambda: CursorStateAdapter("pulsar-master"), "pulsar-master")
         assert replay(run, case.config, case.steps) is None
+
+
+def test_a_declared_fail_not_reached_at_another_seed_is_said_so_not_called_as_declared(monkeypatch):
+    """`ledgerspec run` searches at the user's seed (not strict): a declared FAIL showing as PASS is no
+    surprise, but its line must not claim the declared verdict was seen."""
+    from ledgerspec.conformance._lockstep import Report
+    from ledgerspec.conformance.cursor_state import _real
+
+    declared = next(v for v in CURSOR_VERDICTS if v.verdict == "FAIL")
+    monkeypatch.setattr(_real, "CURSOR_VERDICTS", (declared,))
+    monkeypatch.setattr(_real, "search", lambda *_a, **_k: Report("cursor-state", "pulsar-master", 7, "quick", []))
+    lines: list[str] = []
+    assert _real.judge_real_cursors(lines.append, settings="quick", seed=7, strict=False)
+    assert "declared FAIL, not reached at this seed" in lines[0]
+    assert "as declared" not in lines[0]
+    assert not _real.judge_real_cursors(lines.append, settings="quick", seed=7, strict=True)
