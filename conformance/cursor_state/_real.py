@@ -172,6 +172,8 @@ def surprise(verdict: CursorVerdict, report: Report, *, strict: bool = True) -> 
         found = f": {report.violation}" if report.violation else ""
         return f"{report.verdict.value}, declared {verdict.verdict}{found}"
     if report.violation is None:
+        if verdict.verdict == "PASS" and verdict.invariant not in report.checked:
+            return f"PASS, but no step gave {verdict.invariant} anything to judge (no recovery reached)"
         return None
     reached = situations(report.violation.config, report.violation.steps)
     if not reached & set(verdict.findings):

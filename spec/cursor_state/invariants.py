@@ -43,6 +43,8 @@ class CursorInvariant:
     trace_events: tuple[str, ...] = ()
     """The output event kinds (``_events.py``) its check reads: a trace that does not record one of
     them cannot decide it (UNKNOWN, naming the kind)."""
+    judges: Callable[[Step], bool] | None = None
+    """The steps its check has something to judge on (None: every step); "held" needs at least one."""
 
 
 def state_from_dict(data: object) -> AckState:
@@ -55,6 +57,14 @@ def state_from_dict(data: object) -> AckState:
         tuple((tuple(p), frozenset(s)) for p, s in data["batch"]),
         tuple(sorted(data["properties"].items())),
     )
+
+
+def _a_recovery(step: Step) -> bool:
+    return isinstance(step.op, Recover)
+
+
+def _a_recovered_state(step: Step) -> bool:
+    return isinstance(_recovered(step), AckState) and not step.before.lost
 
 
 def _recovered(step: Step) -> AckState | str | None:
@@ -223,6 +233,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         BOTH,
         _writes,
         ("chunk_write", "footer", "meta_update"),
+        judges=lambda step: step.writes is not None,
     ),
     CursorInvariant(
         "CURSOR-CALLBACK-ONCE",
@@ -242,6 +253,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         ("pulsar-master",),
         _recover_acknowledged,
         ("recovered",),
+        judges=_a_recovery,
     ),
     CursorInvariant(
         "CURSOR-NO-ACK-LOSS",
@@ -250,6 +262,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         ("pulsar-master",),
         _no_ack_loss,
         ("recovered",),
+        judges=_a_recovered_state,
     ),
     CursorInvariant(
         "CURSOR-MARK-DELETE-MONOTONE",
@@ -258,6 +271,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         ("pulsar-master",),
         _mark_delete_monotone,
         ("recovered",),
+        judges=_a_recovered_state,
     ),
     CursorInvariant(
         "CURSOR-NO-PHANTOM-ACK",
@@ -266,6 +280,7 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
         ("pulsar-master",),
         _no_phantom_ack,
         ("recovered",),
+        judges=lambda step: isinstance(_recovered(step), AckState),
     ),
 )
 

@@ -47,6 +47,8 @@ class WriterInvariant:
     trace_events: tuple[str, ...] = ()
     """The output event kinds (``_events.py``) its check reads: a trace that does not record one of
     them cannot decide it (UNKNOWN, naming the kind)."""
+    judges: Callable[[Step], bool] | None = None
+    """The steps its check has something to judge on (None: every step); "held" needs at least one."""
 
 
 def _events(step: Step) -> list[list[Any]]:
@@ -219,6 +221,7 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         BOTH,
         _batch_positions,
         ("callback",),
+        judges=lambda step: isinstance(step.op, Complete) and bool(step.before.outstanding),
     ),
     WriterInvariant(
         "TXLOG-LIMITS",
@@ -228,6 +231,7 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         BOTH,
         _limits,
         ("flush", "entry_write"),
+        judges=lambda step: any(event[0] == "write" for event in _events(step)),
     ),
     WriterInvariant(
         "TXLOG-DELAY",
@@ -236,6 +240,7 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         BOTH,
         _delay,
         ("entry_write",),
+        judges=lambda step: isinstance(step.op, Tick | Add),
     ),
     WriterInvariant(
         "TXLOG-FAILURE-FANOUT",
@@ -244,6 +249,7 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         BOTH,
         _failure_fanout,
         ("callback",),
+        judges=lambda step: isinstance(step.op, Fail) and bool(step.before.outstanding),
     ),
     WriterInvariant(
         "TXLOG-CLOSE",
@@ -252,9 +258,16 @@ INVARIANTS: tuple[WriterInvariant, ...] = (
         BOTH,
         _close,
         ("callback",),
+        judges=lambda step: isinstance(step.op, Add | Close) and (step.before.closed or isinstance(step.op, Close)),
     ),
     WriterInvariant(
-        "TXLOG-METRICS", "the metrics equal the flushes that happened", MASTER, BOTH, _metrics, ("metrics",)
+        "TXLOG-METRICS",
+        "the metrics equal the flushes that happened",
+        MASTER,
+        BOTH,
+        _metrics,
+        ("metrics",),
+        judges=lambda step: isinstance(step.op, Metrics) and isinstance(step.result, dict),
     ),
 )
 

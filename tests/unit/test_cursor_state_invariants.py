@@ -314,3 +314,27 @@ def test_a_mark_delete_past_the_highest_over_acknowledged_entries_is_no_phantom(
     too_far = {**moved_on, "mark_delete": [1, 3]}
     found = _run("pulsar-master", KEPT_BY_THE_RELEASE, too_far, config=CAPPED)
     assert "mark-delete (1, 3) (highest ever (1, 1))" in found["CURSOR-NO-PHANTOM-ACK"]
+
+
+def test_held_means_judged_on_some_step_not_merely_never_contradicted():
+    """An invariant counts as checked only on a step its check judges: the recovery invariants only once
+    a recovery happened (else a PASS would say "held" of what no step tested)."""
+    from ledgerspec.conformance._lockstep import LockstepRun
+    from ledgerspec.conformance.cursor_state import CursorStateAdapter
+    from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, make_cursor_machine
+
+    run = LockstepRun(CURSOR_STATE, lambda: CursorStateAdapter("pulsar-master"), "pulsar-master")
+    machine = make_cursor_machine(run)()
+    machine.start(CursorConfig())
+    for op in (Ack(ledger=1, entry=1), Persist(value=0), Confirm()):
+        machine.do(op)
+    recovery = {
+        "CURSOR-RECOVER-ACKNOWLEDGED",
+        "CURSOR-NO-ACK-LOSS",
+        "CURSOR-MARK-DELETE-MONOTONE",
+        "CURSOR-NO-PHANTOM-ACK",
+    }
+    assert run.checked == {"CURSOR-MODEL", "CURSOR-CALLBACK-ONCE", "CURSOR-WRITES"}
+    machine.do(Crash(keep=0))
+    machine.do(Recover())
+    assert recovery <= run.checked

@@ -123,3 +123,15 @@ def test_a_declared_fail_not_reached_at_another_seed_is_said_so_not_called_as_de
     assert "declared FAIL, not reached at this seed" in lines[0]
     assert "as declared" not in lines[0]
     assert not _real.judge_real_cursors(lines.append, settings="quick", seed=7, strict=True)
+
+
+def test_a_declared_pass_no_step_judged_is_a_surprise():
+    """A PASS whose invariant had nothing to judge (no recovery) proves nothing: not as declared."""
+    from ledgerspec.conformance._lockstep import Report
+    from ledgerspec.conformance.cursor_state._real import surprise
+
+    declared = next(v for v in CURSOR_VERDICTS if v.verdict == "PASS")
+    vacuous = Report("cursor-state", "pulsar-master", 1, "quick", [declared.invariant])
+    assert "no step gave" in (surprise(declared, vacuous) or "")
+    vacuous.checked = [declared.invariant]
+    assert surprise(declared, vacuous) is None
