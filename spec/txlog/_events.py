@@ -55,7 +55,10 @@ _KINDS = (
         OUTPUT,
         ("entry", "records"),
         ("bytes",),
-        "the flush's entry handed to the managed ledger: its number (0, 1, ...), its records in order, their bytes",
+        (
+            "the flush's entry handed to the managed ledger: its number (0, 1, ...), its records in order; "
+            "`bytes`, their sizes summed, informational (not judged)"
+        ),
     ),
     EventKind(
         "callback",
