@@ -211,11 +211,18 @@ def situations(config: CursorConfig, steps: list[CursorOp]) -> set[str]:
     return reached
 
 
-def judge_real_cursors(out: Callable[[str], None], *, settings: str, seed: int, strict: bool = True) -> bool:
-    """Run every pinned search; print a line each; True if every one is as declared (see :func:`surprise`)."""
+def judge_real_cursors(
+    out: Callable[[str], None], *, settings: str, seed: int, strict: bool = True, pinned: bool = False
+) -> bool:
+    """Run every pinned search; print a line each; True if every one is as declared (see :func:`surprise`).
+
+    ``pinned``: CI's searches at the pinned settings and seed (:func:`ci_search`; ``settings`` and
+    ``seed`` unused), what ``ledgerspec run`` judges: at other seeds the searches meet violations the
+    findings' situations do not all recognise yet (issue 17).
+    """
     ok = True
     for verdict in CURSOR_VERDICTS:
-        report = search(verdict, settings=settings, seed=seed)
+        report = ci_search(verdict) if pinned else search(verdict, settings=settings, seed=seed)
         problem = surprise(verdict, report, strict=strict)
         ok &= problem is None
         explained = f"  ({', '.join(verdict.findings)})" if verdict.findings else ""
