@@ -135,3 +135,18 @@ def test_a_declared_pass_no_step_judged_is_a_surprise():
     assert "no step gave" in (surprise(declared, vacuous) or "")
     vacuous.checked = [declared.invariant]
     assert surprise(declared, vacuous) is None
+
+
+def test_run_judges_by_cis_pinned_searches(monkeypatch):
+    """`ledgerspec run` (pinned=True) runs CI's searches, never a search at its own seed."""
+    from ledgerspec.conformance._lockstep import Report
+    from ledgerspec.conformance.cursor_state import _real
+
+    declared = next(v for v in CURSOR_VERDICTS if v.verdict == "PASS")
+    judged = Report("cursor-state", "pulsar-master", 1, "quick", [declared.invariant], checked=[declared.invariant])
+    monkeypatch.setattr(_real, "CURSOR_VERDICTS", (declared,))
+    monkeypatch.setattr(_real, "ci_search", lambda _verdict: judged)
+    monkeypatch.setattr(_real, "search", lambda *_a, **_k: (_ for _ in ()).throw(AssertionError("not pinned")))
+    lines: list[str] = []
+    assert _real.judge_real_cursors(lines.append, settings="quick", seed=430, pinned=True)
+    assert "as declared" in lines[0]
