@@ -14,8 +14,8 @@ from typing import Any
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
 from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance._term import row_reason
 from ledgerspec.conformance._timeline import steps
-from ledgerspec.conformance._verdict import Status
 
 COLOURS = {"pass": "#3a9a3a", "ok": "#3a9a3a", "fail": "#c03030", "violation": "#c03030", "error": "#9030a0"}
 """Bar colours per status; anything else (not checked) is grey."""
@@ -36,13 +36,7 @@ def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> 
     rows = []
     timed = any(row.seconds for row in report.rows)
     for row in report.rows:
-        why = row.detail
-        if row.status == Status.FAIL and row.case is not None:
-            why = f"counterexample of {len(row.case.steps)} steps (below)"
-        elif row.status == Status.PASS:
-            why = "held on every example"
-        elif row.status == Status.NOT_CLAIMED and not why:
-            why = f"profile {report.profile} does not claim it"
+        why = row_reason(report, row)
         # A row's seconds are those of its own search, when it had one (a batch of invariants shares one):
         # a column of blanks only when no invariant was searched alone.
         seconds = [round(row.seconds, 2) if row.seconds else ""] if timed else []

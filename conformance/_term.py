@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._engine import Report
+from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import SHOWN, clip
 from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status
@@ -199,6 +199,17 @@ def styled(status: str) -> str:
     return f"[{style}]{status}[/]" if style else status
 
 
+def row_reason(report: Report, row: Row) -> str:
+    """What a conformance report's row says beside its verdict (the terminal's table and the HTML page)."""
+    if row.status == Status.FAIL and row.case is not None:
+        return f"counterexample of {len(row.case.steps)} steps (below)"
+    if row.status == Status.PASS:
+        return "held on every example"
+    if row.status == Status.NOT_CLAIMED and not row.detail:
+        return f"profile {report.profile} does not claim it"
+    return row.detail
+
+
 def report_table(report: Report) -> Any:
     """A conformance report as a rich table: every invariant, its verdict, why, and its time."""
     from rich.table import Table  # noqa: PLC0415
@@ -218,15 +229,8 @@ def report_table(report: Report) -> Any:
         table.add_column("s", justify="right")
     table.add_column("why / what")
     for row in report.rows:
-        note = row.detail
-        if row.status == Status.FAIL and row.case is not None:
-            note = f"counterexample of {len(row.case.steps)} steps (below)"
-        elif row.status == Status.PASS:
-            note = "held on every example"
-        elif row.status == Status.NOT_CLAIMED and not note:
-            note = f"profile {report.profile} does not claim it"
         seconds = [f"{row.seconds:.1f}" if row.seconds else ""] if timed else []
-        table.add_row(row.invariant, styled(_held(row.status)), *seconds, escape(note))
+        table.add_row(row.invariant, styled(_held(row.status)), *seconds, escape(row_reason(report, row)))
     if report.fault:
         fault = escape(clip(report.fault.splitlines()[0], SHOWN))
         table.add_row("ADAPTER FAULT", styled("error"), *([""] if timed else []), fault)
