@@ -194,9 +194,9 @@ def _protocol_lines() -> list[str]:
             '(`CursorHarness`, conformance/adapters/real/README.md, "Cursor state"), claiming `pulsar-master` and the '
             "capabilities `ack_index`, `fail_add`, `fail_meta` and `unreadable`; `rollover` and `zlib` are not claimed "
             "(a periodic rollover's write completes no callback the protocol can number; no release compresses the "
-            "cursor ledger), so they are never sent. A persist from NoLedger is two adds in these releases "
-            "(createNewMetadataLedger writes `lastMarkDeleteEntry`, switches the pointer, then flushes the pending "
-            "persists): one spec `Confirm` confirms both. C3 needs a graceful close, which the protocol has not. "
+            "cursor ledger), so they are never sent. A persist from NoLedger is two adds, in these releases as in "
+            "the spec (C7): createNewMetadataLedger writes `lastMarkDeleteEntry`, switches the pointer, then flushes "
+            "the pending persists; each add is one `Confirm`. C3 needs a graceful close, which the protocol has not. "
             "`CURSOR-WRITES` is not checked: process protocol v1 carries no writes (the report says so)."
         ),
         "",

@@ -91,6 +91,7 @@ CURSOR_CASES: tuple[CursorCase, ...] = (
             Ack(ledger=1, entry=5),
             Persist(value=0),
             Confirm(),
+            Confirm(),
             Crash(keep=0),
             Recover(),
         ),
@@ -102,6 +103,7 @@ CURSOR_CASES: tuple[CursorCase, ...] = (
         (
             Ack(ledger=1, entry=3),
             Persist(value=0),
+            Confirm(),
             Confirm(),
             Crash(keep=0),
             Recover(),

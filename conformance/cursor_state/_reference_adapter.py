@@ -52,11 +52,12 @@ class _LoggedMetadataStore(MetadataStore):
 
 
 def as_result(state: Snapshot) -> dict[str, object]:
-    """A recovered state in the spec's form (``AckState.to_dict``)."""
+    """A recovered state in the spec's form (``AckState.to_dict``): the batch sets after the mark-delete position."""
+    batch = sorted((p, s) for p, s in state.unacked_indexes.items() if p > state.mark_delete)
     return {
         "mark_delete": list(state.mark_delete),
         "acked": sorted([ledger, entry] for ledger, entries in state.acked.items() for entry in entries),
-        "batch": [[list(p), sorted(s)] for p, s in sorted(state.unacked_indexes.items())],
+        "batch": [[list(p), sorted(s)] for p, s in batch],
         "properties": dict(sorted(state.properties.items())),
     }
 

@@ -10,7 +10,7 @@ from typing import Any
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.reference.cursor_state import ReferenceCursor
 from ledgerspec.reference.cursor_state._bookkeeper import Ledger, ReadError
-from ledgerspec.reference.cursor_state._cursor import Callback
+from ledgerspec.reference.cursor_state._cursor import Callback, Entry
 from ledgerspec.reference.cursor_state._position_info import (
     CorruptEntryError,
     Position,
@@ -26,9 +26,9 @@ from ledgerspec.reference.cursor_state._position_info import (
 class FooterFirst(ReferenceCursor):
     """The footer is appended before the last chunk, so a footer can be durable without its chunks."""
 
-    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+    def _write_state(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
         if self.profile != "pip381":
-            return super()._to_ledger(ledger, state, done)
+            return super()._write_state(ledger, state, done)
         parts = split(pack(write(state, self.caps), self.config.compression), self.config.chunk_size)
         if len(parts) > 2:
             parts[-1], parts[-2] = parts[-2], parts[-1]
@@ -41,10 +41,10 @@ class FooterFirst(ReferenceCursor):
 class ChunkShort(ReferenceCursor):
     """The chunk loop stops one chunk short: the last chunk is never appended, the footer still counts it."""
 
-    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+    def _write_state(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
         parts = split(pack(write(state, self.caps), self.config.compression), self.config.chunk_size)
         if self.profile != "pip381" or len(parts) == 1:
-            return super()._to_ledger(ledger, state, done)
+            return super()._write_state(ledger, state, done)
         for part in parts[:-2]:
             self.bk.add(ledger, part, lambda _ok: None)
         self.bk.add(ledger, parts[-1], done)
@@ -54,10 +54,10 @@ class ChunkShort(ReferenceCursor):
 class CallbackOnFirstChunk(ReferenceCursor):
     """The persist completes when its first chunk is confirmed, not when the footer is."""
 
-    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+    def _write_state(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
         parts = split(pack(write(state, self.caps), self.config.compression), self.config.chunk_size)
         if self.profile != "pip381" or len(parts) == 1:
-            return super()._to_ledger(ledger, state, done)
+            return super()._write_state(ledger, state, done)
         self.bk.add(ledger, parts[0], done)
         for part in parts[1:]:
             self.bk.add(ledger, part, lambda _ok: None)
@@ -101,7 +101,7 @@ class PointerNotSwitched(ReferenceCursor):
     old ledger (deleted, or stale).
     """
 
-    def _point_to(self, ledger: Ledger, state: Snapshot) -> bool:  # noqa: ARG002 - the bug: nothing is written
+    def _point_to(self, ledger: Ledger) -> bool:  # noqa: ARG002 - the bug: nothing is written, whatever the ledger
         return True
 
 
@@ -124,15 +124,19 @@ class BitsCapIncluding(ReferenceCursor):
 class MetastoreWithoutRanges(ReferenceCursor):
     """The metadata-store fallback writes the mark-delete position and properties only."""
 
-    def _metastore_record(self, state: Snapshot) -> bytes:
-        return super()._metastore_record(Snapshot(state.mark_delete, {}, state.unacked_indexes, state.properties))
+    def _metastore_record(self, entry: Entry) -> bytes:
+        held, self.acked = self.acked, {}
+        try:
+            return super()._metastore_record(entry)
+        finally:
+            self.acked = held
 
 
 class CallbackTwice(ReferenceCursor):
     """A failed ledger write calls the callback, then falls back and calls it again."""
 
-    def _after_ledger_write(self, state: Snapshot, callback: Callback) -> Callback:
-        fallback = super()._after_ledger_write(state, callback)
+    def _after_ledger_write(self, entry: Entry, callback: Callback) -> Callback:
+        fallback = super()._after_ledger_write(entry, callback)
 
         def done(ok: bool) -> None:
             if not ok:
@@ -145,10 +149,10 @@ class CallbackTwice(ReferenceCursor):
 class BatchBitsInverted(ReferenceCursor):
     """Batch-index sets written with bit = acknowledged (the field's name), not bit = still unacknowledged."""
 
-    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+    def _write_state(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
         every = set(range(self.config.batch_size))
         flipped = {p: every - s for p, s in state.unacked_indexes.items()}
-        super()._to_ledger(ledger, Snapshot(state.mark_delete, state.acked, flipped, state.properties), done)
+        super()._write_state(ledger, Snapshot(state.mark_delete, state.acked, flipped, state.properties), done)
 
 
 class RecoverRollsBack(ReferenceCursor):
@@ -165,7 +169,9 @@ class MarkDeleteStopsAtPosition(ReferenceCursor):
     """A mark-delete stops at the position given, leaving the acknowledged run right after it (the old spec's C6)."""
 
     def mark_delete_to(self, position: Position) -> None:
-        self._forget_at_most(position)
+        if position > self.mark_delete:
+            self._forget_at_most(position)
+            self._marked({})
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ from ledgerspec.reference.cursor_state._position_info import (
 )
 
 Callback = Callable[[bool], None]
+Entry = tuple[Position, dict[str, int]]
+"""A mark-delete entry (``MarkDeleteEntry``): the position and properties a write carries."""
 METASTORE_RANGES_BYTES = 1024 * 1024 - 10 * 1024
 """``buildIndividualDeletedMessageRanges(forMetastore=true)`` stops past this many bytes of ranges."""
 
@@ -64,7 +66,7 @@ class ReferenceCursor:
         self.caps = Caps(pip381 or config.long_array, config.max_ranges, plus_one=pip381, count_before=pip381)
         self.state = State.NO_LEDGER
         self.ledger: Ledger | None = None
-        self.pending: list[Callback] = []
+        self.pending: list[tuple[Callback, Entry]] = []
         """``pendingMarkDeleteOps`` while a new cursor ledger is being created."""
         self._load(read(meta.record))
 
@@ -75,6 +77,8 @@ class ReferenceCursor:
         self.acked = copy.deepcopy(state.acked)
         self.unacked_indexes = copy.deepcopy(state.unacked_indexes)
         self.properties = dict(state.properties)
+        self.last_entry: Entry = (state.mark_delete, dict(state.properties))
+        """``lastMarkDeleteEntry``: what the first write to a new cursor ledger carries."""
 
     def snapshot(self) -> Snapshot:
         """The state now (a copy: later acknowledgements leave it alone)."""
@@ -86,20 +90,38 @@ class ReferenceCursor:
         return position <= self.mark_delete or position[1] in self.acked.get(position[0], ())
 
     def delete(self, position: Position) -> None:
-        """``asyncDelete``; a run starting right after the mark-delete position advances it."""
-        if self._is_acked(position):
-            return
-        self.acked.setdefault(position[0], set()).add(position[1])
+        """``asyncDelete``; a run starting right after the mark-delete position advances it.
+
+        The position's batch set goes, even when the position was deleted already (``internalIsMessageDeleted``).
+        """
         self.unacked_indexes.pop(position, None)
-        self._move_on()
+        if not self._is_acked(position):
+            self.acked.setdefault(position[0], set()).add(position[1])
+            self._move_on()
+            self._marked(None)
+        elif self.acked:
+            self._marked(None)
 
     def delete_index(self, position: Position, index: int) -> None:
         if self._is_acked(position):
+            self.delete(position)
             return
         left = self.unacked_indexes.setdefault(position, set(range(self.config.batch_size)))
         left.discard(index)
         if not left:
             self.delete(position)
+        elif self.acked:
+            self._marked(None)
+
+    def _marked(self, properties: dict[str, int] | None) -> None:
+        """``updateLastMarkDeleteEntryToLatest`` (acknowledgements are rate-limited here: they do not persist).
+
+        ``asyncDelete`` passes no properties (None): the last waiting persist's, or the cursor's, are kept; it
+        touches nothing when no acknowledged range is left to look at.
+        """
+        if properties is None:
+            properties = dict(self.pending[-1][1][1]) if self.pending else self.last_entry[1]
+        self.last_entry = (self.mark_delete, properties)
 
     def mark_delete_to(self, position: Position) -> None:
         """``setAcknowledgedPosition``: forward to ``position``, then on over the acknowledged run right after it.
@@ -107,8 +129,11 @@ class ReferenceCursor:
         managed-ledger 4.0.8/4.2.4 ``ManagedCursorImpl.setAcknowledgedPosition`` walks ``rangeContaining`` the next
         entry while it is acknowledged, so no acknowledged entry is ever left right after the mark-delete position.
         """
+        if position <= self.mark_delete:
+            return
         self._forget_at_most(position)
         self._move_on()
+        self._marked({})  # ``markDelete(position)`` passes an empty map
 
     def _move_on(self) -> None:
         """A run starting right after the mark-delete position advances it (within its ledger)."""
@@ -118,7 +143,10 @@ class ReferenceCursor:
         self._forget_at_most((ledger, entry))
 
     def _forget_at_most(self, position: Position) -> None:
-        """The mark-delete position moves forward; ``removeAtMost`` forgets what is at or before it."""
+        """The mark-delete position moves forward; ``removeAtMost`` forgets the ranges at or before it.
+
+        The batch sets it covers stay until a persist of it completes (:meth:`_persisted`).
+        """
         if position <= self.mark_delete:
             return
         self.mark_delete = position
@@ -126,31 +154,49 @@ class ReferenceCursor:
             self.acked[ledger] = {e for e in self.acked[ledger] if (ledger, e) > position}
             if not self.acked[ledger]:
                 del self.acked[ledger]
-        self.unacked_indexes = {p: s for p, s in self.unacked_indexes.items() if p > position}
+
+    def _persisted(self, entry: Entry) -> None:
+        """A persist completed: forget the batch sets at or before its mark-delete position.
+
+        managed-ledger 4.2.4 ``MarkDeleteEntry.alignAcknowledgeStatusAfterPersisted`` (4.0.8: the persist
+        callback of ``internalMarkDelete``); until then every write carries them.
+        """
+        self.unacked_indexes = {p: s for p, s in self.unacked_indexes.items() if p > entry[0]}
 
     # --- persisting ---------------------------------------------------------------------------------
 
     def persist(self, value: int, callback: Callback) -> None:
-        """``internalMarkDelete`` with properties {"p": value}."""
+        """``internalMarkDelete`` with properties {"p": value}; with no open ledger it waits for a new one."""
         self.properties = {"p": value}
+        entry = (self.mark_delete, dict(self.properties))
         if self.state is State.OPEN:
             assert self.ledger is not None
-            state = self.snapshot()
-            self._to_ledger(self.ledger, state, self._after_ledger_write(state, callback))
-        elif self.state is State.SWITCHING:
-            self.pending.append(callback)
-        else:
-            self._new_ledger([callback])
+            self.last_entry = entry
+            self._to_ledger(self.ledger, entry, self._after_ledger_write(entry, callback))
+            return
+        self.pending.append((callback, entry))
+        if self.state is State.NO_LEDGER:
+            self._new_ledger(None)
 
     def rollover(self, callback: Callback) -> bool:
-        """``periodicRollover``: only an open, non-empty ledger is rolled over."""
+        """``periodicRollover``: only an open, non-empty ledger is rolled over; its first write completes it."""
         if self.state is not State.OPEN or self.ledger is None or self.ledger.pending or not self.ledger.entries:
             return False
-        self._new_ledger([callback])
+        self._new_ledger(callback)
         return True
 
-    def _to_ledger(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
-        """``persistPositionToLedger``: one entry, or the chunks and the footer; the last decides."""
+    def _now(self, entry: Entry) -> Snapshot:
+        """What a write of ``entry`` carries: its position and properties, the ranges and batch sets held now."""
+        state = self.snapshot()
+        state.mark_delete, state.properties = entry[0], dict(entry[1])
+        return state
+
+    def _to_ledger(self, ledger: Ledger, entry: Entry, done: Callback) -> None:
+        """``persistPositionToLedger``: the state it builds now, written."""
+        self._write_state(ledger, self._now(entry), done)
+
+    def _write_state(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
+        """One entry, or the chunks and the footer; the last decides."""
         data = write(state, self.caps)
         parts = (
             split(pack(data, self.config.compression), self.config.chunk_size) if self.profile == "pip381" else [data]
@@ -159,54 +205,56 @@ class ReferenceCursor:
             self.bk.add(ledger, part, lambda _ok: None)
         self.bk.add(ledger, parts[-1], done)
 
-    def _after_ledger_write(self, state: Snapshot, callback: Callback) -> Callback:
+    def _after_ledger_write(self, entry: Entry, callback: Callback) -> Callback:
         def done(ok: bool) -> None:
+            if not ok:
+                self.state, self.ledger = State.NO_LEDGER, None  # then ``persistPositionToMetaStore``
+                ok = self.meta.update(-1, self._metastore_record(entry))
             if ok:
-                callback(True)
-                return
-            self.state, self.ledger = State.NO_LEDGER, None  # then ``persistPositionToMetaStore``
-            callback(self.meta.update(-1, self._metastore_record(state)))
+                self._persisted(entry)
+            callback(ok)
 
         return done
 
-    def _metastore_record(self, state: Snapshot) -> bytes:
+    def _metastore_record(self, entry: Entry) -> bytes:
         """``persistPositionToMetaStore``: ranges (never the long array), capped by count and bytes."""
         caps = Caps(False, self.caps.max_ranges, plus_one=self.caps.plus_one, count_before=self.caps.count_before)
-        return write(state, caps, ranges_bytes=METASTORE_RANGES_BYTES)
+        return write(self._now(entry), caps, ranges_bytes=METASTORE_RANGES_BYTES)
 
-    def _new_ledger(self, callbacks: list[Callback]) -> None:
-        """``createNewMetadataLedger``: write the state into a new ledger, then switch the pointer."""
+    def _new_ledger(self, rollover: Callback | None) -> None:
+        """``createNewMetadataLedger``: write ``lastMarkDeleteEntry`` into a new ledger, switch the pointer, flush."""
         self.state = State.SWITCHING
-        self.pending = list(callbacks)
         ledger = self.bk.create()
-        state = self.snapshot()
+        first = self.last_entry
 
         def written(ok: bool) -> None:
             waiting, self.pending = self.pending, []
-            if not ok or not self._point_to(ledger, state):
+            if not ok or not self._point_to(ledger):
                 self.bk.delete(ledger.id)
                 self.state = State.NO_LEDGER
-                for callback in waiting:
-                    callback(False)
+                _each([rollover] if rollover else [], False)
+                _each([callback for callback, _ in waiting], False)
                 return
             old = self.ledger.id if self.ledger is not None else None
             if old is not None and old != ledger.id:
                 self.bk.delete(old)
             self.ledger, self.state = ledger, State.OPEN
-            first, rest = waiting[: len(callbacks)], waiting[len(callbacks) :]
-            for callback in first:
-                callback(True)
-            if rest:  # ``flushPendingMarkDeletes``: the state now, once, for every waiting callback
-                now = self.snapshot()
-                self._to_ledger(ledger, now, self._after_ledger_write(now, lambda ok: _each(rest, ok)))
+            if rollover is not None:
+                self._persisted(first)
+                rollover(True)
+            if waiting:  # ``flushPendingMarkDeletes``: the last waiting persist, once, for every waiting callback
+                entry = waiting[-1][1]
+                if entry[0] >= self.last_entry[0]:
+                    self.last_entry = entry
+                callbacks = [callback for callback, _ in waiting]
+                self._to_ledger(ledger, entry, self._after_ledger_write(entry, lambda ok: _each(callbacks, ok)))
 
-        self._to_ledger(ledger, state, written)
+        self._to_ledger(ledger, first, written)
 
-    def _point_to(self, ledger: Ledger, state: Snapshot) -> bool:
-        """The metadata-store record names the new ledger (with the mark-delete position to roll back to)."""
-        return self.meta.update(
-            ledger.id, write(Snapshot(state.mark_delete, properties=dict(state.properties)), self.caps)
-        )
+    def _point_to(self, ledger: Ledger) -> bool:
+        """``switchToNewLedger``: the record names the new ledger, with ``lastMarkDeleteEntry`` to roll back to."""
+        position, properties = self.last_entry
+        return self.meta.update(ledger.id, write(Snapshot(position, properties=dict(properties)), self.caps))
 
     # --- recovery -----------------------------------------------------------------------------------
 

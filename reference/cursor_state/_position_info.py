@@ -281,8 +281,7 @@ def read(data: bytes) -> Snapshot:
     mark = state.mark_delete
     state.acked = {l: {e for e in es if (l, e) > mark} for l, es in state.acked.items()}  # noqa: E741
     state.acked = {l: es for l, es in state.acked.items() if es}  # noqa: E741
-    state.unacked_indexes = {p: s for p, s in state.unacked_indexes.items() if p > mark}
-    return state
+    return state  # every batch set, as ``recoverBatchDeletedIndexes`` restores them (those at or before mark too)
 
 
 def pack(data: bytes, codec: str) -> bytes:

@@ -302,7 +302,7 @@ def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo f
     return AckState(
         mark,
         frozenset(p for p in acked if p > mark),
-        tuple(sorted((p, s) for p, s in batch.items() if p > mark)),
+        tuple(sorted(batch.items())),  # every batch set, those at or before mark too (``recoverBatchDeletedIndexes``)
         tuple(sorted(dict(properties).items())),
     )
 

@@ -63,8 +63,12 @@ Write = tuple[str, int, int | None, int | None, str | None]
 class _Add:
     ledger: int
     data: bytes
+    entry: AckState
+    """The mark-delete entry written (its position and properties): a failed add persists it to the metadata store."""
     decides: tuple[int, ...] = ()
     """The persists whose callbacks this add completes (the single entry or the footer)."""
+    opens: bool = False
+    """The last add of a new ledger's first write: confirmed, the metadata store is pointed at the ledger."""
 
 
 @dataclass
@@ -74,6 +78,14 @@ class Model:
     profile: str
     config: CursorConfig
     memory: AckState | None = field(default_factory=lambda: st.initial(START))
+    last_entry: AckState = field(default_factory=lambda: st.initial(START))
+    """``lastMarkDeleteEntry``: the position and properties the cursor last marked, which the first write to a new
+    cursor ledger carries (``createNewMetadataLedger``); a persist sets it when written, a ``MarkDelete`` clears
+    the properties (``markDelete(position)`` passes none), an ``Ack`` takes those of the last waiting persist."""
+    unsettled: st.BatchSets = ()
+    """Batch sets a mark-delete has covered that the cursor still holds, and writes, until a persist at or
+    past them completes (``MarkDeleteEntry.alignAcknowledgeStatusAfterPersisted`` in 4.2.4, the persist
+    callback of ``internalMarkDelete`` in 4.0.8): they change no acknowledgement, only the entry's bytes."""
     ledgers: dict[int, list[bytes]] = field(default_factory=dict)
     """Cursor ledgers and their durable (confirmed, or kept by a crash) entries."""
     outstanding: list[_Add] = field(default_factory=list)
@@ -94,9 +106,15 @@ class Model:
     """Each persist's state as the cursor held it, by number."""
     persists: dict[int, AckState] = field(default_factory=dict)
     """Each persist's state as it is written (what recovery reads back), by number."""
+    first_writes: dict[int, AckState] = field(default_factory=dict)
+    """What the first write of each new ledger carries (``lastMarkDeleteEntry``, as it is written), by the
+    number of the persist that asked for the ledger: recovery may read it back, a newer complete state."""
     completed: dict[int, bool] = field(default_factory=dict)
     acknowledged: int = 0
     """The newest persist whose callback succeeded (0: none yet; the initial record stands)."""
+    floor: tuple[int, AckState] = (0, st.initial(START))
+    """After a recovery that lost data (:attr:`lost`): the persists made before it, and the state it gave back.
+    Those persists' acknowledgements no longer bind; that state is the one to keep."""
     ever_mark: tuple[int, int] = START
     ever_acked: set[tuple[int, int]] = field(default_factory=set)
     written: list[Write] = field(default_factory=list)
@@ -121,6 +139,17 @@ class Model:
             bits_cap_before=pip381,
         )
 
+    def now(self, entry: AckState) -> AckState:
+        """The state a write of a mark-delete ``entry`` carries when it is made.
+
+        Its position and properties, and the ranges and batch sets (unsettled ones included) the cursor holds
+        then: ``persistPositionToLedger`` and ``persistPositionMetaStore`` build them at the write, not when
+        the persist was asked for.
+        """
+        assert self.memory is not None
+        held = st.with_unsettled(self.memory, self.unsettled)
+        return replace(held, mark_delete=entry.mark_delete, properties=entry.properties)
+
     def metastore_form(self, state: AckState) -> AckState:
         """``persistPositionToMetaStore``: ranges capped by count and bytes; batch sets kept."""
         acked = {
@@ -131,8 +160,8 @@ class Model:
         return replace(state, acked=frozenset(acked))
 
     def written_form(self, state: AckState) -> AckState:
-        """What a ledger entry of ``state`` decodes to."""
-        return decode(encode(state, self.layout))
+        """What a ledger entry of ``state`` decodes to, as recovery restores it."""
+        return st.settle(decode(encode(state, self.layout)))[0]
 
 
 def init(profile: str, config: CursorConfig | None = None) -> Model:
@@ -149,6 +178,7 @@ def step(model: Model, op: CursorOp) -> tuple[Model, Result]:
     after.outstanding, after.queued = list(model.outstanding), list(model.queued)
     after.unreadable, after.ever_acked = set(model.unreadable), set(model.ever_acked)
     after.states, after.persists, after.completed = dict(model.states), dict(model.persists), dict(model.completed)
+    after.first_writes = dict(model.first_writes)
     after.written = []
     return after, _apply(after, op)
 
@@ -193,6 +223,7 @@ def _acknowledge(m: Model, op: Ack | AckIndex | MarkDelete) -> None:
     position = (op.ledger, op.entry)
     if op.entry < 0 or op.ledger <= 0:
         raise OperationError(f"{op.kind}: position {position} is not a message")
+    before = m.memory
     if isinstance(op, Ack):
         m.memory = st.ack(m.memory, position)
     elif isinstance(op, AckIndex):
@@ -201,8 +232,29 @@ def _acknowledge(m: Model, op: Ack | AckIndex | MarkDelete) -> None:
         m.memory = st.ack_index(m.memory, position, op.index, m.config.batch_size)
     else:
         m.memory = st.mark_delete(m.memory, position)
+    deleted = None if isinstance(op, MarkDelete) else position  # ``asyncDelete`` drops the batch set of its position
+    unsettled = {p: s for p, s in m.unsettled if p != deleted}
+    unsettled.update((p, s) for p, s in before.batch if p <= m.memory.mark_delete and p != deleted)
+    m.unsettled = tuple(sorted(unsettled.items()))
+    _mark(m, op, before)
     m.ever_mark = max(m.ever_mark, m.memory.mark_delete)
     m.ever_acked |= m.memory.acked | ({position} if isinstance(op, Ack) else set())
+
+
+def _mark(m: Model, op: Ack | AckIndex | MarkDelete, before: AckState) -> None:
+    """``updateLastMarkDeleteEntryToLatest`` (the rate-limited path; the spec's acknowledgements do not persist).
+
+    ``markDelete(position)`` passes no properties. ``asyncDelete`` passes null, so the last waiting persist's
+    properties, or the cursor's; it returns early, touching nothing, when no range is left to look at.
+    """
+    assert m.memory is not None
+    if isinstance(op, MarkDelete):
+        if m.memory.mark_delete > before.mark_delete:
+            m.last_entry = AckState(m.memory.mark_delete)
+        return
+    if before.acked or m.memory.acked or m.memory.mark_delete > before.mark_delete:
+        properties = m.states[m.queued[-1]].properties if m.queued else m.last_entry.properties
+        m.last_entry = AckState(m.memory.mark_delete, properties=properties)
 
 
 def _entries(m: Model, state: AckState) -> list[bytes]:
@@ -214,29 +266,41 @@ def _entries(m: Model, state: AckState) -> list[bytes]:
 
 
 def _persist(m: Model, state: AckState, *, new_ledger: bool = False) -> int:
+    """``internalMarkDelete``: written now when a ledger is open (``Open``).
+
+    Otherwise it waits (``pendingMarkDeleteOps``) for a new ledger, whose first write is ``lastMarkDeleteEntry``
+    (``createNewMetadataLedger``); the flush after the switch writes it and completes it. A ``Rollover`` is
+    numbered by that first write: no persist waits on it.
+    """
     number = len(m.persists) + 1
     m.states[number] = state
-    m.persists[number] = m.written_form(state)
-    if m.opening is not None:  # written later, by the flush after the switch
+    m.persists[number] = m.written_form(m.now(state))
+    if m.opening is not None:
         m.queued.append(number)
         return number
-    if m.open_ledger is None or new_ledger:
-        m.opening = m.next_ledger
-        m.next_ledger += 1
-        m.ledgers[m.opening] = []
-        target = m.opening
+    if m.open_ledger is not None and not new_ledger:
+        m.last_entry = AckState(state.mark_delete, properties=state.properties)
+        _write(m, m.open_ledger, m.last_entry, (number,))
+        return number
+    m.opening = m.next_ledger
+    m.next_ledger += 1
+    m.ledgers[m.opening] = []
+    m.first_writes[number] = m.written_form(m.now(m.last_entry))
+    if new_ledger:
+        m.persists[number] = m.written_form(m.now(m.last_entry))
+        _write(m, m.opening, m.last_entry, (number,), opens=True)
     else:
-        target = m.open_ledger
-    _write(m, target, state, (number,))
+        m.queued.append(number)
+        _write(m, m.opening, m.last_entry, (), opens=True)
     return number
 
 
-def _write(m: Model, ledger: int, state: AckState, decides: tuple[int, ...]) -> None:
-    entries = _entries(m, state)
+def _write(m: Model, ledger: int, entry: AckState, decides: tuple[int, ...], *, opens: bool = False) -> None:
+    entries = _entries(m, m.now(entry))
     first = len(m.ledgers[ledger]) + sum(1 for add in m.outstanding if add.ledger == ledger)
     for i, data in enumerate(entries):
         last = i == len(entries) - 1
-        m.outstanding.append(_Add(ledger, data, decides if last else ()))
+        m.outstanding.append(_Add(ledger, data, entry, decides if last else (), opens and last))
         kind = "footer" if last and len(entries) > 1 else "chunk_write"
         m.written.append((kind, ledger, first + i, len(data), None))
 
@@ -247,6 +311,8 @@ def _complete(m: Model, numbers: tuple[int, ...], ok: bool, out: list[list[Any]]
         out.append([number, ok])
         if ok:
             m.acknowledged = max(m.acknowledged, number)
+            mark = m.states[number].mark_delete
+            m.unsettled = tuple((p, s) for p, s in m.unsettled if p > mark)
 
 
 def _meta_update(m: Model, record: tuple[int, AckState]) -> bool:
@@ -268,21 +334,21 @@ def _confirm(m: Model) -> list[list[Any]]:
         return _fail_adds(m)
     m.outstanding.pop(0)
     m.ledgers[add.ledger].append(add.data)
-    if not add.decides:
-        return out
-    if add.ledger == m.opening:
+    if add.opens:
         _switch(m, add, out)
-    else:
+    elif add.decides:
         _complete(m, add.decides, True, out)
     return out
 
 
 def _switch(m: Model, add: _Add, out: list[list[Any]]) -> None:
-    """``createNewMetadataLedger``: the first write is in; point the metadata store at the ledger."""
-    state = m.states[add.decides[0]]
+    """``switchToNewLedger``: the first write is in; point the metadata store at the ledger.
+
+    The record carries ``lastMarkDeleteEntry`` as it is now: the position to roll back to.
+    """
     old = m.meta[0]
     m.opening = None
-    if not _meta_update(m, (add.ledger, AckState(state.mark_delete, properties=state.properties))):
+    if not _meta_update(m, (add.ledger, m.last_entry)):
         del m.ledgers[add.ledger]
         m.open_ledger = None
         _complete(m, add.decides + tuple(m.queued), False, out)
@@ -292,12 +358,15 @@ def _switch(m: Model, add: _Add, out: list[list[Any]]) -> None:
         m.ledgers.pop(old, None)
     m.open_ledger = add.ledger
     _complete(m, add.decides, True, out)
-    if m.queued:  # ``flushPendingMarkDeletes``: the state now, one write, every waiting callback
+    if m.queued:  # ``flushPendingMarkDeletes``: the last waiting persist, written once for every waiting callback
         queued, m.queued = tuple(m.queued), []
-        assert m.memory is not None
+        last = m.states[queued[-1]]
+        entry = AckState(last.mark_delete, properties=last.properties)
         for number in queued:
-            m.states[number], m.persists[number] = m.memory, m.written_form(m.memory)
-        _write(m, add.ledger, m.memory, queued)
+            m.persists[number] = m.written_form(m.now(entry))
+        if entry.mark_delete >= m.last_entry.mark_delete:
+            m.last_entry = entry
+        _write(m, add.ledger, entry, queued)
 
 
 def _fail_adds(m: Model) -> list[list[Any]]:
@@ -312,19 +381,19 @@ def _fail_adds(m: Model) -> list[list[Any]]:
     failed = [add for add in m.outstanding if add.ledger == ledger]
     m.outstanding = [add for add in m.outstanding if add.ledger != ledger]
     for add in failed:
-        if not add.decides:
-            continue
-        if add.ledger == m.opening:  # the new ledger is deleted; the persists (and those waiting) fail
+        if add.opens:  # the new ledger is deleted; the persists (and those waiting) fail
             m.ledgers.pop(add.ledger, None)
             m.opening = m.open_ledger = None
             _complete(m, add.decides + tuple(m.queued), False, out)
             m.queued.clear()
             continue
+        if not add.decides:
+            continue
         m.open_ledger = None  # Open -> NoLedger, then one ``persistPositionToMetaStore`` for the add
-        form = m.metastore_form(m.states[add.decides[-1]])
-        ok = _meta_update(m, (-1, form))
+        record = m.metastore_form(m.now(add.entry))
+        ok = _meta_update(m, (-1, record))
         for number in add.decides:
-            m.persists[number] = form
+            m.persists[number] = st.settle(record)[0]
         _complete(m, add.decides, ok, out)
     return out
 
@@ -335,7 +404,7 @@ def _crash(m: Model, keep: int) -> None:
             m.ledgers[add.ledger].append(add.data)
     m.outstanding.clear()
     m.queued.clear()
-    m.memory = None
+    m.memory, m.unsettled = None, ()
     m.crashed = True
     m.open_ledger = m.opening = None
     m.meta_fails = False
@@ -352,9 +421,12 @@ def _recover(m: Model) -> Result:
         if found is None:
             return "failed"
         state = found
-    m.memory = state
+    m.memory, m.unsettled = st.settle(state)
+    if m.lost:
+        m.floor = (len(m.persists), m.memory)
+    m.last_entry = AckState(state.mark_delete, properties=state.properties)
     m.crashed = False
-    return state.to_dict()
+    return m.memory.to_dict()
 
 
 def _walk_back(m: Model, ledger: int, record: AckState) -> AckState | None:  # noqa: PLR0911 - each way a walk back ends

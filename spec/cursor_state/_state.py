@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from itertools import groupby
 
 Position = tuple[int, int]
+BatchSets = tuple[tuple[Position, frozenset[int]], ...]
+"""Batch sets by position, in position order."""
 
 
 @dataclass(frozen=True)
@@ -21,7 +23,7 @@ class AckState:
     mark_delete: Position
     acked: frozenset[Position] = frozenset()
     """Individually deleted entries, all after ``mark_delete`` (``individualDeletedMessages``)."""
-    batch: tuple[tuple[Position, frozenset[int]], ...] = ()
+    batch: BatchSets = ()
     """Partly acknowledged batch entries and their still-unacknowledged indexes, in position order."""
     properties: tuple[tuple[str, int], ...] = ()
     """Mark-delete properties (``LongProperty``), sorted by name."""
@@ -131,6 +133,24 @@ def ack_index(state: AckState, position: Position, index: int, batch_size: int) 
         return ack(state, position)
     sets[position] = remaining
     return replace(state, batch=tuple(sorted(sets.items())))
+
+
+def with_unsettled(state: AckState, unsettled: BatchSets) -> AckState:
+    """The state a persist writes: its batch sets and the unsettled ones at or before its mark-delete position."""
+    return replace(state, batch=tuple(sorted((*unsettled, *state.batch))))
+
+
+def settle(state: AckState) -> tuple[AckState, BatchSets]:
+    """A written state split into what it holds acknowledged and the unsettled batch sets it carries.
+
+    Recovery restores every batch set of the entry (``recoverBatchDeletedIndexes``); those at or before
+    the mark-delete position change nothing acknowledged and stay unsettled until a persist completes.
+    """
+    mark = state.mark_delete
+    return (
+        replace(state, batch=tuple((p, s) for p, s in state.batch if p > mark)),
+        tuple((p, s) for p, s in state.batch if p <= mark),
+    )
 
 
 def with_properties(state: AckState, properties: dict[str, int]) -> AckState:

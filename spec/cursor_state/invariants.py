@@ -80,7 +80,26 @@ def _recovered(step: Step) -> AckState | str | None:
 
 
 def _acknowledged(model: Model) -> AckState:
-    return model.persists[model.acknowledged] if model.acknowledged else initial(START)
+    """The state recovery must not fall behind: the newest acknowledged persist's, unless data was lost since."""
+    made, kept = model.floor
+    return model.persists[model.acknowledged] if model.acknowledged > made else kept
+
+
+def _newer(model: Model) -> int:
+    """Persists numbered above this were made after the state :func:`_acknowledged` gives."""
+    return max(model.acknowledged, model.floor[0])
+
+
+def _written_newer(model: Model) -> list[AckState]:
+    """What writes newer than the acknowledged persist carry: persists not failed, and new ledgers' first writes.
+
+    Each is the cursor's state when written, so it holds everything acknowledged before, within the profile's
+    caps (``maxUnackedRangesToPersist``), which a ledger entry applies by ranges or entries and the metadata store
+    by ranges: recovering one of them exactly loses only what the profile's cap leaves out.
+    """
+    newer = _newer(model)
+    persists = [form for n, form in model.persists.items() if n > newer and model.completed.get(n) is not False]
+    return persists + [form for n, form in model.first_writes.items() if n > newer]
 
 
 def _model(step: Step) -> str | None:
@@ -136,10 +155,7 @@ def _recover_acknowledged(step: Step) -> str | None:
     if got is None:
         return None
     model = step.before
-    allowed = [_acknowledged(model)]
-    allowed += [
-        form for n, form in model.persists.items() if n > model.acknowledged and model.completed.get(n) is not False
-    ]
+    allowed = [_acknowledged(model), *_written_newer(model)]
     if model.lost:
         allowed.append(initial(model.meta[1].mark_delete))
     if got not in allowed:
@@ -154,7 +170,7 @@ def _recover_acknowledged(step: Step) -> str | None:
 
 def _no_ack_loss(step: Step) -> str | None:
     got = _recovered(step)
-    if not isinstance(got, AckState) or step.before.lost:
+    if not isinstance(got, AckState) or step.before.lost or got in _written_newer(step.before):
         return None
     known = _acknowledged(step.before)
     lost = sorted(p for p in known.acked | {known.mark_delete} if p[1] >= 0 and not got.is_acked(p))

@@ -40,18 +40,28 @@ class Case:
     """What a broken candidate reports it wrote in the last operation (None: the model's writes)."""
 
 
-# Persist 1 is acknowledged with (1,3) and (1,5) acked; the cursor's ledger is 100 (chunk 48: one entry).
-ACKNOWLEDGED = (Ack(ledger=1, entry=3), Ack(ledger=1, entry=5), Persist(value=0), Confirm(), Crash(keep=0), Recover())
+# Persist 1 is acknowledged with (1,3) and (1,5) acked: the new ledger 100's first write (``lastMarkDeleteEntry``,
+# no properties yet), then the flush of persist 1, each confirmed.
+ACKNOWLEDGED = (
+    Ack(ledger=1, entry=3),
+    Ack(ledger=1, entry=5),
+    Persist(value=0),
+    Confirm(),
+    Confirm(),
+    Crash(keep=0),
+    Recover(),
+)
 CASES = [
     Case("CURSOR-MODEL", "pip381", (Persist(value=0),), 2),
-    # pip381, chunk 11: persist 1 (26 bytes) is three chunks (11, 11, 4) at entries 0-2, then the footer
-    # (26 bytes of JSON) at entry 3; a candidate one chunk short, then one writing the footer early
+    # pip381, chunk 11: the new ledger's first write (19 bytes: persist 1's state without its property) is two
+    # chunks (11, 8) at entries 0-1, then the footer (26 bytes of JSON) at entry 2; a candidate one chunk short,
+    # then one writing a chunk more
     Case(
         "CURSOR-WRITES",
         "pip381",
         (Ack(ledger=1, entry=3), Persist(value=0)),
         1,
-        (("chunk_write", 100, 0, 11, None), ("chunk_write", 100, 1, 11, None), ("footer", 100, 2, 26, None)),
+        (("chunk_write", 100, 0, 11, None), ("footer", 100, 1, 26, None)),
     ),
     Case(
         "CURSOR-WRITES",
@@ -60,9 +70,9 @@ CASES = [
         1,
         (
             ("chunk_write", 100, 0, 11, None),
-            ("chunk_write", 100, 1, 11, None),
-            ("footer", 100, 2, 26, None),
-            ("chunk_write", 100, 3, 4, None),
+            ("chunk_write", 100, 1, 8, None),
+            ("chunk_write", 100, 2, 8, None),
+            ("footer", 100, 3, 26, None),
         ),
     ),
     Case("CURSOR-WRITES", "pulsar-master", (Persist(value=0), Confirm()), [[1, True]], ()),
@@ -113,24 +123,32 @@ def test_invariant_flags_the_broken_answer_and_not_the_models(case: Case) -> Non
 
 
 def test_the_writes_of_a_chunked_persist_and_of_a_ledger_switch() -> None:
-    """pip381 chunk 11: a persist's chunks then its footer, last; its confirmation switches the metadata
-    store to the new ledger. A footer early is named at the write where it is."""
+    """pip381 chunk 11: the new ledger's first write (``lastMarkDeleteEntry``: persist 1's state, no property yet),
+    chunks then its footer, last; its confirmation switches the metadata store to the new ledger and flushes
+    persist 1 (26 bytes: three chunks and the footer). A footer early is named at the write where it is."""
     model = init("pip381", CursorConfig(chunk_size=11))
     model, _ = step(model, Ack(ledger=1, entry=3))
     model, _ = step(model, Persist(value=0))
     assert [(k, e, b) for k, _, e, b, _ in model.written] == [
         ("chunk_write", 0, 11),
-        ("chunk_write", 1, 11),
-        ("chunk_write", 2, 4),
-        ("footer", 3, 26),
+        ("chunk_write", 1, 8),
+        ("footer", 2, 26),
     ]
-    early = (*model.written[:2], model.written[3], model.written[2])
+    early = (model.written[0], model.written[2], model.written[1])
     found = _run("pip381", (Ack(ledger=1, entry=3), Persist(value=0)), 1, CursorConfig(chunk_size=11), early)
-    want = "write 3 is footer (ledger 100 entry 3, 26 bytes), the profile's chunk_write (ledger 100 entry 2, 4 bytes)"
+    want = "write 2 is footer (ledger 100 entry 2, 26 bytes), the profile's chunk_write (ledger 100 entry 1, 8 bytes)"
     assert want in found["CURSOR-WRITES"]
-    for _ in range(4):
+    for _ in range(2):
         model, _ = step(model, Confirm())
-    assert model.written == [("meta_update", 100, None, None, None)]
+    model, result = step(model, Confirm())
+    assert result == []  # persist 1 waits for its flush
+    assert [(k, e, b) for k, _, e, b, _ in model.written] == [
+        ("meta_update", None, None),
+        ("chunk_write", 3, 11),
+        ("chunk_write", 4, 11),
+        ("chunk_write", 5, 4),
+        ("footer", 6, 26),
+    ]
 
 
 def test_every_invariant_has_a_case_and_is_claimed_by_a_profile() -> None:
@@ -146,6 +164,7 @@ TORN = (
     Ack(ledger=1, entry=3),
     Ack(ledger=1, entry=5),
     Persist(value=0),
+    Confirm(),
     Confirm(),
     Confirm(),
     Confirm(),
@@ -286,6 +305,7 @@ KEPT_BY_THE_RELEASE = (
     Ack(ledger=1, entry=2),
     Persist(value=0),
     Confirm(),
+    Confirm(),
     Crash(keep=0),
     Recover(),
     Ack(ledger=1, entry=0),
@@ -304,7 +324,7 @@ def test_a_mark_delete_past_the_highest_over_acknowledged_entries_is_no_phantom(
     for op in KEPT_BY_THE_RELEASE:
         model, result = step(model, op)
         results.append(result)
-    assert results[4] == {"mark_delete": [1, -1], "acked": [], "batch": [], "properties": {"p": 0}}  # (1,2) capped
+    assert results[5] == {"mark_delete": [1, -1], "acked": [], "batch": [], "properties": {"p": 0}}  # (1,2) capped
     assert results[-1] == {"mark_delete": [1, 1], "acked": [], "batch": [], "properties": {"p": 1}}
     assert _run("pulsar-master", KEPT_BY_THE_RELEASE, config=CAPPED) == {}
     moved_on = {"mark_delete": [1, 2], "acked": [], "batch": [], "properties": {"p": 1}}

@@ -343,20 +343,12 @@ public final class CursorHarness {
     /**
      * The oldest add is confirmed. The first add to a new cursor ledger is createNewMetadataLedger's write of
      * lastMarkDeleteEntry; once it is in, the cursor switches the metadata-store pointer and flushes its pending
-     * persists as one more add to that ledger: the spec's one write of a persist from NoLedger is those two adds,
-     * so one Confirm confirms both (README.md beside the pom, "Cursor state").
+     * persists as one more add to that ledger, which a later Confirm confirms (the spec models both adds).
      */
     private void confirm() throws Exception {
         HoldingBookKeeper.Add add = oldest();
-        if (add == null || !confirmOne(add)) {
-            return;
-        }
-        if (add.handle().getLastAddConfirmed() == 0) { // it was the opening write
-            settle();
-            HoldingBookKeeper.Add flush = oldest();
-            if (flush != null && flush.handle() == add.handle()) {
-                confirmOne(flush);
-            }
+        if (add != null) {
+            confirmOne(add);
         }
     }
 
