@@ -15,7 +15,7 @@ from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
-from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
+from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, master_problem, seconds
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
 from ledgerspec.traces._errors import TraceError, TraceInputError
@@ -91,9 +91,9 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         choices=sorted({*PROFILES, *SYSTEM_PROFILES}),
         help="profile written in the trace (default: claimed)",
     )
-    record.add_argument("--workload", choices=WORKLOADS, default="mixed")
+    record.add_argument("--workload", choices=WORKLOADS, help="cache only: the workload to drive (default mixed)")
     record.add_argument("--events", type=COUNT, help="events (cache, default 20000) or operations per history")
-    record.add_argument("--histories", type=COUNT, default=1, help="lockstep systems: histories (brokers) to record")
+    record.add_argument("--histories", type=COUNT, help="lockstep systems: histories (brokers) to record (default 1)")
     record.add_argument("--case", metavar="FILE", help="lockstep systems: record a conform counterexample's steps")
     record.add_argument("--seed", type=SEED, default=0)
     record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
@@ -252,6 +252,9 @@ def _rows_in(paths: list[str]) -> int | None:
 def run_check(args: argparse.Namespace) -> int:
     """Check every trace, a bad one too; print a verdict per trace; :data:`TRACE_RANK` decides the exit code."""
     check_outputs(args, files=("json", "html"))
+    problem = master_problem(args)
+    if problem is not None:
+        raise InputError(problem)
     out = Out.for_args(args)
     spark = None
     if args.engine == "spark":
@@ -363,10 +366,13 @@ def run_record(args: argparse.Namespace) -> int:
         return run_record_system(args)
     if args.profile is not None and args.profile not in PROFILES:
         raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
+    for option, value in (("--histories", args.histories), ("--case", args.case)):
+        if value is not None:
+            raise InputError(f"{option} {value}: lockstep systems only (--system {'|'.join(SYSTEM_NAMES)})")
     count = record_trace(
         load_adapter(args.adapter),
         args.out,
-        workload=args.workload,
+        workload=args.workload or "mixed",
         events=args.events or 20_000,
         seed=args.seed,
         profile=args.profile,

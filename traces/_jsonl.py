@@ -1,10 +1,13 @@
 """Reading a JSON-lines trace: the header line, then one event object per line, as Arrow batches.
 
 Each line is decoded and typed here, so that every problem names the file, the line and the field: bytes
-that are not UTF-8, bad JSON, a field of the wrong type, an integer outside int64. The events' meaning
-(kinds, required fields, signs, order) is checked afterwards by the row checks both engines share
-(``_rows.py``). Lines are read as bytes: a decoding error then names its line instead of escaping from
-the file object's iterator.
+that are not UTF-8, bad JSON, a line that is not an object (``null`` too), a field of the wrong type, an
+integer outside int64. The events' meaning (kinds, required fields, signs, order) is checked afterwards
+by the row checks both engines share (``_rows.py``). Lines are read as bytes: a decoding error then names
+its line instead of escaping from the file object's iterator.
+
+The line reader (``jsonl_header``, ``jsonl_objects``, ``int64_problem``) is the one every trace uses:
+the cache's here, the lockstep systems' in ``_sys_io.py`` (with their own columns and header).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pyarrow as pa
 from ledgerspec.traces._errors import TraceInputError
@@ -32,14 +35,57 @@ def _text(raw: bytes, path: Path, number: int) -> str:
         ) from None
 
 
+def _open(path: Path) -> IO[bytes]:
+    try:
+        return path.open("rb")
+    except OSError as error:
+        raise TraceInputError(f"{path}: cannot read: {error.strerror}") from None
+
+
 def jsonl_header(path: Path) -> Any:
-    """The first line, parsed (``_io`` checks what it says)."""
-    with path.open("rb") as stream:
+    """The first line, parsed (the caller checks what it says)."""
+    with _open(path) as stream:
         first = stream.readline()
+    if not first:
+        raise TraceInputError(f"{path}: the file is empty")
     try:
         return json.loads(_text(first, path, 1))
     except json.JSONDecodeError as error:
         raise TraceInputError(f"{path}: line 1 (the header): invalid JSON: {error.msg}") from None
+
+
+def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each event line after the header; blank lines skipped.
+
+    Not UTF-8, bad JSON, or anything but an object (``null``, a number, a list) is bad input naming the
+    file and the line: a line that is not an event must not pass for one, or vanish.
+    """
+    with _open(path) as stream:
+        stream.readline()
+        for number, raw in enumerate(stream, start=2):
+            line = _text(raw, path, number)
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                where = f"{path}: line {number}"
+                raise TraceInputError(f"{where}: invalid JSON: {error.msg} (column {error.colno})") from None
+            if not isinstance(row, dict):
+                raise TraceInputError(f"{path}: line {number}: an event must be a JSON object, got {_shown(row)}")
+            yield number, row
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def int64_problem(value: int) -> str | None:
+    """Why an integer cannot be an int64 (None if it can), as every reader says it."""
+    if INT64_MIN <= value <= INT64_MAX:
+        return None
+    return f"{value} is outside the int64 range [{INT64_MIN}, {INT64_MAX}]"
 
 
 def _field_problem(column: str, value: Any) -> str | None:
@@ -47,18 +93,12 @@ def _field_problem(column: str, value: Any) -> str | None:
     kind = _TYPES[column]
     if not isinstance(value, _PY_TYPES[kind]) or isinstance(value, bool):
         return f"expected {kind}, got {value!r}"
-    if kind == "int64" and isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
-        return f"{value} is outside the int64 range [{INT64_MIN}, {INT64_MAX}]"
+    if kind == "int64" and isinstance(value, int):
+        return int64_problem(value)
     return None
 
 
-def _event(line: str, path: Path, number: int) -> dict[str, Any]:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise TraceInputError(f"{path}: line {number}: invalid JSON: {error.msg} (column {error.colno})") from None
-    if not isinstance(row, dict):
-        raise TraceInputError(f"{path}: line {number}: an event must be a JSON object")
+def _event(row: dict[str, Any], path: Path, number: int) -> dict[str, Any]:
     extra = [key for key in row if key not in _TYPES]
     if extra:
         raise TraceInputError(f"{path}: line {number}: unknown field(s) {', '.join(extra)}")
@@ -72,17 +112,12 @@ def _event(line: str, path: Path, number: int) -> dict[str, Any]:
 def jsonl_batches(path: Path, rows_per_batch: int) -> Iterator[pa.RecordBatch]:
     """The events after the header line, typed, in batches of ``rows_per_batch``; blank lines skipped."""
     columns: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-    with path.open("rb") as stream:
-        stream.readline()
-        for number, raw in enumerate(stream, start=2):
-            line = _text(raw, path, number)
-            if not line.strip():
-                continue
-            row = _event(line, path, number)
-            for column in COLUMNS:
-                columns[column].append(row.get(column))
-            if len(columns["kind"]) == rows_per_batch:
-                yield pa.RecordBatch.from_pydict(columns, schema=READ_SCHEMA)
-                columns = {c: [] for c in COLUMNS}
+    for number, data in jsonl_objects(path):
+        row = _event(data, path, number)
+        for column in COLUMNS:
+            columns[column].append(row.get(column))
+        if len(columns["kind"]) == rows_per_batch:
+            yield pa.RecordBatch.from_pydict(columns, schema=READ_SCHEMA)
+            columns = {c: [] for c in COLUMNS}
     if columns["kind"]:
         yield pa.RecordBatch.from_pydict(columns, schema=READ_SCHEMA)

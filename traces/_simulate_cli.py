@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ledgerspec.conformance._term import Out, add_output_options
-from ledgerspec.conformance.cli._options import check_outputs
+from ledgerspec.conformance.cli._options import check_outputs, master_problem
 from ledgerspec.traces._simulate_sweep import (
     DEFAULT_SIZES,
     PROFILES,
@@ -28,6 +28,9 @@ from ledgerspec.traces._simulate_sweep import (
     simulate,
 )
 from ledgerspec.traces._simulate_workload import WORKLOADS
+
+DEFAULT_SEEDS = 3
+"""Runs per cell unless ``--seeds`` says otherwise."""
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,14 +48,16 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=",".join(f"{s >> 20}M" for s in DEFAULT_SIZES),
         help="comma-separated sizes, e.g. 8M,32M,1G (default %(default)s)",
     )
-    parser.add_argument("--seeds", type=int, default=3, help="runs per cell, seeds 0..N-1 (default 3)")
+    parser.add_argument("--seeds", type=int, help=f"runs per cell, seeds 0..N-1 (default {DEFAULT_SEEDS})")
     parser.add_argument("--steps", type=int, default=20_000, help="workload steps per run (default 20000)")
     parser.add_argument("--topics", type=int, default=8, help="topics (ledgers) on the broker (default 8)")
     parser.add_argument("--engine", choices=["local", "spark"], default="local", help="where the runs go")
     parser.add_argument("--master", help="Spark master URL (default local[*])")
     parser.add_argument("--json", metavar="FILE", help="write every run's numbers and the summary as JSON")
     parser.add_argument("--html", metavar="FILE", help="write an HTML report with the table and the plots")
-    parser.add_argument("--bench", action="store_true", help="time the simulator against the reference alone")
+    parser.add_argument(
+        "--bench", action="store_true", help="time the simulator against the reference alone (seed 0, here; a table)"
+    )
     add_output_options(parser, html=False)  # --plain (the table is plain text anyway), --quiet: the files only
     parser.set_defaults(run=run_simulate)
 
@@ -65,14 +70,36 @@ def sweep_of(args: argparse.Namespace) -> Sweep:
         workload=args.workload,
         profiles=parse_names("--profiles", args.profiles, PROFILES),
         cache_sizes=parse_sizes("--cache-sizes", args.cache_sizes),
-        seeds=positive("--seeds", args.seeds),
+        seeds=positive("--seeds", DEFAULT_SEEDS if args.seeds is None else args.seeds),
         steps=positive("--steps", args.steps),
         topics=positive("--topics", args.topics),
     )
 
 
+BENCH_IGNORES = {"json": "--json", "html": "--html", "seeds": "--seeds"}
+"""What ``--bench`` does not use: it prints its timing table, of seed 0 (BENCHMARKS.md)."""
+
+
+def refuse_ignored(args: argparse.Namespace) -> None:
+    """A usage error naming an option the run would ignore: what runs must be what was asked for."""
+    problem = master_problem(args)
+    if problem is not None:
+        raise SimulationOptionError(problem)
+    if not args.bench:
+        return
+    if args.engine != "local":
+        raise SimulationOptionError(f"--engine {args.engine}: not with --bench, which times both sides in this process")
+    for name, option in BENCH_IGNORES.items():
+        value = getattr(args, name)
+        if value is not None:
+            raise SimulationOptionError(
+                f"{option} {value}: not with --bench, which prints its timing table of seed 0 and writes no file"
+            )
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     """Run the sweep (or the benchmark) and write what was asked."""
+    refuse_ignored(args)
     sweep = sweep_of(args)
     check_outputs(args, files=("json", "html"))  # before the sweep: a bad path must not cost its minutes
     if args.bench:

@@ -10,7 +10,7 @@ from typing import Any
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.spec import SpecError, cursor_state, txlog
 from ledgerspec.traces._sys_io import SYSTEMS
-from ledgerspec.traces._sys_record import record_history, resolve_adapter, walk
+from ledgerspec.traces._sys_record import record_history, resolve_adapter, unclaimed, walk
 
 DEFAULT_STEPS = 200
 """Operations per recorded history unless ``--events`` says otherwise."""
@@ -54,10 +54,27 @@ def _case(system: str, path: str) -> tuple[Any, list[Any], str | None]:
     return config, steps, data.get("profile")
 
 
+def refuse_ignored(args: argparse.Namespace) -> None:
+    """A usage error naming an option this run would ignore (a trace must be what was asked for)."""
+    if args.workload is not None:
+        raise InputError(
+            f"--workload {args.workload}: the cache's workload generator; a {args.system} trace is a random walk "
+            "of the system's operations (--events, --histories, --seed) or a --case's steps"
+        )
+    if args.case:
+        for option, value in (("--config", args.config), ("--events", args.events), ("--histories", args.histories)):
+            if value is not None:
+                raise InputError(f"{option} {value}: not with --case, whose config and steps are recorded as they are")
+
+
 def run_record_system(args: argparse.Namespace) -> int:
-    """Drive a candidate of the system through random walks (or a case's steps) and write the trace."""
+    """Drive a candidate of the system through random walks (or a case's steps) and write the trace.
+
+    The walks hold only operations the adapter claims; a case or a config asking for more is refused.
+    """
     system = args.system
-    default, factory, process = resolve_adapter(system, args.adapter)
+    refuse_ignored(args)
+    default, factory, process, capabilities = resolve_adapter(system, args.adapter)
     try:
         if args.case:
             config, steps, case_profile = _case(system, args.case)
@@ -67,9 +84,15 @@ def run_record_system(args: argparse.Namespace) -> int:
         profile = args.profile or case_profile or default
         if profile not in SYSTEMS[system].profiles:
             raise InputError(f"--profile {profile}: the {system} system has {', '.join(SYSTEMS[system].profiles)}")
+        problem = unclaimed(system, config, histories[0] if args.case else [], capabilities)
+        if problem is not None:
+            claims = ", ".join(sorted(capabilities)) or "none"
+            where = f"--case {args.case}" if args.case else "--config"
+            raise InputError(f"{where}: {problem}, which {args.adapter} does not claim (it claims: {claims})")
         if not args.case:
             count = args.events or DEFAULT_STEPS
-            histories = [walk(system, profile, config, args.seed + n, count) for n in range(args.histories)]
+            runs = range(args.histories or 1)
+            histories = [walk(system, profile, config, args.seed + n, count, capabilities) for n in runs]
         rows, _ = record_history(
             factory, system, profile, config, histories, args.out, f"recorded from {args.adapter}, seed {args.seed}"
         )

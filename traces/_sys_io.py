@@ -23,6 +23,7 @@ from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import FORMAT, VERSION
 from ledgerspec.traces._io import DATASET_HEADER, dataset_files, parse_spec
+from ledgerspec.traces._jsonl import int64_problem, jsonl_header, jsonl_objects
 
 SYSTEM_SCHEMA = pa.schema(
     [
@@ -299,35 +300,14 @@ def _parquet_rows(table: pa.Table, where: str, start: int = 0) -> list[dict[str,
 
 
 def _jsonl(path: Path) -> tuple[SystemHeader, list[dict[str, Any]]]:
-    rows: list[dict[str, Any]] = []
-    header: SystemHeader | None = None
-    try:
-        stream = path.open("rb")
-    except OSError as error:
-        raise TraceInputError(f"{path}: cannot read: {error.strerror}") from None
-    with stream:
-        for number, raw in enumerate(stream, start=1):
-            try:
-                text = raw.decode("utf-8")
-                data = json.loads(text) if text.strip() else None
-            except UnicodeDecodeError as error:
-                raise TraceInputError(f"{path}: line {number}: not UTF-8 (byte at column {error.start + 1})") from None
-            except json.JSONDecodeError as error:
-                raise TraceInputError(
-                    f"{path}: line {number}: invalid JSON: {error.msg} (column {error.colno})"
-                ) from None
-            if header is None:
-                header = _header(data, f"{path}: line 1 (the header)")
-            elif data is not None:
-                rows.append({"row": len(rows), **_typed(data, f"{path}: line {number}")})
-    if header is None:
-        raise TraceInputError(f"{path}: the file is empty")
+    """The header and the typed rows; the lines are read as every trace's are (``_jsonl.py``)."""
+    header = _header(jsonl_header(path), f"{path}: line 1 (the header)")
+    lines = enumerate(jsonl_objects(path))
+    rows = [{"row": row, **_typed(data, f"{path}: line {number}")} for row, (number, data) in lines]
     return header, rows
 
 
-def _typed(data: Any, where: str) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise TraceInputError(f"{where}: an event must be a JSON object")
+def _typed(data: dict[str, Any], where: str) -> dict[str, Any]:
     extra = [key for key in data if key not in _TYPES]
     if extra:
         raise TraceInputError(f"{where}: unknown field(s) {', '.join(extra)}")
@@ -344,12 +324,22 @@ def _typed(data: Any, where: str) -> dict[str, Any]:
         else:
             ok = isinstance(value, str)
         if not ok:
-            raise TraceInputError(f"{where}: field {name!r}: expected {kind}, got {value!r}")
+            raise TraceInputError(f"{where}: field {name!r}: {_type_problem(kind, value)}")
     return {k: v for k, v in data.items() if v is not None}
 
 
 def _int64(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+    return isinstance(value, int) and not isinstance(value, bool) and int64_problem(value) is None
+
+
+def _type_problem(kind: pa.DataType, value: Any) -> str:
+    """Why ``value`` is not of the column's type: an integer too large says so, as in a cache trace."""
+    if pa.types.is_int64(kind) or pa.types.is_list(kind):
+        for item in value if isinstance(value, list) else [value]:
+            problem = int64_problem(item) if isinstance(item, int) and not isinstance(item, bool) else None
+            if problem is not None:
+                return problem
+    return f"expected {kind}, got {value!r}"
 
 
 def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tuple[str, ...]) -> str | None:  # noqa: C901, PLR0911 - one return per row check, in the order FORMAT.md lists them

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance.cursor_state._machine import FAULTS, codecs, sendable
 from ledgerspec.spec import cursor_state as cs
 from ledgerspec.spec import txlog as tx
 from ledgerspec.traces._sys_io import SYSTEMS, SystemHeader, SystemTraceWriter
@@ -50,10 +51,18 @@ class Recorder:
         return result
 
 
-def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, count: int) -> list[Any]:  # noqa: C901 - one branch per move of the conformance machine
-    """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules."""
+def _cursor_walk(  # noqa: C901 - one branch per move of the conformance machine
+    rng: random.Random, profile: str, config: cs.CursorConfig, count: int, capabilities: frozenset[str]
+) -> list[Any]:
+    """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules.
+
+    Only operations the adapter claims, by the machine's own rule (``sendable``); with every capability
+    claimed, the walk of a seed is the one it always was.
+    """
     model = cs.init(profile, config)
     ops: list[cs.CursorOp] = []
+    faults = [op for op in FAULTS if sendable(op, capabilities)]
+    moves = ["ack", "ack", "mark", "persist", "persist", "confirm", *(["fault"] if faults else []), "crash"]
 
     def do(op: Any) -> Any:
         nonlocal model
@@ -62,12 +71,12 @@ def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, coun
         return answer
 
     while len(ops) < count:
-        move = rng.choice(["ack", "ack", "mark", "persist", "persist", "confirm", "fault", "crash"])
+        move = rng.choice(moves)
         if move == "ack":
             ledger, entry = rng.choice([1, 2]), rng.randint(0, 5)
             do(
                 cs.AckIndex(ledger=ledger, entry=entry, index=entry % 2)
-                if rng.random() < 0.3
+                if rng.random() < 0.3 and sendable(cs.AckIndex, capabilities)
                 else cs.Ack(ledger=ledger, entry=entry)
             )
         elif move == "mark":
@@ -79,18 +88,28 @@ def _cursor_walk(rng: random.Random, profile: str, config: cs.CursorConfig, coun
         elif move == "confirm":
             do(cs.Confirm())
         elif move == "fault":
-            do(rng.choice([cs.FailAdd(), cs.FailMeta(), cs.Rollover()]))
+            do(rng.choice(faults)())
         else:
             do(cs.Crash(keep=rng.randint(0, 3)))
-            if rng.random() < 0.2:
+            if rng.random() < 0.2 and sendable(cs.Unreadable, capabilities):
                 do(cs.Unreadable())
             if do(cs.Recover()) == "failed":
                 break
     return ops
 
 
-def _txlog_walk(rng: random.Random, profile: str, config: tx.WriterConfig, count: int) -> list[Any]:  # noqa: ARG001 - one signature per system
-    """Adds of sizes around the thresholds, clock moves, completions and failures, metrics, a close."""
+def _txlog_walk(
+    rng: random.Random,
+    profile: str,  # noqa: ARG001 - one signature per system
+    config: tx.WriterConfig,
+    count: int,
+    capabilities: frozenset[str],  # noqa: ARG001 - one signature per system
+) -> list[Any]:
+    """Adds of sizes around the thresholds, clock moves, completions and failures, metrics, a close.
+
+    Every adapter takes every txlog-writer operation: its capabilities change what it may leave out of
+    an answer, never what it is sent (``conform_txlog``).
+    """
     limit = config.max_size
     ops: list[tx.WriterOp] = []
     while len(ops) < count:
@@ -108,15 +127,40 @@ def _txlog_walk(rng: random.Random, profile: str, config: tx.WriterConfig, count
     return ops
 
 
-WALKS: dict[str, Callable[[random.Random, str, Any, int], list[Any]]] = {
+CAPABILITIES: dict[str, tuple[str, ...]] = {"cursor-state": cs.CAPABILITIES, "txlog-writer": tx.CAPABILITIES}
+"""Every capability of each system: what an in-process candidate (a reference, a mutant) takes."""
+
+WALKS: dict[str, Callable[[random.Random, str, Any, int, frozenset[str]], list[Any]]] = {
     "cursor-state": _cursor_walk,
     "txlog-writer": _txlog_walk,
 }
 
 
-def walk(system: str, profile: str, config: Any, seed: int, count: int) -> list[Any]:
-    """A seeded random sequence of about ``count`` operations the model accepts."""
-    return WALKS[system](random.Random(seed), profile, config, count)
+def walk(
+    system: str, profile: str, config: Any, seed: int, count: int, capabilities: frozenset[str] | None = None
+) -> list[Any]:
+    """A seeded random sequence of about ``count`` operations the model accepts and the adapter claims.
+
+    ``capabilities``: the adapter's claims (None: every capability of the system, as an in-process candidate).
+    """
+    claims = frozenset(CAPABILITIES[system]) if capabilities is None else capabilities
+    return WALKS[system](random.Random(seed), profile, config, count, claims)
+
+
+def unclaimed(system: str, config: Any, ops: Sequence[Any], capabilities: frozenset[str]) -> str | None:
+    """What of a run the adapter does not claim, by the conformance machine's rule (None: nothing).
+
+    A case's steps or a ``--config`` may ask for what a process adapter never said it takes; it would
+    refuse it mid-run, so the recorder says so first.
+    """
+    if system != "cursor-state":
+        return None  # txlog-writer: every adapter takes every operation and configuration
+    if config.compression not in codecs(capabilities):
+        return f"compression {config.compression!r}: the adapter takes only {', '.join(codecs(capabilities))}"
+    for number, op in enumerate(ops, 1):
+        if not sendable(type(op), capabilities):
+            return f"step {number}: {op.kind} needs capability {op.capability!r}"
+    return None
 
 
 def record_history(
@@ -168,21 +212,25 @@ def _recorded(vocabulary: Any) -> tuple[str, ...]:
     return tuple(kind for kind, spec in vocabulary.kinds.items() if spec.role != "inside")
 
 
-def resolve_adapter(system: str, name: str) -> tuple[str, Callable[[], Any], Any]:
-    """(default profile, factory, process to close or None) for a reference, a mutant or ``exec:COMMAND``."""
+def resolve_adapter(system: str, name: str) -> tuple[str, Callable[[], Any], Any, frozenset[str]]:
+    """(default profile, factory, process to close or None, capabilities) of a reference, a mutant or ``exec:COMMAND``.
+
+    A process claims its capabilities in its start reply; an in-process candidate takes everything.
+    """
     from ledgerspec.conformance.cli._systems import SYSTEMS as CLI  # noqa: PLC0415 - the CLI's adapter table
 
     entry = CLI[system]
     if name.startswith("exec:") and entry.process is not None:
         process = entry.process(name[5:], timeout=60.0, validate=False)
-        return process.profiles[0], process, process
+        return process.profiles[0], process, process, frozenset(process.capabilities)
+    everything = frozenset(CAPABILITIES[system])
     if name in entry.adapters:
         profile, factory = entry.adapters[name]
-        return profile, factory, None
+        return profile, factory, None, everything
     mutants = {m.name: m for m in entry.mutants}
     mutant = mutants.get(name.removeprefix("mutant:"))
     if mutant is not None:
-        return mutant.profile, mutant.adapter, None
+        return mutant.profile, mutant.adapter, None, everything
     known = ", ".join([*entry.adapters, *(f"mutant:{m}" for m in mutants)])
     raise InputError(
         f"--adapter {name}: {system} adapters are {known}" + (", or exec:COMMAND" if entry.process else "")

@@ -119,3 +119,11 @@ def check_outputs(args: argparse.Namespace, files: tuple[str, ...] = (), folders
             if problem:
                 option = "--" + name.replace("_", "-")
                 raise InputError(f"{option} {value}: {problem}")
+
+
+def master_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--master`` would be ignored (None if not): it names a Spark cluster, only ``--engine spark`` uses one."""
+    master, engine = getattr(args, "master", None), getattr(args, "engine", "local")
+    if master is None or engine == "spark":
+        return None
+    return f"--master {master}: only with --engine spark; the {engine} engine runs in this process, without Spark"

@@ -49,15 +49,30 @@ CURSOR_STATE = System(
 )
 
 
+def sendable(op: type[CursorOp], capabilities: frozenset[str]) -> bool:
+    """Whether an adapter claiming ``capabilities`` may be sent ``op``: the one rule the machine and the recorder share.
+
+    An operation names the capability it needs (``CursorOp.capability``); a process adapter that does
+    not claim it would refuse the operation (conformance/protocol/cursor-state.md).
+    """
+    return op.capability is None or op.capability in capabilities
+
+
+def codecs(capabilities: frozenset[str]) -> tuple[str, ...]:
+    """The ``compression`` values an adapter claiming ``capabilities`` may be configured with."""
+    return ("none", "zlib") if "zlib" in capabilities else ("none",)
+
+
 def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:
     """Small chunks and entries, so that a few acknowledgements already chunk or overflow."""
+    claimed_codecs = codecs(capabilities)
     return st.builds(
         CursorConfig,
         chunk_size=st.sampled_from([8, 11, 12, 16, 24, 48]),
         max_entry_size=st.sampled_from([40, 64, 1000]),
         max_ranges=st.integers(0, 3),
         long_array=st.booleans(),
-        compression=st.sampled_from(["none", "none", "zlib"] if "zlib" in capabilities else ["none"]),
+        compression=st.sampled_from(["none", *claimed_codecs] if len(claimed_codecs) > 1 else ["none"]),  # none 2:1
         batch_size=st.sampled_from([2, 4]),
     )
 
@@ -66,12 +81,16 @@ POSITIONS = [(ledger, entry) for ledger in (1, 2) for entry in range(6)]
 """The positions acknowledged, in order: two data ledgers of six entries."""
 LEDGERS = st.sampled_from(sorted({ledger for ledger, _ in POSITIONS}))
 ENTRIES = st.integers(0, max(entry for _, entry in POSITIONS))
+FAULTS: tuple[type[CursorOp], ...] = (FailAdd, FailMeta, Rollover)
+"""The faults a persist may meet, in the order the machine and the recorder draw them."""
 
 
 def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A machine class bound to one candidate and profile."""
-    can = run.capabilities.__contains__
-    faults = [None, None, *(op for op in (FailAdd, FailMeta, Rollover) if can(op.capability or ""))]
+    def can(op: type[CursorOp]) -> bool:
+        return sendable(op, run.capabilities)
+
+    faults = [None, None, *(op for op in FAULTS if can(op))]
 
     class CursorLockstep(Lockstep):
         def __init__(self) -> None:
@@ -88,7 +107,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
         @precondition(live)
         @rule(
             positions=st.lists(st.tuples(LEDGERS, ENTRIES), min_size=1, max_size=4),
-            whole=st.booleans() if can("ack_index") else st.just(True),
+            whole=st.booleans() if can(AckIndex) else st.just(True),
         )
         def ack(self, positions: list[tuple[int, int]], whole: bool) -> None:
             """Individual acknowledgements: whole entries, or one batch index of each."""
@@ -132,7 +151,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             for _ in range(times):
                 self.do(Confirm())
 
-        @precondition(lambda self: self.live() and can("fail_add"))
+        @precondition(lambda self: self.live() and can(FailAdd))
         @rule(
             value=st.integers(0, 3), crash=st.booleans(), acks=st.lists(st.tuples(LEDGERS, ENTRIES), max_size=3)
         )
@@ -202,7 +221,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
         @precondition(live)
         @rule(
             keep=st.integers(0, 4),
-            unreadable=st.sampled_from([False, False, True]) if can("unreadable") else st.just(False),
+            unreadable=st.sampled_from([False, False, True]) if can(Unreadable) else st.just(False),
         )
         def crash_and_recover(self, keep: int, unreadable: bool) -> None:
             self.do(Crash(keep=keep))
@@ -234,4 +253,4 @@ def conform_cursor(
     return search(run, machine, settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)
 
 
-__all__ = ["CURSOR_STATE", "Candidate", "conform_cursor", "make_cursor_machine"]
+__all__ = ["CURSOR_STATE", "FAULTS", "Candidate", "codecs", "conform_cursor", "make_cursor_machine", "sendable"]

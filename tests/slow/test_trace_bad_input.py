@@ -181,7 +181,7 @@ PARQUET_CASES: dict[str, tuple[Change, list[str]]] = {
 }
 
 
-def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:  # noqa: PLR0911 - one return per bad input it writes
+def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:  # noqa: C901, PLR0911 - one branch per bad input it writes
     """The bad file of ``case`` and the fragments its message must contain (besides the path)."""
     if case == "truncated":
         whole = write_parquet(good, directory / "whole.parquet").read_bytes()
@@ -215,6 +215,12 @@ def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
         lines[20] = json.dumps({**event, "seq": 2**63}) + "\n"
         path.write_text("".join(lines))
         return path, ["line 21: field 'seq': 9223372036854775808 is outside the int64 range"]
+    if case == "jsonl-null-line":
+        path = write_jsonl(good, directory / "null.jsonl")
+        lines = path.read_text().splitlines(keepends=True)
+        lines[7] = "null\n"  # not an event: never skipped, in a cache trace as in a system trace (issue 17)
+        path.write_text("".join(lines))
+        return path, ["line 8: an event must be a JSON object, got null"]
     if case == "corrupt-page":
         path = write_parquet(good, directory / "pages.parquet")
         pq.write_table(good, path, row_group_size=500)
@@ -241,6 +247,7 @@ CASES = [
     "jsonl-unknown-kind",
     "jsonl-not-utf8",
     "jsonl-int64-overflow",
+    "jsonl-null-line",
     "corrupt-page",
 ]
 

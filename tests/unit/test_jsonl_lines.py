@@ -1,0 +1,85 @@
+"""One JSON-lines reader for every trace (issue 17): a bad line is the same error in a cache and a system trace.
+
+The system reader once had its own copy, which skipped a ``null`` line and said less about bad bytes and
+huge integers. Now both call ``traces/_jsonl.py``: the same line gives the same message, naming the file
+and the line, whichever trace holds it and whichever engine is asked (a system trace is read before
+either engine runs; the cache's Spark engine is compared in tests/slow/test_trace_bad_input.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ledgerspec.conformance.cli import main
+from ledgerspec.traces import TraceInputError
+from ledgerspec.traces._local import check_local
+from ledgerspec.traces._sys_check import check_system
+
+BAD_LINES = {
+    "null": (b"null", "line 3: an event must be a JSON object, got null"),
+    "a list": (b"[1, 2]", "line 3: an event must be a JSON object, got [1, 2]"),
+    "a number": (b"7", "line 3: an event must be a JSON object, got 7"),
+    "bad JSON": (b'{"kind": oops}', "line 3: invalid JSON: Expecting value (column 10)"),
+    "not UTF-8": (b'{"broker": "br\xf6ker"}', "line 3: not UTF-8 (byte 0xf6 at column 15)"),
+    "huge seq": (
+        b'{"seq": 9223372036854775808}',
+        "line 3: field 'seq': 9223372036854775808 is outside the int64 range",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A small recorded trace of the cache and of a lockstep system."""
+    folder = tmp_path_factory.mktemp("good")
+    argv = {
+        "cache": ["--adapter", "reference-pip430", "--events", "40"],
+        "system": ["--system", "txlog-writer", "--adapter", "reference-pip160", "--events", "20"],
+    }
+    for name, args in argv.items():
+        assert main(["traces", "record", *args, "--out", str(folder / f"{name}.jsonl")]) == 0
+    return {name: folder / f"{name}.jsonl" for name in argv}
+
+
+def with_line(source: Path, target: Path, line: bytes) -> Path:
+    """``source`` with ``line`` put in as its third line (after the header and the first event)."""
+    lines = source.read_bytes().splitlines(keepends=True)
+    target.write_bytes(b"".join([*lines[:2], line + b"\n", *lines[2:]]))
+    return target
+
+
+def error_of(check: object, path: Path) -> str:
+    with pytest.raises(TraceInputError) as raised:
+        check(str(path))  # type: ignore[operator]
+    return str(raised.value).replace(str(path), "<path>")
+
+
+@pytest.mark.parametrize("case", BAD_LINES)
+def test_a_bad_line_is_the_same_error_in_a_cache_and_a_system_trace(tmp_path, good, case):
+    line, message = BAD_LINES[case]
+    cache = with_line(good["cache"], tmp_path / "cache.jsonl", line)
+    system = with_line(good["system"], tmp_path / "system.jsonl", line)
+    cache_error = error_of(check_local, cache)
+    assert cache_error.startswith(f"<path>: {message}"), cache_error
+    assert error_of(check_system, system) == cache_error
+    assert error_of(lambda path: check_system(path, engine="spark"), system) == cache_error
+
+
+def test_a_blank_line_is_skipped_in_both(tmp_path, good):
+    assert check_local(str(with_line(good["cache"], tmp_path / "cache.jsonl", b"  "))).verdict == "OK"
+    assert check_system(str(with_line(good["system"], tmp_path / "system.jsonl", b""))).verdict == "OK"
+
+
+def test_a_null_line_fails_the_command_naming_file_and_line(tmp_path, good, capsys):
+    """It was skipped in a system trace: a check of fewer events than the file holds, said to be OK."""
+    system = with_line(good["system"], tmp_path / "system.jsonl", b"null")
+    assert main(["traces", "check", str(system)]) == 2
+    assert f"{system}: line 3: an event must be a JSON object, got null" in capsys.readouterr().err
+
+
+def test_an_empty_or_missing_system_trace_is_named(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert error_of(check_system, empty) == "<path>: the file is empty"
+    assert error_of(check_system, tmp_path / "missing.jsonl").startswith("<path>: ")
