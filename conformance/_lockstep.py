@@ -221,11 +221,12 @@ class Report:
         return "\n".join(lines)
 
 
-def replay(run: LockstepRun, config: Any, steps: Sequence[Any]) -> tuple[str, str] | None:
+def replay(run: LockstepRun, config: Any, steps: Sequence[Any], *, strict: bool = False) -> tuple[str, str] | None:
     """The first (invariant, message) the steps break on a fresh candidate, or None.
 
     Steps the model refuses (a recovery whose crash was removed) or on which the candidate faults
-    break nothing here: the same invariant must break for a shorter run to stand.
+    break nothing here: the same invariant must break for a shorter run to stand. ``strict``: they
+    raise instead (None then means every step ran and held).
     """
     candidate = run.factory()
     candidate.start(config)
@@ -242,6 +243,8 @@ def replay(run: LockstepRun, config: Any, steps: Sequence[Any]) -> tuple[str, st
                 if message is not None:
                     return inv.id, message
     except (SpecError, AdapterFault):
+        if strict:
+            raise
         return None
     finally:
         with contextlib.suppress(AdapterFault):

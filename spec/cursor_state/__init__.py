@@ -6,7 +6,7 @@ entry); ``INVARIANTS`` / ``claimed`` the named properties; ``encode`` / ``decode
 """
 
 from ledgerspec.spec.cursor_state._format import FormatError, Layout, chunks, decode, encode, parse_footer
-from ledgerspec.spec.cursor_state._model import PROFILES, Model, Result, init, step
+from ledgerspec.spec.cursor_state._model import PROFILES, QUIRKS, Model, Result, init, step
 from ledgerspec.spec.cursor_state._ops import (
     CAPABILITIES,
     OPERATIONS,
@@ -33,6 +33,7 @@ __all__ = [
     "INVARIANTS",
     "OPERATIONS",
     "PROFILES",
+    "QUIRKS",
     "Ack",
     "AckIndex",
     "AckState",

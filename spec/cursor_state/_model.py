@@ -50,6 +50,14 @@ from ledgerspec.spec.cursor_state._ops import (
 from ledgerspec.spec.cursor_state._state import AckState
 
 PROFILES = ("pip381", "pulsar-master")
+QUIRKS = {
+    "C2": "recovery from the metadata store restores no batch sets (as pip381's does)",
+    "C4": "the range caps of 048142ca's time: max + 1 ranges, the long array cut by the count before a ledger",
+    "C5": "a failed first write to a new ledger falls back to the metadata store and, that done, switches to it",
+}
+"""Behaviours of released code (DEVIATIONS.md, "Cursor state"), by finding, that the model can take on. No profile
+has them: conformance replays a real cursor's counterexample under them to tell whether a finding explains it
+(``conformance/cursor_state/_real.py``), by what the release answers, not by where the steps go."""
 FIRST_CURSOR_LEDGER = 100
 START = (1, -1)
 """A new cursor's mark-delete position: before the first entry of the topic's first ledger."""
@@ -77,6 +85,8 @@ class Model:
 
     profile: str
     config: CursorConfig
+    quirks: frozenset[str] = frozenset()
+    """Release behaviours taken on (:data:`QUIRKS`); none for a profile."""
     memory: AckState | None = field(default_factory=lambda: st.initial(START))
     last_entry: AckState = field(default_factory=lambda: st.initial(START))
     """``lastMarkDeleteEntry``: the position and properties the cursor last marked, which the first write to a new
@@ -132,11 +142,12 @@ class Model:
     @property
     def layout(self) -> Layout:
         pip381 = self.profile == "pip381"
+        old_caps = pip381 or "C4" in self.quirks
         return Layout(
             long_array=pip381 or self.config.long_array,
             max_ranges=self.config.max_ranges,
-            range_cap_plus_one=pip381,
-            bits_cap_before=pip381,
+            range_cap_plus_one=old_caps,
+            bits_cap_before=old_caps,
         )
 
     def now(self, entry: AckState) -> AckState:
@@ -164,11 +175,13 @@ class Model:
         return st.settle(decode(encode(state, self.layout)))[0]
 
 
-def init(profile: str, config: CursorConfig | None = None) -> Model:
-    """A new cursor, its state in the metadata store, no cursor ledger yet."""
+def init(profile: str, config: CursorConfig | None = None, quirks: frozenset[str] = frozenset()) -> Model:
+    """A new cursor, its state in the metadata store, no cursor ledger yet (``quirks``: :data:`QUIRKS`)."""
     if profile not in PROFILES:
         raise UnknownProfileError(f"unknown cursor-state profile {profile!r} (known: {', '.join(PROFILES)})")
-    return Model(profile, config or CursorConfig())
+    if not quirks <= QUIRKS.keys():
+        raise UnknownProfileError(f"unknown release quirks {sorted(quirks - QUIRKS.keys())} (known: {sorted(QUIRKS)})")
+    return Model(profile, config or CursorConfig(), quirks)
 
 
 def step(model: Model, op: CursorOp) -> tuple[Model, Result]:
@@ -381,6 +394,9 @@ def _fail_adds(m: Model) -> list[list[Any]]:
     failed = [add for add in m.outstanding if add.ledger == ledger]
     m.outstanding = [add for add in m.outstanding if add.ledger != ledger]
     for add in failed:
+        if add.opens and "C5" in m.quirks and _meta_update(m, (-1, m.metastore_form(m.now(add.entry)))):
+            _switch(m, add, out)  # the fallback's success reaches createNewMetadataLedger's callback
+            continue
         if add.opens:  # the new ledger is deleted; the persists (and those waiting) fail
             m.ledgers.pop(add.ledger, None)
             m.opening = m.open_ledger = None
@@ -415,7 +431,7 @@ def _recover(m: Model) -> Result:
         raise OperationError("recover: only after a crash")
     ledger, record = m.meta
     if ledger < 0:
-        state = record if m.profile == "pulsar-master" else replace(record, batch=())
+        state = record if m.profile == "pulsar-master" and "C2" not in m.quirks else replace(record, batch=())
     else:
         found = _walk_back(m, ledger, record)
         if found is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ledgerspec.spec.cursor_state._model import PROFILES, START, Model, Result, Write
+from ledgerspec.spec.cursor_state._model import PROFILES, Model, Result, Write
 from ledgerspec.spec.cursor_state._ops import CursorOp, Recover
 from ledgerspec.spec.cursor_state._state import AckState, initial
 
