@@ -1,5 +1,6 @@
 package org.apache.bookkeeper.mledger.impl;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
@@ -8,13 +9,31 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.AsyncCallbacks;
 import org.apache.bookkeeper.mledger.ManagedCursor;
+import org.apache.bookkeeper.mledger.ManagedLedger;
+import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 
-/** What CursorStateRecoveryTest does to a cursor, and how it reads raw protobuf: one place, beside the cases. */
+/** What CursorStateRecoveryTest does to a managed ledger and its cursor, and how it walks raw protobuf. */
 final class CursorOps {
 
     private CursorOps() {
+    }
+
+    static ManagedLedgerConfig config(boolean batchIndexAcks) {
+        ManagedLedgerConfig config = new ManagedLedgerConfig();
+        // the PIP-381 flag: in these releases it marks dirty ledgers only; nothing is chunked
+        config.setPersistentUnackedRangesWithMultipleEntriesEnabled(true);
+        config.setDeletionAtBatchIndexLevelEnabled(batchIndexAcks);
+        return config;
+    }
+
+    static List<Position> addEntries(ManagedLedger ledger, int count) throws Exception {
+        List<Position> positions = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            positions.add(ledger.addEntry(("entry-" + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        return positions;
     }
 
     static CompletableFuture<Void> markDelete(ManagedCursor cursor, Position position) {

@@ -1,6 +1,8 @@
 package org.apache.bookkeeper.mledger.impl;
 
 import static org.apache.bookkeeper.mledger.impl.CursorOps.ackSet;
+import static org.apache.bookkeeper.mledger.impl.CursorOps.addEntries;
+import static org.apache.bookkeeper.mledger.impl.CursorOps.config;
 import static org.apache.bookkeeper.mledger.impl.CursorOps.delete;
 import static org.apache.bookkeeper.mledger.impl.CursorOps.markDelete;
 import static org.apache.bookkeeper.mledger.impl.CursorOps.topLevelFieldEnds;
@@ -12,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,22 +86,6 @@ class CursorStateRecoveryTest {
         ManagedLedgerFactoryImpl factory = new ManagedLedgerFactoryImpl(metadataStore, bookKeeper);
         factories.add(factory);
         return factory;
-    }
-
-    private static ManagedLedgerConfig config(boolean batchIndexAcks) {
-        ManagedLedgerConfig config = new ManagedLedgerConfig();
-        // the PIP-381 flag: in these releases it marks dirty ledgers only; nothing is chunked
-        config.setPersistentUnackedRangesWithMultipleEntriesEnabled(true);
-        config.setDeletionAtBatchIndexLevelEnabled(batchIndexAcks);
-        return config;
-    }
-
-    private static List<Position> addEntries(ManagedLedger ledger, int count) throws Exception {
-        List<Position> positions = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            positions.add(ledger.addEntry(("entry-" + i).getBytes(StandardCharsets.UTF_8)));
-        }
-        return positions;
     }
 
     private ManagedCursorImpl recover(ManagedLedgerConfig config) throws Exception {
@@ -385,11 +370,11 @@ class CursorStateRecoveryTest {
 
     /**
      * C7 (a spec correction): a write carries what the cursor holds when it is made, and a persist from NoLedger is
-     * two adds. Three parts, each on its own managed ledger: the batch sets a mark-delete covers stay in
-     * batchDeletedIndexes, and in its PositionInfo, until its persist completes (4.2.4
-     * MarkDeleteEntry.alignAcknowledgeStatusAfterPersisted, 4.0.8 internalMarkDelete's callback); createNewMetadataLedger
-     * writes lastMarkDeleteEntry, switches the pointer, then flushes the pending persist; the metadata-store fallback
-     * (persistPositionToMetaStore) writes the ranges held when it writes. The spec (section 3) now says the same.
+     * two adds; three parts, each on its own managed ledger. The batch sets a mark-delete covers stay in
+     * batchDeletedIndexes, so in its PositionInfo, until its persist completes (4.2.4 MarkDeleteEntry's
+     * alignAcknowledgeStatusAfterPersisted; 4.0.8 internalMarkDelete's callback). createNewMetadataLedger writes
+     * lastMarkDeleteEntry, switches the pointer, then flushes the pending persist. The metadata-store fallback
+     * (persistPositionToMetaStore) writes the ranges held when it writes.
      */
     @Test
     void aWriteCarriesWhatTheCursorHoldsWhenItIsMadeAndAPersistFromNoLedgerIsTwoAdds() throws Exception {
@@ -403,23 +388,26 @@ class CursorStateRecoveryTest {
         ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
         List<Position> p = addEntries(ledger, 4);
         cursor.markDelete(p.get(0)); // the cursor's first persist opens its ledger
-        Position e1 = p.get(1);
-        cursor.delete(AckSetStateUtil.createPositionWithAckSet(e1.getLedgerId(), e1.getEntryId(), ackSet(10, 1)));
+        for (Position batch : p.subList(1, 3)) { // index 0 of e1 and of e2 acknowledged
+            cursor.delete(AckSetStateUtil.createPositionWithAckSet(batch.getLedgerId(), batch.getEntryId(),
+                    ackSet(10, 1)));
+        }
         long cursorLedger = cursor.getCursorLedger();
         long before = bookKeeper.getLedgerMap().get(cursorLedger).getLastAddConfirmed();
-
         CompletableFuture<Void> held = MockBookKeeperFaults.holdNextAdd(bookKeeper);
-        CompletableFuture<Void> persist = markDelete(cursor, e1);
+        CompletableFuture<Void> persist = markDelete(cursor, p.get(2));
         Thread.sleep(200);
         assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "the mark-delete's add took the hold");
-        assertEquals(e1, cursor.getMarkDeletedPosition());
-        assertNotNull(cursor.getDeletedBatchIndexesAsLongArray(e1), "C7: e1's batch set stays while the persist is in flight");
+        assertEquals(p.get(2), cursor.getMarkDeletedPosition());
+        assertNotNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(1)), "C7: the sets stay while it is in flight");
+        assertNotNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(2)));
         held.complete(null);
         persist.get(10, TimeUnit.SECONDS);
-        assertEquals(before + 1, bookKeeper.getLedgerMap().get(cursorLedger).getLastAddConfirmed(), "one add: the held one");
-        assertEquals(new LedgerEntry(1, 0, 1), CursorRecords.ledgerEntry(lastCursorLedgerEntry(cursorLedger)),
-                "C7: mark-delete e1's entry carries e1's batch set, which it covers");
-        assertNull(cursor.getDeletedBatchIndexesAsLongArray(e1), "its persist completed: the set is gone");
+        assertEquals(before + 1, bookKeeper.getLedgerMap().get(cursorLedger).getLastAddConfirmed(), "the held add");
+        assertEquals(new LedgerEntry(2, 0, 2), CursorRecords.ledgerEntry(lastCursorLedgerEntry(cursorLedger)),
+                "C7: mark-delete e2's entry carries the batch sets of e1 and e2, which it covers");
+        assertNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(1)), "its persist completed: the sets are gone");
+        assertNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(2)));
     }
 
     private void aPersistFromNoLedgerWritesLastMarkDeleteEntryThenFlushesThePersist() throws Exception {
@@ -445,7 +433,6 @@ class CursorStateRecoveryTest {
         assertEquals(Map.of(), CursorRecords.ledgerEntryProperties(first), "C7: without the persist's property p");
         assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "C7: a second add, the flush, in flight");
         assertFalse(persist.isDone(), "C7: the persist waits for its own add");
-
         secondAdd.complete(null);
         persist.get(10, TimeUnit.SECONDS);
         assertEquals(1, bookKeeper.getLedgerMap().get(newLedger).getLastAddConfirmed());
@@ -460,7 +447,6 @@ class CursorStateRecoveryTest {
         ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
         List<Position> p = addEntries(ledger, 8);
         cursor.markDelete(p.get(0));
-
         CompletableFuture<Void> held3 = MockBookKeeperFaults.holdNextAdd(bookKeeper);
         CompletableFuture<Void> ack3 = delete(cursor, p.get(3));
         Thread.sleep(200);
