@@ -133,6 +133,42 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "rangeContaining loop in 2.11.0, 3.3.6 and 4.0.0, before and after 048142ca",
         "aMarkDeleteMovesOnOverTheAcknowledgedRunAfterIt",
     ),
+    CursorFinding(
+        "C7",
+        "a write carries what the cursor holds when it is made, and a persist from NoLedger is two adds "
+        "(a spec correction, not a deviation)",
+        "pulsar-master",
+        "none broken since the spec's writes are built as the releases build them (both profiles); before, the "
+        "releases' entries were larger or smaller than the spec's, so near the entry size limit BookKeeper refused "
+        "other writes than the spec did: violations no finding explained (seed 430, `max_entry_size` 40)",
+        "three parts, each on its own managed ledger. (a) deletionAtBatchIndexLevelEnabled; mark-delete e0; ack "
+        "index 0 of batch entries e1 and e2; hold the next bookie add; mark-delete e2; confirm the add. (b) a new "
+        "cursor, restart (a second factory: no writable cursor ledger); hold the next two adds; mark-delete e1 with "
+        "property p = 7; confirm the first add, then the second. (c) mark-delete e0; ack e3 with its add held, then "
+        "e5 with its add held; fail e3's add (BookieHandleNotAvailable)",
+        "what spec/cursor_state/SPEC.md section 3 now says: (a) the mark-delete's entry carries the batch sets it "
+        "covers, which the cursor drops when that persist completes; (b) the new ledger's first entry is "
+        "`lastMarkDeleteEntry`, the pointer is switched, then the pending persist is flushed as a second add, "
+        "which completes it; (c) the metadata-store record carries the ranges held when the fallback writes",
+        "as expected. (a) While the add is held the cursor still holds both sets; the entry written is mark-delete "
+        "e2 with 2 batch sets; after the confirm both are gone. (b) One add is in flight until it is confirmed; the "
+        "record then names the new ledger, whose entry 0 is mark-delete e-1 (the recovered position) with no "
+        "properties; a second add is in flight and the mark-delete is not complete; once it is confirmed, entry 1 "
+        "is mark-delete e1 with p = 7 and the mark-delete completes. (c) e3's ack completes through the fallback; "
+        "the record (cursorsLedgerId -1) holds the ranges ending at e3 and e5, while e5's own persist is still in "
+        "flight. The spec used to drop the sets at the `MarkDelete` (4.2.4's entry was 41 bytes where the spec's was "
+        "31), write the fallback's ranges as the persist was asked, and make a persist from NoLedger one add",
+        "persistPositionToLedger calls buildBatchEntryDeletionIndexInfoList(), every set of batchDeletedIndexes "
+        "(ManagedCursorImpl.java line 3325 in managed-ledger-4.0.8-sources.jar, 3462 in 4.2.4's); the sets up to "
+        "the position are cleared only in internalMarkDelete's persist callback (4.0.8 line 2313, subMap(...).clear(); "
+        "4.2.4 MarkDeleteEntry's alignAcknowledgeStatusAfterPersisted, line 262, run at line 2471). "
+        "persistPositionToMetaStore (4.0.8 line 3422, 4.2.4 line 3558) calls persistPositionMetaStore(-1, "
+        "mdEntry.newPosition, mdEntry.properties, ...), which adds buildIndividualDeletedMessageRanges() and the "
+        "batch sets as they are then (4.0.8 lines 2855-2857, 4.2.4 lines 3009-3011). createNewMetadataLedger "
+        "(4.0.8 line 3135, 4.2.4 line 3289) writes lastMarkDeleteEntry with persistPositionToLedger, then "
+        "switchToNewLedger, and its callback flushPendingMarkDeletes()",
+        "aWriteCarriesWhatTheCursorHoldsWhenItIsMadeAndAPersistFromNoLedgerIsTwoAdds",
+    ),
 )
 
 CONTROLS = (
@@ -202,9 +238,11 @@ def _protocol_lines() -> list[str]:
         "",
         (
             "Each invariant searched alone (a search stops at its first violation), "
-            f"settings `{_real.SETTINGS}`, seed {_real.SEED}; a FAIL must be explained by a finding below (replayed "
-            "on the spec's model, its counterexample reaches that finding's situation), fail again on the real code "
-            "and pass on `reference-pulsar-master` (tests/slow/test_real_cursor_verdicts.py):"
+            f"settings `{_real.SETTINGS}`, seed {_real.SEED}; a FAIL must be explained by the findings below: its "
+            "counterexample, replayed on the real code against the spec's model taking on their behaviours (C2, C4, "
+            "C5, alone or together: `spec.cursor_state.QUIRKS`), gets that model's every answer. It must also fail "
+            "again on the real code and pass on `reference-pulsar-master` (tests/slow/test_real_cursor_verdicts.py; "
+            "the same holds at seed 430). The findings that break each invariant:"
         ),
         "",
         "| Adapter | Invariant | Verdict | Explained by |",
@@ -276,8 +314,9 @@ def cursor_state_section() -> str:
         (
             "Run: `ledgerspec harness test` (Maven's surefire reports are under the build's "
             "`real/managed-cursor-4.*/target/surefire-reports`). A Pulsar developer copies "
-            f"`managed-cursor-common/src/test/java/org/apache/bookkeeper/mledger/impl/{TEST_CLASS}.java` and the "
-            "release's `CursorRecords.java` into `managed-ledger/src/test/java/org/apache/bookkeeper/mledger/impl/`, "
+            f"`managed-cursor-common/src/test/java/org/apache/bookkeeper/mledger/impl/{TEST_CLASS}.java`, "
+            "`CursorOps.java` beside it and the release's `CursorRecords.java` into "
+            "`managed-ledger/src/test/java/org/apache/bookkeeper/mledger/impl/`, "
             "and `MockBookKeeperFaults.java` into the testmocks module's `org.apache.bookkeeper.client`."
         ),
     ]

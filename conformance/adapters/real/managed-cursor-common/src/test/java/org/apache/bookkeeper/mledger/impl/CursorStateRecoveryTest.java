@@ -1,5 +1,11 @@
 package org.apache.bookkeeper.mledger.impl;
 
+import static org.apache.bookkeeper.mledger.impl.CursorOps.ackSet;
+import static org.apache.bookkeeper.mledger.impl.CursorOps.addEntries;
+import static org.apache.bookkeeper.mledger.impl.CursorOps.config;
+import static org.apache.bookkeeper.mledger.impl.CursorOps.delete;
+import static org.apache.bookkeeper.mledger.impl.CursorOps.markDelete;
+import static org.apache.bookkeeper.mledger.impl.CursorOps.topLevelFieldEnds;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,10 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +25,8 @@ import org.apache.bookkeeper.client.MockBookKeeperFaults;
 import org.apache.bookkeeper.client.PulsarMockBookKeeper;
 import org.apache.bookkeeper.client.PulsarMockLedgerHandle;
 import org.apache.bookkeeper.common.util.OrderedExecutor;
-import org.apache.bookkeeper.mledger.AsyncCallbacks;
-import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
-import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.MetadataStoreException;
@@ -86,22 +88,6 @@ class CursorStateRecoveryTest {
         return factory;
     }
 
-    private static ManagedLedgerConfig config(boolean batchIndexAcks) {
-        ManagedLedgerConfig config = new ManagedLedgerConfig();
-        // the PIP-381 flag: in these releases it marks dirty ledgers only; nothing is chunked
-        config.setPersistentUnackedRangesWithMultipleEntriesEnabled(true);
-        config.setDeletionAtBatchIndexLevelEnabled(batchIndexAcks);
-        return config;
-    }
-
-    private static List<Position> addEntries(ManagedLedger ledger, int count) throws Exception {
-        List<Position> positions = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            positions.add(ledger.addEntry(("entry-" + i).getBytes(StandardCharsets.UTF_8)));
-        }
-        return positions;
-    }
-
     private ManagedCursorImpl recover(ManagedLedgerConfig config) throws Exception {
         ManagedLedger ledger = newFactory().open(LEDGER, config);
         return (ManagedCursorImpl) ledger.openCursor(CURSOR);
@@ -116,54 +102,18 @@ class CursorStateRecoveryTest {
     }
 
     private StoreRecord cursorRecord() throws Exception {
-        byte[] data = metadataStore.get("/managed-ledgers/" + LEDGER + "/" + CURSOR).get(10, TimeUnit.SECONDS)
+        return CursorRecords.metadataRecord(cursorRecordBytes(LEDGER));
+    }
+
+    private byte[] cursorRecordBytes(String ledgerName) throws Exception {
+        return metadataStore.get("/managed-ledgers/" + ledgerName + "/" + CURSOR).get(10, TimeUnit.SECONDS)
                 .orElseThrow().getValue();
-        return CursorRecords.metadataRecord(data);
     }
 
     private byte[] lastCursorLedgerEntry(long cursorLedgerId) throws Exception {
         PulsarMockLedgerHandle handle = bookKeeper.getLedgerMap().get(cursorLedgerId);
         long last = handle.getLastAddConfirmed();
         return handle.readEntries(last, last).nextElement().getEntry();
-    }
-
-    private static CompletableFuture<Void> markDelete(ManagedCursor cursor, Position position) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        cursor.asyncMarkDelete(position, new AsyncCallbacks.MarkDeleteCallback() {
-            @Override
-            public void markDeleteComplete(Object ctx) {
-                done.complete(null);
-            }
-
-            @Override
-            public void markDeleteFailed(ManagedLedgerException exception, Object ctx) {
-                done.completeExceptionally(exception);
-            }
-        }, null);
-        return done;
-    }
-
-    private static CompletableFuture<Void> delete(ManagedCursor cursor, Position position) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        cursor.asyncDelete(position, new AsyncCallbacks.DeleteCallback() {
-            @Override
-            public void deleteComplete(Object ctx) {
-                done.complete(null);
-            }
-
-            @Override
-            public void deleteFailed(ManagedLedgerException exception, Object ctx) {
-                done.completeExceptionally(exception);
-            }
-        }, null);
-        return done;
-    }
-
-    /** Unacked batch indexes 0 .. size-1 except those in [0, acked): the ack set of a partial batch ack. */
-    private static long[] ackSet(int size, int acked) {
-        BitSet unacked = new BitSet();
-        unacked.set(acked, size);
-        return unacked.toLongArray();
     }
 
     /**
@@ -419,6 +369,101 @@ class CursorStateRecoveryTest {
     }
 
     /**
+     * C7 (a spec correction): a write carries what the cursor holds when it is made, and a persist from NoLedger is
+     * two adds; three parts, each on its own managed ledger. The batch sets a mark-delete covers stay in
+     * batchDeletedIndexes, so in its PositionInfo, until its persist completes (4.2.4 MarkDeleteEntry's
+     * alignAcknowledgeStatusAfterPersisted; 4.0.8 internalMarkDelete's callback). createNewMetadataLedger writes
+     * lastMarkDeleteEntry, switches the pointer, then flushes the pending persist. The metadata-store fallback
+     * (persistPositionToMetaStore) writes the ranges held when it writes.
+     */
+    @Test
+    void aWriteCarriesWhatTheCursorHoldsWhenItIsMadeAndAPersistFromNoLedgerIsTwoAdds() throws Exception {
+        aMarkDeleteWritesTheBatchSetsItCoversAndDropsThemWhenItsPersistCompletes();
+        aPersistFromNoLedgerWritesLastMarkDeleteEntryThenFlushesThePersist();
+        theMetadataStoreFallbackWritesTheRangesHeldWhenItWrites(); // last: it leaves an add held
+    }
+
+    private void aMarkDeleteWritesTheBatchSetsItCoversAndDropsThemWhenItsPersistCompletes() throws Exception {
+        ManagedLedger ledger = newFactory().open("c7-batch-sets", config(true));
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 4);
+        cursor.markDelete(p.get(0)); // the cursor's first persist opens its ledger
+        for (Position batch : p.subList(1, 3)) { // index 0 of e1 and of e2 acknowledged
+            cursor.delete(AckSetStateUtil.createPositionWithAckSet(batch.getLedgerId(), batch.getEntryId(),
+                    ackSet(10, 1)));
+        }
+        long cursorLedger = cursor.getCursorLedger();
+        long before = bookKeeper.getLedgerMap().get(cursorLedger).getLastAddConfirmed();
+        CompletableFuture<Void> held = MockBookKeeperFaults.holdNextAdd(bookKeeper);
+        CompletableFuture<Void> persist = markDelete(cursor, p.get(2));
+        Thread.sleep(200);
+        assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "the mark-delete's add took the hold");
+        assertEquals(p.get(2), cursor.getMarkDeletedPosition());
+        assertNotNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(1)), "C7: the sets stay while it is in flight");
+        assertNotNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(2)));
+        held.complete(null);
+        persist.get(10, TimeUnit.SECONDS);
+        assertEquals(before + 1, bookKeeper.getLedgerMap().get(cursorLedger).getLastAddConfirmed(), "the held add");
+        assertEquals(new LedgerEntry(2, 0, 2), CursorRecords.ledgerEntry(lastCursorLedgerEntry(cursorLedger)),
+                "C7: mark-delete e2's entry carries the batch sets of e1 and e2, which it covers");
+        assertNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(1)), "its persist completed: the sets are gone");
+        assertNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(2)));
+    }
+
+    private void aPersistFromNoLedgerWritesLastMarkDeleteEntryThenFlushesThePersist() throws Exception {
+        ManagedLedgerConfig config = config(false);
+        ManagedLedger ledger = newFactory().open(LEDGER, config);
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR); // a new cursor: no properties
+        List<Position> p = addEntries(ledger, 4);
+        long firstLedger = cursor.getCursorLedger();
+
+        ManagedCursorImpl restarted = recover(config); // a broker restart: the cursor has no writable ledger
+        CompletableFuture<Void> firstAdd = MockBookKeeperFaults.holdNextAdd(bookKeeper);
+        CompletableFuture<Void> secondAdd = MockBookKeeperFaults.holdAddAfter(bookKeeper, 1);
+        CompletableFuture<Void> persist = markDelete(restarted, p.get(1), Map.of("p", 7L));
+        Thread.sleep(200);
+        assertEquals(1, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "one add in flight: the new ledger's first");
+        firstAdd.complete(null);
+        Thread.sleep(200);
+        long newLedger = cursorRecord().cursorsLedgerId();
+        assertNotEquals(firstLedger, newLedger, "the first add confirmed, the record names the new ledger");
+        assertEquals(0, bookKeeper.getLedgerMap().get(newLedger).getLastAddConfirmed());
+        byte[] first = lastCursorLedgerEntry(newLedger);
+        assertEquals(new LedgerEntry(-1, 0, 0), CursorRecords.ledgerEntry(first), "C7: lastMarkDeleteEntry first");
+        assertEquals(Map.of(), CursorRecords.ledgerEntryProperties(first), "C7: without the persist's property p");
+        assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "C7: a second add, the flush, in flight");
+        assertFalse(persist.isDone(), "C7: the persist waits for its own add");
+        secondAdd.complete(null);
+        persist.get(10, TimeUnit.SECONDS);
+        assertEquals(1, bookKeeper.getLedgerMap().get(newLedger).getLastAddConfirmed());
+        byte[] second = lastCursorLedgerEntry(newLedger);
+        assertEquals(new LedgerEntry(1, 0, 0), CursorRecords.ledgerEntry(second));
+        assertEquals(Map.of("p", 7L), CursorRecords.ledgerEntryProperties(second), "C7: the flush carries p = 7");
+    }
+
+    private void theMetadataStoreFallbackWritesTheRangesHeldWhenItWrites() throws Exception {
+        String name = "c7-fallback";
+        ManagedLedger ledger = newFactory().open(name, config(false));
+        ManagedCursorImpl cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
+        List<Position> p = addEntries(ledger, 8);
+        cursor.markDelete(p.get(0));
+        CompletableFuture<Void> held3 = MockBookKeeperFaults.holdNextAdd(bookKeeper);
+        CompletableFuture<Void> ack3 = delete(cursor, p.get(3));
+        Thread.sleep(200);
+        MockBookKeeperFaults.holdNextAdd(bookKeeper); // never released
+        CompletableFuture<Void> ack5 = delete(cursor, p.get(5));
+        Thread.sleep(200);
+        assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "both acks' adds are in flight");
+        held3.completeExceptionally(new BKException.BKBookieHandleNotAvailableException());
+        ack3.get(10, TimeUnit.SECONDS); // acknowledged through the fallback
+        byte[] record = cursorRecordBytes(name);
+        assertEquals(new StoreRecord(-1, 0), CursorRecords.metadataRecord(record), "the fallback wrote the record");
+        assertEquals(List.of(3L, 5L), CursorRecords.metadataRangeEnds(record),
+                "C7: the ranges held when the fallback writes, e5 (acknowledged after e3's persist was asked) too");
+        assertFalse(ack5.isDone(), "e5's own persist is still in flight");
+    }
+
+    /**
      * P1's mechanism, on the release's own PositionInfo parser (the one a walking-back recovery would call on
      * a torn first chunk): every prefix of a real cursor-ledger entry that ends on a top-level field boundary
      * after fields 1 and 2 parses as a well-formed state with the same mark-delete position and fewer ranges;
@@ -450,35 +495,5 @@ class CursorStateRecoveryTest {
             parsed = false;
         }
         assertFalse(parsed, "a cut inside a field is not a state");
-    }
-
-    /** The end offsets of the top-level fields of a protobuf message (varint and length-delimited only). */
-    private static List<Integer> topLevelFieldEnds(byte[] data) {
-        List<Integer> ends = new ArrayList<>();
-        int[] at = {0};
-        while (at[0] < data.length) {
-            long tag = readVarint(data, at);
-            switch ((int) (tag & 7)) {
-                case 0 -> readVarint(data, at);
-                case 2 -> {
-                    int length = (int) readVarint(data, at);
-                    at[0] += length;
-                }
-                default -> throw new IllegalStateException("wire type " + (tag & 7) + " at " + at[0]);
-            }
-            ends.add(at[0]);
-        }
-        return ends;
-    }
-
-    private static long readVarint(byte[] data, int[] at) {
-        long value = 0;
-        for (int shift = 0; ; shift += 7) {
-            byte b = data[at[0]++];
-            value |= (long) (b & 0x7f) << shift;
-            if (b >= 0) {
-                return value;
-            }
-        }
     }
 }
