@@ -190,12 +190,12 @@ def surprise(
     if release is None:
         factory = CursorProcessFactory(real_cursor_command(verdict.adapter))
         try:
-            found = explaining(report.violation, factory)
+            explained = explaining(report.violation, factory)
         finally:
             factory.close()
     else:
-        found = explaining(report.violation, release)
-    if found is None:
+        explained = explaining(report.violation, release)
+    if explained is None:
         return f"a violation no finding of {', '.join(QUIRKS)} explains: {report.violation}"
     return None
 
