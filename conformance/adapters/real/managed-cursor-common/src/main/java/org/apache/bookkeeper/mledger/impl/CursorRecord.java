@@ -26,7 +26,8 @@ final class CursorRecord {
         throw new IllegalStateException("a ManagedCursorInfo without cursorsLedgerId");
     }
 
-    private static long varint(byte[] data, int[] at) {
+    /** A protobuf varint at {@code at[0]}, which moves past it. */
+    static long varint(byte[] data, int[] at) {
         long value = 0;
         for (int shift = 0; ; shift += 7) {
             byte b = data[at[0]++];

@@ -100,13 +100,6 @@ final class CursorOps {
     }
 
     static long readVarint(byte[] data, int[] at) {
-        long value = 0;
-        for (int shift = 0; ; shift += 7) {
-            byte b = data[at[0]++];
-            value |= (long) (b & 0x7f) << shift;
-            if (b >= 0) {
-                return value;
-            }
-        }
+        return CursorRecord.varint(data, at);
     }
 }
