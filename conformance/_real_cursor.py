@@ -84,7 +84,9 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "C4",
         "the range cap persists max + 1 ranges",
         "pulsar-master",
-        "only `CURSOR-MODEL` (more acknowledgements recovered than the profile's cap keeps; none invented)",
+        "`CURSOR-MODEL` and `CURSOR-RECOVER-ACKNOWLEDGED` (more acknowledgements recovered than the profile's cap "
+        "keeps; none invented); with C2 or C5, through its larger entries near BookKeeper's frame limit, "
+        "`CURSOR-NO-ACK-LOSS`",
         "maxUnackedRangesToPersist 3; ack e1, e3, e5, e7, e9 (five holes, each ack persists); recover",
         "3 ranges persisted, e1, e3, e5 acknowledged after recovery (exactly max: apache/pulsar PR #25548, "
         "on master since April 2026)",
@@ -137,7 +139,7 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "C7",
         "a write carries what the cursor holds when it is made, and a persist from NoLedger is two adds "
         "(a spec correction, not a deviation)",
-        "pulsar-master",
+        "both",
         "none broken since the spec's writes are built as the releases build them (both profiles); before, the "
         "releases' entries were larger or smaller than the spec's, so near the entry size limit BookKeeper refused "
         "other writes than the spec did: violations no finding explained (seed 430, `max_entry_size` 40)",

@@ -121,6 +121,39 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
         def mark_delete(self, ledger: int, entry: int) -> None:
             self.do(MarkDelete(ledger=ledger, entry=entry))
 
+        @precondition(lambda self: self.live() and can(AckIndex))
+        @rule(
+            ledger=LEDGERS,
+            entries=st.lists(ENTRIES, min_size=1, max_size=3),
+            way=st.sampled_from([Persist, Rollover, FailAdd]),
+            value=st.integers(0, 3),
+        )
+        def covered_batch(self, ledger: int, entries: list[int], way: type[CursorOp], value: int) -> None:
+            """Batch sets a mark-delete covered, then one way on, then a persist whose write shows what settled.
+
+            The sets stay in every write until a persist at or past them completes. The ways on: a persist
+            confirmed whole, a rollover (of a ledger opened first if none is), a failed add.
+            """
+            if way is not Persist and self.model.open_ledger is None and self.model.opening is None:
+                self.do(Persist(value=value))
+                while self.model.outstanding:
+                    self.do(Confirm())
+            for entry in entries:
+                self.do(AckIndex(ledger=ledger, entry=entry, index=entry % 2))
+            self.do(MarkDelete(ledger=ledger, entry=max(entries)))
+            if way is Rollover and can(Rollover) and self.model.open_ledger is not None:
+                self.do(Rollover())
+            elif way is FailAdd and can(FailAdd) and self.model.open_ledger is not None:
+                self.do(Persist(value=value))
+                self.do(FailAdd())
+            else:
+                self.do(Persist(value=value))
+            while self.model.outstanding:
+                self.do(Confirm())
+            self.do(Persist(value=value))
+            while self.model.outstanding:
+                self.do(Confirm())
+
         @precondition(live)
         @rule(
             value=st.integers(0, 3),
@@ -153,15 +186,22 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
 
         @precondition(lambda self: self.live() and can(FailAdd))
         @rule(
-            value=st.integers(0, 3), crash=st.booleans(), acks=st.lists(st.tuples(LEDGERS, ENTRIES), max_size=3)
+            value=st.integers(0, 3),
+            crash=st.booleans(),
+            acks=st.lists(st.tuples(LEDGERS, ENTRIES), max_size=3),
+            late=st.lists(st.tuples(LEDGERS, ENTRIES), max_size=2),
         )
-        def fallback(self, value: int, crash: bool, acks: list[tuple[int, int]]) -> None:
+        def fallback(
+            self, value: int, crash: bool, acks: list[tuple[int, int]], late: list[tuple[int, int]]
+        ) -> None:
             """A persist on an open cursor ledger whose write fails: the state goes to the metadata store.
 
             The cursor ledger is opened first when there is none (a persist confirmed whole), since the
             fallback happens only from state Open; then perhaps a crash, so that recovery reads the record.
             Acks first, often past holes: a record must carry the whole state (ranges, not only the
-            mark-delete position), which shows only when the state has more than its mark-delete.
+            mark-delete position), which shows only when the state has more than its mark-delete. ``late``
+            acks come between the persist and its failure: the record carries what the cursor holds when
+            it is written, not what it held when the persist was asked for.
             """
             for ledger, entry in acks:
                 self.do(Ack(ledger=ledger, entry=entry))
@@ -174,6 +214,8 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             if self.model.open_ledger is None or self.model.outstanding:
                 return
             self.do(Persist(value=value))
+            for ledger, entry in late:
+                self.do(Ack(ledger=ledger, entry=entry))
             self.do(FailAdd())
             if crash:
                 self.crash_and_recover(0, unreadable=False)

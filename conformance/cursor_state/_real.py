@@ -54,8 +54,9 @@ class CursorVerdict:
     invariant: str
     verdict: str
     findings: tuple[str, ...] = ()
-    """The findings that break it (DEVIATIONS.md's table). A FAIL's counterexample must be explained by the
-    release's findings (:func:`explaining`), alone or together: no cry wolf, and no new bug taken for a known one."""
+    """The findings that break it (DEVIATIONS.md's table), alone or together (C4's larger entries meet BookKeeper's
+    frame limit where the spec's do not). A FAIL's counterexample must be explained by some of them
+    (:func:`explaining`): no cry wolf, and no new bug taken for a known one."""
 
 
 SETTINGS = "quick"
@@ -68,7 +69,7 @@ CURSOR_VERDICTS: tuple[CursorVerdict, ...] = tuple(
     for verdict in (
         CursorVerdict(adapter, "CURSOR-MODEL", "FAIL", ("C5", "C4")),
         CursorVerdict(adapter, "CURSOR-RECOVER-ACKNOWLEDGED", "FAIL", ("C5", "C2", "C4")),
-        CursorVerdict(adapter, "CURSOR-NO-ACK-LOSS", "FAIL", ("C2", "C5")),
+        CursorVerdict(adapter, "CURSOR-NO-ACK-LOSS", "FAIL", ("C2", "C5", "C4")),
         CursorVerdict(adapter, "CURSOR-CALLBACK-ONCE", "FAIL", ("C5",)),
         *(CursorVerdict(adapter, invariant, "PASS") for invariant in _PASS),
     )
@@ -190,25 +191,32 @@ def surprise(
     if release is None:
         factory = CursorProcessFactory(real_cursor_command(verdict.adapter))
         try:
-            explained = explaining(report.violation, factory)
+            explained = explaining(report.violation, factory, verdict.findings)
         finally:
             factory.close()
     else:
-        explained = explaining(report.violation, release)
+        explained = explaining(report.violation, release, verdict.findings)
     if explained is None:
-        return f"a violation no finding of {', '.join(QUIRKS)} explains: {report.violation}"
+        return f"a violation no finding of {', '.join(verdict.findings)} explains: {report.violation}"
     return None
 
 
-def explaining(violation: Violation, release: Factory) -> tuple[str, ...] | None:
-    """The fewest of the release's findings that explain a counterexample, or None.
+def explaining(violation: Violation, release: Factory, findings: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The fewest of ``findings`` that explain a counterexample, or None.
 
     Explained means: replayed on ``release`` against the model taking on those findings' behaviours
     (``spec.cursor_state.QUIRKS``), every answer is that model's (``CURSOR-MODEL``): the findings reproduce what the
     release did, step by step. A finding is thus judged by what the release answers, not by where the steps go, so
-    a new bug behind the same steps stays unexplained.
+    a new bug behind the same steps stays unexplained. A violation that does not happen again on the release (a race,
+    a flaky harness) is explained by nothing.
     """
-    quirks = sorted(QUIRKS)
+    again = LockstepRun(CURSOR_STATE, release, "pulsar-master", (violation.invariant,))
+    try:
+        if replay(again, violation.config, violation.steps, strict=True) is None:
+            return None
+    except (SpecError, AdapterFault):
+        return None
+    quirks = [key for key in findings if key in QUIRKS]
     for size in range(1, len(quirks) + 1):
         for chosen in combinations(quirks, size):
             system = replace(CURSOR_STATE, init=partial(init, quirks=frozenset(chosen)))

@@ -10,7 +10,7 @@ from typing import Any
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.reference.cursor_state import ReferenceCursor
 from ledgerspec.reference.cursor_state._bookkeeper import Ledger, ReadError
-from ledgerspec.reference.cursor_state._cursor import Callback, Entry
+from ledgerspec.reference.cursor_state._cursor import Callback, Entry, State
 from ledgerspec.reference.cursor_state._position_info import (
     CorruptEntryError,
     Position,
@@ -174,6 +174,57 @@ class MarkDeleteStopsAtPosition(ReferenceCursor):
             self._marked({})
 
 
+class SetsDroppedAtMarkDelete(ReferenceCursor):
+    """The batch sets a mark-delete covers go at once, not when its persist completes (the spec before C7)."""
+
+    def _forget_at_most(self, position: Position) -> None:
+        super()._forget_at_most(position)
+        self.unacked_indexes = {p: s for p, s in self.unacked_indexes.items() if p > self.mark_delete}
+
+
+class FirstWriteIsThePersist(ReferenceCursor):
+    """A new cursor ledger's first write carries the waiting persist, not ``lastMarkDeleteEntry`` (before C7)."""
+
+    def persist(self, value: int, callback: Callback) -> None:
+        if self.state is State.NO_LEDGER:
+            self.last_entry = (self.mark_delete, {"p": value})
+        super().persist(value, callback)
+
+
+class FallbackAsAsked(ReferenceCursor):
+    """The metadata-store fallback writes the ranges held when the persist was asked for (before C7)."""
+
+    def _after_ledger_write(self, entry: Entry, callback: Callback) -> Callback:
+        asked = self.snapshot()
+        fallback = super()._after_ledger_write(entry, callback)
+
+        def done(ok: bool) -> None:
+            held = self.acked, self.unacked_indexes
+            self.acked, self.unacked_indexes = asked.acked, asked.unacked_indexes
+            try:
+                fallback(ok)
+            finally:
+                self.acked, self.unacked_indexes = held
+
+        return done
+
+
+class RolloverSettles(ReferenceCursor):
+    """A rollover's first write settles the batch sets a mark-delete covered, as only a persist's completion does."""
+
+    def _new_ledger(self, rollover: Callback | None) -> None:
+        if rollover is None:
+            return super()._new_ledger(None)
+        first = self.last_entry
+
+        def settled(ok: bool) -> None:
+            if ok:
+                self._persisted(first)
+            rollover(ok)
+
+        return super()._new_ledger(settled)
+
+
 @dataclass(frozen=True)
 class CursorMutant:
     """A named mutant of one profile's reference cursor."""
@@ -209,4 +260,8 @@ CURSOR_MUTANTS: tuple[CursorMutant, ...] = (
     CursorMutant("pulsar-master-pointer-not-switched", "pulsar-master", PointerNotSwitched),
     CursorMutant("pip381-mark-delete-stops-at-position", "pip381", MarkDeleteStopsAtPosition),
     CursorMutant("pulsar-master-mark-delete-stops-at-position", "pulsar-master", MarkDeleteStopsAtPosition),
+    CursorMutant("pulsar-master-sets-dropped-at-mark-delete", "pulsar-master", SetsDroppedAtMarkDelete),
+    CursorMutant("pip381-first-write-is-the-persist", "pip381", FirstWriteIsThePersist),
+    CursorMutant("pulsar-master-fallback-as-asked", "pulsar-master", FallbackAsAsked),
+    CursorMutant("pip381-rollover-settles", "pip381", RolloverSettles),
 )

@@ -239,8 +239,7 @@ class ReferenceCursor:
             if old is not None and old != ledger.id:
                 self.bk.delete(old)
             self.ledger, self.state = ledger, State.OPEN
-            if rollover is not None:
-                self._persisted(first)
+            if rollover is not None:  # its callback switches the ledger, nothing more: no batch set settles
                 rollover(True)
             if waiting:  # ``flushPendingMarkDeletes``: the last waiting persist, once, for every waiting callback
                 entry = waiting[-1][1]

@@ -116,9 +116,9 @@ class Model:
     """Each persist's state as the cursor held it, by number."""
     persists: dict[int, AckState] = field(default_factory=dict)
     """Each persist's state as it is written (what recovery reads back), by number."""
-    first_writes: dict[int, AckState] = field(default_factory=dict)
-    """What the first write of each new ledger carries (``lastMarkDeleteEntry``, as it is written), by the
-    number of the persist that asked for the ledger: recovery may read it back, a newer complete state."""
+    first_writes: dict[int, tuple[int, AckState]] = field(default_factory=dict)
+    """By ledger, what its first write carries (``lastMarkDeleteEntry``, as written) and the number of the persist
+    that asked for the ledger: recovery may read it back, a newer complete state; gone with a failed first write."""
     completed: dict[int, bool] = field(default_factory=dict)
     acknowledged: int = 0
     """The newest persist whose callback succeeded (0: none yet; the initial record stands)."""
@@ -298,7 +298,7 @@ def _persist(m: Model, state: AckState, *, new_ledger: bool = False) -> int:
     m.opening = m.next_ledger
     m.next_ledger += 1
     m.ledgers[m.opening] = []
-    m.first_writes[number] = m.written_form(m.now(m.last_entry))
+    m.first_writes[m.opening] = (number, m.written_form(m.now(m.last_entry)))
     if new_ledger:
         m.persists[number] = m.written_form(m.now(m.last_entry))
         _write(m, m.opening, m.last_entry, (number,), opens=True)
@@ -318,14 +318,20 @@ def _write(m: Model, ledger: int, entry: AckState, decides: tuple[int, ...], *, 
         m.written.append((kind, ledger, first + i, len(data), None))
 
 
-def _complete(m: Model, numbers: tuple[int, ...], ok: bool, out: list[list[Any]]) -> None:
+def _complete(m: Model, numbers: tuple[int, ...], ok: bool, out: list[list[Any]], *, settles: bool = True) -> None:
+    """Complete callbacks; a persist's success settles the batch sets at or before its position.
+
+    ``alignAcknowledgeStatusAfterPersisted`` runs in ``internalMarkDelete``'s callback only: not ``settles`` for
+    a rollover, whose first write's callback just switches the ledger.
+    """
     for number in numbers:
         m.completed[number] = ok
         out.append([number, ok])
         if ok:
             m.acknowledged = max(m.acknowledged, number)
             mark = m.states[number].mark_delete
-            m.unsettled = tuple((p, s) for p, s in m.unsettled if p > mark)
+            if settles:
+                m.unsettled = tuple((p, s) for p, s in m.unsettled if p > mark)
 
 
 def _meta_update(m: Model, record: tuple[int, AckState]) -> bool:
@@ -363,6 +369,7 @@ def _switch(m: Model, add: _Add, out: list[list[Any]]) -> None:
     m.opening = None
     if not _meta_update(m, (add.ledger, m.last_entry)):
         del m.ledgers[add.ledger]
+        m.first_writes.pop(add.ledger, None)
         m.open_ledger = None
         _complete(m, add.decides + tuple(m.queued), False, out)
         m.queued.clear()
@@ -370,7 +377,7 @@ def _switch(m: Model, add: _Add, out: list[list[Any]]) -> None:
     if old >= 0 and old != add.ledger:
         m.ledgers.pop(old, None)
     m.open_ledger = add.ledger
-    _complete(m, add.decides, True, out)
+    _complete(m, add.decides, True, out, settles=False)  # a rollover's number
     if m.queued:  # ``flushPendingMarkDeletes``: the last waiting persist, written once for every waiting callback
         queued, m.queued = tuple(m.queued), []
         last = m.states[queued[-1]]
@@ -394,6 +401,8 @@ def _fail_adds(m: Model) -> list[list[Any]]:
     failed = [add for add in m.outstanding if add.ledger == ledger]
     m.outstanding = [add for add in m.outstanding if add.ledger != ledger]
     for add in failed:
+        if add.opens:
+            m.first_writes.pop(add.ledger, None)
         if add.opens and "C5" in m.quirks and _meta_update(m, (-1, m.metastore_form(m.now(add.entry)))):
             _switch(m, add, out)  # the fallback's success reaches createNewMetadataLedger's callback
             continue

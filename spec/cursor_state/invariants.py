@@ -99,7 +99,7 @@ def _written_newer(model: Model) -> list[AckState]:
     """
     newer = _newer(model)
     persists = [form for n, form in model.persists.items() if n > newer and model.completed.get(n) is not False]
-    return persists + [form for n, form in model.first_writes.items() if n > newer]
+    return persists + [form for n, form in model.first_writes.values() if n > newer]
 
 
 def _model(step: Step) -> str | None:
@@ -273,7 +273,8 @@ INVARIANTS: tuple[CursorInvariant, ...] = (
     ),
     CursorInvariant(
         "CURSOR-NO-ACK-LOSS",
-        "nothing the last acknowledged persist held acknowledged comes back unacknowledged",
+        "nothing the last acknowledged persist held acknowledged comes back unacknowledged, but what the "
+        "cap (maxUnackedRangesToPersist) leaves out of a newer write recovered whole",
         MASTER,
         ("pulsar-master",),
         _no_ack_loss,

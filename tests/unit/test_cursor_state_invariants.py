@@ -21,6 +21,7 @@ from ledgerspec.spec.cursor_state import (
     Persist,
     Recover,
     Step,
+    Unreadable,
     claimed,
     init,
     step,
@@ -358,3 +359,56 @@ def test_held_means_judged_on_some_step_not_merely_never_contradicted():
     machine.do(Crash(keep=0))
     machine.do(Recover())
     assert recovery <= run.checked
+
+
+# A newer write within the cap: the long array (max_ranges 1) keeps ledger 1's one entry and cuts ledger 2, so
+# persist 2, durable but never acknowledged, loses (2,0) that persist 1 was acknowledged with. Pulsar's cap does
+# that by design; CURSOR-NO-ACK-LOSS accepts it exactly, and flags anything else that loses it.
+CAP_IN_A_NEWER_WRITE = (
+    Ack(ledger=2, entry=0),
+    Persist(value=0),
+    Confirm(),
+    Confirm(),
+    Ack(ledger=1, entry=2),
+    Persist(value=1),
+    Crash(keep=1),
+    Recover(),
+)
+ONE_RANGE = CursorConfig(chunk_size=8, max_entry_size=40, max_ranges=1, long_array=True, batch_size=2)
+
+
+def test_a_newer_write_cut_by_the_cap_is_no_ack_loss_but_a_state_no_write_holds_is():
+    assert _run("pulsar-master", CAP_IN_A_NEWER_WRITE, config=ONE_RANGE) == {}
+    lost_more = {"mark_delete": [1, -1], "acked": [], "batch": [], "properties": {"p": 1}}
+    found = _run("pulsar-master", CAP_IN_A_NEWER_WRITE, lost_more, config=ONE_RANGE)
+    assert "entries [(2, 0)]" in found["CURSOR-NO-ACK-LOSS"]
+
+
+# An unreadable entry rolls recovery back to the record's mark-delete position (data lost beyond BookKeeper's
+# guarantees). What later recoveries must keep is then that state, not persist 2's, acknowledged before the loss.
+AFTER_A_LOSS = (
+    Persist(value=0),
+    Confirm(),
+    Confirm(),
+    MarkDelete(ledger=1, entry=0),
+    Persist(value=0),
+    Confirm(),
+    Crash(keep=0),
+    Unreadable(),
+    Recover(),
+    Persist(value=0),
+    Confirm(),
+    Crash(keep=0),
+    Recover(),
+)
+
+
+def test_after_a_recovery_that_lost_data_the_state_it_gave_back_is_the_floor():
+    """Without the floor, the profile's own answers break CURSOR-MARK-DELETE-MONOTONE here: persist 2 (mark-delete
+    (1,0)) was acknowledged before the loss, and the recovery after it gives back the rolled-back (1,-1)."""
+    assert _run("pulsar-master", AFTER_A_LOSS, config=CursorConfig(max_entry_size=1000)) == {}
+    model = init("pulsar-master", CursorConfig(max_entry_size=1000))
+    for op in AFTER_A_LOSS[:9]:
+        model, _ = step(model, op)
+    assert model.floor == (2, model.memory)
+    assert model.acknowledged == 2
