@@ -86,7 +86,7 @@ FINDINGS: tuple[CursorFinding, ...] = (
         "pulsar-master",
         "`CURSOR-MODEL` and `CURSOR-RECOVER-ACKNOWLEDGED` (more acknowledgements recovered than the profile's cap "
         "keeps; none invented); with C2 or C5, through its larger entries near BookKeeper's frame limit, "
-        "`CURSOR-NO-ACK-LOSS`",
+        "`CURSOR-NO-ACK-LOSS` and `CURSOR-CALLBACK-ONCE`",
         "maxUnackedRangesToPersist 3; ack e1, e3, e5, e7, e9 (five holes, each ack persists); recover",
         "3 ranges persisted, e1, e3, e5 acknowledged after recovery (exactly max: apache/pulsar PR #25548, "
         "on master since April 2026)",
