@@ -263,5 +263,5 @@ CURSOR_MUTANTS: tuple[CursorMutant, ...] = (
     CursorMutant("pulsar-master-sets-dropped-at-mark-delete", "pulsar-master", SetsDroppedAtMarkDelete),
     CursorMutant("pip381-first-write-is-the-persist", "pip381", FirstWriteIsThePersist),
     CursorMutant("pulsar-master-fallback-as-asked", "pulsar-master", FallbackAsAsked),
-    CursorMutant("pip381-rollover-settles", "pip381", RolloverSettles),
+    CursorMutant("pulsar-master-rollover-settles", "pulsar-master", RolloverSettles),
 )
