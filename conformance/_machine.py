@@ -126,7 +126,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         sendable = get_profile(run.profile).knows(op) and can(op.kind)
         return lambda _machine: sendable and op.kind not in run.exclude
 
-    layer = [ledger_rules(ledgers, sizes, switch=can("configure") and run.profile != "legacy")]
+    legacy = run.profile == "legacy"
+    layer = [ledger_rules(ledgers, sizes, switch=can("configure") and not legacy, legacy=legacy)]
     mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
     mixins += [settings_rules(run), ttl_rules(run)]
 

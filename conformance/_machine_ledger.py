@@ -22,12 +22,18 @@ LAYER = "managed_ledger"
 
 LEDGER_KINDS = ("append", "append", "read", "read", "read", "close", "tracking")
 """What the rule does, weighted: reads and appends are what a broker does most. A ``close`` is the
-ledger closing or, half of the time, its cursors leaving: a kind of its own made appends and reads
-rarer, and mutants of the tracking-off mode slipped seeds."""
+ledger closing or, half of the time in legacy mode (where the last one clears), its cursors leaving:
+a kind of its own made appends and reads rarer, and mutants of the tracking-off mode slipped seeds."""
 
 
-def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int], *, switch: bool) -> type:  # noqa: C901 - a rule class: its nested functions count here
-    """A mixin with the managed-ledger rule; ``switch``: the adapter may change ``track_reads`` at run time."""
+def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
+    ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int], *, switch: bool, legacy: bool
+) -> type:
+    """A mixin with the managed-ledger rule.
+
+    ``switch``: the adapter may change ``track_reads`` at run time; ``legacy``: the profile is always
+    in legacy mode (the last cursor leaving clears, whatever ``track_reads`` says).
+    """
 
     class ManagedLedgerRules:
         """Appends, cursor reads and ledger closes, on the machine's cursors and copies."""
@@ -72,7 +78,8 @@ def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int],
                     self.append(ledger if ledger in followed else followed[0], size, 1)
                 return multiple()
             if kind == "close":
-                kind = "close" if span == 0 else "leave"
+                clears = legacy or not self.config.track_reads  # where the last cursor leaving must clear
+                kind = "leave" if span and clears else "close"
                 self.ledger_ends(kind, self.aimed(kind, ledger, ahead))
                 return multiple()
             if kind != "read":
