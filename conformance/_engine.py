@@ -32,6 +32,7 @@ from ledgerspec.spec import SpecError
 from ledgerspec.spec.cache import (
     CATALOGUE,
     INVARIANTS,
+    CursorRead,
     EvictBefore,
     Get,
     GetRange,
@@ -349,10 +350,10 @@ def _cut(history: list[Step], start: int, end: int) -> list[Op]:
 
 
 def dispatched_copies(step: Step) -> list[int]:
-    """The copy ids a read step returned."""
+    """The copy ids a read step returned: a get, a range read, or a cursor's read of the managed ledger."""
     if isinstance(step.op, Get) and isinstance(step.result, int):
         return [step.result]
-    if isinstance(step.op, GetRange) and isinstance(step.result, list | tuple):
+    if isinstance(step.op, GetRange | CursorRead) and isinstance(step.result, list | tuple):
         return [copy for copy in step.result if isinstance(copy, int)]
     return []
 

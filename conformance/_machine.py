@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
+from ledgerspec.conformance._machine_marks import AFTER_REMOVAL, CUTOFFS, TARGETED, cutoffs, segment_end
 from ledgerspec.conformance._machine_settings import settings_rules
 from ledgerspec.conformance._machine_ttl import ttl_rules
 from ledgerspec.conformance._presets import Preset
@@ -52,18 +53,6 @@ from ledgerspec.spec.cache import (
     cursors_at_or_before,
     get_profile,
 )
-
-TARGETED: tuple[type[Op], ...] = (EvictBytes, EvictBefore, RemoveRange)
-"""Removals with a target of their own, each behind its capability; one rule draws among them."""
-
-CUTOFFS = ("ttl-1", "ttl", "ttl+1", "ttl_max-1", "ttl_max", "ttl_max+1")
-"""Moments relative to an entry's timestamp where a TTL comparison's ``<`` and ``<=`` part ways."""
-
-
-def cutoffs(config: CacheConfig) -> dict[str, int]:
-    """The offsets of :data:`CUTOFFS` under ``config``."""
-    bases = ("ttl", "ttl_max")
-    return {f"{name}{off:+d}" if off else name: getattr(config, name) + off for name in bases for off in (-1, 0, 1)}
 
 
 @dataclass(frozen=True)
@@ -126,6 +115,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
     # pip430 gives every entry a handler unless it is created without one (None): sometimes it is
     inserted_reads = st.sampled_from([0, 1, 2, 3, None]) if run.profile == "pip430" else reads
     can = info.capabilities.__contains__
+    # segmented has no trigger (no size pass): its boundary is the end of the segment being filled
+    marks = ("segment", "segment") if run.profile == "segmented" else ("trigger", "trigger")
 
     def allowed(name: str) -> Callable[[Any], bool]:
         return lambda _machine: name not in run.exclude
@@ -135,7 +126,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         sendable = get_profile(run.profile).knows(op) and can(op.kind)
         return lambda _machine: sendable and op.kind not in run.exclude
 
-    layer = [ledger_rules(ledgers, sizes, switch=can("configure") and run.profile != "legacy")]
+    legacy = run.profile == "legacy"
+    layer = [ledger_rules(ledgers, sizes, switch=can("configure") and not legacy, legacy=legacy)]
     mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
     mixins += [settings_rules(run), ttl_rules(run)]
 
@@ -236,7 +228,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             ledgers_used=st.lists(ledgers, min_size=1, max_size=3),
             size=sizes,
             expected_reads=st.sampled_from([0, 0, 1, 2, 3]),
-            until=st.sampled_from(["above", "above", "trigger", "trigger", "watermark", "max"]),
+            until=st.sampled_from(["above", "above", *marks, "watermark", "max"]),
             off_by=st.sampled_from([0, 0, 1, -1]),
             then=st.sampled_from(["", "evict", "insert+evict", "insert+evict"]),
             more=st.integers(0, 2),
@@ -246,9 +238,10 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         ) -> None:
             """Producers outrun eviction: tailing writes until the size is above the trigger, or one write to a mark.
 
-            The marks are the trigger, the watermark and the maximum, or 1 byte either side (``off_by``):
-            where ``>`` and ``>=`` part ways. One write sized to land on the mark exactly (a mark already
-            passed: the size eviction runs first, as the executor would), which keeps counterexamples short. Otherwise
+            The marks are the trigger (in segmented, which has none, the end of the segment being
+            filled), the watermark and the maximum, or 1 byte either side (``off_by``): where ``>`` and
+            ``>=`` part ways. One write sized to land on the mark exactly (a mark already passed: the
+            size eviction runs first, as the executor would) keeps counterexamples short. Otherwise
             round robin over the ledgers drawn; at most 16 writes (some may be refused). ``then`` runs
             the size eviction right after landing on a mark, or after one more smallest write (legacy
             tests the trigger when an insert comes): where a ``>=`` for ``>`` at the mark shows. ``more``
@@ -260,7 +253,12 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             config = self.config
             observed = self.history[-1].observation.size if self.history else 0
             if until != "above":
-                marks = {"trigger": config.trigger_size, "watermark": config.watermark_size, "max": config.max_size}
+                marks = {
+                    "trigger": config.trigger_size,
+                    "watermark": config.watermark_size,
+                    "max": config.max_size,
+                    "segment": segment_end(config, observed),
+                }
                 if marks[until] + off_by <= observed and "evict_size" not in run.exclude:
                     self.step(EvictSize(now=self.tick()))  # the executor runs: back below the mark first
                     observed = self.history[-1].observation.size
@@ -399,24 +397,23 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             position=st.one_of(positions, st.tuples(ledgers, entries)),
             while_read=st.booleans(),
             pick=st.integers(0, 7),
-            then_release=st.booleans(),
+            then=st.sampled_from(AFTER_REMOVAL),
             bound=st.sampled_from([1, 1, 0, 2]),
         )
         def invalidate(
-            self, kind: str, position: tuple[int, int], while_read: bool, pick: int, then_release: bool, bound: int
+            self, kind: str, position: tuple[int, int], while_read: bool, pick: int, then: str, bound: int
         ) -> Any:
             """Forced removal: the slowest reader moved past a position, the ledger is deleted, or it closes.
 
             Aimed at positions written before half of the time, so forced removals meet cached and
             dispatched entries. Half of the time (``while_read``) it removes an entry being read: the
-            position with the most open copies, or else a cached one, read until two copies of it
-            are open (two subscriptions); after the removal one of them is released, half of the
-            time. ``before`` removes below ``pos + bound``: ``pos + 1`` takes the position itself, ``pos``
-            keeps it (the bound is exclusive) and ``pos + 2`` takes its upper neighbour too. A markEvicted
-            handler shared by copies, and a markRead through one while the other
-            shows the count: how PIP-430's EVICTED finality shows. Left to separate rules it needed
-            read, invalidate and release all enabled in one example (Hypothesis turns rules off per
-            example), and many seeds never built it.
+            position with the most open copies, or else a cached one, read until two copies of it are
+            open (two subscriptions); after the removal (``then``) one copy is released, or replayed by
+            Key_Shared (an increment racing the removal), or one released and the other replayed: how
+            PIP-430's EVICTED finality shows. ``before`` removes below ``pos + bound``: ``pos + 1`` takes
+            the position, ``pos`` keeps it (the bound is exclusive), ``pos + 2`` its upper neighbour too.
+            Left to separate rules it needed read, invalidate and release all enabled in one example
+            (Hypothesis turns rules off per example), and many seeds never built it.
             """
             dispatched: list[int] = []
             target = self.being_read(pick) if while_read else None
@@ -436,10 +433,12 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             else:
                 self.step(Clear(now=now))
             removed = sorted(copy for copy, at in self.held.items() if at == target)
-            if removed and then_release:
-                copy = removed[pick % len(removed)]
+            if removed and "release" in then:
+                copy = removed.pop(pick % len(removed))
                 self.step(Release(now=self.tick(), copy=copy))
                 del self.held[copy]
+            if removed and "replay" in then and can("replay_increment"):
+                self.step(ReplayIncrement(now=self.tick(), copy=removed[pick % len(removed)]))
             return multiple(*dispatched)
 
         def being_read(self, pick: int) -> tuple[int, int] | None:

@@ -2,10 +2,11 @@
 
 One rule draws among the layer's operations: appends (cached iff the ledger has an active cursor), a
 cursor reading up to a point (what storage returns cached iff its count is positive, then the cursor
-moves and, in legacy mode, the cache below the slowest cursor goes), a ledger closing, and the
-expected-read-count tracking switched (``track_reads``). One rule, not four: Hypothesis enables a
-random subset of the rules in each example, and every rule added makes the others rarer. The class
-is mixed in only when the adapter claims the capability, so searches of other adapters are unchanged.
+moves and, in legacy mode, the cache below the slowest cursor goes), a ledger closing, every cursor of
+a ledger leaving (in legacy mode the last one clears the cache), and the expected-read-count tracking
+switched (``track_reads``). One rule, not five: Hypothesis enables a random subset of the rules in
+each example, and every rule added makes the others rarer. The class is mixed in only when the
+adapter claims the capability, so searches of other adapters are unchanged.
 """
 
 from __future__ import annotations
@@ -14,17 +15,25 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, initialize, multiple, rule
-from ledgerspec.spec.cache import Append, Configure, CursorAdd, CursorRead, LedgerClose
+from ledgerspec.spec.cache import Append, Configure, CursorAdd, CursorRead, CursorRemove, LedgerClose
 
 LAYER = "managed_ledger"
 """The capability, the rule's name, and what ``Run.exclude`` names to leave the layer out of a search."""
 
 LEDGER_KINDS = ("append", "append", "read", "read", "read", "close", "tracking")
-"""What the rule does, weighted: reads and appends are what a broker does most."""
+"""What the rule does, weighted: reads and appends are what a broker does most. A ``close`` is the
+ledger closing or, half of the time in legacy mode (where the last one clears), its cursors leaving:
+a kind of its own made appends and reads rarer, and mutants of the tracking-off mode slipped seeds."""
 
 
-def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int], *, switch: bool) -> type:  # noqa: C901 - a rule class: its nested functions count here
-    """A mixin with the managed-ledger rule; ``switch``: the adapter may change ``track_reads`` at run time."""
+def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
+    ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int], *, switch: bool, legacy: bool
+) -> type:
+    """A mixin with the managed-ledger rule.
+
+    ``switch``: the adapter may change ``track_reads`` at run time; ``legacy``: the profile is always
+    in legacy mode (the last cursor leaving clears, whatever ``track_reads`` says).
+    """
 
     class ManagedLedgerRules:
         """Appends, cursor reads and ledger closes, on the machine's cursors and copies."""
@@ -58,16 +67,20 @@ def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int],
             """An append of the ledger's next entry, a cursor's read (appending up to it first), a close, a switch.
 
             A read with no cursor drawn is a new subscription reading the ledger's backlog from entry 0:
-            what was appended while the ledger had no cursor comes from storage.
+            what was appended while the ledger had no cursor comes from storage. A switch is followed by
+            an append to a ledger with an active cursor, if any: a switch nothing follows shows nothing.
             """
             if kind == "tracking" and switch:
                 self.tracking = not getattr(self, "tracking", self.config.track_reads)
                 self.step(Configure(now=self.tick(), track_reads=self.tracking))
+                followed = sorted({key[0] for key in self.cursor_positions})
+                if followed:  # the next append to a followed ledger is where the new mode shows
+                    self.append(ledger if ledger in followed else followed[0], size, 1)
                 return multiple()
             if kind == "close":
-                self.step(LedgerClose(now=self.tick(), ledger=ledger))
-                for key in [key for key in self.cursor_positions if key[0] == ledger]:
-                    del self.cursor_positions[key]
+                clears = legacy or not self.config.track_reads  # where the last cursor leaving must clear
+                kind = "leave" if span and clears else "close"
+                self.ledger_ends(kind, self.aimed(kind, ledger, ahead))
                 return multiple()
             if kind != "read":
                 self.append(ledger, size, ahead + 1)
@@ -91,6 +104,27 @@ def ledger_rules(ledgers: st.SearchStrategy[int], sizes: st.SearchStrategy[int],
             copies = [copy for copy in got if copy is not None]
             self.held.update((copy, (ledger, position + i)) for i, copy in enumerate(got) if copy is not None)
             return multiple(*copies)
+
+        def aimed(self: Any, kind: str, ledger: int, ahead: int) -> int:
+            """The ledger drawn, or (``ahead`` > 0) one with entries cached (and, to leave, cursors)."""
+            cached = sorted({e.ledger for e in self.history[-1].observation.entries}) if self.history else []
+            if kind == "leave":
+                cached = [at for at in cached if any(key[0] == at for key in self.cursor_positions)] or cached
+            return cached[ahead % len(cached)] if ahead and cached and ledger not in cached else ledger
+
+        def ledger_ends(self: Any, kind: str, ledger: int) -> None:
+            """The ledger closes, or (``leave``) its active cursors deactivate one by one, the last one last.
+
+            Either must leave nothing of the ledger cached (the leave: with tracking off, or always in
+            legacy), so both are aimed at a ledger with entries cached, most of the time.
+            """
+            mine = sorted(key for key in self.cursor_positions if key[0] == ledger)
+            if kind == "close":
+                self.step(LedgerClose(now=self.tick(), ledger=ledger))
+            for key in mine:
+                if kind == "leave":
+                    self.step(CursorRemove(now=self.tick(), ledger=ledger, cursor=key[1]))
+                del self.cursor_positions[key]
 
         def stored_end(self: Any, ledger: int) -> int:
             """The entry the ledger's next append gets: appends start at 0, where the cursors are."""

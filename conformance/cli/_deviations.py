@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
-from ledgerspec.conformance._machine import TARGETED
 from ledgerspec.conformance._machine_ledger import LAYER
+from ledgerspec.conformance._machine_marks import TARGETED
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import SEED, check_outputs

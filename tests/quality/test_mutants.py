@@ -30,7 +30,7 @@ SEED_FOR = {
 }
 """Mutants that seed 2 misses or kills with more than 8 steps, and a seed that kills each within them.
 
-After the search changes of issue 16 item 5 (BENCHMARKS.md "Every mutant on 20 seeds"): at seed 2
+After the search changes of issue 16 item 5 (BENCHMARKS.md "Mutant power (issue 16)"): at seed 2
 ``legacy-size-from-current-size`` needs 12 steps (its landing follows a size eviction; 4 at seed 1).
 ``pulsar-master-same-position-counted-once``, pinned to seed 1 while it survived seed 2, is killed at
 seed 2 in 3 steps since a cursor added beside another is counted right there.

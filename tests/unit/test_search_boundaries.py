@@ -1,0 +1,63 @@
+"""The search aims at boundaries (issue 16 items 4 and 5): the marks it lands on, and the minimizer
+keeping the copies it renumbers straight when a cursor read dispatched some of them."""
+
+from __future__ import annotations
+
+import pytest
+from ledgerspec.conformance._engine import _cut, dispatched_copies
+from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._machine_marks import segment_end
+from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.spec.cache import (
+    Append,
+    CacheConfig,
+    CursorAdd,
+    CursorRead,
+    Get,
+    Op,
+    Release,
+    ReplayIncrement,
+)
+from ledgerspec.spec.cache.segmented import geometry
+
+CONFIG = CacheConfig(max_size=1000, watermark=0.5, ttl=10, ttl_max=50, max_requeue=1)
+
+
+def history(ops: list[Op]) -> list[Step]:
+    """The reference pip430 cache's steps for ``ops``."""
+    adapter = ReferenceAdapter("pip430")
+    adapter.start(CONFIG)
+    try:
+        return [Step(op, adapter.apply(op), adapter.observe()) for op in ops]
+    finally:
+        adapter.stop()
+
+
+def test_a_cut_renumbers_the_copies_a_cursor_read_dispatched() -> None:
+    # get -> copy 0; the cursor read -> copies 1, 2; a release of copy 2, then a replay through copy 1.
+    steps = history(
+        [
+            CursorAdd(now=1, ledger=1, cursor="c1", entry=0),
+            Append(now=2, ledger=1, entry=0, size=10),
+            Append(now=3, ledger=1, entry=1, size=10),
+            Get(now=4, ledger=1, entry=0),
+            CursorRead(now=5, ledger=1, cursor="c1", last=1),
+            Release(now=6, copy=2),
+            ReplayIncrement(now=7, copy=1),
+        ]
+    )
+    assert dispatched_copies(steps[4]) == [1, 2]
+    cut = _cut(steps, 3, 4)  # without the get: the cursor read's copies become 0 and 1
+    assert [op.copy for op in cut if isinstance(op, Release | ReplayIncrement)] == [1, 0]
+    assert len(cut) == 6
+
+
+@pytest.mark.parametrize(("max_size", "segment_size_max"), [(300, 128), (1000, 100), (256, 1024)])
+def test_the_segment_mark_is_the_end_of_the_segment_being_filled(max_size: int, segment_size_max: int) -> None:
+    # ReadCache.size() is the current offset plus a full segment per other non-empty segment.
+    config = CacheConfig(max_size=max_size, segment_size_max=segment_size_max)
+    _, segment = geometry(config)
+    for others in range(2):
+        for offset in (0, 1, 64, segment - 1):
+            size = others * segment + offset
+            assert segment_end(config, size) - size == segment - offset
