@@ -95,7 +95,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     record.add_argument("--events", type=COUNT, help="events (cache, default 20000) or operations per history")
     record.add_argument("--histories", type=COUNT, help="lockstep systems: histories (brokers) to record (default 1)")
     record.add_argument("--case", metavar="FILE", help="lockstep systems: record a conform counterexample's steps")
-    record.add_argument("--seed", type=SEED, default=0)
+    record.add_argument("--seed", type=SEED, help="seed of the workload or the walks (default 0)")
     record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
     record.add_argument("--out", required=True)
     record.set_defaults(run=run_record)
@@ -374,7 +374,7 @@ def run_record(args: argparse.Namespace) -> int:
         args.out,
         workload=args.workload or "mixed",
         events=args.events or 20_000,
-        seed=args.seed,
+        seed=args.seed or 0,
         profile=args.profile,
         config=_config(args.config),
     )

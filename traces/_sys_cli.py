@@ -62,7 +62,8 @@ def refuse_ignored(args: argparse.Namespace) -> None:
             "of the system's operations (--events, --histories, --seed) or a --case's steps"
         )
     if args.case:
-        for option, value in (("--config", args.config), ("--events", args.events), ("--histories", args.histories)):
+        fixed = ("--config", args.config), ("--events", args.events), ("--histories", args.histories)
+        for option, value in (*fixed, ("--seed", args.seed)):
             if value is not None:
                 raise InputError(f"{option} {value}: not with --case, whose config and steps are recorded as they are")
 
@@ -92,9 +93,10 @@ def run_record_system(args: argparse.Namespace) -> int:
         if not args.case:
             count = args.events or DEFAULT_STEPS
             runs = range(args.histories or 1)
-            histories = [walk(system, profile, config, args.seed + n, count, capabilities) for n in runs]
+            histories = [walk(system, profile, config, (args.seed or 0) + n, count, capabilities) for n in runs]
+        source = f"case {args.case}" if args.case else f"seed {args.seed or 0}"
         rows, _ = record_history(
-            factory, system, profile, config, histories, args.out, f"recorded from {args.adapter}, seed {args.seed}"
+            factory, system, profile, config, histories, args.out, f"recorded from {args.adapter}, {source}"
         )
     finally:
         if process is not None:

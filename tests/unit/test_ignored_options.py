@@ -33,7 +33,9 @@ def test_record_of_a_lockstep_system_refuses_a_cache_workload(tmp_path, capsys, 
     assert not out.exists()
 
 
-@pytest.mark.parametrize(("option", "value"), [("--config", "{}"), ("--events", "10"), ("--histories", "2")])
+@pytest.mark.parametrize(
+    ("option", "value"), [("--config", "{}"), ("--events", "10"), ("--histories", "2"), ("--seed", "3")]
+)
 def test_record_of_a_case_refuses_what_the_case_fixes(tmp_path, capsys, option, value):
     case = tmp_path / "case.json"
     case.write_text(json.dumps({"config": {}, "steps": [{"op": "persist", "value": 0}]}), encoding="utf-8")
