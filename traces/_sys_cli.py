@@ -62,8 +62,8 @@ def refuse_ignored(args: argparse.Namespace) -> None:
             "of the system's operations (--events, --histories, --seed) or a --case's steps"
         )
     if args.case:
-        fixed = ("--config", args.config), ("--events", args.events), ("--histories", args.histories)
-        for option, value in (*fixed, ("--seed", args.seed)):
+        fixed = {"--config": args.config, "--events": args.events, "--histories": args.histories, "--seed": args.seed}
+        for option, value in fixed.items():
             if value is not None:
                 raise InputError(f"{option} {value}: not with --case, whose config and steps are recorded as they are")
 

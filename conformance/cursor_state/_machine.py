@@ -136,8 +136,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             """
             if way is not Persist and self.model.open_ledger is None and self.model.opening is None:
                 self.do(Persist(value=value))
-                while self.model.outstanding:
-                    self.do(Confirm())
+                self.confirm_all()
             for entry in entries:
                 self.do(AckIndex(ledger=ledger, entry=entry, index=entry % 2))
             self.do(MarkDelete(ledger=ledger, entry=max(entries)))
@@ -148,11 +147,9 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
                 self.do(FailAdd())
             else:
                 self.do(Persist(value=value))
-            while self.model.outstanding:
-                self.do(Confirm())
+            self.confirm_all()
             self.do(Persist(value=value))
-            while self.model.outstanding:
-                self.do(Confirm())
+            self.confirm_all()
 
         @precondition(live)
         @rule(
@@ -209,8 +206,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
                 if self.model.open_ledger is not None or self.model.opening is not None:
                     break
                 self.do(Persist(value=value))
-                while self.model.outstanding:
-                    self.do(Confirm())
+                self.confirm_all()
             if self.model.open_ledger is None or self.model.outstanding:
                 return
             self.do(Persist(value=value))
@@ -251,6 +247,11 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
                 for _ in range(min(torn, len(self.model.outstanding))):
                     self.do(Confirm())
             self.crash_and_recover(keep, unreadable=False)
+
+        def confirm_all(self) -> None:
+            """Every outstanding add confirmed (each confirm takes one, or fails its ledger's)."""
+            while self.model.outstanding:
+                self.do(Confirm())
 
         def persist_whole(self, value: int) -> None:
             """A persist and every outstanding add confirmed (a bounded number: a failed ledger may keep some)."""

@@ -10,13 +10,13 @@ their capabilities (``rollover``, ``zlib``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import combinations
-from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault
-from ledgerspec.conformance._lockstep import LockstepRun, Report, Violation, replay
+from ledgerspec.conformance._lockstep import Candidate, LockstepRun, Report, Violation, replay
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
@@ -34,11 +34,16 @@ from ledgerspec.spec.cursor_state import (
     init,
 )
 
-Factory = Callable[[], Any]
+Factory = Callable[[], Candidate]
 """Makes a candidate (a release's cursor) for one replay."""
 REAL_CURSORS: dict[str, Harness] = {
     name: harness for name, (system, harness) in SYSTEM_HARNESSES.items() if system == "cursor-state"
 }
+
+
+def _real_cursor(name: str) -> closing[CursorProcessFactory]:
+    """A factory over the real cursor harness ``name``, closed (its JVM stopped) when the block ends."""
+    return closing(CursorProcessFactory(real_cursor_command(name)))
 
 
 def real_cursor_command(name: str) -> str:
@@ -127,20 +132,16 @@ CURSOR_CASES: tuple[CursorCase, ...] = (
 
 def replay_case(case: CursorCase, adapter: str) -> tuple[str, str] | None:
     """The first (invariant, message) of ``case.invariant`` the case breaks on a real cursor, or None."""
-    factory = CursorProcessFactory(real_cursor_command(adapter))
-    try:
+    with _real_cursor(adapter) as factory:
         run = LockstepRun(CURSOR_STATE, factory, "pulsar-master", (case.invariant,))
         return replay(run, case.config, case.steps)
-    finally:
-        factory.close()
 
 
 def search(
     verdict: CursorVerdict, *, settings: str, seed: int, examples: int | None = None, shrink: bool = True
 ) -> Report:
     """One invariant's conformance search on a real cursor (the harness is built first if needed)."""
-    factory = CursorProcessFactory(real_cursor_command(verdict.adapter))
-    try:
+    with _real_cursor(verdict.adapter) as factory:
         return conform_cursor(
             factory,
             "pulsar-master",
@@ -151,8 +152,6 @@ def search(
             examples=examples,
             shrink=shrink,
         )
-    finally:
-        factory.close()
 
 
 CI_PASS_EXAMPLES = 20
@@ -189,11 +188,8 @@ def surprise(
             return f"PASS, but no step gave {verdict.invariant} anything to judge (no recovery reached)"
         return None
     if release is None:
-        factory = CursorProcessFactory(real_cursor_command(verdict.adapter))
-        try:
+        with _real_cursor(verdict.adapter) as factory:
             explained = explaining(report.violation, factory, verdict.findings)
-        finally:
-            factory.close()
     else:
         explained = explaining(report.violation, release, verdict.findings)
     if explained is None:

@@ -298,9 +298,10 @@ def _persist(m: Model, state: AckState, *, new_ledger: bool = False) -> int:
     m.opening = m.next_ledger
     m.next_ledger += 1
     m.ledgers[m.opening] = []
-    m.first_writes[m.opening] = (number, m.written_form(m.now(m.last_entry)))
+    first = m.written_form(m.now(m.last_entry))
+    m.first_writes[m.opening] = (number, first)
     if new_ledger:
-        m.persists[number] = m.written_form(m.now(m.last_entry))
+        m.persists[number] = first
         _write(m, m.opening, m.last_entry, (number,), opens=True)
     else:
         m.queued.append(number)
@@ -382,8 +383,8 @@ def _switch(m: Model, add: _Add, out: list[list[Any]]) -> None:
         queued, m.queued = tuple(m.queued), []
         last = m.states[queued[-1]]
         entry = AckState(last.mark_delete, properties=last.properties)
-        for number in queued:
-            m.persists[number] = m.written_form(m.now(entry))
+        written = m.written_form(m.now(entry))
+        m.persists.update(dict.fromkeys(queued, written))
         if entry.mark_delete >= m.last_entry.mark_delete:
             m.last_entry = entry
         _write(m, add.ledger, entry, queued)
@@ -417,8 +418,7 @@ def _fail_adds(m: Model) -> list[list[Any]]:
         m.open_ledger = None  # Open -> NoLedger, then one ``persistPositionToMetaStore`` for the add
         record = m.metastore_form(m.now(add.entry))
         ok = _meta_update(m, (-1, record))
-        for number in add.decides:
-            m.persists[number] = st.settle(record)[0]
+        m.persists.update(dict.fromkeys(add.decides, st.settle(record)[0]))
         _complete(m, add.decides, ok, out)
     return out
 
