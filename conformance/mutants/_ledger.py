@@ -70,6 +70,18 @@ class PulsarMasterTrackingInvalidates(PulsarMasterCache):
             self.invalidate_before(now=self._now, ledger=ledger, entry=after)  # bug: whatever the mode
 
 
+class Pip430InvalidatesOnEveryMove(Pip430Cache):
+    """In legacy mode every cursor move invalidates below the slowest cursor, moved or not (the test
+    of the slowest positions before and after, in ``ManagedLedgerImpl.updateActiveCursor`` at
+    managed-ledger 4.2.4, dropped).
+
+    Breaks CACHE-MODEL (an entry cached below the slowest cursor stays until the slowest moves).
+    """
+
+    def _invalidate_by_cursors(self, ledger: int, before: int | None, *, left: bool = False) -> None:
+        super()._invalidate_by_cursors(ledger, None, left=left)  # bug: as if the slowest had moved
+
+
 class PulsarMasterCloseKeepsEntries(PulsarMasterCache):
     """Closing a ledger drops its cursors but leaves its entries cached (the cache is not removed).
 
@@ -109,6 +121,12 @@ MUTANTS = [
         "pip430",
         "a read from storage is cached with tracking off",
         Pip430BacklogCachedAtZero,
+    ),
+    Mutant(
+        "pip430-invalidates-on-every-move",
+        "pip430",
+        "legacy mode invalidates on every cursor move",
+        Pip430InvalidatesOnEveryMove,
     ),
     Mutant(
         "legacy-invalidates-slowest-too",
