@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import ledgerspec.protocol.CacheConfig;
 import ledgerspec.protocol.Counters;
-import ledgerspec.protocol.Json;
 import ledgerspec.protocol.NotAllowed;
 import ledgerspec.protocol.Observation;
 
@@ -27,58 +26,10 @@ import ledgerspec.protocol.Observation;
  * always insertion order, hence timestamp order.
  *
  * <p>Every operation checks its preconditions before it changes anything (the clock included), and
- * throws {@link NotAllowed} when one does not hold: the spec's "not allowed".
+ * throws {@link NotAllowed} when one does not hold: the spec's "not allowed". The cursors and the
+ * storage are the managed-ledger layer's ({@link ManagedLedgers}), which tells this cache what to do.
  */
 final class Pip430Cache {
-    /** {@code EVICTED_VALUE = Integer.MIN_VALUE / 2}. */
-    static final long EVICTED = Integer.MIN_VALUE / 2;
-
-    /**
-     * The PIP text's read-count handler: a live count, or the final EVICTED sentinel. {@link #NONE}
-     * stands for an entry created without a handler: nothing to count, always evictable.
-     */
-    static final class Handler {
-        static final Handler NONE = new Handler(0);
-        long count;
-
-        Handler(long count) {
-            this.count = count;
-        }
-
-        /** The count an observation shows: null without a handler. */
-        Long shown() {
-            return this == NONE ? null : count;
-        }
-
-        /** {@code incrementExpectedReadCount(n)}: refused, unchanged, once EVICTED (or without a handler). */
-        boolean increment(long n) {
-            if (this == NONE || count == EVICTED) {
-                return false;
-            }
-            count = Math.addExact(count, n);
-            return true;
-        }
-
-        /** {@code markRead()}: EVICTED is final; a live count drops by one, with no floor. */
-        void markRead() {
-            if (this != NONE && count != EVICTED) {
-                count--;
-            }
-        }
-
-        /** {@code markEvicted()}: unconditional. */
-        void markEvicted() {
-            if (this != NONE) {
-                count = EVICTED;
-            }
-        }
-
-        /** {@code canEvict()}: a count of at most 0 (EVICTED is negative). */
-        boolean canEvict() {
-            return count <= 0;
-        }
-    }
-
     private static final int QUEUED = 0;
     private static final int STASHED = 1;
     private static final int GONE = 2;
@@ -118,9 +69,12 @@ final class Pip430Cache {
     /** Open dispatched copies by id (ids only grow, so insertion order is id order). */
     private final LinkedHashMap<Long, Handler> copies = new LinkedHashMap<>();
     private long nextCopy;
-    private final Cursors cursors = new Cursors();
 
     private final Counters counters = new Counters();
+    /** {@code recordCacheEviction()}: size eviction runs that had bytes to free. */
+    private long evictions;
+    /** {@code getCacheHitsBytesTotal}: the accounted size of every hit. */
+    private long hitBytes;
 
     Pip430Cache(CacheConfig config) {
         this.config = config;
@@ -135,8 +89,20 @@ final class Pip430Cache {
         }
     }
 
-    private void checkClock(long now) {
+    /** The clock does not go back: the precondition of every operation, checked before any change. */
+    void checkClock(long now) {
         require(now >= this.now, "now must not go back: got " + now + ", last accepted " + this.now);
+    }
+
+    /** The clock moves to {@code now}: an operation of the managed-ledger layer that leaves the cache alone. */
+    void advance(long now) {
+        checkClock(now);
+        this.now = now;
+    }
+
+    /** {@code cacheEvictionByExpectedReadCount} as configured now (a run-time change counts at once). */
+    boolean tracksReads() {
+        return config.trackReads;
     }
 
     private Wrapper cached(long ledger, long entry) {
@@ -205,9 +171,27 @@ final class Pip430Cache {
             return null;
         }
         counters.hits++;
+        hitBytes += w.size;
+        return dispatch(w.handler);
+    }
+
+    /** A copy of an entry, sharing its handler: the next copy id. */
+    private long dispatch(Handler handler) {
         long copy = nextCopy++;
-        copies.put(copy, w.handler);
+        copies.put(copy, handler);
         return copy;
+    }
+
+    /**
+     * An entry read from storage ({@code readFromStorage}): inserted with {@code expectedReads}, and if
+     * cached, handed to the reader as a copy sharing its handler (the same {@code EntryImpl}: no hit,
+     * the read was a miss). Returns the copy id, or null if it was not cached.
+     */
+    Long insertForReader(long now, long ledger, long entry, long size, long expectedReads) {
+        if (!insert(now, ledger, entry, size, expectedReads)) {
+            return null;
+        }
+        return dispatch(cached(ledger, entry).handler);
     }
 
     /** A hit dispatches a copy sharing the entry's handler: its id; a miss: null. */
@@ -416,6 +400,7 @@ final class Pip430Cache {
         long toFree = size - config.watermarkSize();
         if (toFree > 0) {
             free(toFree, now - config.ttlMax);
+            evictions++;
         }
     }
 
@@ -478,7 +463,7 @@ final class Pip430Cache {
         return List.of(entries, removed);
     }
 
-    // --- configuration and cursors ---------------------------------------------------------------
+    // --- configuration ---------------------------------------------------------------------------
 
     /** Run-time configuration change; a null field is left as it is. */
     void configure(long now, Map<String, Object> changes) {
@@ -488,52 +473,31 @@ final class Pip430Cache {
         config = changed;
     }
 
-    void cursorAdd(long now, long ledger, String cursor, long entry) {
-        checkClock(now);
-        require(!cursors.isActive(ledger, cursor),
-                "cursor_add: cursor " + Json.write(cursor) + " of ledger " + ledger + " is already active");
-        require(entry >= 0, "cursor_add: entry must be >= 0, got " + entry);
-        this.now = now;
-        cursors.add(ledger, cursor, entry);
-    }
-
-    void cursorRemove(long now, long ledger, String cursor) {
-        checkClock(now);
-        require(cursors.isActive(ledger, cursor),
-                "cursor_remove: cursor " + Json.write(cursor) + " of ledger " + ledger + " is not active");
-        this.now = now;
-        cursors.remove(ledger, cursor);
-    }
-
-    void cursorSeek(long now, long ledger, String cursor, long entry) {
-        checkClock(now);
-        require(cursors.isActive(ledger, cursor),
-                "cursor_seek: cursor " + Json.write(cursor) + " of ledger " + ledger + " is not active");
-        require(entry >= 0, "cursor_seek: entry must be >= 0, got " + entry);
-        this.now = now;
-        cursors.seek(ledger, cursor, entry);
-    }
-
-    /** {@code getNumberOfCursorsAtSamePositionOrBefore}: 0 for a cursor that is not active. */
-    long cursorCount(long now, long ledger, String cursor) {
-        checkClock(now);
-        this.now = now;
-        return cursors.countAtOrBefore(ledger, cursor);
-    }
-
     // --- observation -----------------------------------------------------------------------------
 
-    /** Entries by position with count and timestamp, total size, counters, open copies by id. */
+    /**
+     * Entries by position with count and timestamp, total size, counters (with {@code evictions} and
+     * {@code hit_bytes}), open copies by id, and {@code non_evictable_size}: the bytes of the entries
+     * {@code canEvict()} refuses (count &gt; 0). The PIP text leaves the stash's queue length open, so
+     * none is shown.
+     */
+    @SuppressWarnings("unchecked")
     Map<String, Object> observe() {
         Observation observation = new Observation();
+        long nonEvictable = 0;
         for (TreeMap<Long, Wrapper> ledger : ledgers.values()) {
             for (Wrapper w : ledger.values()) {
                 observation.entry(w.ledger, w.entry, w.size, w.handler.shown(), w.ts);
+                nonEvictable += w.handler.canEvict() ? 0 : w.size;
             }
         }
         for (Map.Entry<Long, Handler> copy : copies.entrySet()) {
             observation.copy(copy.getKey(), copy.getValue().shown());
         }
-        return observation.build(size, counters);
+        Map<String, Object> observed = observation.queue(null, nonEvictable).build(size, counters);
+        Map<String, Object> shown = (Map<String, Object>) observed.get("counters");
+        shown.put("evictions", evictions);
+        shown.put("hit_bytes", hitBytes);
+        return observed;
     }
 }
