@@ -30,28 +30,6 @@ import ledgerspec.protocol.Observation;
  * storage are the managed-ledger layer's ({@link ManagedLedgers}), which tells this cache what to do.
  */
 final class Pip430Cache {
-    private static final int QUEUED = 0;
-    private static final int STASHED = 1;
-    private static final int GONE = 2;
-
-    /** {@code RangeCacheEntryWrapper}: one cached entry's place in the queue or the stash. */
-    static final class Wrapper {
-        final long ledger;
-        final long entry;
-        final long size;
-        final long ts;
-        final Handler handler;
-        int where = QUEUED;
-
-        Wrapper(long ledger, long entry, long size, long ts, Handler handler) {
-            this.ledger = ledger;
-            this.entry = entry;
-            this.size = size;
-            this.ts = ts;
-            this.handler = handler;
-        }
-    }
-
     private static final int COMPACT_AT = 1024;
 
     private CacheConfig config;
@@ -123,7 +101,7 @@ final class Pip430Cache {
     /** The live head of the queue, dropping the tombstones in front of it; null if none. */
     private Wrapper peekLive() {
         Wrapper head;
-        while ((head = queue.peekFirst()) != null && head.where == GONE) {
+        while ((head = queue.peekFirst()) != null && head.where == Wrapper.GONE) {
             queue.pollFirst();
             queueTombstones--;
         }
@@ -131,7 +109,7 @@ final class Pip430Cache {
     }
 
     private void stashAdd(Wrapper w) {
-        w.where = STASHED;
+        w.where = Wrapper.STASHED;
         stash.add(w);
     }
 
@@ -244,12 +222,12 @@ final class Pip430Cache {
         for (Wrapper w : doomed) {
             w.handler.markEvicted();
             size -= w.size;
-            if (w.where == QUEUED) {
+            if (w.where == Wrapper.QUEUED) {
                 queueTombstones++;
-            } else if (w.where == STASHED) {
+            } else if (w.where == Wrapper.STASHED) {
                 stashTombstones++;
             }
-            w.where = GONE;
+            w.where = Wrapper.GONE;
             if (clear) {
                 counters.removedClear++;
             } else {
@@ -259,7 +237,7 @@ final class Pip430Cache {
         if (queueTombstones > COMPACT_AT && queueTombstones > queue.size() / 2) {
             ArrayDeque<Wrapper> live = new ArrayDeque<>();
             for (Wrapper w : queue) {
-                if (w.where != GONE) {
+                if (w.where != Wrapper.GONE) {
                     live.addLast(w);
                 }
             }
@@ -267,7 +245,7 @@ final class Pip430Cache {
             queueTombstones = 0;
         }
         if (stashTombstones > COMPACT_AT && stashTombstones > stash.size() / 2) {
-            stash.removeIf(w -> w.where == GONE);
+            stash.removeIf(w -> w.where == Wrapper.GONE);
             stashTombstones = 0;
         }
     }
@@ -353,7 +331,7 @@ final class Pip430Cache {
         long thresholdMax = now - config.ttlMax;
         ArrayList<Wrapper> kept = new ArrayList<>(stash.size());
         for (Wrapper w : stash) {
-            if (w.where == GONE) {
+            if (w.where == Wrapper.GONE) {
                 continue;
             }
             if (w.ts < thresholdMax || (w.handler.canEvict() && w.ts < threshold)) {
@@ -382,7 +360,7 @@ final class Pip430Cache {
 
     private void evict(Wrapper w) {
         unmap(w);
-        w.where = GONE;
+        w.where = Wrapper.GONE;
     }
 
     /**
@@ -423,13 +401,13 @@ final class Pip430Cache {
         Iterator<Wrapper> stashed = stash.iterator();
         while (stashed.hasNext()) {
             Wrapper w = stashed.next();
-            if (w.where == GONE) {
+            if (w.where == Wrapper.GONE) {
                 continue;
             }
             if (removed >= toFree) {
                 kept.add(w);
                 stashed.forEachRemaining(rest -> {
-                    if (rest.where != GONE) {
+                    if (rest.where != Wrapper.GONE) {
                         kept.add(rest);
                     }
                 });
