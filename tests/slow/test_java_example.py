@@ -4,8 +4,11 @@ a failure here."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +191,35 @@ def test_java_example_passes_the_committed_pip430_cases(harness):
     for case in pip430:
         outcome = replay(case, load_adapter(harness), every_invariant=True)
         assert outcome.verdict == "PASS", outcome.render()
+
+
+def test_java_example_cursor_read_dispatches_hits_first(harness):
+    """(1,0) is appended with no cursor (stored only); c1 arrives at 0; (1,1) is appended and cached
+    expecting one read. c1 reads 0-1: the range read hits (1,1) first (copy 0, 10 hit bytes) and misses
+    (1,0), which comes from storage, is cached with c1's count, 1, and handed over as copy 1: (1, 0)."""
+    ops = [appended(1, 0), cursor(2, "c1", 0), appended(3, 1), CursorRead(now=4, ledger=1, cursor="c1", last=1)]
+    results, last = lockstep(harness, ops)
+    assert results == [False, None, True, (1, 0)]
+    assert last.copies == ((0, 1), (1, 1))
+    assert (last.counters.hits, last.counters.misses, last.counters.hit_bytes) == (1, 1, 10)
+
+
+README = Path(__file__).resolve().parents[2] / "conformance" / "adapters" / "java-example" / "README.md"
+
+
+def test_java_example_readme_sessions_print_what_it_says(harness):
+    """Each by-hand session of the README (a ``sh`` block piping requests into the harness, then the
+    block of what it prints) prints exactly that, run against the build of this test."""
+    build = harness.split(" -cp ", 1)[1].split(" ", 1)[0]
+    blocks = re.findall(r"```(\w*)\n(.*?)```", README.read_text(), re.DOTALL)
+    sessions = [
+        (command, printed)
+        for (kind, command), (next_kind, printed) in itertools.pairwise(blocks)
+        if kind == "sh" and next_kind == "" and "| java -cp" in command
+    ]
+    assert len(sessions) == 2
+    for command, printed in sessions:
+        here = command.replace("java -cp conformance/adapters/java-example/build", f"java -cp {build}")
+        done = subprocess.run(["bash", "-c", here], capture_output=True, text=True, check=True, timeout=60)
+        expected = [line for line in printed.splitlines() if not line.endswith(": exiting")]
+        assert done.stdout.splitlines() == expected
