@@ -1,4 +1,5 @@
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -10,7 +11,7 @@ import java.util.TreeMap;
  * at a position at or before its own, itself included; 0 for a cursor that is not active.
  *
  * <p>Complexity: add, remove, seek O(log d); count O(d') where d' is the number of distinct positions
- * at or before the cursor (a broker has few subscriptions per topic, so no order-statistics tree).
+ * at or before the cursor; active O(d); slowest O(log d); removing a ledger's cursors O(all cursors) (a broker has few subscriptions per topic, so no order-statistics tree).
  */
 final class Cursors {
     private record Key(long ledger, String name) {}
@@ -41,6 +42,33 @@ final class Cursors {
     void seek(long ledger, String name, long entry) {
         remove(ledger, name);
         add(ledger, name, entry);
+    }
+
+    /** The read position of an active cursor, or null. */
+    Long position(long ledger, String name) {
+        return positions.get(new Key(ledger, name));
+    }
+
+    /** The number of active cursors of the ledger. */
+    int active(long ledger) {
+        TreeMap<Long, Integer> sorted = byLedger.get(ledger);
+        int count = 0;
+        for (int n : sorted == null ? List.<Integer>of() : sorted.values()) {
+            count += n;
+        }
+        return count;
+    }
+
+    /** The position of the slowest active cursor of the ledger, or null when it has none. */
+    Long slowest(long ledger) {
+        TreeMap<Long, Integer> sorted = byLedger.get(ledger);
+        return sorted == null ? null : sorted.firstKey();
+    }
+
+    /** Every cursor of the ledger goes (the ledger closed). */
+    void removeLedger(long ledger) {
+        positions.keySet().removeIf(key -> key.ledger() == ledger);
+        byLedger.remove(ledger);
     }
 
     int countAtOrBefore(long ledger, String name) {

@@ -8,18 +8,21 @@ import ledgerspec.protocol.Op;
 import ledgerspec.protocol.Target;
 
 /**
- * The example's adapter: process protocol v1 (the shared {@link Loop}) in front of a {@link Pip430Cache}.
+ * The example's adapter: process protocol v1 (the shared {@link Loop}) in front of a {@link Pip430Cache}
+ * and the {@link ManagedLedgers} that drive it.
  *
  * <p>The loop reads requests, checks each operation as the spec's {@code op_from_dict} does, answers
  * deltas and turns exceptions into {@code errored} replies; this class only names the implementation
- * and maps each operation onto the cache.
+ * and maps each operation onto the cache or, for the cursors and the managed ledgers, onto the layer.
  */
 public final class Harness implements Target {
     private static final List<String> CAPABILITIES = List.of("cursors", "configure", "get_range",
             "replay_increment", "observe_counts", "observe_timestamps", "observe_copies", "evict_bytes",
-            "remove_range");
+            "remove_range", "observe_evictions", "observe_hit_bytes", "observe_non_evictable_size",
+            "managed_ledger");
 
     private Pip430Cache cache;
+    private ManagedLedgers ledgers;
 
     public static void main(String[] args) throws IOException {
         Loop.run(new Harness());
@@ -33,6 +36,7 @@ public final class Harness implements Target {
     @Override
     public void configure(CacheConfig config) {
         cache = new Pip430Cache(config);
+        ledgers = new ManagedLedgers(cache);
     }
 
     @Override
@@ -59,10 +63,14 @@ public final class Harness implements Target {
             case "evict_bytes" -> cache.evictBytes(now, op.num("bytes"));
             case "remove_range" -> cache.removeRange(now, op.num("ledger"), op.num("first"), op.num("last"),
                     op.bool("inclusive"));
-            case "cursor_add" -> none(() -> cache.cursorAdd(now, op.num("ledger"), op.str("cursor"), op.num("entry")));
-            case "cursor_remove" -> none(() -> cache.cursorRemove(now, op.num("ledger"), op.str("cursor")));
-            case "cursor_seek" -> none(() -> cache.cursorSeek(now, op.num("ledger"), op.str("cursor"), op.num("entry")));
-            case "cursor_count" -> cache.cursorCount(now, op.num("ledger"), op.str("cursor"));
+            case "cursor_add" -> none(() -> ledgers.cursorAdd(now, op.num("ledger"), op.str("cursor"), op.num("entry")));
+            case "cursor_remove" -> none(() -> ledgers.cursorRemove(now, op.num("ledger"), op.str("cursor")));
+            case "cursor_seek" -> none(() -> ledgers.cursorSeek(now, op.num("ledger"), op.str("cursor"),
+                    op.num("entry")));
+            case "cursor_count" -> ledgers.cursorCount(now, op.num("ledger"), op.str("cursor"));
+            case "append" -> ledgers.append(now, op.num("ledger"), op.num("entry"), op.num("size"));
+            case "cursor_read" -> ledgers.cursorRead(now, op.num("ledger"), op.str("cursor"), op.num("last"));
+            case "ledger_close" -> none(() -> ledgers.ledgerClose(now, op.num("ledger")));
             default -> throw new NotAllowed("unknown operation " + op.kind());
         };
     }

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import ledgerspec.protocol.CacheConfig;
 import ledgerspec.protocol.Counters;
-import ledgerspec.protocol.Json;
 import ledgerspec.protocol.NotAllowed;
 import ledgerspec.protocol.Observation;
 
@@ -27,80 +26,10 @@ import ledgerspec.protocol.Observation;
  * always insertion order, hence timestamp order.
  *
  * <p>Every operation checks its preconditions before it changes anything (the clock included), and
- * throws {@link NotAllowed} when one does not hold: the spec's "not allowed".
+ * throws {@link NotAllowed} when one does not hold: the spec's "not allowed". The cursors and the
+ * storage are the managed-ledger layer's ({@link ManagedLedgers}), which tells this cache what to do.
  */
 final class Pip430Cache {
-    /** {@code EVICTED_VALUE = Integer.MIN_VALUE / 2}. */
-    static final long EVICTED = Integer.MIN_VALUE / 2;
-
-    /**
-     * The PIP text's read-count handler: a live count, or the final EVICTED sentinel. {@link #NONE}
-     * stands for an entry created without a handler: nothing to count, always evictable.
-     */
-    static final class Handler {
-        static final Handler NONE = new Handler(0);
-        long count;
-
-        Handler(long count) {
-            this.count = count;
-        }
-
-        /** The count an observation shows: null without a handler. */
-        Long shown() {
-            return this == NONE ? null : count;
-        }
-
-        /** {@code incrementExpectedReadCount(n)}: refused, unchanged, once EVICTED (or without a handler). */
-        boolean increment(long n) {
-            if (this == NONE || count == EVICTED) {
-                return false;
-            }
-            count = Math.addExact(count, n);
-            return true;
-        }
-
-        /** {@code markRead()}: EVICTED is final; a live count drops by one, with no floor. */
-        void markRead() {
-            if (this != NONE && count != EVICTED) {
-                count--;
-            }
-        }
-
-        /** {@code markEvicted()}: unconditional. */
-        void markEvicted() {
-            if (this != NONE) {
-                count = EVICTED;
-            }
-        }
-
-        /** {@code canEvict()}: a count of at most 0 (EVICTED is negative). */
-        boolean canEvict() {
-            return count <= 0;
-        }
-    }
-
-    private static final int QUEUED = 0;
-    private static final int STASHED = 1;
-    private static final int GONE = 2;
-
-    /** {@code RangeCacheEntryWrapper}: one cached entry's place in the queue or the stash. */
-    static final class Wrapper {
-        final long ledger;
-        final long entry;
-        final long size;
-        final long ts;
-        final Handler handler;
-        int where = QUEUED;
-
-        Wrapper(long ledger, long entry, long size, long ts, Handler handler) {
-            this.ledger = ledger;
-            this.entry = entry;
-            this.size = size;
-            this.ts = ts;
-            this.handler = handler;
-        }
-    }
-
     private static final int COMPACT_AT = 1024;
 
     private CacheConfig config;
@@ -118,9 +47,12 @@ final class Pip430Cache {
     /** Open dispatched copies by id (ids only grow, so insertion order is id order). */
     private final LinkedHashMap<Long, Handler> copies = new LinkedHashMap<>();
     private long nextCopy;
-    private final Cursors cursors = new Cursors();
 
     private final Counters counters = new Counters();
+    /** {@code recordCacheEviction()}: size eviction runs that had bytes to free. */
+    private long evictions;
+    /** {@code getCacheHitsBytesTotal}: the accounted size of every hit. */
+    private long hitBytes;
 
     Pip430Cache(CacheConfig config) {
         this.config = config;
@@ -135,8 +67,20 @@ final class Pip430Cache {
         }
     }
 
-    private void checkClock(long now) {
+    /** The clock does not go back: the precondition of every operation, checked before any change. */
+    void checkClock(long now) {
         require(now >= this.now, "now must not go back: got " + now + ", last accepted " + this.now);
+    }
+
+    /** The clock moves to {@code now}: an operation of the managed-ledger layer that leaves the cache alone. */
+    void advance(long now) {
+        checkClock(now);
+        this.now = now;
+    }
+
+    /** {@code cacheEvictionByExpectedReadCount} as configured now (a run-time change counts at once). */
+    boolean tracksReads() {
+        return config.trackReads;
     }
 
     private Wrapper cached(long ledger, long entry) {
@@ -157,7 +101,7 @@ final class Pip430Cache {
     /** The live head of the queue, dropping the tombstones in front of it; null if none. */
     private Wrapper peekLive() {
         Wrapper head;
-        while ((head = queue.peekFirst()) != null && head.where == GONE) {
+        while ((head = queue.peekFirst()) != null && head.where == Wrapper.GONE) {
             queue.pollFirst();
             queueTombstones--;
         }
@@ -165,7 +109,7 @@ final class Pip430Cache {
     }
 
     private void stashAdd(Wrapper w) {
-        w.where = STASHED;
+        w.where = Wrapper.STASHED;
         stash.add(w);
     }
 
@@ -205,9 +149,27 @@ final class Pip430Cache {
             return null;
         }
         counters.hits++;
+        hitBytes += w.size;
+        return dispatch(w.handler);
+    }
+
+    /** A copy of an entry, sharing its handler: the next copy id. */
+    private long dispatch(Handler handler) {
         long copy = nextCopy++;
-        copies.put(copy, w.handler);
+        copies.put(copy, handler);
         return copy;
+    }
+
+    /**
+     * An entry read from storage ({@code readFromStorage}): inserted with {@code expectedReads}, and if
+     * cached, handed to the reader as a copy sharing its handler (the same {@code EntryImpl}: no hit,
+     * the read was a miss). Returns the copy id, or null if it was not cached.
+     */
+    Long insertForReader(long now, long ledger, long entry, long size, long expectedReads) {
+        if (!insert(now, ledger, entry, size, expectedReads)) {
+            return null;
+        }
+        return dispatch(cached(ledger, entry).handler);
     }
 
     /** A hit dispatches a copy sharing the entry's handler: its id; a miss: null. */
@@ -260,12 +222,12 @@ final class Pip430Cache {
         for (Wrapper w : doomed) {
             w.handler.markEvicted();
             size -= w.size;
-            if (w.where == QUEUED) {
+            if (w.where == Wrapper.QUEUED) {
                 queueTombstones++;
-            } else if (w.where == STASHED) {
+            } else if (w.where == Wrapper.STASHED) {
                 stashTombstones++;
             }
-            w.where = GONE;
+            w.where = Wrapper.GONE;
             if (clear) {
                 counters.removedClear++;
             } else {
@@ -275,7 +237,7 @@ final class Pip430Cache {
         if (queueTombstones > COMPACT_AT && queueTombstones > queue.size() / 2) {
             ArrayDeque<Wrapper> live = new ArrayDeque<>();
             for (Wrapper w : queue) {
-                if (w.where != GONE) {
+                if (w.where != Wrapper.GONE) {
                     live.addLast(w);
                 }
             }
@@ -283,7 +245,7 @@ final class Pip430Cache {
             queueTombstones = 0;
         }
         if (stashTombstones > COMPACT_AT && stashTombstones > stash.size() / 2) {
-            stash.removeIf(w -> w.where == GONE);
+            stash.removeIf(w -> w.where == Wrapper.GONE);
             stashTombstones = 0;
         }
     }
@@ -369,7 +331,7 @@ final class Pip430Cache {
         long thresholdMax = now - config.ttlMax;
         ArrayList<Wrapper> kept = new ArrayList<>(stash.size());
         for (Wrapper w : stash) {
-            if (w.where == GONE) {
+            if (w.where == Wrapper.GONE) {
                 continue;
             }
             if (w.ts < thresholdMax || (w.handler.canEvict() && w.ts < threshold)) {
@@ -398,7 +360,7 @@ final class Pip430Cache {
 
     private void evict(Wrapper w) {
         unmap(w);
-        w.where = GONE;
+        w.where = Wrapper.GONE;
     }
 
     /**
@@ -416,6 +378,7 @@ final class Pip430Cache {
         long toFree = size - config.watermarkSize();
         if (toFree > 0) {
             free(toFree, now - config.ttlMax);
+            evictions++;
         }
     }
 
@@ -438,13 +401,13 @@ final class Pip430Cache {
         Iterator<Wrapper> stashed = stash.iterator();
         while (stashed.hasNext()) {
             Wrapper w = stashed.next();
-            if (w.where == GONE) {
+            if (w.where == Wrapper.GONE) {
                 continue;
             }
             if (removed >= toFree) {
                 kept.add(w);
                 stashed.forEachRemaining(rest -> {
-                    if (rest.where != GONE) {
+                    if (rest.where != Wrapper.GONE) {
                         kept.add(rest);
                     }
                 });
@@ -478,7 +441,7 @@ final class Pip430Cache {
         return List.of(entries, removed);
     }
 
-    // --- configuration and cursors ---------------------------------------------------------------
+    // --- configuration ---------------------------------------------------------------------------
 
     /** Run-time configuration change; a null field is left as it is. */
     void configure(long now, Map<String, Object> changes) {
@@ -488,52 +451,31 @@ final class Pip430Cache {
         config = changed;
     }
 
-    void cursorAdd(long now, long ledger, String cursor, long entry) {
-        checkClock(now);
-        require(!cursors.isActive(ledger, cursor),
-                "cursor_add: cursor " + Json.write(cursor) + " of ledger " + ledger + " is already active");
-        require(entry >= 0, "cursor_add: entry must be >= 0, got " + entry);
-        this.now = now;
-        cursors.add(ledger, cursor, entry);
-    }
-
-    void cursorRemove(long now, long ledger, String cursor) {
-        checkClock(now);
-        require(cursors.isActive(ledger, cursor),
-                "cursor_remove: cursor " + Json.write(cursor) + " of ledger " + ledger + " is not active");
-        this.now = now;
-        cursors.remove(ledger, cursor);
-    }
-
-    void cursorSeek(long now, long ledger, String cursor, long entry) {
-        checkClock(now);
-        require(cursors.isActive(ledger, cursor),
-                "cursor_seek: cursor " + Json.write(cursor) + " of ledger " + ledger + " is not active");
-        require(entry >= 0, "cursor_seek: entry must be >= 0, got " + entry);
-        this.now = now;
-        cursors.seek(ledger, cursor, entry);
-    }
-
-    /** {@code getNumberOfCursorsAtSamePositionOrBefore}: 0 for a cursor that is not active. */
-    long cursorCount(long now, long ledger, String cursor) {
-        checkClock(now);
-        this.now = now;
-        return cursors.countAtOrBefore(ledger, cursor);
-    }
-
     // --- observation -----------------------------------------------------------------------------
 
-    /** Entries by position with count and timestamp, total size, counters, open copies by id. */
+    /**
+     * Entries by position with count and timestamp, total size, counters (with {@code evictions} and
+     * {@code hit_bytes}), open copies by id, and {@code non_evictable_size}: the bytes of the entries
+     * {@code canEvict()} refuses (count &gt; 0). The PIP text leaves the stash's queue length open, so
+     * none is shown.
+     */
+    @SuppressWarnings("unchecked")
     Map<String, Object> observe() {
         Observation observation = new Observation();
+        long nonEvictable = 0;
         for (TreeMap<Long, Wrapper> ledger : ledgers.values()) {
             for (Wrapper w : ledger.values()) {
                 observation.entry(w.ledger, w.entry, w.size, w.handler.shown(), w.ts);
+                nonEvictable += w.handler.canEvict() ? 0 : w.size;
             }
         }
         for (Map.Entry<Long, Handler> copy : copies.entrySet()) {
             observation.copy(copy.getKey(), copy.getValue().shown());
         }
-        return observation.build(size, counters);
+        Map<String, Object> observed = observation.queue(null, nonEvictable).build(size, counters);
+        Map<String, Object> shown = (Map<String, Object>) observed.get("counters");
+        shown.put("evictions", evictions);
+        shown.put("hit_bytes", hitBytes);
+        return observed;
     }
 }
