@@ -127,7 +127,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         return lambda _machine: sendable and op.kind not in run.exclude
 
     legacy = run.profile == "legacy"
-    switch = can("configure") and not legacy and "configure:track_reads" not in run.exclude
+    pinned = "configure:track_reads" in run.exclude
+    switch = can("configure") and can("switch_track_reads") and not legacy and not pinned
     layer = [ledger_rules(ledgers, sizes, switch=switch, legacy=legacy)]
     mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
     mixins += [settings_rules(run), ttl_rules(run)]

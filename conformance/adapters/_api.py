@@ -82,6 +82,10 @@ def parse_line(line: str) -> Any:
 CAPABILITIES: dict[str, str] = {
     "cursors": "cursor_add/remove/seek/count: the active-cursor container",
     "configure": "run-time configuration changes",
+    "switch_track_reads": (
+        "configure may switch track_reads (cacheEvictionByExpectedReadCount), also while managed ledgers are "
+        "open: Pulsar fixes it when one is created"
+    ),
     "get_range": "range reads",
     "replay_increment": "Key_Shared replay increments through a dispatched copy",
     "evict_bytes": "evict_bytes: a size eviction of a given number of bytes (evictLeastAccessedEntries)",

@@ -78,7 +78,7 @@ class Pip430InvalidatesOnEveryMove(Pip430Cache):
     Breaks CACHE-MODEL (an entry cached below the slowest cursor stays until the slowest moves).
     """
 
-    def _invalidate_by_cursors(self, ledger: int, before: int | None, *, left: bool = False) -> None:
+    def _invalidate_by_cursors(self, ledger: int, before: int | None, *, left: bool = False) -> None:  # noqa: ARG002 - the bug: ``before`` ignored
         super()._invalidate_by_cursors(ledger, None, left=left)  # bug: as if the slowest had moved
 
 

@@ -98,6 +98,7 @@ def test_java_example_checks_every_invariant_of_pip430_it_claims(report):
         "observe_non_evictable_size",
         "observe_timestamps",
         "remove_range",
+        "switch_track_reads",
         "replay_increment",
     }
     statuses = {row["invariant"]: row["status"] for row in report["rows"]}

@@ -19,7 +19,7 @@ public final class Harness implements Target {
     private static final List<String> CAPABILITIES = List.of("cursors", "configure", "get_range",
             "replay_increment", "observe_counts", "observe_timestamps", "observe_copies", "evict_bytes",
             "remove_range", "observe_evictions", "observe_hit_bytes", "observe_non_evictable_size",
-            "managed_ledger");
+            "managed_ledger", "switch_track_reads");
 
     private Pip430Cache cache;
     private ManagedLedgers ledgers;
