@@ -15,11 +15,17 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  * makes (managed-ledger 4.2.4):
  *
  * <ul>
- * <li>{@code cursor_add} of a new name: {@code ManagedLedgerImpl.openCursor(name, Earliest)} (a subscription
- *   from the earliest entry; asyncOpenCursor calls {@code setActive()}), then {@code seek(position, true)} if
- *   the model's position is not the earliest. Of a name the ledger already has (deactivated, or recovered at a
- *   reopening): {@code seek(position, true)} while inactive (no container holds it, so nothing moves), then
- *   {@code setActive()}: {@code activateCursor} at its read position.</li>
+ * <li>{@code cursor_add} of a new name: {@code ManagedLedgerImpl.openCursor(name, Earliest)}, a subscription from
+ *   the earliest entry (asyncOpenCursor activates it there), then {@code seek(position, true)} if the model's
+ *   entry is a later one. In legacy mode (the managed ledger opened with {@code cacheEvictionByExpectedReadCount}
+ *   off) that seek would move the slowest cursor and invalidate, which the spec's CursorAdd does not: there, at a
+ *   later entry, it is {@code newNonDurableCursor(entry - 1, name)}, a reader's cursor, which
+ *   NonDurableCursorImpl's constructor puts at {@code entry} before {@code setActive()} activates it there. Its
+ *   mark-delete position is {@code entry - 1}, so a later seek below it reads nothing below it
+ *   (ManagedCursorImpl filters mark-deleted entries), and a position past the ledger's end makes the constructor
+ *   start at the end (Latest), so a seek follows: README.md, "pulsar-managed-ledger", lists both as limits. Of a
+ *   name the ledger already has (deactivated): {@code seek(position, true)} while inactive (no container holds
+ *   it, so nothing moves), then {@code setActive()}: {@code activateCursor} at its read position.</li>
  * <li>{@code cursor_remove}: {@code setInactive()} → {@code ManagedLedgerImpl.deactivateCursor}; a cursor's
  *   {@code asyncClose} makes the same call first.</li>
  * <li>{@code cursor_seek}: {@code seek(position, true)} (the dispatchers' redelivery seek) →
@@ -43,15 +49,21 @@ final class LayerCursors {
                 require(!active, op, "is already active");
                 requirePosition(op);
                 if (cursor == null) {
+                    long entry = op.num("entry");
                     try {
-                        cursor = (ManagedCursorImpl) ledger.ml.openCursor(name, InitialPosition.Earliest);
+                        boolean tracking = ledger.ml.getConfig().isCacheEvictionByExpectedReadCount();
+                        cursor = (ManagedCursorImpl) (tracking || entry <= ledger.segments.get(0)[0]
+                                ? ledger.ml.openCursor(name, InitialPosition.Earliest)
+                                // positioned on the entry before, as NonDurableCursorImpl's constructor wants it
+                                : ledger.ml.newNonDurableCursor(ledger.position(entry - 1), name,
+                                        InitialPosition.Latest, false));
                     } catch (Exception error) {
-                        throw new IllegalStateException("openCursor " + name, error);
+                        throw new IllegalStateException("opening cursor " + name, error);
                     }
                     ledger.cursors.put(name, cursor);
                     harness.settle();
-                    if (ledger.entry(cursor.getReadPosition()) != op.num("entry")) {
-                        cursor.seek(ledger.position(op.num("entry")), true);
+                    if (ledger.entry(cursor.getReadPosition()) != entry) { // past the end: the constructor's Latest
+                        cursor.seek(ledger.position(entry), true);
                     }
                 } else {
                     cursor.seek(ledger.position(op.num("entry")), true);
@@ -85,9 +97,11 @@ final class LayerCursors {
             throw new NotAllowed("cursor_read: cursor " + name + " of ledger " + ledger.id + " is not active");
         }
         long position = ledger.entry(cursor.getReadPosition());
-        if (position < 0 || position > last || last >= ledger.appended) {
-            throw new NotAllowed("cursor_read needs the cursor's position " + position + " <= last " + last
-                    + " < appended " + ledger.appended);
+        long stored = ledger.segments.get(0)[0]; // the ledger's first appended entry (the model's first append)
+        if (position < stored || position > last || last >= ledger.appended) {
+            throw new NotAllowed("cursor_read needs every position read appended: first appended " + stored
+                    + " <= the cursor's position " + position + " <= last " + last + " < appended "
+                    + ledger.appended);
         }
         Set<Long> before = harness.cachedEntries(ledger);
         List<Entry> read = new ArrayList<>();
@@ -109,17 +123,22 @@ final class LayerCursors {
             read.forEach(Entry::release);
             throw new IllegalStateException("cursor " + name + " read " + read.size() + " entries, not " + wanted);
         }
-        List<Long> result = new ArrayList<>();
-        for (Entry entry : read) {
-            long at = ledger.entry(entry.getPosition());
-            if (before.contains(at) || harness.cached(ledger, at)) {
-                result.add(harness.copyBook().keep((EntryImpl) entry));
-            } else {
-                entry.release();
-                result.add(null);
+        // copy ids in the order the copies were made: the hits' (EntryImpl.create in doAsyncReadEntriesByPosition,
+        // before the rest is read), then those read from storage and cached (readFromStorage)
+        Long[] result = new Long[read.size()];
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < read.size(); i++) {
+                Entry entry = read.get(i);
+                long at = ledger.entry(entry.getPosition());
+                boolean hit = before.contains(at);
+                if (pass == 0 && hit || pass == 1 && !hit && harness.cached(ledger, at)) {
+                    result[i] = harness.copyBook().keep((EntryImpl) entry);
+                } else if (pass == 1 && !hit && result[i] == null) {
+                    entry.release();
+                }
             }
         }
-        return result;
+        return java.util.Arrays.asList(result);
     }
 
     private static void require(boolean holds, Op op, String what) {
