@@ -84,7 +84,8 @@ def test_the_pinned_verdict_and_the_failing_invariants(report):
 def test_each_failure_is_a_known_difference(report):
     for row in report.failed():
         case = row.case
-        assert case is not None and case.failing_step is not None, row.invariant
+        assert case is not None, row.invariant
+        assert case.failing_step is not None, row.invariant
         explained = switched_while_open(case.steps[: case.failing_step]) or counted_with_tracking_off(
             case.steps, case.failing_step
         )
