@@ -218,6 +218,8 @@ public final class ManagedLedgerHarness extends MasterTarget {
         ManagedLedgerConfig mlConfig = new ManagedLedgerConfig();
         mlConfig.setCacheEvictionByExpectedReadCount(trackReads);
         mlConfig.setMaxEntriesPerLedger(1_000_000);
+        mlConfig.setMaxSizePerLedgerMb(1 << 20); // no rollover by size (pulsar-defaults' entries are 40 MiB)
+        mlConfig.setMaximumRolloverTime(365, TimeUnit.DAYS);
         mlConfig.setRetentionTime(-1, TimeUnit.MINUTES);
         mlConfig.setRetentionSizeInMB(-1);
         return mlConfig;
@@ -414,6 +416,9 @@ public final class ManagedLedgerHarness extends MasterTarget {
         }
         ledger.appended = entry + 1;
         settle();
+        if (ledger.entry(added) < 0 && added.getEntryId() == 0) { // the managed ledger rolled over to a new ledger
+            ledger.segments.add(new long[] {entry, added.getLedgerId()});
+        }
         if (ledger.entry(added) != entry) {
             throw new IllegalStateException("addEntry wrote " + added + ", not model entry " + entry);
         }
