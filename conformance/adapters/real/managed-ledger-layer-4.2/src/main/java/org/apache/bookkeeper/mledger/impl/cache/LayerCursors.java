@@ -40,7 +40,7 @@ final class LayerCursors {
     private LayerCursors() {}
 
     static Object cursor(ManagedLedgerHarness harness, Op op) {
-        ManagedLedgerHarness.Ledger ledger = harness.ledger(op.num("ledger"));
+        LayerLedger ledger = harness.ledger(op.num("ledger"));
         String name = op.str("cursor");
         ManagedCursorImpl cursor = ledger.cursors.get(name);
         boolean active = cursor != null && cursor.isActive();
@@ -91,7 +91,7 @@ final class LayerCursors {
      * (kept under a copy id) if it was a hit (cached before the read) or was cached by the read
      * ({@code readFromStorage} inserts iff the count is > 0); otherwise it is released and reported null.
      */
-    static List<Long> read(ManagedLedgerHarness harness, ManagedLedgerHarness.Ledger ledger, String name, long last) {
+    static List<Long> read(ManagedLedgerHarness harness, LayerLedger ledger, String name, long last) {
         ManagedCursorImpl cursor = ledger.cursors.get(name);
         if (cursor == null || !cursor.isActive()) {
             throw new NotAllowed("cursor_read: cursor " + name + " of ledger " + ledger.id + " is not active");

@@ -34,7 +34,6 @@ import org.apache.bookkeeper.mledger.impl.ManagedLedgerFactoryImpl;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerFactoryMBeanImpl;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.commons.lang3.tuple.Pair;
-import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 
@@ -60,7 +59,6 @@ public final class ManagedLedgerHarness extends MasterTarget {
     private static final Field EVICTION_EXECUTOR = Reflect.field(ManagedLedgerFactoryImpl.class,
             "cacheEvictionExecutor");
     private static final Field ML_CACHE = Reflect.field(ManagedLedgerImpl.class, "entryCache");
-    private static final Method LEDGER_HANDLE = ledgerHandle();
     private static final Method EVICT_TO_WATERMARK = Reflect.method(RangeEntryCacheManagerImpl.class,
             "doEvictToWatermarkWhenOverThreshold");
 
@@ -74,26 +72,16 @@ public final class ManagedLedgerHarness extends MasterTarget {
     private RangeEntryCacheManagerImpl manager;
     private final ManualExecutor evictionExecutor = new ManualExecutor();
     private final ScheduledExecutorService manualEviction = evictionExecutor.as(ScheduledExecutorService.class);
-    private final TreeMap<Long, Ledger> ledgers = new TreeMap<>();
-    /** Misses of a get past the last appended entry, which the real read path cannot read (see {@link #read}). */
-    private long unreadableMisses;
+    private final TreeMap<Long, LayerLedger> ledgers = new TreeMap<>();
+    private final LayerReads reads = new LayerReads(this);
     private final Counters counters = new Counters();
     private final Removals removals = new Removals();
     private boolean trackReads;
 
-    private static Method ledgerHandle() {
-        try {
-            Method method = ManagedLedgerImpl.class.getDeclaredMethod("getLedgerHandle", long.class);
-            method.setAccessible(true);
-            return method;
-        } catch (NoSuchMethodException error) {
-            throw new ExceptionInInitializerError(error);
-        }
-    }
-
     private static List<String> capabilities() {
         List<String> claimed = new ArrayList<>(List.of("managed_ledger", "cursors", "configure", "get_range",
-                "replay_increment", "observe_counts", "observe_timestamps", "observe_copies"));
+                "replay_increment", "observe_counts", "observe_timestamps", "observe_copies", "observe_evictions",
+                "observe_hit_bytes"));
         claimed.addAll(REMOVALS);
         claimed.addAll(QUEUE_OBSERVATIONS);
         return List.copyOf(claimed);
@@ -113,40 +101,6 @@ public final class ManagedLedgerHarness extends MasterTarget {
         return Target.describe("pulsar-managed-ledger", "managed-ledger 4.2.4", PROFILES, CAPABILITIES, HOMEPAGE);
     }
 
-    /** A model ledger: one managed ledger, its BookKeeper ledgers (one more per reopening), its cursors. */
-    static final class Ledger {
-        final long id;
-        ManagedLedgerImpl ml;
-        /** (first model entry, BookKeeper ledger id) per BookKeeper ledger, in order. */
-        final List<long[]> segments = new ArrayList<>();
-        final Map<String, ManagedCursorImpl> cursors = new TreeMap<>();
-        long appended;
-
-        Ledger(long id) {
-            this.id = id;
-        }
-
-        Position position(long entry) {
-            long[] at = segments.get(0);
-            for (long[] segment : segments) {
-                if (segment[0] <= entry) {
-                    at = segment;
-                }
-            }
-            return org.apache.bookkeeper.mledger.PositionFactory.create(at[1], entry - at[0]);
-        }
-
-        /** The model entry of a real position of this ledger, or -1 if it is in none of its BookKeeper ledgers. */
-        long entry(Position position) {
-            for (long[] segment : segments) {
-                if (segment[1] == position.getLedgerId()) {
-                    return segment[0] + position.getEntryId();
-                }
-            }
-            return -1;
-        }
-    }
-
     @Override
     public void configure(CacheConfig config) {
         if (config.trigger.doubleValue() != 0.98) {
@@ -157,7 +111,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
         reset(config);
         trackReads = config.trackReads;
         evictionExecutor.clear();
-        unreadableMisses = 0;
+        reads.reset();
         counters.removedSize = counters.removedTtl = counters.removedInvalidate = counters.removedClear = 0;
         ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
         factoryConfig.setMaxCacheSize(config.maxSize);
@@ -231,8 +185,8 @@ public final class ManagedLedgerHarness extends MasterTarget {
      * from the store come back active (ManagedLedgerImpl.initializeCursors calls setActive); the model's
      * close made them go, so they are deactivated while the new cache is still empty.
      */
-    private Ledger open(long id) {
-        Ledger ledger = ledgers.computeIfAbsent(id, Ledger::new);
+    private LayerLedger open(long id) {
+        LayerLedger ledger = ledgers.computeIfAbsent(id, LayerLedger::new);
         if (ledger.ml != null) {
             return ledger;
         }
@@ -251,7 +205,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
         return ledger;
     }
 
-    private EntryCache cacheOf(long id) {
+    EntryCache cacheOf(long id) {
         return Reflect.get(ML_CACHE, open(id).ml);
     }
 
@@ -263,12 +217,12 @@ public final class ManagedLedgerHarness extends MasterTarget {
         Object result = switch (kind) {
             case "configure" -> reconfigure(op.changes());
             case "insert" -> insert(id, op.num("entry"), op.num("size"), op.num("expected_reads", 0));
-            case "get" -> read(id, op.num("entry"), op.num("entry")).get(0);
+            case "get" -> reads.read(open(id), op.num("entry"), op.num("entry")).get(0);
             case "get_range" -> {
                 if (op.num("first") > op.num("last")) {
                     throw new NotAllowed("get_range needs first <= last");
                 }
-                yield read(id, op.num("first"), op.num("last"));
+                yield reads.read(open(id), op.num("first"), op.num("last"));
             }
             case "release" -> {
                 copies.release(op.num("copy"));
@@ -326,7 +280,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
         return result;
     }
 
-    Ledger ledger(long id) {
+    LayerLedger ledger(long id) {
         return open(id);
     }
 
@@ -335,13 +289,13 @@ public final class ManagedLedgerHarness extends MasterTarget {
     }
 
     /** Whether the model position is cached now (a wrapper in the ledger's real RangeCache). */
-    boolean cached(Ledger ledger, long entry) {
+    boolean cached(LayerLedger ledger, long entry) {
         EntryCache cache = Reflect.get(ML_CACHE, ledger.ml);
         return cache instanceof RangeEntryCacheImpl && wrappers(rangeCache(cache)).containsKey(ledger.position(entry));
     }
 
     /** The model entries of the ledger that are cached now. */
-    Set<Long> cachedEntries(Ledger ledger) {
+    Set<Long> cachedEntries(LayerLedger ledger) {
         Set<Long> found = new HashSet<>();
         EntryCache cache = Reflect.get(ML_CACHE, ledger.ml);
         if (cache instanceof RangeEntryCacheImpl) {
@@ -370,7 +324,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
             // show those exceptions (README.md, "pulsar-managed-ledger").
             trackReads = config.trackReads;
             if (SET_CONFIG) {
-                for (Ledger ledger : ledgers.values()) {
+                for (LayerLedger ledger : ledgers.values()) {
                     if (ledger.ml != null) {
                         ledger.ml.setConfig(ledgerConfig());
                     }
@@ -387,7 +341,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
      * by OpAddEntry).
      */
     private Object append(long id, long entry, long size) {
-        Ledger ledger = open(id);
+        LayerLedger ledger = open(id);
         if (size <= 0 || size > Integer.MAX_VALUE || entry < 0 || (ledger.appended > 0 && entry != ledger.appended)) {
             throw new NotAllowed("append needs size > 0 and the ledger's next entry " + ledger.appended + ", got entry "
                     + entry + " size " + size);
@@ -427,7 +381,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
 
     /** {@code ManagedLedgerImpl.close()}: its cursors close and the factory removes its cache from the manager. */
     private void close(long id) {
-        Ledger ledger = ledgers.get(id);
+        LayerLedger ledger = ledgers.get(id);
         if (ledger == null || ledger.ml == null) {
             return;
         }
@@ -451,89 +405,6 @@ public final class ManagedLedgerHarness extends MasterTarget {
         }
     }
 
-    /**
-     * The cache's public read path, {@code asyncReadEntry(handle, first, last, () -> 0, ...)} with the managed
-     * ledger's own read handle ({@code getLedgerHandle}), per BookKeeper ledger of the range. What was cached
-     * before the read is a hit and becomes a dispatch copy; the rest came from the mock bookie, uncached (a count
-     * of 0 caches nothing), and is released and null. A position past the last appended entry cannot be read by
-     * the real path ({@code ReadEntryUtils.readAsync} fails a read past the last confirmed entry): a cached one is
-     * read alone (a hit), an uncached one is a miss the harness counts ({@link #unreadableMisses}).
-     */
-    private List<Long> read(long id, long first, long last) {
-        Ledger ledger = open(id);
-        Set<Long> before = cachedEntries(ledger);
-        List<Long> result = new ArrayList<>();
-        for (long from = first; from <= last; ) {
-            Position start = ledger.position(from);
-            long to = from;
-            boolean readable = readable(ledger, from);
-            while (to < last && ledger.position(to + 1).getLedgerId() == start.getLedgerId()
-                    && readable(ledger, to + 1) == readable) {
-                to++;
-            }
-            if (readable) {
-                result.addAll(readReal(ledger, before, from, to));
-            } else {
-                for (long entry = from; entry <= to; entry++) {
-                    if (before.contains(entry)) {
-                        result.addAll(readReal(ledger, before, entry, entry));
-                    } else {
-                        unreadableMisses++;
-                        result.add(null);
-                    }
-                }
-            }
-            from = to + 1;
-        }
-        return result;
-    }
-
-    private static boolean readable(Ledger ledger, long entry) {
-        return entry >= ledger.segments.get(0)[0] && entry < ledger.appended;
-    }
-
-    private List<Long> readReal(Ledger ledger, Set<Long> before, long from, long to) {
-        Position start = ledger.position(from);
-        org.apache.bookkeeper.client.api.ReadHandle handle;
-        try {
-            handle = ((CompletableFuture<org.apache.bookkeeper.client.api.ReadHandle>) LEDGER_HANDLE.invoke(ledger.ml,
-                    start.getLedgerId())).get(10, TimeUnit.SECONDS);
-        } catch (Exception error) {
-            throw new IllegalStateException("getLedgerHandle(" + start.getLedgerId() + ")", error);
-        }
-        long firstReal = start.getEntryId();
-        CompletableFuture<List<Entry>> done = new CompletableFuture<>();
-        cacheOf(ledger.id).asyncReadEntry(handle, firstReal, firstReal + (to - from), () -> 0,
-                new org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback() {
-                    @Override
-                    public void readEntriesComplete(List<Entry> entries, Object ctx) {
-                        done.complete(entries);
-                    }
-
-                    @Override
-                    public void readEntriesFailed(org.apache.bookkeeper.mledger.ManagedLedgerException failed,
-                                                  Object ctx) {
-                        done.completeExceptionally(failed);
-                    }
-                }, null);
-        List<Entry> got;
-        try {
-            got = done.get(10, TimeUnit.SECONDS); // the mock bookie answers on its own thread
-        } catch (Exception error) {
-            throw new IllegalStateException("the read of " + ledger.id + ":" + from + ".." + to + " failed", error);
-        }
-        List<Long> result = new ArrayList<>();
-        for (Entry entry : got) {
-            if (before.contains(ledger.entry(entry.getPosition()))) {
-                result.add(copies.keep((EntryImpl) entry));
-            } else {
-                entry.release();
-                result.add(null);
-            }
-        }
-        return result;
-    }
-
     private List<Long> removeRange(long id, long first, long last, boolean inclusive) {
         if (first > last) {
             throw new NotAllowed("remove_range needs first <= last, got " + first + " > " + last);
@@ -542,7 +413,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
         if (!(cache instanceof RangeEntryCacheImpl)) {
             return List.of(0L, 0L);
         }
-        Ledger ledger = open(id);
+        LayerLedger ledger = open(id);
         Pair<Integer, Long> freed = rangeCache(cache).removeRange(ledger.position(first), ledger.position(last),
                 inclusive);
         manager.entriesRemoved(freed.getRight(), freed.getLeft());
@@ -563,7 +434,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
 
     private List<RangeCache> rangeCaches() {
         List<RangeCache> found = new ArrayList<>();
-        for (Ledger ledger : ledgers.values()) {
+        for (LayerLedger ledger : ledgers.values()) {
             if (ledger.ml != null && Reflect.get(ML_CACHE, ledger.ml) instanceof RangeEntryCacheImpl cache) {
                 found.add(rangeCache(cache));
             }
@@ -580,7 +451,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
     void settle() {
         for (int round = 0; round < 3; round++) {
             barrier(bookieExecutor);
-            for (Ledger ledger : ledgers.values()) {
+            for (LayerLedger ledger : ledgers.values()) {
                 if (ledger.ml != null) {
                     barrier(ledger.ml.getExecutor());
                 }
@@ -603,7 +474,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
     @Override
     public Map<String, Object> observe() {
         Observation observation = new Observation();
-        for (Ledger ledger : ledgers.values()) {
+        for (LayerLedger ledger : ledgers.values()) {
             if (ledger.ml == null || !(Reflect.get(ML_CACHE, ledger.ml) instanceof RangeEntryCacheImpl cache)) {
                 continue;
             }
@@ -620,7 +491,9 @@ public final class ManagedLedgerHarness extends MasterTarget {
         observeQueue(removalQueue(), rangeCaches(), observation);
         counters.inserted = mbean.getCacheInsertedEntriesCount();
         counters.hits = mbean.getCacheHitsTotal();
-        counters.misses = mbean.getCacheMissesTotal() + unreadableMisses;
+        counters.misses = mbean.getCacheMissesTotal() + reads.unreadableMisses();
+        counters.evictions = mbean.getNumberOfCacheEvictionsTotal(); // recordCacheEviction(): a run with bytes to free
+        counters.hitBytes = mbean.getCacheHitsBytesTotal();
         return observation.build(manager.getSize(), counters);
     }
 }
