@@ -114,6 +114,16 @@ PULSAR_ENTRY_CACHE_MANAGER = Harness(
     drives="RangeEntryCacheManagerImpl + RangeEntryCacheImpl + ActiveManagedCursorContainerImpl",
     profile="pulsar-master",
 )
+PULSAR_MANAGED_LEDGER = Harness(
+    name="pulsar-managed-ledger",
+    module="managed-ledger-layer-4.2",
+    main=f"{_CACHE_PACKAGE}.ManagedLedgerHarness",
+    artifact="org.apache.pulsar:managed-ledger",
+    version_property="managed-ledger.master.version",
+    drives="ManagedLedgerFactoryImpl + ManagedLedgerImpl + ManagedCursorImpl + RangeEntryCacheManagerImpl "
+    "over PulsarMockBookKeeper",
+    profile="pulsar-master",
+)
 PULSAR_LEGACY = Harness(
     name="pulsar-legacy",
     module="managed-ledger-4.0",
@@ -133,7 +143,14 @@ BOOKKEEPER_READ_CACHE = Harness(
     profile="segmented",
 )
 HARNESSES: dict[str, Harness] = {
-    h.name: h for h in (PULSAR_RANGE_CACHE, PULSAR_ENTRY_CACHE_MANAGER, PULSAR_LEGACY, BOOKKEEPER_READ_CACHE)
+    h.name: h
+    for h in (
+        PULSAR_RANGE_CACHE,
+        PULSAR_ENTRY_CACHE_MANAGER,
+        PULSAR_MANAGED_LEDGER,
+        PULSAR_LEGACY,
+        BOOKKEEPER_READ_CACHE,
+    )
 }
 """The cache's harnesses (``--adapter NAME`` of the cache system)."""
 

@@ -12,6 +12,10 @@ public final class Counters {
     public long removedTtl;
     public long removedInvalidate;
     public long removedClear;
+    /** Size-eviction runs with bytes to free (capability {@code observe_evictions}); null leaves it out. */
+    public Long evictions;
+    /** The bytes of every hit (capability {@code observe_hit_bytes}); null leaves it out. */
+    public Long hitBytes;
 
     /** As the protocol encodes them. */
     public Map<String, Object> toMap() {
@@ -23,6 +27,12 @@ public final class Counters {
         counters.put("removed_ttl", removedTtl);
         counters.put("removed_invalidate", removedInvalidate);
         counters.put("removed_clear", removedClear);
+        if (evictions != null) {
+            counters.put("evictions", evictions);
+        }
+        if (hitBytes != null) {
+            counters.put("hit_bytes", hitBytes);
+        }
         return counters;
     }
 }
