@@ -18,8 +18,9 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
 from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._machine_fill import fill_rules
 from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
-from ledgerspec.conformance._machine_marks import AFTER_REMOVAL, CUTOFFS, TARGETED, cutoffs, segment_end
+from ledgerspec.conformance._machine_marks import AFTER_REMOVAL, CUTOFFS, TARGETED, cutoffs
 from ledgerspec.conformance._machine_settings import settings_rules
 from ledgerspec.conformance._machine_ttl import ttl_rules
 from ledgerspec.conformance._presets import Preset
@@ -115,8 +116,6 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
     # pip430 gives every entry a handler unless it is created without one (None): sometimes it is
     inserted_reads = st.sampled_from([0, 1, 2, 3, None]) if run.profile == "pip430" else reads
     can = info.capabilities.__contains__
-    # segmented has no trigger (no size pass): its boundary is the end of the segment being filled
-    marks = ("segment", "segment") if run.profile == "segmented" else ("trigger", "trigger")
 
     def allowed(name: str) -> Callable[[Any], bool]:
         return lambda _machine: name not in run.exclude
@@ -131,7 +130,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
     switch = can("configure") and can("switch_track_reads") and not legacy and not pinned
     layer = [ledger_rules(ledgers, sizes, switch=switch, legacy=legacy)]
     mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
-    mixins += [settings_rules(run), ttl_rules(run)]
+    mixins += [settings_rules(run), ttl_rules(run), fill_rules(run, ledgers, sizes)]
 
     class LockstepMachine(*mixins, RuleBasedStateMachine):  # type: ignore[misc]  # the layer's rule, if claimed
         """Drives the candidate and checks every step."""
@@ -225,78 +224,6 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             ledger, entry = position
             self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=expected_reads))
             return position
-
-        @rule(
-            ledgers_used=st.lists(ledgers, min_size=1, max_size=3),
-            size=sizes,
-            expected_reads=st.sampled_from([0, 0, 1, 2, 3]),
-            until=st.sampled_from(["above", "above", *marks, "watermark", "max"]),
-            off_by=st.sampled_from([0, 0, 1, -1]),
-            then=st.sampled_from(["", "evict", *(["insert+evict"] if legacy else ["evict"]), "insert+evict"]),
-            more=st.sampled_from([0, 1, 1, 2]),
-        )
-        def fill(
-            self, ledgers_used: list[int], size: int, expected_reads: int, until: str, off_by: int, then: str, more: int
-        ) -> None:
-            """Producers outrun eviction: tailing writes until the size is above the trigger, or one write to a mark.
-
-            The marks are the trigger (in segmented, which has none, the end of the segment being
-            filled), the watermark and the maximum, or 1 byte either side (``off_by``): where ``>`` and
-            ``>=`` part ways. One write sized to land on the mark exactly (a mark already passed: the
-            size eviction runs first, as the executor would) keeps counterexamples short. Otherwise
-            round robin over the ledgers drawn; at most 16 writes (some may be refused). ``then`` runs
-            the size eviction right after landing on a mark, or after one more smallest write (legacy
-            tests the trigger when an insert comes, the others when the pass runs: each draws its own
-            way more often): where a ``>=`` for ``>`` at the mark shows. ``more``
-            writes of ``size`` then arrive before the pass runs: the size when a pass was decided and the
-            size when it runs differ, and a pass computing its target from the wrong one shows. The writes
-            are mostly awaited by no reader (``expected_reads`` 0, producers ahead of every cursor): a
-            pass can evict only those in pip430, so only they show where it starts and stops.
-            """
-            config = self.config
-            observed = self.history[-1].observation.size if self.history else 0
-            if until != "above":
-                marks = {
-                    "trigger": config.trigger_size,
-                    "watermark": config.watermark_size,
-                    "max": config.max_size,
-                    "segment": segment_end(config, observed),
-                }
-                observed = self.executor_runs(marks[until] + off_by, observed, ledgers_used[0])
-                drawn, size = size, marks[until] + off_by - observed
-                if size <= 0:
-                    return
-            for attempt in range(16 if until == "above" else 1):
-                if until == "above" and self.history and self.history[-1].observation.size > config.trigger_size:
-                    return
-                ledger = ledgers_used[attempt % len(ledgers_used)]
-                entry = self.tail[ledger]
-                self.tail[ledger] += 1
-                self.step(Insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=expected_reads))
-            if until != "above" and then and "evict_size" not in run.exclude:
-                if then == "insert+evict":
-                    self.tailing_insert(ledgers_used[0], min(preset.sizes))
-                    for _ in range(more):
-                        self.tailing_insert(ledgers_used[-1], drawn)
-                self.step(EvictSize(now=self.tick()))
-
-        def executor_runs(self, mark: int, observed: int, ledger: int) -> int:
-            """The size eviction runs before a write lands on ``mark``: the size it leaves.
-
-            Run when the mark is passed (back below it first), and in legacy always: a pass scheduled
-            earlier would run at the landing's insert. Legacy schedules a pass on an insert only, so
-            one comes first when the first pass left the mark passed.
-            """
-            if "evict_size" in run.exclude:
-                return observed
-            for schedule in (False, True):
-                if mark > observed and not (legacy and not schedule):
-                    break
-                if schedule:
-                    self.tailing_insert(ledger, min(preset.sizes))
-                self.step(EvictSize(now=self.tick()))
-                observed = self.history[-1].observation.size
-            return observed
 
         # --- reads --------------------------------------------------------------------------------
 
