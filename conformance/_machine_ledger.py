@@ -53,9 +53,13 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
 
         cursors, copies = Bundle("cursors"), Bundle("copies")
 
-        @initialize(tracking=st.booleans())
+        @initialize(tracking=st.sampled_from([True, False]))
         def starting_tracking(self: Any, tracking: bool) -> None:
             """Half the examples run with ``track_reads`` off from the start.
+
+            Off is drawn second (``sampled_from``, not ``booleans``): Hypothesis's simplest examples
+            draw the first choice everywhere, and with off first they were the off examples, where
+            the search then met almost no cursor seek (2 of 46 seeks in a ci run).
 
             Pulsar's default is on; a switch flipped by a rule late in an example rarely leaves the
             search the appends, subscriptions and backlog reads that show what the off mode caches.

@@ -107,21 +107,13 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         if (manager != null) {
             manager.clear();
         }
-        if (config.trigger.doubleValue() != 0.98) {
-            throw new NotAllowed("RangeEntryCacheManagerImpl hard-codes the trigger at 0.98 "
-                    + "(evictionTriggerThresholdPercent); got trigger " + config.trigger);
-        }
+        requireShippedTrigger(config);
         reset(config);
         caches.clear();
         cursors.clear();
         evictionExecutor.clear();
         counters.removedSize = counters.removedTtl = counters.removedInvalidate = counters.removedClear = 0;
-        ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
-        factoryConfig.setMaxCacheSize(config.maxSize);
-        factoryConfig.setCacheEvictionWatermark(config.watermark.doubleValue());
-        factoryConfig.setCacheEvictionTimeThresholdMillis(config.ttl / 1_000_000);
-        factoryConfig.setCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes((int) config.maxRequeue);
-        factoryConfig.setCacheEvictionExtendTTLOfRecentlyAccessed(config.extendTtl);
+        ManagedLedgerFactoryConfig factoryConfig = factoryConfig(config);
         when(factory.getConfig()).thenReturn(factoryConfig);
         try {
             mbean = new ManagedLedgerFactoryMBeanImpl(factory);
@@ -289,16 +281,16 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         boolean active = container.get(op.str("cursor")) != null;
         switch (op.kind()) {
             case "cursor_add" -> {
-                requireActive(!active, op, "is already active");
+                requireCursor(!active, op, "is already active");
                 requirePosition(op);
                 container.add(stub, PositionFactory.create(ledger, op.num("entry")));
             }
             case "cursor_remove" -> {
-                requireActive(active, op, "is not active");
+                requireCursor(active, op, "is not active");
                 container.removeCursor(op.str("cursor"));
             }
             case "cursor_seek" -> {
-                requireActive(active, op, "is not active");
+                requireCursor(active, op, "is not active");
                 requirePosition(op);
                 container.updateCursor(stub, PositionFactory.create(ledger, op.num("entry")));
             }
@@ -307,19 +299,6 @@ public final class EntryCacheManagerHarness extends MasterTarget {
             }
         }
         return null;
-    }
-
-    private static void requireActive(boolean holds, Op op, String what) {
-        if (!holds) {
-            throw new NotAllowed(op.kind() + ": cursor " + op.str("cursor") + " of ledger " + op.num("ledger") + " "
-                    + what);
-        }
-    }
-
-    private static void requirePosition(Op op) {
-        if (op.num("entry") < 0) {
-            throw new NotAllowed(op.kind() + ": entry must be >= 0, got " + op.num("entry"));
-        }
     }
 
     private static RangeCache rangeCache(EntryCache cache) {
@@ -349,5 +328,4 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         counters.misses = mbean.getCacheMissesTotal();
         return observation.build(manager.getSize(), counters);
     }
-
 }

@@ -9,9 +9,11 @@ import java.util.concurrent.ConcurrentNavigableMap;
 import ledgerspec.protocol.CacheConfig;
 import ledgerspec.protocol.NotAllowed;
 import ledgerspec.protocol.Observation;
+import ledgerspec.protocol.Op;
 import ledgerspec.protocol.Target;
 import ledgerspec.protocol.VirtualClock;
 import org.apache.bookkeeper.mledger.EntryReadCountHandler;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactoryConfig;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.ReferenceCountedEntry;
 import org.apache.bookkeeper.mledger.impl.EntryImpl;
@@ -152,6 +154,40 @@ abstract class MasterTarget implements Target {
             }
         }
         observation.queue((long) queued.size(), nonEvictable);
+    }
+
+    /** The trigger {@code RangeEntryCacheManagerImpl} hard-codes: any other is refused, naming it. */
+    static void requireShippedTrigger(CacheConfig config) {
+        if (config.trigger.doubleValue() != 0.98) {
+            throw new NotAllowed("RangeEntryCacheManagerImpl hard-codes the trigger at 0.98 "
+                    + "(evictionTriggerThresholdPercent); got trigger " + config.trigger);
+        }
+    }
+
+    /** The factory configuration of the cache settings: size, watermark, TTL and the two extensions. */
+    static ManagedLedgerFactoryConfig factoryConfig(CacheConfig config) {
+        ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
+        factoryConfig.setMaxCacheSize(config.maxSize);
+        factoryConfig.setCacheEvictionWatermark(config.watermark.doubleValue());
+        factoryConfig.setCacheEvictionTimeThresholdMillis(config.ttl / 1_000_000);
+        factoryConfig.setCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes((int) config.maxRequeue);
+        factoryConfig.setCacheEvictionExtendTTLOfRecentlyAccessed(config.extendTtl);
+        return factoryConfig;
+    }
+
+    /** A cursor operation's precondition on the cursor, refused naming the cursor and its ledger. */
+    static void requireCursor(boolean holds, Op op, String what) {
+        if (!holds) {
+            throw new NotAllowed(op.kind() + ": cursor " + op.str("cursor") + " of ledger " + op.num("ledger") + " "
+                    + what);
+        }
+    }
+
+    /** A cursor position's precondition ({@code entry >= 0}). */
+    static void requirePosition(Op op) {
+        if (op.num("entry") < 0) {
+            throw new NotAllowed(op.kind() + ": entry must be >= 0, got " + op.num("entry"));
+        }
     }
 
     /** {@code evictLeastAccessedEntries(bytes)}'s argument check, as the spec's precondition (bytes > 0). */

@@ -46,8 +46,8 @@ final class LayerCursors {
         boolean active = cursor != null && cursor.isActive();
         switch (op.kind()) {
             case "cursor_add" -> {
-                require(!active, op, "is already active");
-                requirePosition(op);
+                MasterTarget.requireCursor(!active, op, "is already active");
+                MasterTarget.requirePosition(op);
                 if (cursor == null) {
                     long entry = op.num("entry");
                     try {
@@ -71,12 +71,12 @@ final class LayerCursors {
                 }
             }
             case "cursor_remove" -> {
-                require(active, op, "is not active");
+                MasterTarget.requireCursor(active, op, "is not active");
                 cursor.setInactive();
             }
             case "cursor_seek" -> {
-                require(active, op, "is not active");
-                requirePosition(op);
+                MasterTarget.requireCursor(active, op, "is not active");
+                MasterTarget.requirePosition(op);
                 cursor.seek(ledger.position(op.num("entry")), true);
             }
             default -> {
@@ -139,18 +139,5 @@ final class LayerCursors {
             }
         }
         return java.util.Arrays.asList(result);
-    }
-
-    private static void require(boolean holds, Op op, String what) {
-        if (!holds) {
-            throw new NotAllowed(op.kind() + ": cursor " + op.str("cursor") + " of ledger " + op.num("ledger") + " "
-                    + what);
-        }
-    }
-
-    private static void requirePosition(Op op) {
-        if (op.num("entry") < 0) {
-            throw new NotAllowed(op.kind() + ": entry must be >= 0, got " + op.num("entry"));
-        }
     }
 }

@@ -103,22 +103,14 @@ public final class ManagedLedgerHarness extends MasterTarget {
 
     @Override
     public void configure(CacheConfig config) {
-        if (config.trigger.doubleValue() != 0.98) {
-            throw new NotAllowed("RangeEntryCacheManagerImpl hard-codes the trigger at 0.98 "
-                    + "(evictionTriggerThresholdPercent); got trigger " + config.trigger);
-        }
+        requireShippedTrigger(config);
         teardown();
         reset(config);
         trackReads = config.trackReads;
         evictionExecutor.clear();
         reads.reset();
         counters.removedSize = counters.removedTtl = counters.removedInvalidate = counters.removedClear = 0;
-        ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
-        factoryConfig.setMaxCacheSize(config.maxSize);
-        factoryConfig.setCacheEvictionWatermark(config.watermark.doubleValue());
-        factoryConfig.setCacheEvictionTimeThresholdMillis(config.ttl / 1_000_000);
-        factoryConfig.setCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes((int) config.maxRequeue);
-        factoryConfig.setCacheEvictionExtendTTLOfRecentlyAccessed(config.extendTtl);
+        ManagedLedgerFactoryConfig factoryConfig = factoryConfig(config);
         factoryConfig.setCacheEvictionIntervalMs(TimeUnit.DAYS.toMillis(1)); // replaced below before it could fire
         factoryConfig.setCursorPositionFlushSeconds(1_000_000);
         factoryConfig.setNumManagedLedgerSchedulerThreads(1);
