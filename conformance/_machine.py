@@ -246,19 +246,34 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             self.held.update((copy, (ledger, first + i)) for i, copy in enumerate(got) if copy is not None)
             return multiple(*[copy for copy in got if copy is not None])
 
-        @rule(copy=consumes(copies))
-        def release(self, copy: int) -> None:
-            """The consumer is done with a dispatched copy: markRead (unless ``invalidate`` released it)."""
+        @rule(copy=consumes(copies), gone=st.booleans())
+        def release(self, copy: int, gone: bool) -> None:
+            """The consumer is done with a dispatched copy: markRead (unless ``invalidate`` released it).
+
+            ``gone``: an open copy of an entry no longer cached instead, if there is one: a markRead
+            after whatever removed it (a pass, a close, a targeted removal), where EVICTED's finality
+            shows.
+            """
+            copy = self.removed_copy(copy) if gone else copy
             if copy in self.held:
                 self.step(Release(now=self.tick(), copy=copy))
                 del self.held[copy]
 
         @precondition(lambda _self: can("replay_increment"))
-        @rule(copy=copies)
-        def replay_increment(self, copy: int) -> None:
-            """Key_Shared puts the entry in the replay queue through its dispatched copy (while it is open)."""
+        @rule(copy=copies, gone=st.booleans())
+        def replay_increment(self, copy: int, gone: bool) -> None:
+            """Key_Shared puts the entry in the replay queue through its dispatched copy (while it is open).
+
+            ``gone`` as for ``release``: an increment after the removal.
+            """
+            copy = self.removed_copy(copy) if gone else copy
             if copy in self.held:
                 self.step(ReplayIncrement(now=self.tick(), copy=copy))
+
+        def removed_copy(self, copy: int) -> int:
+            """The first open copy whose entry is no longer cached, else ``copy``."""
+            cached = {(e.ledger, e.entry) for e in self.history[-1].observation.entries} if self.history else set()
+            return min((held for held, at in self.held.items() if at not in cached), default=copy)
 
         # --- cursors ------------------------------------------------------------------------------
 
