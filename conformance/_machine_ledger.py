@@ -97,7 +97,7 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
             if kind == "close":
                 clears = legacy or not self.config.track_reads  # where the last cursor leaving must clear
                 kind = "leave" if span and clears else "close"
-                self.ledger_ends(kind, self.aimed(kind, ledger, ahead))
+                self.ledger_ends(kind, self.aimed(kind, ledger, ahead), size)
                 return multiple()
             if kind != "read":
                 self.append(ledger, size, ahead + 1)
@@ -123,19 +123,32 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
             return multiple(*copies)
 
         def aimed(self: Any, kind: str, ledger: int, ahead: int) -> int:
-            """The ledger drawn, or (``ahead`` > 0) one with entries cached (and, to leave, cursors)."""
+            """The ledger drawn, or (``ahead`` > 0) one with entries cached; to leave, one with cursors.
+
+            Cached ones first: cursors leaving a ledger that has none show nothing.
+            """
             cached = sorted({e.ledger for e in self.history[-1].observation.entries}) if self.history else []
             if kind == "leave":
-                cached = [at for at in cached if any(key[0] == at for key in self.cursor_positions)] or cached
+                followed = sorted({key[0] for key in self.cursor_positions})
+                cached = [at for at in cached if at in followed] or followed
             return cached[ahead % len(cached)] if ahead and cached and ledger not in cached else ledger
 
-        def ledger_ends(self: Any, kind: str, ledger: int) -> None:
-            """The ledger closes, or (``leave``) its active cursors deactivate one by one, the last one last.
+        def ledger_ends(self: Any, kind: str, ledger: int, size: int) -> None:
+            """The ledger closes, or (``leave``) its active cursors deactivate one by one, the slowest last.
 
             Either must leave nothing of the ledger cached (the leave: with tracking off, or always in
-            legacy), so both are aimed at a ledger with entries cached, most of the time.
+            legacy), so both are aimed at a ledger with entries cached, most of the time. The fastest
+            cursors leave first: the slowest stays where it is, so what is cached from it on stays
+            until the last one leaves (in name order, the slowest often left early and took it all).
+            A ledger with active cursors and nothing cached gets one append first (cached: it has
+            cursors), so there is something to remove.
             """
-            mine = sorted(key for key in self.cursor_positions if key[0] == ledger)
+            mine = sorted(
+                (key for key in self.cursor_positions if key[0] == ledger),
+                key=lambda key: (-self.cursor_positions[key], key),
+            )
+            if mine and not any(e.ledger == ledger for e in self.history[-1].observation.entries):
+                self.append(ledger, size, 1)
             if kind == "close":
                 self.step(LedgerClose(now=self.tick(), ledger=ledger))
             for key in mine:
