@@ -46,7 +46,7 @@ def quick() -> Report:
 
 @pytest.fixture(scope="module")
 def ci() -> Report:
-    return _search("ci", 2)
+    return _search("ci", 1)
 
 
 R1_CASE = [
@@ -59,7 +59,7 @@ R1_CASE = [
     CursorAdd(now=155, ledger=3, cursor="c4", entry=0),
     CursorRead(now=156, ledger=3, cursor="c4", last=2),
 ]
-"""R1's counterexample, as a ci search at seed 2 shrank it (README, "pulsar-managed-ledger")."""
+"""R1's counterexample, as a ci search shrank it (README, "pulsar-managed-ledger")."""
 
 
 def reads_across_a_reopen(steps: list[Any], failing_step: int) -> bool:
@@ -111,8 +111,9 @@ def test_r1_replays_on_the_release():
 
 
 def test_a_ci_search_fails_on_reads_across_a_reopen_only(ci):
-    """Whatever a ci search finds (the seed's draws move with the machine), each failure is R1."""
+    """Each failure a ci search finds is R1 (seed 1 finds it; the draws move with the machine)."""
     assert ci.fault is None, ci.fault
+    assert ci.failed(), "seed 1 found R1 when this was written: pick a seed that still does"
     for row in ci.failed():
         case = row.case
         assert case is not None, row.invariant
