@@ -271,9 +271,14 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
                 self.step(ReplayIncrement(now=self.tick(), copy=copy))
 
         def removed_copy(self, copy: int) -> int:
-            """The first open copy whose entry is no longer cached, else ``copy``."""
+            """An open copy whose entry is no longer cached, else ``copy``.
+
+            One of an entry with another copy open first: the handler they share shows the effect.
+            """
             cached = {(e.ledger, e.entry) for e in self.history[-1].observation.entries} if self.history else set()
-            return min((held for held, at in self.held.items() if at not in cached), default=copy)
+            crowd = Counter(self.held.values())
+            gone = [(-crowd[at], held) for held, at in self.held.items() if at not in cached]
+            return min(gone)[1] if gone else copy
 
         # --- cursors ------------------------------------------------------------------------------
 

@@ -79,6 +79,9 @@ NOT_IN_TRACES = {
     "pulsar-master-tracking-invalidates": (
         "a removal on a cursor move is judged against the cursors (CACHE-BELOW-SLOWEST), checked in conformance only"
     ),
+    "pip430-invalidates-on-every-move": (
+        "a removal on a cursor move is judged against the cursors (CACHE-BELOW-SLOWEST), checked in conformance only"
+    ),
     "legacy-last-cursor-keeps-cache": (
         "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
         "checked in conformance only"
