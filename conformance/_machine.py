@@ -251,8 +251,8 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             """The consumer is done with a dispatched copy: markRead (unless ``invalidate`` released it).
 
             ``gone``: an open copy of an entry no longer cached instead, if there is one: a markRead
-            after whatever removed it (a pass, a close, a targeted removal), where EVICTED's finality
-            shows.
+            after whatever removed it (a pass, a close, a targeted removal); after a forced one, where
+            EVICTED's finality shows.
             """
             copy = self.removed_copy(copy) if gone else copy
             if copy in self.held:
