@@ -26,25 +26,25 @@ def fill_rules(run: Run, ledgers: st.SearchStrategy[int], sizes: st.SearchStrate
     legacy = run.profile == "legacy"
     # segmented has no trigger (no size pass): its boundary is the end of the segment being filled
     marks = ("segment", "segment") if run.profile == "segmented" else ("trigger", "trigger")
-    drawn = {
-        "ledgers_used": st.lists(ledgers, min_size=1, max_size=3),
-        "size": sizes,
-        "expected_reads": st.sampled_from([0, 0, 1, 2, 3]),
-        "until": st.sampled_from(["above", "above", *marks, "watermark", "max"]),
-        "off_by": st.sampled_from([0, 0, 1, -1]),
-        "then": st.sampled_from(["", "evict", *(["insert+evict"] if legacy else ["evict"]), "insert+evict"]),
-        "more": st.sampled_from([0, 1, 1, 2]),
-    }
+    fill_rule = rule(
+        ledgers_used=st.lists(ledgers, min_size=1, max_size=3),
+        size=sizes,
+        expected_reads=st.sampled_from([0, 0, 1, 2, 3]),
+        until=st.sampled_from(["above", "above", *marks, "watermark", "max"]),
+        off_by=st.sampled_from([0, 0, 1, -1]),
+        then=st.sampled_from(["", "evict", *(["insert+evict"] if legacy else ["evict"]), "insert+evict"]),
+        more=st.sampled_from([0, 1, 1, 2]),
+    )
 
     class FillRules:
         """Writes to a size mark (or above the trigger), then perhaps the pass."""
 
-        @rule(**drawn)
+        @fill_rule
         def fill_again(self: Any, **fill: Any) -> None:
             """The fill rule again: drawn twice as often (see the module's docstring)."""
             self.fill(**fill)
 
-        @rule(**drawn)
+        @fill_rule
         def fill(
             self: Any,
             ledgers_used: list[int],

@@ -38,16 +38,15 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
     ``switch``: the adapter may change ``track_reads`` at run time; ``legacy``: the profile is always
     in legacy mode (the last cursor leaving clears, whatever ``track_reads`` says).
     """
-    cursors, copies = Bundle("cursors"), Bundle("copies")
-    drawn = {
-        "target": copies,
-        "kind": st.sampled_from(LEDGER_KINDS),
-        "ledger": ledgers,
-        "cursor": st.one_of(st.none(), cursors),
-        "size": sizes,
-        "span": st.sampled_from([0, 0, 1, 2]),
-        "ahead": st.integers(0, 2),
-    }
+    layer_rule = rule(
+        target=Bundle("copies"),
+        kind=st.sampled_from(LEDGER_KINDS),
+        ledger=ledgers,
+        cursor=st.one_of(st.none(), Bundle("cursors")),
+        size=sizes,
+        span=st.sampled_from([0, 0, 1, 2]),
+        ahead=st.integers(0, 2),
+    )
 
     class ManagedLedgerRules:
         """Appends, cursor reads and ledger closes, on the machine's cursors and copies."""
@@ -69,12 +68,12 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 self.tracking = False
                 self.step(Configure(now=self.tick(), track_reads=False))
 
-        @rule(**drawn)
+        @layer_rule
         def managed_ledger(self: Any, **step: Any) -> Any:
             """The layer's traffic (see ``layer_step``)."""
             return self.layer_step(**step)
 
-        @rule(**drawn)
+        @layer_rule
         def managed_ledger_again(self: Any, **step: Any) -> Any:
             """The same rule again: drawn twice as often (see the module's docstring)."""
             return self.layer_step(**step)
