@@ -7,8 +7,6 @@ import static org.mockito.Mockito.when;
 import com.google.common.util.concurrent.MoreExecutors;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -53,12 +51,6 @@ import org.apache.bookkeeper.mledger.impl.ManagedLedgerMBeanImpl;
  */
 public final class EntryCacheManagerHarness extends MasterTarget {
     private static final List<String> CAPABILITIES = capabilities();
-    private static final Field CACHE_ENTRIES = Reflect.field(RangeEntryCacheImpl.class, "entries");
-    private static final Field EVICTION_HANDLER = Reflect.field(RangeEntryCacheManagerImpl.class, "evictionHandler");
-    private static final Field HANDLER_QUEUE = Reflect.field(RangeEntryCacheManagerEvictionHandler.class,
-            "rangeCacheRemovalQueue");
-    private static final Method EVICT_TO_WATERMARK = Reflect.method(RangeEntryCacheManagerImpl.class,
-            "doEvictToWatermarkWhenOverThreshold");
 
     private final ManagedLedgerFactoryImpl factory;
     private final Storage storage = new Storage();
@@ -299,10 +291,6 @@ public final class EntryCacheManagerHarness extends MasterTarget {
             }
         }
         return null;
-    }
-
-    private static RangeCache rangeCache(EntryCache cache) {
-        return Reflect.get(CACHE_ENTRIES, cache);
     }
 
     private List<RangeCache> rangeCaches() {

@@ -2,6 +2,7 @@ package org.apache.bookkeeper.mledger.impl.cache;
 
 import io.netty.buffer.ByteBuf;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,15 @@ abstract class MasterTarget implements Target {
     private static final Field ENTRIES = Reflect.field(RangeCache.class, "entries");
     private static final Field REMOVAL_QUEUE = Reflect.field(RangeCacheRemovalQueue.class, "removalQueue");
     /** What the removal operations claim: each returns the real {@code Pair<Integer, Long>} it freed. */
+    /** {@code RangeEntryCacheImpl.entries}, the manager's eviction handler and its removal queue (private). */
+    static final Field CACHE_ENTRIES = Reflect.field(RangeEntryCacheImpl.class, "entries");
+    static final Field EVICTION_HANDLER = Reflect.field(RangeEntryCacheManagerImpl.class, "evictionHandler");
+    static final Field HANDLER_QUEUE = Reflect.field(RangeEntryCacheManagerEvictionHandler.class,
+            "rangeCacheRemovalQueue");
+    /** {@code RangeEntryCacheManagerImpl.doEvictToWatermarkWhenOverThreshold} (private): a size pass. */
+    static final Method EVICT_TO_WATERMARK = Reflect.method(RangeEntryCacheManagerImpl.class,
+            "doEvictToWatermarkWhenOverThreshold");
+
     static final List<String> REMOVALS = List.of("evict_bytes", "evict_before", "remove_range");
     /** The removal queue's observations: read from the real queue and wrappers (see {@link #observeQueue}). */
     static final List<String> QUEUE_OBSERVATIONS = List.of("observe_queue_length", "observe_requeues",
@@ -202,6 +212,11 @@ abstract class MasterTarget implements Target {
     /** A removal's {@code Pair<Integer, Long>} as the protocol's result: {@code [entries, bytes]}. */
     static List<Long> freed(Pair<Integer, Long> entriesAndBytes) {
         return List.of((long) entriesAndBytes.getLeft(), entriesAndBytes.getRight());
+    }
+
+    /** The {@link RangeCache} inside a {@code RangeEntryCacheImpl} (private field). */
+    static RangeCache rangeCache(EntryCache cache) {
+        return Reflect.get(CACHE_ENTRIES, cache);
     }
 
     /** The open copies, by id, with the count of the handler each shares. */

@@ -2,7 +2,6 @@ package org.apache.bookkeeper.mledger.impl.cache;
 
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -52,15 +51,9 @@ import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
  */
 public final class ManagedLedgerHarness extends MasterTarget {
     private static final List<String> CAPABILITIES = capabilities();
-    private static final Field CACHE_ENTRIES = Reflect.field(RangeEntryCacheImpl.class, "entries");
-    private static final Field EVICTION_HANDLER = Reflect.field(RangeEntryCacheManagerImpl.class, "evictionHandler");
-    private static final Field HANDLER_QUEUE = Reflect.field(RangeEntryCacheManagerEvictionHandler.class,
-            "rangeCacheRemovalQueue");
     private static final Field EVICTION_EXECUTOR = Reflect.field(ManagedLedgerFactoryImpl.class,
             "cacheEvictionExecutor");
     private static final Field ML_CACHE = Reflect.field(ManagedLedgerImpl.class, "entryCache");
-    private static final Method EVICT_TO_WATERMARK = Reflect.method(RangeEntryCacheManagerImpl.class,
-            "doEvictToWatermarkWhenOverThreshold");
 
     private static final boolean SET_CONFIG = "1".equals(System.getenv("LEDGERSPEC_ML_SETCONFIG"));
 
@@ -418,10 +411,6 @@ public final class ManagedLedgerHarness extends MasterTarget {
 
     private RangeCacheRemovalQueue removalQueue() {
         return Reflect.get(HANDLER_QUEUE, handler());
-    }
-
-    private static RangeCache rangeCache(EntryCache cache) {
-        return Reflect.get(CACHE_ENTRIES, cache);
     }
 
     private List<RangeCache> rangeCaches() {
