@@ -8,9 +8,11 @@ the reading cursor's count is positive, and with ``cacheEvictionByExpectedReadCo
 the legacy profile) the ledger invalidates below its slowest active cursor and clears its cache when
 the last one leaves. A mixin for the caches of the profiles that have a managed ledger.
 
-Storage: per ledger, the first entry appended and the sizes since (entries are appended in order).
-Complexity: append O(1) plus the insert; cursor_read O(k) lookups and inserts for k positions;
-a cursor move O(log n) plus the invalidation; ledger_close O(c log c) for c cursors plus the clear.
+Storage: per ledger, the first entry appended and the sizes since (entries are appended in order), and
+the entries where a reopen started a BookKeeper ledger (a cursor read is one read per BookKeeper ledger).
+Complexity: append O(1) plus the insert; cursor_read O(k + r) lookups and inserts for k positions and
+r reopens of the ledger; a cursor move O(log n) plus the invalidation; ledger_close O(c log c) for c
+cursors plus the clear.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
     ALWAYS_LEGACY = False
     """True where the profile has no read counts (legacy): invalidation is always by the slowest cursor."""
     _stored: dict[int, tuple[int, list[int]]]
+    _reopens: dict[int, list[int]]
 
     def _shared_of(self, ledger: int, entry: int) -> Any:
         """What a copy of the entry cached at the position shares (its wrapper or handler)."""
@@ -49,6 +52,14 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
             stored = {}
             self._stored = stored
         return stored
+
+    def _reopened(self) -> dict[int, list[int]]:
+        """Per ledger, the first entry of each BookKeeper ledger a reopen started, in order (made on first use)."""
+        reopened: dict[int, list[int]] | None = getattr(self, "_reopens", None)
+        if reopened is None:
+            reopened = {}
+            self._reopens = reopened
+        return reopened
 
     def _invalidate_by_cursors(self, ledger: int, before: int | None, *, left: bool = False) -> None:
         """``invalidateEntriesUpToSlowestReaderPosition`` (legacy mode only): clear if no cursor is left."""
@@ -76,7 +87,13 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         return self.insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=self._append_reads(readers))
 
     def cursor_read(self, *, now: int, ledger: int, cursor: str, last: int) -> tuple[int | None, ...]:
-        """The cursor reads ``[position, last]``; storage reads cached iff its count > 0; then moves to ``last + 1``."""
+        """The cursor reads ``[position, last]``, a BookKeeper ledger at a time; then it is at ``last + 1``.
+
+        A reopen (the first append after a close) starts a BookKeeper ledger, and Pulsar's read stops
+        at the end of one (``internalReadFromLedger``), moves the cursor and reads on from the next
+        (``OpReadEntry.checkReadCompletion``): each part's storage reads are cached iff the cursor's
+        count, taken at the part's start, is > 0.
+        """
         self._check_clock(now)
         position = self._cursors.position(ledger, cursor)
         require(position is not None, f"cursor_read: cursor {cursor!r} of ledger {ledger} is not active")
@@ -85,21 +102,30 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         first, sizes = self._storage().get(ledger, (0, []))
         stored = first <= position and last < first + len(sizes)
         require(stored, f"cursor_read: ledger {ledger} has no entries {position}..{last} stored")
-        copies = list(self.get_range(now=now, ledger=ledger, first=position, last=last))
-        count = self._read_reads(ledger, cursor)
-        for index, entry in enumerate(range(position, last + 1)):
-            if copies[index] is None and count > 0:
-                size = sizes[entry - first]
-                if self.insert(now=now, ledger=ledger, entry=entry, size=size, expected_reads=count):
-                    shared = self._shared_of(ledger, entry)
-                    copies[index] = copy = self._make_copy(shared)
-                    if self._listener is not None:  # the reader's copy: a hit on the entry just cached (FORMAT.md)
-                        self._emit("hit", ledger=ledger, entry=entry, copy=copy, count=self._copy_count(shared))
-        before = self._cursors.slowest(ledger)
-        self._cursors.seek(ledger, cursor, last + 1)
-        self._emit("cursor_seek", ledger=ledger, cursor=cursor, entry=last + 1)
-        self._invalidate_by_cursors(ledger, before)
+        copies: list[int | None] = []
+        starts = [start for start in self._reopened().get(ledger, []) if position < start <= last]
+        for start, end in zip([position, *starts], [start - 1 for start in starts] + [last], strict=True):
+            copies.extend(self._read_part(now, ledger, cursor, start, end, sizes[start - first : end - first + 1]))
         return tuple(copies)
+
+    def _read_part(
+        self, now: int, ledger: int, cursor: str, start: int, end: int, sizes: list[int]
+    ) -> list[int | None]:
+        """One BookKeeper ledger's part of a cursor read: hits, storage reads cached with the count, the move."""
+        copies = list(self.get_range(now=now, ledger=ledger, first=start, last=end))
+        count = self._read_reads(ledger, cursor)
+        for index, entry in enumerate(range(start, end + 1)):
+            cached = copies[index] is None and count > 0
+            if cached and self.insert(now=now, ledger=ledger, entry=entry, size=sizes[index], expected_reads=count):
+                shared = self._shared_of(ledger, entry)
+                copies[index] = copy = self._make_copy(shared)
+                if self._listener is not None:  # the reader's copy: a hit on the entry just cached (FORMAT.md)
+                    self._emit("hit", ledger=ledger, entry=entry, copy=copy, count=self._copy_count(shared))
+        before = self._cursors.slowest(ledger)
+        self._cursors.seek(ledger, cursor, end + 1)
+        self._emit("cursor_seek", ledger=ledger, cursor=cursor, entry=end + 1)
+        self._invalidate_by_cursors(ledger, before)
+        return copies
 
     def cursor_seek(self, *, now: int, ledger: int, cursor: str, entry: int) -> None:
         """Move a cursor; in legacy mode invalidate below the slowest if it moved."""
@@ -113,8 +139,15 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         self._invalidate_by_cursors(ledger, None, left=True)
 
     def ledger_close(self, *, now: int, ledger: int) -> None:
-        """The manager removes the ledger's cache (a forced clear of it); its cursors go, its storage stays."""
+        """The manager removes the ledger's cache (a forced clear of it); its cursors go, its storage stays.
+
+        The next append reopens the ledger on a new BookKeeper ledger: a cursor read stops at its start.
+        """
         self._check_clock(now)
+        first, sizes = self._storage().get(ledger, (0, []))
+        starts = self._reopened().setdefault(ledger, [])
+        if sizes and first + len(sizes) not in starts:
+            starts.append(first + len(sizes))
         self.invalidate_ledger(now=now, ledger=ledger)
         for name in self._cursors.of_ledger(ledger):
             self._cursors.remove(ledger, name)

@@ -56,6 +56,8 @@ class Base:
     """Active cursors: (ledger, name, read position), sorted."""
     stored: tuple[tuple[int, int, int], ...] = ()
     """Entries appended to the managed ledgers (their storage): (ledger, entry, size), sorted."""
+    reopens: tuple[tuple[int, int], ...] = ()
+    """(ledger, entry): the first entry of each BookKeeper ledger a reopen started (after a close), sorted."""
 
 
 S = TypeVar("S")
@@ -82,6 +84,7 @@ class Work:
         self.next_copy = base.next_copy
         self.cursors: dict[tuple[int, str], int] = {(ledger, name): pos for ledger, name, pos in base.cursors}
         self.stored: dict[tuple[int, int], int] = {(ledger, entry): size for ledger, entry, size in base.stored}
+        self.reopens: set[tuple[int, int]] = set(base.reopens)
 
     def base(self) -> Base:
         """Freeze the shared part again."""
@@ -95,6 +98,7 @@ class Work:
             next_copy=self.next_copy,
             cursors=tuple(sorted((ledger, name, pos) for (ledger, name), pos in self.cursors.items())),
             stored=tuple(sorted((ledger, entry, size) for (ledger, entry), size in self.stored.items())),
+            reopens=tuple(sorted(self.reopens)),
         )
 
     def count(self, counter: str, n: int = 1) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.spec.cache._kernels import EVICTED
+from ledgerspec.spec.cache._ledger import bookkeeper_reads
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
 from ledgerspec.spec.cache._ops import (
     Append,
@@ -74,6 +75,10 @@ class Derivation:
         self.serial = 0
         self.cursors: dict[tuple[int, str], int] = {}
         """Active cursors and their read positions, as the cursor operations moved them."""
+        self.appended: dict[int, int] = {}
+        """Per ledger, the entry after its last append."""
+        self.reopens: set[tuple[int, int]] = set()
+        """(ledger, entry): where a reopen started a BookKeeper ledger (the entry after a close)."""
         self._events: list[Event] = []
 
     def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901, PLR0912 - one branch per operation kind: the event each emits
@@ -104,9 +109,12 @@ class Derivation:
             self._cursor_invalidation(op.ledger, now, before, after)
         elif isinstance(op, Append):
             self._append(op, result, before, after)
+            self.appended[op.ledger] = op.entry + 1
         elif isinstance(op, CursorRead):
             self._cursor_read(op, result, before, after)
         elif isinstance(op, LedgerClose):
+            if op.ledger in self.appended:
+                self.reopens.add((op.ledger, self.appended[op.ledger]))
             self._forced(op.ledger, None, now, before, after)
             for ledger, name in sorted(key for key in self.cursors if key[0] == op.ledger):
                 self._emit("cursor_remove", now, ledger=ledger, cursor=name)
@@ -201,39 +209,45 @@ class Derivation:
             self._emit("insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size)
 
     def _cursor_read(self, op: CursorRead, result: Any, before: Observation, after: Observation) -> None:
-        """Hits and misses; entries read from storage and cached (insert, then the reader's copy as a hit); the move."""
-        first = self.cursors.get((op.ledger, op.cursor), op.last)
-        positions = [(op.ledger, entry) for entry in range(first, op.last + 1)]
-        copies = list(result) if isinstance(result, tuple | list) else [None] * len(positions)
+        """Each BookKeeper ledger's read (``bookkeeper_reads``): its hits, misses, storage reads and move.
+
+        An entry read from storage and cached is an insert, then the reader's copy as a hit. After the
+        last part, what the moves invalidated.
+        """
+        start = self.cursors.get((op.ledger, op.cursor), op.last)
+        copies = list(result) if isinstance(result, tuple | list) else [None] * (op.last + 1 - start)
         old, new = before.by_position(), after.by_position()
-        whole = not set(positions) <= set(old)
-        stored = []
-        for position, copy in zip(positions, copies, strict=False):
-            if copy is not None and position in old:
-                self._hit(position, copy, old[position], op.now)
-            else:
-                self._emit("miss", op.now, ledger=position[0], entry=position[1], reason="range" if whole else None)
-                if copy is not None:
-                    stored.append((position, copy))
-        for position in sorted(p for p in new if p not in old):
-            entry = new[position]
-            stamp = entry.timestamp if entry.timestamp is not None else op.now
-            self._emit(
-                "insert",
-                op.now,
-                ledger=position[0],
-                entry=position[1],
-                size=entry.size,
-                count=entry.count,
-                timestamp=stamp,
-            )
-            self._enter(position)
-            self.incarnation[position] = self.incarnation.get(position, 0) + 1
-        for position, copy in stored:
-            self._hit(position, copy, new.get(position), op.now)
-        self._emit("cursor_seek", op.now, ledger=op.ledger, cursor=op.cursor, entry=op.last + 1)
-        self.cursors[op.ledger, op.cursor] = op.last + 1
+        parts = bookkeeper_reads(self.reopens, op.ledger, start, op.last)
+        cached = sorted(p for p in new if p not in old)
+        for number, (first, last) in enumerate(parts):
+            positions = [(op.ledger, entry) for entry in range(first, last + 1)]
+            whole = not set(positions) <= set(old)
+            stored = []
+            for position, copy in zip(positions, copies[first - start : last + 1 - start], strict=False):
+                if copy is not None and position in old:
+                    self._hit(position, copy, old[position], op.now)
+                else:
+                    self._emit("miss", op.now, ledger=op.ledger, entry=position[1], reason="range" if whole else None)
+                    if copy is not None:
+                        stored.append((position, copy))
+            inserted = [p for p in cached if p in positions] if number < len(parts) - 1 else cached  # the rest, last
+            cached = [p for p in cached if p not in inserted]
+            for position in inserted:
+                self._inserted(position, new[position], op.now)
+            for position, copy in stored:
+                self._hit(position, copy, new.get(position), op.now)
+            self._emit("cursor_seek", op.now, ledger=op.ledger, cursor=op.cursor, entry=last + 1)
+            self.cursors[op.ledger, op.cursor] = last + 1
         self._cursor_invalidation(op.ledger, op.now, before, after, grown=after.size - before.size)
+
+    def _inserted(self, position: Position, entry: CachedEntry, now: int) -> None:
+        """An entry read from storage and cached: its insert, stamped with the read's time if it has none."""
+        stamp = entry.timestamp if entry.timestamp is not None else now
+        self._emit(
+            "insert", now, ledger=position[0], entry=position[1], size=entry.size, count=entry.count, timestamp=stamp
+        )
+        self._enter(position)
+        self.incarnation[position] = self.incarnation.get(position, 0) + 1
 
     def _hit(self, position: Position, copy: int, entry: CachedEntry | None, now: int) -> None:
         """A copy dispatched from ``entry`` as it was when read (an invalidation later in the step may change it)."""

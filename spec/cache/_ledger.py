@@ -16,7 +16,7 @@ and ``impl/ActiveManagedCursorContainerImpl.java``; before PIP-430, the same cla
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ledgerspec.spec.cache._base import (
@@ -50,6 +50,18 @@ def slowest(cursors: dict[tuple[int, str], int], ledger: int) -> int | None:
     """The read position of the slowest active cursor of the ledger, or None when it has none."""
     positions = [pos for (lg, _), pos in cursors.items() if lg == ledger]
     return min(positions) if positions else None
+
+
+def bookkeeper_reads(reopens: Iterable[tuple[int, int]], ledger: int, first: int, last: int) -> list[tuple[int, int]]:
+    """``[first, last]`` cut where a reopen started a BookKeeper ledger: the reads Pulsar makes of it.
+
+    ``ManagedLedgerImpl.internalReadFromLedger`` reads to the end of one BookKeeper ledger; then
+    ``OpReadEntry.internalReadEntriesComplete`` moves the cursor (``updateReadPosition``) and
+    ``checkReadCompletion`` reads on from the next one (managed-ledger 4.2.4).
+    Micro-scenario: ledger 3 reopened at entry 2 -> ``[0, 4]`` is read as ``[0, 1]`` then ``[2, 4]``.
+    """
+    cuts = sorted(entry for lg, entry in reopens if lg == ledger and first < entry <= last)
+    return list(zip([first, *cuts], [cut - 1 for cut in cuts] + [last], strict=True))
 
 
 def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profile's rules
@@ -101,12 +113,13 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
         )
 
     def cursor_read(work: Work, op: CursorRead) -> tuple[int | None, ...]:
-        """A cursor reads ``[position, last]``: hits from the cache, the rest from storage; then moves to ``last + 1``.
+        """A cursor reads ``[position, last]``, one BookKeeper ledger at a time; then it is at ``last + 1``.
 
-        What storage returns is cached iff the cursor's count is > 0, evaluated once for the batch
-        before the cursor moves (``getNumberOfCursorsAtSamePositionOrBefore``; legacy mode:
-        ``isCacheReadEntry()``, false by default, so 0). A cached one is handed to the reader as
-        a copy sharing its handler (the reader's release is one read); an uncached one is None.
+        Each part (:func:`bookkeeper_reads`) takes its hits from the cache and the rest from storage.
+        What storage returns is cached iff the cursor's count is > 0, evaluated once for the part
+        before the cursor moves past it (``getNumberOfCursorsAtSamePositionOrBefore``; legacy mode:
+        ``isCacheReadEntry()``, false by default, so 0). A cached one is handed to the reader as a
+        copy sharing its handler (the reader's release is one read); an uncached one is None.
         Micro-scenario: c1 at 2, c2 at 4 on ledger 1, (1,2) cached; c1 reads to 3 -> (copy, copy):
         a hit on (1,2), (1,3) read from storage and cached with count 1; c1 moves to 4.
         """
@@ -114,19 +127,21 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
         position = work.cursors.get(key)
         require(position is not None and position <= op.last)
         assert position is not None  # for the type checker: required just above
-        entries = range(position, op.last + 1)
-        require(all((op.ledger, entry) in work.stored for entry in entries))
-        copies = list(call(work, GetRange(now=op.now, ledger=op.ledger, first=position, last=op.last)))
-        count = 0 if legacy_mode(work) else cursors_at_or_before(work.cursors, op.ledger, op.cursor)
-        for index, entry in enumerate(entries):
-            if copies[index] is None and count > 0:
-                size = work.stored[op.ledger, entry]
-                insert = Insert(now=op.now, ledger=op.ledger, entry=entry, size=size, expected_reads=count)
-                if call(work, insert):
-                    copies[index] = work.make_copy(shared_by(work, op.ledger, entry))
-        before = slowest(work.cursors, op.ledger)
-        work.cursors[key] = op.last + 1
-        invalidate(work, op.ledger, before)
+        require(all((op.ledger, entry) in work.stored for entry in range(position, op.last + 1)))
+        copies: list[int | None] = []
+        for first, last in bookkeeper_reads(work.reopens, op.ledger, position, op.last):
+            part = list(call(work, GetRange(now=op.now, ledger=op.ledger, first=first, last=last)))
+            count = 0 if legacy_mode(work) else cursors_at_or_before(work.cursors, op.ledger, op.cursor)
+            for index, entry in enumerate(range(first, last + 1)):
+                if part[index] is None and count > 0:
+                    size = work.stored[op.ledger, entry]
+                    insert = Insert(now=op.now, ledger=op.ledger, entry=entry, size=size, expected_reads=count)
+                    if call(work, insert):
+                        part[index] = work.make_copy(shared_by(work, op.ledger, entry))
+            copies.extend(part)
+            before = slowest(work.cursors, op.ledger)
+            work.cursors[key] = last + 1
+            invalidate(work, op.ledger, before)
         return tuple(copies)
 
     def cursor_seek(work: Work, op: CursorSeek) -> None:
@@ -141,7 +156,13 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
         invalidate(work, op.ledger, None, left=True)
 
     def ledger_close(work: Work, op: LedgerClose) -> None:
-        """The ledger closes: the manager removes its cache (``clear()``, forced) and its cursors go; storage stays."""
+        """The ledger closes: the manager removes its cache (``clear()``, forced) and its cursors go; storage stays.
+
+        Its next append reopens it on a new BookKeeper ledger, which a cursor read does not cross.
+        """
+        stored = [entry for (ledger, entry) in work.stored if ledger == op.ledger]
+        if stored:
+            work.reopens.add((op.ledger, max(stored) + 1))
         call(work, InvalidateLedger(now=op.now, ledger=op.ledger))
         work.cursors = {key: pos for key, pos in work.cursors.items() if key[0] != op.ledger}
 
@@ -154,4 +175,4 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
     }
 
 
-__all__ = ["ledger_rules", "slowest"]
+__all__ = ["bookkeeper_reads", "ledger_rules", "slowest"]

@@ -82,6 +82,7 @@ class Monitor:
         self.last_now = op.now
         found: list[tuple[str, str]] = []
         cursors = dict(self.derivation.cursors)  # the active cursors before the step, as the operations placed them
+        reopens = frozenset(self.derivation.reopens)
         events = self.derivation.step(op, result, self.before, after)
         self.replay.findings = []
         try:
@@ -103,6 +104,7 @@ class Monitor:
             differences=differences,
             sink=lambda invariant, message: found.append((invariant, message)),
             cursors=cursors,
+            reopens=reopens,
         )
         for invariant, check in self.replay.checks:
             view.invariant = invariant

@@ -185,6 +185,26 @@ def test_java_example_layer_legacy_mode(harness):
     assert (last.counters.inserted, last.counters.hits, last.counters.removed_invalidate) == (3, 3, 3)
 
 
+def test_java_example_layer_reads_one_bookkeeper_ledger_at_a_time(harness):
+    """SPEC.md §3.2's read across a reopen: (1,0) and (1,1) appended with no cursor, a close, (1,2) appended
+    (a new BookKeeper ledger). c2 at 0 reads 0 (copy 0) and is at 1. c4 at 0 reads 0-2 as two parts: 0-1
+    (a hit, copy 1; then (1,1) from storage, copy 2, counted at 0: c4 alone, 1), then 2 counted with c4 at 2:
+    c4 and c2, so (1,2) is cached with count 2 (copy 3). One read would have counted 1."""
+    ops = [
+        appended(1, 0),
+        appended(2, 1),
+        LedgerClose(now=3, ledger=1),
+        appended(4, 2),
+        cursor(5, "c2", 0),
+        CursorRead(now=6, ledger=1, cursor="c2", last=0),
+        cursor(7, "c4", 0),
+        CursorRead(now=8, ledger=1, cursor="c4", last=2),
+    ]
+    results, last = lockstep(harness, ops)
+    assert results[-1] == (1, 2, 3)
+    assert [(e.entry, e.count) for e in last.entries] == [(0, 1), (1, 1), (2, 2)]
+
+
 def test_java_example_passes_the_committed_pip430_cases(harness):
     cases = [load_case(p) for p in sorted(CASES.rglob("*.json"))]
     pip430 = [case for case in cases if case.profile == "pip430"]

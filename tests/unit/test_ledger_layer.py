@@ -11,11 +11,15 @@ from typing import Any
 
 import jsonschema
 import pytest
+from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import conform
+from ledgerspec.conformance._mutants import factory_for
+from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import AdapterInfo
 from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION, result_problem
 from ledgerspec.conformance.adapters.process_reference import Session
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter, profile_capabilities
+from ledgerspec.conformance.mutants import MUTANTS
 from ledgerspec.reference.cache import CACHES, ReferenceCacheError
 from ledgerspec.spec.cache import (
     LEDGER_OPERATIONS,
@@ -144,6 +148,58 @@ def test_closing_a_ledger_removes_its_cache_and_cursors_but_not_its_storage(prof
     assert results[6] == 0
     assert (1, 0) not in {e.position for e in seen.entries} or profile != "legacy"
     assert {e.position for e in seen.entries} >= {(2, 1)}
+
+
+# R1: entries 0 and 1 appended with no cursor, a close, entry 2 appended (a reopen: a new BookKeeper ledger);
+# c2 at 0 reads 0 and is at 1; c4 at 0 reads 0..2.
+REOPENED = [A(1, 0), A(2, 1), LedgerClose(now=3, ledger=1), A(4, 2), cursor(5, "c2", 0)]
+REOPENED += [CursorRead(now=6, ledger=1, cursor="c2", last=0), cursor(7, "c4", 0)]
+REOPENED += [CursorRead(now=8, ledger=1, cursor="c4", last=2)]
+
+
+@pytest.mark.parametrize("profile", ["pip430", "pulsar-master"])
+def test_a_read_across_a_reopen_is_one_read_per_bookkeeper_ledger_each_counted_at_its_start(profile: str) -> None:
+    # c4's first read, 0..1, counts the cursors at or before 0: c4 only (c2 is at 1). Then c4 is at 2, and its
+    # second read, 2, counts c4 and c2: count 2 (Pulsar's OpReadEntry: two reads). One read would count 1.
+    results, seen = run(profile, REOPENED)
+    assert [(e.entry, e.count) for e in seen.entries] == [(0, 1), (1, 1), (2, 2)]
+    assert results[-1] == (1, 2, 3)  # (1,0) a hit (copy 1), then storage reads, a part at a time
+    cache = CACHES[profile](**CONFIG.to_dict())
+    for op in REOPENED:
+        got = getattr(cache, op.kind)(**{f.name: getattr(op, f.name) for f in dataclasses.fields(op)})
+    assert got == results[-1]
+    assert Observation.from_dict(cache.snapshot()) == seen
+
+
+@pytest.mark.parametrize(
+    ("adapter", "broken"), [("reference", set()), ("mutant", {"CACHE-BACKLOG-CACHING", "CACHE-MODEL"})]
+)
+def test_a_read_across_a_reopen_counted_once_breaks_backlog_caching(adapter: str, broken: set[str]) -> None:
+    """The monitor counts each BookKeeper ledger's read at its start: the reference passes, the mutant does not."""
+    mutant = next(m for m in MUTANTS if m.name == "pulsar-master-one-read-across-reopens")
+    factory = factory_for(mutant) if adapter == "mutant" else (lambda: ReferenceAdapter("pulsar-master"))
+    case = Case(description="R1", profile="pulsar-master", config=CONFIG, steps=REOPENED)
+    outcome = replay(case, factory, every_invariant=True)
+    assert {violation.invariant for violation in outcome.violations} == broken, outcome.render()
+
+
+def test_a_read_stopping_before_the_reopen_or_on_a_ledger_never_closed_is_one_read() -> None:
+    short = [*REOPENED[:-1], CursorRead(now=8, ledger=1, cursor="c4", last=1)]
+    _, seen = run("pulsar-master", short)
+    assert [(e.entry, e.count) for e in seen.entries] == [(0, 1), (1, 1)]
+    never_closed = [op for op in REOPENED if not isinstance(op, LedgerClose)]
+    _, seen = run("pulsar-master", never_closed)
+    assert [(e.entry, e.count) for e in seen.entries] == [(0, 1), (1, 1), (2, 1)]  # one read, counted at 0
+
+
+@pytest.mark.parametrize("profile", LAYERED)
+def test_with_tracking_off_a_read_across_a_reopen_invalidates_as_one_read_does(profile: str) -> None:
+    # c1 at 0 and c2 at 3 cache appends 0..3 across a reopen at 2 (a close drops cursors: they come back).
+    ops = [A(1, 0), A(2, 1), LedgerClose(now=3, ledger=1), cursor(4, "c1", 0), cursor(5, "c2", 3)]
+    ops += [A(6, 2), A(7, 3), CursorRead(now=8, ledger=1, cursor="c1", last=2)]
+    results, seen = run(profile, ops, CONFIG.replace(track_reads=False))
+    assert len(results[-1]) == 3
+    assert [e.entry for e in seen.entries] == [3]  # the slowest is c1 at 3 after both parts: (1,2) goes too
 
 
 @pytest.mark.parametrize(

@@ -344,6 +344,8 @@ class StepView:
     invariant: str = ""
     cursors: dict[tuple[int, str], int] = field(default_factory=dict)
     """The active cursors (ledger, name) and their read positions before the step, as the operations placed them."""
+    reopens: frozenset[tuple[int, int]] = frozenset()
+    """(ledger, entry): where a reopen started a BookKeeper ledger, as the appends and closes placed them."""
 
     def report(self, messages: Iterable[str]) -> None:
         """Report violations of the step."""

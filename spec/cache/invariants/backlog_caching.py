@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ledgerspec.spec.cache._base import cursors_at_or_before
+from ledgerspec.spec.cache._ledger import bookkeeper_reads
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import CursorRead
 from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, Invariant, StepView
@@ -10,6 +11,8 @@ from ledgerspec.spec.cache.invariants._ledger import LEDGER, legacy_mode
 
 
 class _BacklogCaching(Check):
+    """Per BookKeeper ledger read: a reopen starts one, and the count of each is taken at its start."""
+
     def step(self, view: StepView) -> None:
         op = view.op
         if not isinstance(op, CursorRead) or (op.ledger, op.cursor) not in view.cursors:
@@ -19,24 +22,35 @@ class _BacklogCaching(Check):
         if len(results) != op.last - first + 1:
             view.report([f"read of {first}..{op.last} by {op.cursor!r} returned {len(results)} results"])
             return
-        count = 0 if legacy_mode(view) else cursors_at_or_before(view.cursors, op.ledger, op.cursor)
         copies, messages = view.after.copy_counts(), []
-        for entry, copy in zip(range(first, op.last + 1), results, strict=True):
-            if view.before.entry(op.ledger, entry) is not None:
-                continue  # a hit (CACHE-NO-STALE-READ)
-            got = view.after.entry(op.ledger, entry)
-            if not (count > 0 and view.enabled):
-                if got is not None or copy is not None:
-                    messages.append(
-                        f"{(op.ledger, entry)} read from storage was cached with the reader's count {count}"
-                    )
-                continue
-            alone = CachedEntry(ledger=op.ledger, entry=entry, size=1, count=count, timestamp=op.now)
-            (want,) = view.project(Observation(entries=(alone,), size=0, counters=Counters(), copies=())).entries
-            if got is None or got.count != want.count or copy is None or copies.get(copy) != want.count:
-                shown = "not cached" if got is None else f"count {got.count}, copy {copy}"
-                messages.append(f"{(op.ledger, entry)} read from storage by a cursor counting {count}: {shown}")
+        cursors = dict(view.cursors)
+        for part_first, part_last in bookkeeper_reads(view.reopens, op.ledger, first, op.last):
+            cursors[op.ledger, op.cursor] = part_first  # the cursor moved past the earlier parts
+            count = 0 if legacy_mode(view) else cursors_at_or_before(cursors, op.ledger, op.cursor)
+            for entry in range(part_first, part_last + 1):
+                message = self._entry(view, op, entry, results[entry - first], count, copies)
+                if message is not None:
+                    messages.append(message)
         view.report(messages)
+
+    @staticmethod
+    def _entry(
+        view: StepView, op: CursorRead, entry: int, copy: int | None, count: int, copies: dict[int, int | None]
+    ) -> str | None:
+        """What is wrong with the read of ``entry`` from storage by a cursor counting ``count`` (None: nothing)."""
+        if view.before.entry(op.ledger, entry) is not None:
+            return None  # a hit (CACHE-NO-STALE-READ)
+        got = view.after.entry(op.ledger, entry)
+        if not (count > 0 and view.enabled):
+            if got is not None or copy is not None:
+                return f"{(op.ledger, entry)} read from storage was cached with the reader's count {count}"
+            return None
+        alone = CachedEntry(ledger=op.ledger, entry=entry, size=1, count=count, timestamp=op.now)
+        (want,) = view.project(Observation(entries=(alone,), size=0, counters=Counters(), copies=())).entries
+        if got is None or got.count != want.count or copy is None or copies.get(copy) != want.count:
+            shown = "not cached" if got is None else f"count {got.count}, copy {copy}"
+            return f"{(op.ledger, entry)} read from storage by a cursor counting {count}: {shown}"
+        return None
 
 
 INVARIANT = Invariant(
@@ -44,12 +58,15 @@ INVARIANT = Invariant(
     id="CACHE-BACKLOG-CACHING",
     statement=(
         "An entry a cursor reads from storage is cached exactly when the cursor's count "
-        "(getNumberOfCursorsAtSamePositionOrBefore, evaluated once for the batch before it moves; 0 with "
-        "expected-read-count tracking off) is > 0, with that count, and the reader gets a copy sharing it."
+        "(getNumberOfCursorsAtSamePositionOrBefore, evaluated once per BookKeeper ledger read, before the cursor "
+        "moves past it; 0 with expected-read-count tracking off) is > 0, with that count, and the reader gets a "
+        "copy sharing it."
     ),
     citation=(
         "apache/pulsar PR #24623 (490ba0cca1) impl/cache/RangeEntryCacheImpl.readFromStorage, "
-        "impl/ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore / isCacheReadEntry"
+        "impl/ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore / isCacheReadEntry; "
+        "impl/OpReadEntry.checkReadCompletion and ManagedLedgerImpl.internalReadFromLedger (a read per "
+        "BookKeeper ledger, managed-ledger 4.2.4)"
     ),
     profiles=(PIP430, MASTER, LEGACY),
     check=_BacklogCaching(),

@@ -18,9 +18,10 @@ import ledgerspec.protocol.NotAllowed;
  *   <li>an append is stored, and cached only while the ledger has an active cursor, expecting one read
  *       per active cursor when {@code track_reads} ({@code cacheEvictionByExpectedReadCount}) is on,
  *       and with no read-count handler when it is off;
- *   <li>a cursor read takes hits from the cache and the rest from storage; what storage returns is
- *       cached iff the reader's count (evaluated once, before the cursor moves; 0 with tracking off)
- *       is positive, and the reader's copy shares the cached entry's handler; then the cursor moves to
+ *   <li>a cursor read takes hits from the cache and the rest from storage, one BookKeeper ledger at a
+ *       time (a reopen after a close starts one); what storage returns is cached iff the reader's count
+ *       (evaluated once per part, before the cursor moves past it; 0 with tracking off) is positive,
+ *       and the reader's copy shares the cached entry's handler; then the cursor is at
  *       {@code last + 1};
  *   <li>with tracking off, a move of the slowest cursor, or any cursor leaving, invalidates the
  *       ledger's cache strictly before the slowest active cursor, or all of it when none is left;
@@ -33,10 +34,14 @@ import ledgerspec.protocol.NotAllowed;
  * contiguous), so a range check is O(1).
  */
 final class ManagedLedgers {
-    /** A ledger's storage: entries {@code first .. first + sizes.size() - 1}, each with its size. */
+    /**
+     * A ledger's storage: entries {@code first .. first + sizes.size() - 1}, each with its size, and the
+     * first entry of each BookKeeper ledger a reopen started.
+     */
     private static final class Stored {
         final long first;
         final List<Long> sizes = new ArrayList<>();
+        final List<Long> reopens = new ArrayList<>();
 
         Stored(long first) {
             this.first = first;
@@ -52,6 +57,17 @@ final class ManagedLedgers {
 
         long size(long entry) {
             return sizes.get((int) (entry - first));
+        }
+
+        /** The reopens inside {@code (from, to]}, where a read of {@code [from, to]} is cut. */
+        List<Long> cuts(long from, long to) {
+            List<Long> cuts = new ArrayList<>();
+            for (long start : reopens) {
+                if (from < start && start <= to) {
+                    cuts.add(start);
+                }
+            }
+            return cuts;
         }
     }
 
@@ -101,9 +117,10 @@ final class ManagedLedgers {
     }
 
     /**
-     * A cursor reads {@code [position, last]}: hits from the cache, the rest from storage (cached iff
-     * the reader's count is > 0), then the cursor moves to {@code last + 1}. One copy id or null per
-     * position, as a range read answers.
+     * A cursor reads {@code [position, last]}, one BookKeeper ledger at a time (a reopen starts one;
+     * {@code OpReadEntry.checkReadCompletion}): each part's hits from the cache, the rest from storage
+     * (cached iff the reader's count, taken at the part's start, is > 0), then the cursor moves past it.
+     * One copy id or null per position, as a range read answers.
      */
     List<Long> cursorRead(long now, long ledger, String cursor, long last) {
         cache.checkClock(now);
@@ -114,24 +131,43 @@ final class ManagedLedgers {
         Stored stored = storage.get(ledger);
         require(stored != null && stored.has(position, last), "cursor_read: ledger " + ledger
                 + " has not stored every entry of [" + position + ", " + last + "]");
-        List<Long> copies = new ArrayList<>(cache.getRange(now, ledger, position, last));
+        List<Long> copies = new ArrayList<>();
+        long from = position;
+        for (long cut : stored.cuts(position, last)) {
+            copies.addAll(readPart(now, ledger, cursor, stored, from, cut - 1));
+            from = cut;
+        }
+        copies.addAll(readPart(now, ledger, cursor, stored, from, last));
+        return copies;
+    }
+
+    /** One BookKeeper ledger's part of a cursor read: hits, storage reads cached with the count, the move. */
+    private List<Long> readPart(long now, long ledger, String cursor, Stored stored, long from, long to) {
+        List<Long> copies = new ArrayList<>(cache.getRange(now, ledger, from, to));
         long count = legacyMode() ? 0 : cursors.countAtOrBefore(ledger, cursor); // once, before the move
         if (count > 0) {
             for (int i = 0; i < copies.size(); i++) {
                 if (copies.get(i) == null) {
-                    long entry = position + i;
+                    long entry = from + i;
                     copies.set(i, cache.insertForReader(now, ledger, entry, stored.size(entry), count));
                 }
             }
         }
         Long slowest = cursors.slowest(ledger);
-        cursors.seek(ledger, cursor, last + 1);
+        cursors.seek(ledger, cursor, to + 1);
         invalidate(now, ledger, slowest, false);
         return copies;
     }
 
-    /** {@code ManagedLedgerImpl.close}: the manager removes the ledger's cache; its cursors go. */
+    /**
+     * {@code ManagedLedgerImpl.close}: the manager removes the ledger's cache; its cursors go. The next
+     * append reopens it on a new BookKeeper ledger.
+     */
     void ledgerClose(long now, long ledger) {
+        Stored stored = storage.get(ledger);
+        if (stored != null && !stored.sizes.isEmpty() && !stored.reopens.contains(stored.next())) {
+            stored.reopens.add(stored.next());
+        }
         cache.invalidateLedger(now, ledger);
         cursors.removeLedger(ledger);
     }

@@ -123,20 +123,29 @@ final class LayerCursors {
             read.forEach(Entry::release);
             throw new IllegalStateException("cursor " + name + " read " + read.size() + " entries, not " + wanted);
         }
-        // copy ids in the order the copies were made: the hits' (EntryImpl.create in doAsyncReadEntriesByPosition,
-        // before the rest is read), then those read from storage and cached (readFromStorage)
+        // copy ids in the order the copies were made, per BookKeeper ledger (OpReadEntry reads one at a time and
+        // moves on from checkReadCompletion): its hits' (EntryImpl.create in doAsyncReadEntriesByPosition, before
+        // the rest is read), then those it read from storage and cached (readFromStorage)
         Long[] result = new Long[read.size()];
-        for (int pass = 0; pass < 2; pass++) {
-            for (int i = 0; i < read.size(); i++) {
-                Entry entry = read.get(i);
-                long at = ledger.entry(entry.getPosition());
-                boolean hit = before.contains(at);
-                if (pass == 0 && hit || pass == 1 && !hit && harness.cached(ledger, at)) {
-                    result[i] = harness.copyBook().keep((EntryImpl) entry);
-                } else if (pass == 1 && !hit && result[i] == null) {
-                    entry.release();
+        for (int from = 0; from < read.size(); ) {
+            int to = from;
+            while (to < read.size()
+                    && read.get(to).getPosition().getLedgerId() == read.get(from).getPosition().getLedgerId()) {
+                to++;
+            }
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = from; i < to; i++) {
+                    Entry entry = read.get(i);
+                    long at = ledger.entry(entry.getPosition());
+                    boolean hit = before.contains(at);
+                    if (pass == 0 && hit || pass == 1 && !hit && harness.cached(ledger, at)) {
+                        result[i] = harness.copyBook().keep((EntryImpl) entry);
+                    } else if (pass == 1 && !hit && result[i] == null) {
+                        entry.release();
+                    }
                 }
             }
+            from = to;
         }
         return java.util.Arrays.asList(result);
     }
