@@ -97,12 +97,20 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
             if kind == "close":
                 clears = legacy or not self.config.track_reads  # where the last cursor leaving must clear
                 kind = "leave" if span and clears else "close"
-                self.ledger_ends(kind, self.aimed(kind, ledger, ahead), size)
+                ledger = self.aimed(kind, ledger, ahead)
+                self.ledger_ends(kind, ledger, size, back=bool(span))
+                behind = sorted((at, key) for key, at in self.cursor_positions.items() if key[0] == ledger)
+                if kind == "close" and span == 2 and len(behind) > 1:  # back: the slowest-but-one reads on, then
+                    first = self.read_on(behind[1][1], 0, 0, size)  # the slowest past the reopen, counted after it
+                    return multiple(*first, *self.read_on(behind[0][1], 2, 0, size))
                 return multiple()
             if kind != "read":
                 self.append(ledger, size, ahead + 1)
                 return multiple()
             if cursor is None or cursor not in self.cursor_positions:
+                reopened = sorted(at for at, starts in self.__dict__.get("reopened", {}).items() if starts)
+                if ahead and reopened and ledger not in reopened:  # subscribers come back to a reopened ledger
+                    ledger = reopened[ahead % len(reopened)]
                 if self.stored_end(ledger) == 0:
                     self.append(ledger, size, ahead + 1)
                     return multiple()
@@ -110,17 +118,23 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 cursor = (ledger, f"c{self.serial}")
                 self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=cursor[1], entry=0))
                 self.cursor_positions[cursor] = 0
+            return multiple(*self.read_on(cursor, span, ahead, size))
+
+        def read_on(self: Any, cursor: tuple[int, str], span: int, ahead: int, size: int) -> list[int]:
+            """The cursor reads ``span + 1`` entries, producers ``ahead`` (the longest reads past a reopen)."""
             ledger, name = cursor
             position = self.cursor_positions[cursor]
-            self.append(ledger, size, position + span + 1 + ahead - self.stored_end(ledger))  # producers run ahead
-            last = min(position + span, self.stored_end(ledger) - 1)
+            reach = position + span
+            if span == 2:  # the longest reads reach past the next reopen: a read per BookKeeper ledger
+                reach = max([reach, *(start for start in self.reopens(ledger) if start > position)][:2])
+            self.append(ledger, size, reach + 1 + ahead - self.stored_end(ledger))  # producers run ahead
+            last = min(reach, self.stored_end(ledger) - 1)
             if last < position:
-                return multiple()
+                return []
             got = self.step(CursorRead(now=self.tick(), ledger=ledger, cursor=name, last=last))
             self.cursor_positions[cursor] = last + 1
-            copies = [copy for copy in got if copy is not None]
             self.held.update((copy, (ledger, position + i)) for i, copy in enumerate(got) if copy is not None)
-            return multiple(*copies)
+            return [copy for copy in got if copy is not None]
 
         def aimed(self: Any, kind: str, ledger: int, ahead: int) -> int:
             """The ledger drawn, or (``ahead`` > 0) one with entries cached; to leave, one with cursors.
@@ -133,8 +147,12 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 cached = [at for at in cached if at in followed] or followed
             return cached[ahead % len(cached)] if ahead and cached and ledger not in cached else ledger
 
-        def ledger_ends(self: Any, kind: str, ledger: int, size: int) -> None:
+        def ledger_ends(self: Any, kind: str, ledger: int, size: int, *, back: bool) -> None:
             """The ledger closes, or (``leave``) its active cursors deactivate one by one, the slowest last.
+
+            A closed ledger comes ``back`` (a topic unloaded and loaded again): its cursors subscribe
+            again where they were and a producer appends, on a new BookKeeper ledger, so their reads
+            from before the close to after it are a read per BookKeeper ledger.
 
             Either must leave nothing of the ledger cached (the leave: with tracking off, or always in
             legacy), so both are aimed at a ledger with entries cached, most of the time. The fastest
@@ -151,15 +169,27 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 self.append(ledger, size, 1)
             if kind == "close":
                 self.step(LedgerClose(now=self.tick(), ledger=ledger))
+                if self.stored_end(ledger):  # the next append reopens it on a new BookKeeper ledger
+                    self.reopens(ledger).append(self.stored_end(ledger))
+            positions = {key: self.cursor_positions.pop(key) for key in mine}
             for key in mine:
                 if kind == "leave":
                     self.step(CursorRemove(now=self.tick(), ledger=ledger, cursor=key[1]))
-                del self.cursor_positions[key]
+            if kind == "close" and back and mine:
+                for key in reversed(mine):
+                    self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=key[1], entry=positions[key]))
+                    self.cursor_positions[key] = positions[key]
+                self.append(ledger, size, 1)
 
         def stored_end(self: Any, ledger: int) -> int:
             """The entry the ledger's next append gets: appends start at 0, where the cursors are."""
             appended: dict[int, int] = self.__dict__.setdefault("appended", {})
             return appended.get(ledger, 0)
+
+        def reopens(self: Any, ledger: int) -> list[int]:
+            """Where the ledger's reopens started BookKeeper ledgers, in order (a cursor read stops at each)."""
+            reopens: dict[int, list[int]] = self.__dict__.setdefault("reopened", {})
+            return reopens.setdefault(ledger, [])
 
         def append(self: Any, ledger: int, size: int, times: int) -> None:
             """``times`` appends of the ledger's next entries (at most 4, so counterexamples stay short)."""

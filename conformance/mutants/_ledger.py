@@ -82,6 +82,17 @@ class Pip430InvalidatesOnEveryMove(Pip430Cache):
         super()._invalidate_by_cursors(ledger, None, left=left)  # bug: as if the slowest had moved
 
 
+class PulsarMasterOneReadAcrossReopens(PulsarMasterCache):
+    """A cursor read across a reopened ledger is one read, counted once at its start (the read per
+    BookKeeper ledger that ``OpReadEntry.checkReadCompletion`` makes, managed-ledger 4.2.4, ignored).
+
+    Breaks CACHE-BACKLOG-CACHING (past the reopen, the cursor has moved: its count is taken there).
+    """
+
+    def _reopened(self) -> dict[int, list[int]]:
+        return {}  # bug: no BookKeeper ledger boundaries
+
+
 class PulsarMasterCloseKeepsEntries(PulsarMasterCache):
     """Closing a ledger drops its cursors but leaves its entries cached (the cache is not removed).
 
@@ -139,6 +150,12 @@ MUTANTS = [
         "pulsar-master",
         "cursor moves invalidate with tracking on",
         PulsarMasterTrackingInvalidates,
+    ),
+    Mutant(
+        "pulsar-master-one-read-across-reopens",
+        "pulsar-master",
+        "a read across a reopen is counted once",
+        PulsarMasterOneReadAcrossReopens,
     ),
     Mutant(
         "pulsar-master-close-keeps-entries",

@@ -82,6 +82,7 @@ NOT_IN_TRACES = {
     "pip430-invalidates-on-every-move": (
         "a removal on a cursor move is judged against the cursors (CACHE-BELOW-SLOWEST), checked in conformance only"
     ),
+    "pulsar-master-one-read-across-reopens": "the edge workload has no managed-ledger operations (ledger_close)",
     "legacy-last-cursor-keeps-cache": (
         "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
         "checked in conformance only"
