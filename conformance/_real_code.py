@@ -68,6 +68,7 @@ REAL_TARGETS: tuple[RealTarget, ...] = (
     RealTarget("pulsar-range-cache", "pulsar-master", "pr-26627"),
     RealTarget("pulsar-entry-cache-manager", "pulsar-master", "shipped-4.2.4"),
     RealTarget("pulsar-entry-cache-manager", "pulsar-master", "pr-26627"),
+    RealTarget("pulsar-managed-ledger", "pulsar-master"),
     RealTarget("pulsar-legacy", "legacy"),
     RealTarget("bookkeeper-read-cache", "segmented"),
 )
@@ -104,6 +105,24 @@ SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
             "CACHE-OLDEST-FIRST's monitor had kept the requeued entries in their previous order and reported "
             "a removal ahead of an entry that had in fact ended up behind it; the reference failed the same "
             "case. Entries requeued by one pass now share one place in the order."
+        ),
+    ),
+    SpecCorrection(
+        key="S3",
+        title="a cursor read across a reopened managed ledger is one read per BookKeeper ledger",
+        profile="pip430, pulsar-master, legacy (the managed-ledger layer)",
+        found_with="pulsar-managed-ledger (ci, seed 1)",
+        java=(
+            "managed-ledger 4.2.4: ManagedLedgerImpl.internalReadFromLedger reads to the end of one BookKeeper "
+            "ledger; OpReadEntry.internalReadEntriesComplete moves the cursor (updateReadPosition) and "
+            "checkReadCompletion reads on from the next, so RangeEntryCacheImpl.readFromStorage takes the "
+            "second read's count (getNumberOfCursorsAtSamePositionOrBefore) after the cursor moved"
+        ),
+        change=(
+            "CursorRead was one read with one count. A managed ledger closed and appended to again writes a new "
+            "BookKeeper ledger, and the spec now cuts a read there: each part's hits, storage reads (counted "
+            "at the part's start) and move, in order; CACHE-BACKLOG-CACHING counts each part so, and a "
+            "cursor_read dispatches its copies per part."
         ),
     ),
 )
