@@ -125,6 +125,23 @@ SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
             "cursor_read dispatches its copies per part."
         ),
     ),
+    SpecCorrection(
+        key="S4",
+        title="with tracking off a cursor counts 0",
+        profile="pip430, pulsar-master",
+        found_with="pulsar-managed-ledger (L2; JUnit ManagedLedgerLayerTest)",
+        java=(
+            "managed-ledger 4.2.4, ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore(): the container's "
+            "count only when cacheEvictionByExpectedReadCount is on, else isCacheReadEntry() ? 1 : 0 (off by "
+            "default); the container a managed ledger opens with the flag off cannot count"
+        ),
+        change=(
+            "CursorCount counted the cursors at or before in every mode, while CursorRead (and "
+            "CACHE-BACKLOG-CACHING) used the cursor's 0 with tracking off. It now answers what the cursor "
+            "answers, the count its reads use: 0 with track_reads off; CACHE-CURSOR-COUNT checks that. The "
+            "legacy profile, with no read counts, keeps the container's count."
+        ),
+    ),
 )
 
 OBSERVATIONS: tuple[str, ...] = (

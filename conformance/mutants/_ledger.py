@@ -93,6 +93,17 @@ class PulsarMasterOneReadAcrossReopens(PulsarMasterCache):
         return {}  # bug: no BookKeeper ledger boundaries
 
 
+class Pip430CountsCursorsWithTrackingOff(Pip430Cache):
+    """With tracking off, a cursor still answers the container's count, not ``isCacheReadEntry() ? 1 : 0``
+    (``ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore()``, managed-ledger 4.2.4).
+
+    Breaks CACHE-CURSOR-COUNT (with tracking off the count is 0, what the cursor's reads use).
+    """
+
+    def _cursor_count(self, ledger: int, cursor: str) -> int:
+        return self._cursors.count_at_or_before(ledger, cursor)  # bug: whatever track_reads says
+
+
 class PulsarMasterCloseKeepsEntries(PulsarMasterCache):
     """Closing a ledger drops its cursors but leaves its entries cached (the cache is not removed).
 
@@ -156,6 +167,12 @@ MUTANTS = [
         "pulsar-master",
         "a read across a reopen is counted once",
         PulsarMasterOneReadAcrossReopens,
+    ),
+    Mutant(
+        "pip430-counts-cursors-with-tracking-off",
+        "pip430",
+        "cursor_count counts the container with tracking off",
+        Pip430CountsCursorsWithTrackingOff,
     ),
     Mutant(
         "pulsar-master-close-keeps-entries",

@@ -326,9 +326,13 @@ class ReferenceCache(abc.ABC, Generic[C]):
         """``getNumberOfCursorsAtSamePositionOrBefore`` (the PIP text; PR #24623); 0 if inactive."""
         self._check_clock(now)
         self._now = now
-        count = self._cursors.count_at_or_before(ledger, cursor)
+        count = self._cursor_count(ledger, cursor)
         self._emit("cursor_count", ledger=ledger, cursor=cursor, result=count)
         return count
+
+    def _cursor_count(self, ledger: int, cursor: str) -> int:
+        """The count ``cursor_count`` answers: the container's."""
+        return self._cursors.count_at_or_before(ledger, cursor)
 
     def reported_size(self) -> int:
         """The size the cache reports (``getCacheUsedSize``; ``ReadCache.size()`` in segmented): O(1)."""

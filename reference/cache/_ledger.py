@@ -45,6 +45,16 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         """The count a batch read from storage is cached with: the cursor's count with tracking on, else 0."""
         return 0 if self._legacy_mode() else self._cursors.count_at_or_before(ledger, cursor)
 
+    def _cursor_count(self, ledger: int, cursor: str) -> int:
+        """``ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore()``: with tracking off, 0.
+
+        With the flag off it answers ``isCacheReadEntry() ? 1 : 0`` (managed-ledger 4.2.4), and that is
+        false by default; the legacy profile, with no read counts at all, keeps the container's count.
+        """
+        if not self.ALWAYS_LEGACY and not self._config.track_reads:
+            return 0
+        return super()._cursor_count(ledger, cursor)
+
     def _storage(self) -> dict[int, tuple[int, list[int]]]:
         """Per ledger, its first appended entry and the sizes appended since (made on first use)."""
         stored: dict[int, tuple[int, list[int]]] | None = getattr(self, "_stored", None)

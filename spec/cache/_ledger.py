@@ -31,6 +31,7 @@ from ledgerspec.spec.cache._base import (
 )
 from ledgerspec.spec.cache._ops import (
     Append,
+    CursorCount,
     CursorRead,
     CursorRemove,
     CursorSeek,
@@ -67,7 +68,7 @@ def bookkeeper_reads(reopens: Iterable[tuple[int, int]], ledger: int, first: int
 def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profile's rules
     rules: dict[type[Op], Handler], shared_by: SharedBy, *, always_legacy: bool
 ) -> dict[type[Op], Handler]:
-    """The layer's rules over a profile's ``rules``: ``Append``, ``CursorRead``, ``LedgerClose`` and the cursor moves.
+    """The layer's rules over a profile's ``rules``: appends, cursor reads, closes, cursor moves and counts.
 
     ``always_legacy``: the profile has no read counts (legacy), so invalidation is always by the
     slowest cursor; otherwise it is so only when ``track_reads`` is off.
@@ -155,6 +156,17 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
         apply_cursor_remove(work, op)
         invalidate(work, op.ledger, None, left=True)
 
+    def cursor_count(work: Work, op: CursorCount) -> int:
+        """``ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore()``: the count the cursor's reads use.
+
+        Tracking mode: the container's count. With tracking off: ``isCacheReadEntry() ? 1 : 0``, and
+        the flag is off by default, so 0 (managed-ledger 4.2.4, ``ManagedCursorImpl.java`` 4233-4240).
+        The legacy profile, which has no read counts, keeps the container's count.
+        """
+        if not always_legacy and not work.config.track_reads:
+            return 0
+        return cursors_at_or_before(work.cursors, op.ledger, op.cursor)
+
     def ledger_close(work: Work, op: LedgerClose) -> None:
         """The ledger closes: the manager removes its cache (``clear()``, forced) and its cursors go; storage stays.
 
@@ -170,6 +182,7 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
         Append: deterministic(append),
         CursorRead: deterministic(cursor_read),
         LedgerClose: deterministic(ledger_close),
+        CursorCount: deterministic(cursor_count),
         CursorSeek: deterministic(cursor_seek),
         CursorRemove: deterministic(cursor_remove),
     }

@@ -83,6 +83,7 @@ NOT_IN_TRACES = {
         "a removal on a cursor move is judged against the cursors (CACHE-BELOW-SLOWEST), checked in conformance only"
     ),
     "pulsar-master-one-read-across-reopens": "the edge workload has no managed-ledger operations (ledger_close)",
+    "pip430-counts-cursors-with-tracking-off": "the edge workload never turns track_reads off",
     "legacy-last-cursor-keeps-cache": (
         "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
         "checked in conformance only"

@@ -202,6 +202,21 @@ def test_with_tracking_off_a_read_across_a_reopen_invalidates_as_one_read_does(p
     assert [e.entry for e in seen.entries] == [3]  # the slowest is c1 at 3 after both parts: (1,2) goes too
 
 
+@pytest.mark.parametrize(("profile", "count"), [("pip430", 0), ("pulsar-master", 0), ("legacy", 2)])
+def test_with_tracking_off_a_cursor_counts_what_its_reads_use(profile: str, count: int) -> None:
+    # ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore(): isCacheReadEntry() ? 1 : 0 with the flag off
+    # (0: the count CursorRead uses). The legacy profile has no read counts: the container's count stays.
+    ops = [cursor(1, "c1", 0), cursor(2, "c2", 3), CursorCount(now=3, ledger=1, cursor="c2")]
+    config = CONFIG.replace(track_reads=False)
+    results, _ = run(profile, ops, config)
+    assert results[-1] == count
+    cache = CACHES[profile](**config.to_dict())
+    for op in ops:
+        got = getattr(cache, op.kind)(**{f.name: getattr(op, f.name) for f in dataclasses.fields(op)})
+    assert got == count
+    assert run(profile, ops)[0][-1] == 2  # tracking on: the container's count, c1 and c2
+
+
 @pytest.mark.parametrize(
     "op",
     [A(1, 2), CursorRead(now=2, ledger=1, cursor="nobody", last=0), Append(now=1, ledger=1, entry=0, size=0)],

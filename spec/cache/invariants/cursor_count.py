@@ -5,12 +5,25 @@ from __future__ import annotations
 import numpy as np
 from ledgerspec.spec.cache._events import CURSOR_COUNT
 from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import ALL_PROFILES, CURSORS, Check, EventsView, Invariant
+from ledgerspec.spec.cache.invariants._declare import (
+    ALL_PROFILES,
+    CURSORS,
+    MASTER,
+    PIP430,
+    Check,
+    EventsView,
+    Invariant,
+)
+
+COUNTING = (PIP430, MASTER)
+"""The profiles whose cursors count expected reads: there the count depends on ``track_reads``."""
 
 
 class _CursorCount(Check):
     def events(self, view: EventsView) -> None:
         c, expected = view.c, view.cursor_counts
+        if view.profile in COUNTING and not view.config.track_reads:  # the cursor's isCacheReadEntry(): false
+            expected = np.where(c.kind == CURSOR_COUNT, 0, expected)
         bad = (c.kind == CURSOR_COUNT) & (c.result != expected)
         view.report(
             np.flatnonzero(bad),
@@ -26,10 +39,14 @@ INVARIANT = Invariant(
     id="CACHE-CURSOR-COUNT",
     statement=(
         "getNumberOfCursorsAtSamePositionOrBefore(cursor) is the number of active cursors of the same "
-        "managed ledger whose read position is <= the cursor's, counting itself; 0 if it is not active."
+        "managed ledger whose read position is <= the cursor's, counting itself; 0 if it is not active. "
+        "In pip430 and pulsar-master with expected-read-count tracking off it is the cursor's "
+        "isCacheReadEntry() ? 1 : 0, and that flag is off: 0."
     ),
     citation=(
-        "apache/pulsar PR #24623 (490ba0cca1) ActiveManagedCursorContainerImpl.getNumberOfCursorsAtSamePositionOrBefore"
+        "apache/pulsar PR #24623 (490ba0cca1) ActiveManagedCursorContainerImpl"
+        ".getNumberOfCursorsAtSamePositionOrBefore; "
+        "ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore (managed-ledger 4.2.4, lines 4233-4240)"
     ),
     profiles=ALL_PROFILES,
     check=_CursorCount(),

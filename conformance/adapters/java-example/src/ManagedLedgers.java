@@ -203,10 +203,14 @@ final class ManagedLedgers {
         invalidate(now, ledger, slowest, false);
     }
 
-    /** {@code getNumberOfCursorsAtSamePositionOrBefore}: 0 for a cursor that is not active. */
+    /**
+     * {@code ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore()}: the count the cursor's reads use,
+     * 0 for a cursor that is not active. With tracking off it is {@code isCacheReadEntry() ? 1 : 0}, and that
+     * flag is off by default: 0.
+     */
     long cursorCount(long now, long ledger, String cursor) {
         cache.advance(now);
-        return cursors.countAtOrBefore(ledger, cursor);
+        return legacyMode() ? 0 : cursors.countAtOrBefore(ledger, cursor);
     }
 
     /**
