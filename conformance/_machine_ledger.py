@@ -99,10 +99,8 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 kind = "leave" if span and clears else "close"
                 ledger = self.aimed(kind, ledger, ahead)
                 self.ledger_ends(kind, ledger, size, back=bool(span))
-                behind = sorted((at, key) for key, at in self.cursor_positions.items() if key[0] == ledger)
-                if kind == "close" and span == 2 and len(behind) > 1:  # back: the slowest-but-one reads on, then
-                    first = self.read_on(behind[1][1], 0, 0, size)  # the slowest past the reopen, counted after it
-                    return multiple(*first, *self.read_on(behind[0][1], 2, 0, size))
+                if kind == "close" and span and self.reopens(ledger):  # back, and read
+                    return multiple(*self.read_past_reopen(ledger, size))
                 return multiple()
             if kind != "read":
                 self.append(ledger, size, ahead + 1)
@@ -135,6 +133,22 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
             self.cursor_positions[cursor] = last + 1
             self.held.update((copy, (ledger, position + i)) for i, copy in enumerate(got) if copy is not None)
             return [copy for copy in got if copy is not None]
+
+        def read_past_reopen(self: Any, ledger: int, size: int) -> list[int]:
+            """Two cursors of a ledger just reopened (new subscriptions from 0 if it has fewer) read.
+
+            The slowest but one reads an entry, then the slowest reads past the reopen: its second
+            BookKeeper ledger's read counts the first cursor, and its first read does not.
+            """
+            behind = sorted((at, key) for key, at in self.cursor_positions.items() if key[0] == ledger)
+            while len(behind) < 2:
+                self.serial += 1
+                key = (ledger, f"c{self.serial}")
+                self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=key[1], entry=0))
+                self.cursor_positions[key] = 0
+                behind.insert(0, (0, key))
+            first = self.read_on(behind[1][1], 0, 0, size)
+            return first + self.read_on(behind[0][1], 2, 0, size)
 
         def aimed(self: Any, kind: str, ledger: int, ahead: int) -> int:
             """The ledger drawn, or (``ahead`` > 0) one with entries cached; to leave, one with cursors.
