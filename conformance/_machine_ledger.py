@@ -107,7 +107,8 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 return multiple()
             if cursor is None or cursor not in self.cursor_positions:
                 reopened = sorted(at for at, starts in self.__dict__.get("reopened", {}).items() if starts)
-                if ahead and reopened and ledger not in reopened:  # subscribers come back to a reopened ledger
+                counting = not legacy and self.config.track_reads  # where a read past a reopen counts twice
+                if counting and ahead and reopened and ledger not in reopened:  # subscribers come back to one
                     ledger = reopened[ahead % len(reopened)]
                 if self.stored_end(ledger) == 0:
                     self.append(ledger, size, ahead + 1)
@@ -123,7 +124,7 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
             ledger, name = cursor
             position = self.cursor_positions[cursor]
             reach = position + span
-            if span == 2:  # the longest reads reach past the next reopen: a read per BookKeeper ledger
+            if span == 2 and not legacy and self.config.track_reads:  # the longest reach past the next reopen
                 reach = max([reach, *(start for start in self.reopens(ledger) if start > position)][:2])
             self.append(ledger, size, reach + 1 + ahead - self.stored_end(ledger))  # producers run ahead
             last = min(reach, self.stored_end(ledger) - 1)
