@@ -6,11 +6,11 @@ moves and, in legacy mode, the cache below the slowest cursor goes), a ledger cl
 of the time in tracking mode, coming back on a new BookKeeper ledger for two cursors to read across),
 every cursor of a ledger leaving (in legacy mode the last one clears the cache), and the
 expected-read-count tracking switched (``track_reads``). One rule, not five: Hypothesis enables a
-random subset of the rules in each example, and every rule added makes the others rarer. But the rule is registered twice: a
-broker's traffic is mostly the layer's, and as one rule among some twenty-five it was drawn about
-once an example (a `ci` run of 200 examples closed a ledger 14 times, never one with entries cached).
-The class is mixed in only when the adapter claims the capability, so searches of other adapters are
-unchanged.
+random subset of the rules in each example, and every rule added makes the others rarer. But the rule
+is registered twice: a broker's traffic is mostly the layer's, and as one rule among some twenty-five
+it was drawn about once an example (a `ci` run of 200 examples closed a ledger 14 times, never one
+with entries cached). The class is mixed in only when the adapter claims the capability, so searches
+of other adapters are unchanged.
 """
 
 from __future__ import annotations
