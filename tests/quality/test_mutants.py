@@ -27,7 +27,7 @@ SEED = 2
 MUTANTS = load_mutants()
 SEED_FOR = {
     "legacy-size-from-current-size": 1,
-    "pulsar-master-one-read-across-reopens": 5,
+    "pip430-invalidates-on-every-move": 3,
 }
 """Mutants that seed 2 misses or kills with more than 8 steps, and a seed that kills each within them.
 
@@ -35,8 +35,8 @@ After the search changes of issue 16 item 5 (BENCHMARKS.md "Mutant power (issue 
 ``legacy-size-from-current-size`` needs 12 steps (its landing follows a size eviction; 4 at seed 1).
 ``pulsar-master-same-position-counted-once``, pinned to seed 1 while it survived seed 2, is killed at
 seed 2 in 3 steps since a cursor added beside another is counted right there.
-``pulsar-master-one-read-across-reopens`` needs a close, a reopen and two cursors on each side of it:
-10 steps at seed 2, 7 at seed 5 (it survives 5 of seeds 1-20, BENCHMARKS.md).
+``pip430-invalidates-on-every-move`` needs 9 steps at seed 2 since the search reads across reopens
+(4 at seed 3).
 """
 
 
