@@ -149,8 +149,9 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=key[1], entry=0))
                 self.cursor_positions[key] = 0
                 behind.insert(0, (0, key))
-            first = self.read_on(behind[1][1], 0, 0, size)
-            return first + self.read_on(behind[0][1], 2, 0, size)
+            first: list[int] = self.read_on(behind[1][1], 0, 0, size)
+            past: list[int] = self.read_on(behind[0][1], 2, 0, size)
+            return first + past
 
         def aimed(self: Any, kind: str, ledger: int, ahead: int) -> int:
             """The ledger drawn, or (``ahead`` > 0) one with entries cached; to leave, one with cursors.
