@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._case import Case, load_case
 from ledgerspec.conformance._deviations import search_one
 from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance.adapters import load_adapter
@@ -34,6 +36,8 @@ class RealDeviation:
     reproduction: str | None = None
     exclude: frozenset[str] = frozenset()
     config: dict[str, Any] = field(default_factory=dict)
+    case: str | None = None
+    """A committed counterexample (a file of conformance/cases/real), for a deviation the pinned search misses."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +67,35 @@ class SpecCorrection:
     change: str
 
 
+CASES = Path(__file__).parent / "cases" / "real"
+
+R2 = RealDeviation(
+    key="R2",
+    title="a cursor group is miscounted after its tail cursor moves in place",
+    invariant="CACHE-CURSOR-COUNT",
+    java=(
+        "managed-ledger 4.2.4, ActiveManagedCursorContainerImpl.moveNodeToNewPosition: when the moved cursor is the "
+        "list's tail and stays in its place, it returns before updating the counters the cursors of a position "
+        "share, so a tail moved back onto the previous position keeps its own counter (the others there count one "
+        "too few) and one moved forward off a shared position keeps the shared one (one too many); managed-ledger "
+        "5.0.1 returns early only when the tail neither shares its old position nor joins the previous one"
+    ),
+    why=(
+        "getNumberOfCursorsAtSamePositionOrBefore, the expected read count of every entry a cursor reads from storage, "
+        "is off by one for the cursors of a position after a single move of the last cursor among four or more "
+        "(found by a thorough search of pulsar-managed-ledger, 12 steps; both committed cases are 7)"
+    ),
+    bug=True,
+    reproduction="ActiveCursorCountTest (ledgerspec harness test), on the class alone",
+    case="r2-tail-moved-back.json",
+)
+
 REAL_TARGETS: tuple[RealTarget, ...] = (
     RealTarget("pulsar-range-cache", "pulsar-master", "shipped-4.2.4"),
     RealTarget("pulsar-range-cache", "pulsar-master", "pr-26627"),
-    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "shipped-4.2.4"),
-    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "pr-26627"),
-    RealTarget("pulsar-managed-ledger", "pulsar-master"),
+    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "shipped-4.2.4", deviations=(R2,)),
+    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "pr-26627", deviations=(R2,)),
+    RealTarget("pulsar-managed-ledger", "pulsar-master", deviations=(R2,)),
     RealTarget("pulsar-legacy", "legacy"),
     RealTarget("bookkeeper-read-cache", "segmented"),
 )
@@ -185,6 +212,13 @@ def surprises(target: RealTarget, report: Report) -> list[str]:
         if row.invariant not in declared
     ]
     return problems
+
+
+def deviation_case(target: RealTarget, deviation: RealDeviation, *, settings: str, seed: int) -> Case | None:
+    """The deviation's counterexample: its committed case, else what a search of its invariant alone finds."""
+    if deviation.case is not None:
+        return load_case(CASES / deviation.case)
+    return find_deviation(target, deviation, settings=settings, seed=seed).row(deviation.invariant).case
 
 
 def find_deviation(target: RealTarget, deviation: RealDeviation, *, settings: str, seed: int) -> Report:

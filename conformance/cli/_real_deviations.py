@@ -10,7 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
-from ledgerspec.conformance._engine import Report
+from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._presets import SETTINGS
 from ledgerspec.conformance._real_code import (
     OBSERVATIONS,
@@ -19,12 +19,14 @@ from ledgerspec.conformance._real_code import (
     SPEC_CORRECTIONS,
     RealDeviation,
     RealTarget,
-    find_deviation,
+    deviation_case,
     run_target,
     surprises,
 )
 from ledgerspec.conformance._real_cursor import cursor_state_section
 from ledgerspec.conformance._real_txlog import txlog_writer_section
+from ledgerspec.conformance._replay import replay
+from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import HARNESSES
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 
@@ -83,7 +85,7 @@ def run_real_deviations(output: Path, cases_dir: Path, settings: str, seed: int)
             problems += [f"{target.label}, {preset}: {p}" for p in surprises(target, report)]
             print(f"{target.label:<44} {preset:<16} {report.verdict:<5} {report.steps} steps")
         for deviation in target.deviations:
-            found = find_deviation(target, deviation, settings=settings, seed=seed)
+            found = deviation_case(target, deviation, settings=settings, seed=seed)
             section, problem = _deviation(target, deviation, found, cases_dir)
             sections.append(section)
             problems += [problem] if problem else []
@@ -100,25 +102,32 @@ def run_real_deviations(output: Path, cases_dir: Path, settings: str, seed: int)
     return EXIT_FAIL if problems else EXIT_OK
 
 
-def _deviation(target: RealTarget, deviation: RealDeviation, report: Report, cases_dir: Path) -> tuple[str, str]:
-    row = report.row(deviation.invariant)
+def _deviation(target: RealTarget, deviation: RealDeviation, case: Case | None, cases_dir: Path) -> tuple[str, str]:
     head = [
-        f"#### {deviation.key}: {deviation.title}",
+        f"#### {deviation.key}: {deviation.title} (`{target.label}`)",
         "",
         f"`{target.label}` against `{target.profile}` breaks `{deviation.invariant}`: {deviation.why}.",
         f"Java: {deviation.java}.",
         f"A bug of the real code? {f'Yes; reproduced by {deviation.reproduction}' if deviation.bug else 'No'}.",
         "",
     ]
-    if row.case is None:
+    if case is None:
         return "\n".join([*head, "NOT FOUND with these settings.", ""]), f"{deviation.key} was not found"
-    cases_dir.mkdir(parents=True, exist_ok=True)
-    path = cases_dir / f"{deviation.key.lower()}-{target.adapter}.json"
-    row.case.description = f"{deviation.key}: {deviation.title}"[:120]
-    path.write_text(row.case.dumps(), encoding="utf-8")
-    steps = [f"{i:>2}. {op.describe()}" for i, op in enumerate(row.case.steps, start=1)]
-    replay = shlex.join(["ledgerspec", "replay", str(path), "--adapter", target.adapter])
-    body = ["```", *steps, f"    {row.invariant}: {row.detail}", "```", "", f"Replay: `{replay}`", ""]
+    if deviation.case is not None:  # committed: replayed to check that the release still fails it
+        path = Path("conformance/cases/real") / deviation.case
+        outcome = replay(case, load_adapter(target.adapter))
+        message = next((v.message for v in outcome.violations if v.invariant == deviation.invariant), None)
+        if message is None:
+            return "\n".join([*head, "NO LONGER FAILS on the release.", ""]), f"{deviation.key} no longer fails"
+    else:
+        cases_dir.mkdir(parents=True, exist_ok=True)
+        path = cases_dir / f"{deviation.key.lower()}-{target.adapter}.json"
+        case.description = f"{deviation.key}: {deviation.title}"[:120]
+        path.write_text(case.dumps(), encoding="utf-8")
+        message = case.message or ""
+    steps = [f"{i:>2}. {op.describe()}" for i, op in enumerate(case.steps, start=1)]
+    replay_command = shlex.join(["ledgerspec", "replay", str(path), "--adapter", target.adapter])
+    body = ["```", *steps, f"    {deviation.invariant}: {message}", "```", "", f"Replay: `{replay_command}`", ""]
     return "\n".join(head + body), ""
 
 
