@@ -37,7 +37,8 @@ INTRO = """## Real code vs profiles
 
 The released Pulsar and BookKeeper classes, run by the harnesses of
 [conformance/adapters/real/](conformance/adapters/real/README.md) against their profiles, on both
-presets. A verdict must be PASS, or FAIL with exactly the deviations listed below; CI
+presets. A verdict must be PASS, or FAIL with exactly the deviations listed below (and
+`CACHE-MODEL`, where its counterexample breaks a listed deviation's invariant too); CI
 (tests/slow/test_real_verdicts.py) runs every target at `ci` settings and turns red on anything
 else. `ledgerspec deviations --real --settings S` regenerates the table of settings `S` and keeps
 the other.

@@ -11,9 +11,11 @@ test``) shows the same on the class alone.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from ledgerspec.conformance._case import load_case
+from ledgerspec.conformance._case import Case, load_case
+from ledgerspec.conformance._real_code import REAL_TARGETS, RealTarget, surprises
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import build
@@ -45,3 +47,21 @@ def test_the_release_miscounts_at_the_last_step(path: Path, harness: str) -> Non
 def test_the_reference_passes(path: Path) -> None:
     outcome = replay(load_case(path), load_adapter("reference-pulsar-master"), every_invariant=True)
     assert outcome.verdict == "PASS", outcome.render()
+
+
+def _report(*rows: tuple[str, Case]) -> SimpleNamespace:
+    """The part of a conformance report that ``surprises`` reads: its fault and its failed rows."""
+    failed = [SimpleNamespace(invariant=invariant, detail="", case=case) for invariant, case in rows]
+    return SimpleNamespace(fault=None, failed=lambda: failed)
+
+
+def test_the_model_difference_r2_also_shows_is_declared_with_it_and_no_other() -> None:
+    build()
+    case = load_case(CASES[0])
+    declaring = next(target for target in REAL_TARGETS if target.adapter == "pulsar-managed-ledger")
+    assert [d.key for d in declaring.deviations] == ["R2"]
+    both = _report(("CACHE-MODEL", case), ("CACHE-CURSOR-COUNT", case))
+    assert surprises(declaring, both) == []
+    assert len(surprises(RealTarget("pulsar-managed-ledger", "pulsar-master"), both)) == 2
+    passing = Case(description="no R2", profile=case.profile, config=case.config, steps=case.steps[:4])
+    assert len(surprises(declaring, _report(("CACHE-MODEL", passing)))) == 1
