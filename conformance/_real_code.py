@@ -79,7 +79,8 @@ R2 = RealDeviation(
         "list's tail and stays in its place, it returns before updating the counters the cursors of a position "
         "share, so a tail moved back onto the previous position keeps its own counter (the others there count one "
         "too few) and one moved forward off a shared position keeps the shared one (one too many); managed-ledger "
-        "5.0.1 returns early only when the tail neither shares its old position nor joins the previous one"
+        "5.0.1 returns early only when the tail neither shares its old position nor joins the previous one, and "
+        "answers both committed cases right"
     ),
     why=(
         "getNumberOfCursorsAtSamePositionOrBefore, the expected read count of every entry a cursor reads from storage, "
