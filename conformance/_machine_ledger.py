@@ -108,7 +108,7 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 self.append(ledger, size, ahead + 1)
                 return multiple()
             if cursor is None or cursor not in self.cursor_positions:
-                reopened = sorted(at for at, starts in self.__dict__.get("reopened", {}).items() if starts)
+                reopened = sorted(at for at, starts in self.reopen_starts().items() if starts)
                 if self.counts_reads() and ahead and reopened and ledger not in reopened:  # subscribers come back
                     ledger = reopened[ahead % len(reopened)]
                 if self.stored_end(ledger) == 0:
@@ -199,10 +199,15 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
             appended: dict[int, int] = self.__dict__.setdefault("appended", {})
             return appended.get(ledger, 0)
 
+        def reopen_starts(self: Any) -> dict[int, list[int]]:
+            """Per ledger, where its reopens started BookKeeper ledgers, in order (a cursor read stops at each)."""
+            reopened: dict[int, list[int]] = self.__dict__.setdefault("reopened", {})
+            return reopened
+
         def reopens(self: Any, ledger: int) -> list[int]:
-            """Where the ledger's reopens started BookKeeper ledgers, in order (a cursor read stops at each)."""
-            reopens: dict[int, list[int]] = self.__dict__.setdefault("reopened", {})
-            return reopens.setdefault(ledger, [])
+            """Where the ledger's reopens started BookKeeper ledgers (``reopen_starts``)."""
+            starts: list[int] = self.reopen_starts().setdefault(ledger, [])
+            return starts
 
         def append(self: Any, ledger: int, size: int, times: int) -> None:
             """``times`` appends of the ledger's next entries (at most 4, so counterexamples stay short)."""

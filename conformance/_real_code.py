@@ -223,8 +223,12 @@ def _same_bug(target: RealTarget, row: Any, declared: set[str]) -> bool:
     """
     if row.invariant != "CACHE-MODEL" or row.case is None or not declared:
         return False
-    outcome = replay(row.case, load_adapter(target.adapter), every_invariant=True)
-    return any(violation.invariant in declared for violation in outcome.violations)
+    return any(violation.invariant in declared for violation in release_violations(target, row.case))
+
+
+def release_violations(target: RealTarget, case: Case) -> list[Any]:
+    """What the case breaks, every invariant checked, when replayed on the target's release."""
+    return list(replay(case, load_adapter(target.adapter), every_invariant=True).violations)
 
 
 def deviation_case(target: RealTarget, deviation: RealDeviation, *, settings: str, seed: int) -> Case | None:

@@ -20,13 +20,12 @@ from ledgerspec.conformance._real_code import (
     RealDeviation,
     RealTarget,
     deviation_case,
+    release_violations,
     run_target,
     surprises,
 )
 from ledgerspec.conformance._real_cursor import cursor_state_section
 from ledgerspec.conformance._real_txlog import txlog_writer_section
-from ledgerspec.conformance._replay import replay
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import HARNESSES
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 
@@ -116,8 +115,8 @@ def _deviation(target: RealTarget, deviation: RealDeviation, case: Case | None, 
         return "\n".join([*head, "NOT FOUND with these settings.", ""]), f"{deviation.key} was not found"
     if deviation.case is not None:  # committed: replayed to check that the release still fails it
         path = Path("conformance/cases/real") / deviation.case
-        outcome = replay(case, load_adapter(target.adapter))
-        message = next((v.message for v in outcome.violations if v.invariant == deviation.invariant), None)
+        broken = release_violations(target, case)
+        message = next((v.message for v in broken if v.invariant == deviation.invariant), None)
         if message is None:
             return "\n".join([*head, "NO LONGER FAILS on the release.", ""]), f"{deviation.key} no longer fails"
     else:

@@ -132,7 +132,7 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
         copies: list[int | None] = []
         for first, last in bookkeeper_reads(work.reopens, op.ledger, position, op.last):
             part = list(call(work, GetRange(now=op.now, ledger=op.ledger, first=first, last=last)))
-            count = 0 if legacy_mode(work) else cursors_at_or_before(work.cursors, op.ledger, op.cursor)
+            count = 0 if always_legacy else cursor_answer(work, op.ledger, op.cursor)
             for index, entry in enumerate(range(first, last + 1)):
                 if part[index] is None and count > 0:
                     size = work.stored[op.ledger, entry]
@@ -156,16 +156,20 @@ def ledger_rules(  # noqa: C901, PLR0915 - one closure per rule, over the profil
         apply_cursor_remove(work, op)
         invalidate(work, op.ledger, None, left=True)
 
-    def cursor_count(work: Work, op: CursorCount) -> int:
+    def cursor_answer(work: Work, ledger: int, cursor: str) -> int:
         """``ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore()``: the count the cursor's reads use.
 
         Tracking mode: the container's count. With tracking off: ``isCacheReadEntry() ? 1 : 0``, and
         the flag is off by default, so 0 (managed-ledger 4.2.4, ``ManagedCursorImpl.java`` 4233-4240).
-        The legacy profile, which has no read counts, keeps the container's count.
+        The legacy profile, which has no read counts (its reads cache nothing), keeps the container's count.
         """
         if not always_legacy and not work.config.track_reads:
             return 0
-        return cursors_at_or_before(work.cursors, op.ledger, op.cursor)
+        return cursors_at_or_before(work.cursors, ledger, cursor)
+
+    def cursor_count(work: Work, op: CursorCount) -> int:
+        """What the cursor answers (``cursor_answer``)."""
+        return cursor_answer(work, op.ledger, op.cursor)
 
     def ledger_close(work: Work, op: LedgerClose) -> None:
         """The ledger closes: the manager removes its cache (``clear()``, forced) and its cursors go; storage stays.

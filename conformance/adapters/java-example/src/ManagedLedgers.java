@@ -144,7 +144,7 @@ final class ManagedLedgers {
     /** One BookKeeper ledger's part of a cursor read: hits, storage reads cached with the count, the move. */
     private List<Long> readPart(long now, long ledger, String cursor, Stored stored, long from, long to) {
         List<Long> copies = new ArrayList<>(cache.getRange(now, ledger, from, to));
-        long count = legacyMode() ? 0 : cursors.countAtOrBefore(ledger, cursor); // once, before the move
+        long count = cursorAnswer(ledger, cursor); // once, before the move
         if (count > 0) {
             for (int i = 0; i < copies.size(); i++) {
                 if (copies.get(i) == null) {
@@ -210,6 +210,11 @@ final class ManagedLedgers {
      */
     long cursorCount(long now, long ledger, String cursor) {
         cache.advance(now);
+        return cursorAnswer(ledger, cursor);
+    }
+
+    /** The count a cursor answers and its reads use: the container's, or 0 in legacy mode. */
+    private long cursorAnswer(long ledger, String cursor) {
         return legacyMode() ? 0 : cursors.countAtOrBefore(ledger, cursor);
     }
 
