@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
 from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._machine_cursors import cursor_rules
 from ledgerspec.conformance._machine_fill import fill_rules
 from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
 from ledgerspec.conformance._machine_marks import AFTER_REMOVAL, CUTOFFS, TARGETED, cutoffs
@@ -30,10 +31,6 @@ from ledgerspec.spec.cache import (
     CacheConfig,
     Clear,
     Configure,
-    CursorAdd,
-    CursorCount,
-    CursorRemove,
-    CursorSeek,
     EvictBefore,
     EvictBytes,
     EvictSize,
@@ -130,7 +127,12 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
     switch = can("configure") and can("switch_track_reads") and not legacy and not pinned
     layer = [ledger_rules(ledgers, sizes, switch=switch, legacy=legacy)]
     mixins = layer if can(LAYER) and get_profile(run.profile).knows(Append) and LAYER not in run.exclude else []
-    mixins += [settings_rules(run), ttl_rules(run), fill_rules(run, ledgers, sizes)]
+    mixins += [
+        settings_rules(run),
+        ttl_rules(run),
+        fill_rules(run, ledgers, sizes),
+        cursor_rules(run, ledgers, entries),
+    ]
 
     class LockstepMachine(*mixins, RuleBasedStateMachine):  # type: ignore[misc]  # the layer's rule, if claimed
         """Drives the candidate and checks every step."""
@@ -279,68 +281,6 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             crowd = Counter(self.held.values())
             gone = [(-crowd[at], held) for held, at in self.held.items() if at not in cached]
             return min(gone)[1] if gone else copy
-
-        # --- cursors ------------------------------------------------------------------------------
-
-        @precondition(lambda _self: can("cursors"))
-        @rule(target=cursors, ledger=ledgers, entry=entries, beside=st.booleans(), pick=st.integers(0, 7))
-        def cursor_add(self, ledger: int, entry: int, beside: bool, pick: int) -> Any:
-            """A consumer connects; half of the time (``beside``) at a cursor's position, and counted there.
-
-            ``cursor_count`` alone lost its share of steps to every rule added.
-            """
-            if beside := beside and bool(self.cursor_positions):
-                ledger, name = sorted(self.cursor_positions)[pick % len(self.cursor_positions)]
-                entry = self.cursor_positions[ledger, name]
-            self.serial += 1
-            name = f"c{self.serial}"
-            self.step(CursorAdd(now=self.tick(), ledger=ledger, cursor=name, entry=entry))
-            self.cursor_positions[ledger, name] = entry
-            if beside:
-                self.step(CursorCount(now=self.tick(), ledger=ledger, cursor=name))
-            return (ledger, name)
-
-        @precondition(lambda _self: can("cursors"))
-        @rule(cursor=consumes(cursors))
-        def cursor_remove(self, cursor: tuple[int, str]) -> None:
-            """A consumer disconnects."""
-            if cursor in self.cursor_positions:
-                self.step(CursorRemove(now=self.tick(), ledger=cursor[0], cursor=cursor[1]))
-                del self.cursor_positions[cursor]
-
-        @precondition(lambda _self: can("cursors"))
-        @rule(cursor=cursors, entry=entries, onto=st.one_of(st.none(), cursors), hold=st.booleans())
-        def cursor_seek(self, cursor: tuple[int, str], entry: int, onto: tuple[int, str] | None, hold: bool) -> None:
-            """A cursor moves on (or is rewound), to a position or onto another cursor of its ledger.
-
-            ``hold``: another cursor (a new subscription at this one's position, if there is none)
-            holds the ledger's slowest position, the moved one goes on to it or past it, and an entry
-            below that position is read first (by a reader the container does not track): where a move
-            that leaves the slowest alone must not invalidate shows.
-            """
-            if onto is not None and onto[0] == cursor[0] and onto in self.cursor_positions:
-                entry = self.cursor_positions[onto]
-            others = [at for key, at in self.cursor_positions.items() if key[0] == cursor[0] and key != cursor]
-            if hold and cursor in self.cursor_positions and "insert" not in run.exclude:
-                if not others:
-                    others = [self.cursor_positions[cursor]]
-                    self.serial += 1
-                    self.step(CursorAdd(now=self.tick(), ledger=cursor[0], cursor=f"c{self.serial}", entry=others[0]))
-                    self.cursor_positions[cursor[0], f"c{self.serial}"] = others[0]
-                slowest = min(others)
-                entry = max(entry, slowest, self.cursor_positions[cursor])
-                if slowest > 0:
-                    size = min(preset.sizes)
-                    self.step(Insert(now=self.tick(), ledger=cursor[0], entry=slowest - 1, size=size, expected_reads=0))
-            if cursor in self.cursor_positions:
-                self.step(CursorSeek(now=self.tick(), ledger=cursor[0], cursor=cursor[1], entry=entry))
-                self.cursor_positions[cursor] = entry
-
-        @precondition(lambda _self: can("cursors"))
-        @rule(cursor=cursors)
-        def cursor_count(self, cursor: tuple[int, str]) -> None:
-            """getNumberOfCursorsAtSamePositionOrBefore, also after the cursor is gone (0)."""
-            self.step(CursorCount(now=self.tick(), ledger=cursor[0], cursor=cursor[1]))
 
         # --- time and eviction --------------------------------------------------------------------
 

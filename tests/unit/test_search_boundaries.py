@@ -1,11 +1,13 @@
-"""The search aims at boundaries (issue 16 items 4 and 5): the marks it lands on, and the minimizer
-keeping the copies it renumbers straight when a cursor read dispatched some of them."""
+"""The search aims at boundaries (issue 16 items 4 and 5): the marks it lands on, the cursors it moves
+and counts, and the minimizer keeping the copies it renumbers straight when a cursor read dispatched
+some of them."""
 
 from __future__ import annotations
 
 import pytest
 from ledgerspec.conformance._engine import _cut, dispatched_copies
 from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._machine_cursors import edge_move, recount
 from ledgerspec.conformance._machine_marks import segment_end
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import (
@@ -61,3 +63,23 @@ def test_the_segment_mark_is_the_end_of_the_segment_being_filled(max_size: int, 
         for offset in (0, 1, 64, segment - 1):
             size = others * segment + offset
             assert segment_end(config, size) - size == segment - offset
+
+
+def test_an_edge_move_takes_the_ledgers_end_cursor_onto_its_neighbour_or_away() -> None:
+    positions = {(1, "c1"): 5, (1, "c2"): 5, (1, "c3"): 9, (2, "c4"): 0, (1, "c5"): 5}
+    assert edge_move(positions, 1, "fastest", join=True) == ((1, "c3"), 5)
+    assert edge_move(positions, 1, "fastest", join=False) == ((1, "c3"), 10)
+    assert edge_move(positions, 1, "slowest", join=True) == ((1, "c1"), 5)  # the first added of the group
+    assert edge_move(positions, 1, "slowest", join=False) == ((1, "c1"), 4)
+    assert edge_move(positions, 2, "fastest", join=True) is None  # a lone cursor has no neighbour
+    # among cursors at one position, the last added is the last in order (Pulsar's list: insertion order)
+    assert edge_move({(1, "c9"): 3, (1, "c10"): 3}, 1, "fastest", join=False) == ((1, "c10"), 4)
+
+
+def test_the_recount_asks_the_group_the_moved_cursor_joined_else_left_else_itself() -> None:
+    joined = {(1, "c1"): 5, (1, "c2"): 5, (1, "c3"): 5}  # c3 came back from 9 onto 5
+    assert recount(joined, (1, "c3"), left=9) == (1, "c1")
+    left = {(1, "c1"): 5, (1, "c2"): 5, (1, "c3"): 6}  # c3 went on from 5
+    assert recount(left, (1, "c3"), left=5) == (1, "c1")
+    alone = {(1, "c1"): 2, (1, "c3"): 6, (2, "c4"): 5}
+    assert recount(alone, (1, "c3"), left=5) == (1, "c3")  # c4 of another ledger is no member
