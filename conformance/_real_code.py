@@ -85,7 +85,8 @@ R2 = RealDeviation(
     why=(
         "getNumberOfCursorsAtSamePositionOrBefore, the expected read count of every entry a cursor reads from storage, "
         "is off by one for the cursors of a position after a single move of the last cursor among four or more "
-        "(found by a thorough search of pulsar-managed-ledger, 12 steps; both committed cases are 7)"
+        "(found first by a thorough search of pulsar-managed-ledger, 12 steps; since the search's cursor group rule, "
+        "by ci searches of the cache harness in 7 steps, as the committed cases)"
     ),
     bug=True,
     reproduction="ActiveCursorCountTest (ledgerspec harness test), on the class alone",

@@ -4,7 +4,8 @@ The harness (conformance/adapters/real/README.md, "pulsar-managed-ledger") claim
 Append, CursorRead and LedgerClose and the layer's four invariants are checked on the released
 ManagedLedgerImpl, OpAddEntry and ManagedCursorImpl. It does not claim ``switch_track_reads``: Pulsar
 fixes ``cacheEvictionByExpectedReadCount`` when a managed ledger is created (L1, L2 in the README), so the
-searches run in tracking mode. ``quick`` at seed 1 passes, and so does ``ci`` at seed 1, which found R1:
+searches run in tracking mode. ``quick`` and ``ci`` at seed 1 find nothing but R2 (a declared bug of the
+container the harness's cursors share, DEVIATIONS.md), and ``ci`` at seed 1 once found R1:
 
 * R1: a cursor read across a reopened managed ledger's BookKeeper ledgers. Pulsar reads one BookKeeper
   ledger per read (``OpReadEntry``), so the entries past the boundary are a second read whose count is
@@ -20,6 +21,7 @@ import pytest
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance._presets import get_preset
+from ledgerspec.conformance._real_code import REAL_TARGETS, surprises
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import build
@@ -27,6 +29,17 @@ from ledgerspec.spec.cache import Append, CursorAdd, CursorRead, LedgerClose
 
 ADAPTER = "pulsar-managed-ledger"
 LAYER = {"CACHE-APPEND-CACHING", "CACHE-BACKLOG-CACHING", "CACHE-BELOW-SLOWEST", "CACHE-LEDGER-CLOSE"}
+[TARGET] = [target for target in REAL_TARGETS if target.adapter == ADAPTER]
+
+
+def _as_declared(report: Report) -> None:
+    """Nothing but the target's declared deviations (R2) failed, and every layer invariant held."""
+    assert report.fault is None, report.fault
+    assert surprises(TARGET, report) == [], [(row.invariant, row.detail) for row in report.failed()]
+    assert {row.invariant for row in report.failed()} <= {"CACHE-MODEL", "CACHE-CURSOR-COUNT"}
+    for invariant in LAYER:
+        assert report.row(invariant).status.name == "PASS", (invariant, report.row(invariant).status)
+
 def _search(settings: str, seed: int) -> Report:
     assert shutil.which("java"), "a JDK 17 is required for the real-code harnesses"
     assert shutil.which("mvn"), "Maven is required for the real-code harnesses"
@@ -69,8 +82,8 @@ def test_the_layer_is_claimed_and_checked(quick):
         assert quick.row(invariant).status.name == "PASS", (invariant, quick.row(invariant).status)
 
 
-def test_the_quick_search_passes(quick):
-    assert quick.verdict.name == "PASS", [row.invariant for row in quick.failed()]
+def test_the_quick_search_finds_nothing_undeclared(quick):
+    _as_declared(quick)
 
 
 def test_r1_passes_on_the_release_and_the_spec_agrees_on_its_count():
@@ -85,9 +98,6 @@ def test_r1_passes_on_the_release_and_the_spec_agrees_on_its_count():
     assert entry.count == 2, outcome.render()
 
 
-def test_the_ci_search_that_found_r1_passes(ci):
-    """Seed 1 found R1 when the spec read across a reopen as one read; it passes since the correction."""
-    assert ci.fault is None, ci.fault
-    assert ci.verdict.name == "PASS", [(row.invariant, row.detail) for row in ci.failed()]
-    for invariant in LAYER:
-        assert ci.row(invariant).status.name == "PASS", (invariant, ci.row(invariant).status)
+def test_the_ci_search_that_found_r1_finds_nothing_undeclared(ci):
+    """Seed 1 found R1 when the spec read across a reopen as one read; since the correction only R2 fails."""
+    _as_declared(ci)
