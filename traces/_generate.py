@@ -29,6 +29,11 @@ from ledgerspec.traces._format import COLUMNS, PASS_KINDS
 WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed", "edge")
 NANOS_PER_MICRO = 1000
 EXECUTOR_DELAY = 1_000_000
+LAST_JUMP = 2**62
+"""The latest time a jump to an entry's TTL may land on: times are int64 (FORMAT.md) and ticks follow.
+
+With a TTL near the int64 range (any ``ttl`` >= 0 is a valid config) the edge workload's jumps would
+run the clock past it; a jump that would land past this mark is not made."""
 """Triggers within 1 ms of a size eviction join it (``triggerEvictionWhenNeeded`` and its future)."""
 
 DEFAULT_CONFIG = CacheConfig(
@@ -213,7 +218,7 @@ class Broker:
         elif choice < 0.7 and self.recent:  # a TTL pass exactly when an entry reaches its TTL
             _, _, stamp = rng.choice(self.recent)
             due = stamp + self.config.ttl
-            if due > self.now:
+            if self.now < due <= LAST_JUMP:
                 self.now = due
                 cache.evict_timestamp(now=due)
         elif choice < 0.85:  # the ledger is trimmed, deleted or the cache cleared under held copies

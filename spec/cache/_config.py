@@ -14,6 +14,13 @@ from ledgerspec.spec._errors import ConfigError
 
 MIB = 1024 * 1024
 NANOS_PER_MILLI = 1_000_000
+MAX_SEGMENTS = 4096
+"""The most BookKeeper ``ReadCache`` segments a configuration may make (``max_size // segment_size_max``).
+
+``ReadCache`` allocates every segment's buffer up front, and BookKeeper 4.17.3 builds it with
+``DEFAULT_MAX_SEGMENT_SIZE`` (1 GiB): 4096 segments is a 4 TiB read cache. The segmented model and its
+checks walk the ring, so millions of 1-byte segments (a valid-looking ``segment_size_max``) would stall
+them instead of answering."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +50,12 @@ class CacheConfig:
         problems = config_problems(dataclasses.asdict(self))
         if problems:
             raise ConfigError("; ".join(problems))
+        segments = self.max_size // self.segment_size_max
+        if segments > MAX_SEGMENTS:
+            raise ConfigError(
+                f"max_size {self.max_size} over segment_size_max {self.segment_size_max} makes {segments} "
+                f"ReadCache segments; at most {MAX_SEGMENTS} are supported (raise segment_size_max)"
+            )
 
     @property
     def trigger_size(self) -> int:

@@ -128,6 +128,13 @@ def config_event(value: float, reason: str = "max_size") -> Callable[[pa.Table],
     return change
 
 
+def segments_past_the_limit(t: pa.Table) -> tuple[pa.Table, int]:
+    """1 MiB segments in the header (64 of them), then a config event making 9536: valid each alone."""
+    t, row = config_event(1e10)(t)
+    config = {**header(t)["config"], "segment_size_max": 1024 * 1024}
+    return t.replace_schema_metadata({b"ledgerspec": json.dumps({**header(t), "config": config}).encode()}), row
+
+
 Change = Callable[[pa.Table], "pa.Table | tuple[pa.Table, int]"]
 
 PARQUET_CASES: dict[str, tuple[Change, list[str]]] = {
@@ -173,6 +180,10 @@ PARQUET_CASES: dict[str, tuple[Change, list[str]]] = {
     "config-watermark-nan": (
         config_event(float("nan"), "watermark"),
         ["field 'value': expected a number in [0, 1] for watermark, got nan"],
+    ),
+    "config-too-many-segments": (
+        segments_past_the_limit,
+        ["max_size 10000000000 over segment_size_max 1048576 makes 9536 ReadCache segments; at most 4096"],
     ),
     "config-extend-ttl-not-a-flag": (
         config_event(2.0, "extend_ttl"),

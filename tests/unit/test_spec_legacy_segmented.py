@@ -1,5 +1,7 @@
 """Hand-traced scenarios of the legacy and segmented models; comments spell out the arithmetic."""
 
+import pytest
+from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import (
     CacheConfig,
     Clear,
@@ -158,3 +160,12 @@ def test_segmented_geometry_has_at_least_two_segments():
     state = model.init(CacheConfig(max_size=1000, segment_size_max=300))
     assert (state.segment_count, state.segment_size) == (3, 333)
     assert model.step(state, Configure(now=1, max_size=10)) == frozenset()
+
+
+def test_a_ring_of_more_than_4096_segments_is_refused_as_a_configuration():
+    """BookKeeper allocates every segment up front; a 1-byte segment size would stall the model's walks."""
+    assert CacheConfig(max_size=4096, segment_size_max=1).max_size == 4096  # 4096 segments: the most
+    with pytest.raises(ConfigError, match="makes 4097 ReadCache segments; at most 4096"):
+        CacheConfig(max_size=4097, segment_size_max=1)
+    with pytest.raises(ConfigError, match="makes 67108864 ReadCache segments"):
+        CacheConfig.from_dict({"max_size": 64 * 1024 * 1024, "segment_size_max": 1})

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import numpy as np
+from ledgerspec.spec._errors import ConfigError
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._events import (
     CONFIG,
@@ -220,7 +221,10 @@ class Replay:
         commit(c, facts, carried, inexact)
         last = len(c) - 1
         if c.kind[last] == CONFIG:
-            self._configure(CONFIG_FIELDS[int(c.reason[last])], float(c.value[last]))
+            try:
+                self._configure(CONFIG_FIELDS[int(c.reason[last])], float(c.value[last]))
+            except ConfigError as error:  # a value valid alone, not with the fields already set
+                raise TraceStructureError(self.broker, int(c.seq[last]), int(c.row[last]), str(error)) from None
 
     def _may_have_gone_round(self, c: Chunk, facts: Facts, ends: Ints, heads: Heads | None) -> Ints:
         """Keys requeued by a size pass that reached every entry: their requeue counts are lower bounds.
