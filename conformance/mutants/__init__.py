@@ -17,7 +17,7 @@ instead of hanging; the watchdog changes nothing until the livelock.
 from __future__ import annotations
 
 from ledgerspec.conformance._mutants import Mutant
-from ledgerspec.conformance.mutants import _cursor_counts, _ledger, _legacy, _pip430, _pulsar_master, _segmented
+from ledgerspec.conformance.mutants import _cursor_counts, _ledger, _legacy, _pip430, _pulsar_master, _segmented, _stash
 
 MUTANTS: list[Mutant] = [
     *_pip430.MUTANTS,
@@ -26,6 +26,7 @@ MUTANTS: list[Mutant] = [
     *_segmented.MUTANTS,
     *_ledger.MUTANTS,
     *_cursor_counts.MUTANTS,
+    *_stash.MUTANTS,
 ]
 """Every mutant, by profile; ``ledgerspec mutants`` and tests/quality/test_mutants.py iterate over it."""
 
