@@ -27,7 +27,6 @@ SEED = 2
 MUTANTS = load_mutants()
 SEED_FOR = {
     "legacy-size-from-current-size": 1,
-    "legacy-trigger-inclusive": 1,
     "pip430-invalidates-on-every-move": 3,
 }
 """Mutants that seed 2 misses or kills with more than 8 steps, and a seed that kills each within them.
@@ -37,8 +36,7 @@ After the search changes of issue 16 item 5 (BENCHMARKS.md "Mutant power (issue 
 ``pulsar-master-same-position-counted-once``, pinned to seed 1 while it survived seed 2, is killed at
 seed 2 in 3 steps since a cursor added beside another is counted right there.
 ``pip430-invalidates-on-every-move`` needs 9 steps at seed 2 since the search reads across reopens
-(4 at seed 3). ``legacy-trigger-inclusive`` needs 10 at seed 2 since the cursor group rule (8 or fewer
-on 14 of 20 seeds, seed 1 among them).
+(4 at seed 3).
 """
 
 
