@@ -95,8 +95,9 @@ def test_claimed_removals_are_sent_and_unclaimed_ones_never(profile: str) -> Non
             adapter.sent = seen
             return adapter
 
-        report = conform(factory, profile=profile, settings="quick", examples=60, seed=3)
-        assert report.verdict == "PASS", report
+        for seed in (3, 4):  # one 60-example search may draw none of a kind (legacy's remove_range at seed 3)
+            report = conform(factory, profile=profile, settings="quick", examples=60, seed=seed)
+            assert report.verdict == "PASS", report
         assert seen & {op.kind for op in EXPLICIT} == expected
 
 
