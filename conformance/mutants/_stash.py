@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.conformance._mutants import Mutant
-from ledgerspec.reference.cache import Pip430Cache, Stash, Wrapper
+from ledgerspec.reference.cache import Pip430Cache, Stash
 
 
 class Pip430ReleaseNotRefiled(Pip430Cache):
@@ -51,17 +51,8 @@ class Pip430MergeRequeuesStashed(Pip430Cache):
 class _NewestEvictableFirst(Stash):
     """The evictable index read from the wrong end."""
 
-    def next_for_size(self, expiry: int) -> Wrapper | None:
-        best: Wrapper | None = None
-        if self._by_seq:
-            head = self._by_seq.peekitem(0)[1]
-            if head.ts < expiry:
-                best = head
-        if self._evictable:
-            seq = self._evictable[-1]  # the bug: [0] is the oldest
-            if best is None or seq < best.seq:
-                best = self._by_seq[seq]
-        return best
+    def _evictable_head(self) -> int:
+        return int(self._evictable[-1])  # the bug: [0] is the oldest
 
 
 class Pip430StashNewestFirst(Pip430Cache):

@@ -193,7 +193,11 @@ class Stash:
             if head.ts < expiry:
                 best = head
         if self._evictable:
-            seq = self._evictable[0]
+            seq = self._evictable_head()
             if best is None or seq < best.seq:
                 best = self._by_seq[seq]
         return best
+
+    def _evictable_head(self) -> int:
+        """The insertion number of the oldest stashed wrapper its count lets go (the index is not empty)."""
+        return int(self._evictable[0])
