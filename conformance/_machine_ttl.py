@@ -1,13 +1,17 @@
-"""The TTL-walk rule of the lockstep machine: two entries of one ledger, then a pass at either's expiry.
+"""The TTL rules of the lockstep machine: a walk over two entries, and entries a pass spared.
 
-A TTL pass walks the cache in some order (by position in ``legacy``, by insertion in the removal queue
-of ``pip430`` and ``pulsar-master``) and decides per entry: remove, keep and go on, or stop. A walk that
-stops too early, or goes on past where it must stop, shows only when the entries it meets disagree:
-one expired and one not, one protected by expected reads and one not, one read since it was queued and
-one not, a newer entry at a lower position than an older one (a catch-up read cached after tailing
-writes, which a broker does all the time). Left to separate rules such a pair is rare, and a pass
-landing exactly at one of the two expiries rarer still; this rule builds the pair and runs the pass
-at the cutoff of either entry, or 1 tick either side (where ``<`` and ``<=`` part ways).
+``ttl_walk``: two entries of one ledger, then a pass at either's expiry. A TTL pass walks the cache in
+some order (by position in ``legacy``, by insertion in the removal queue of ``pip430`` and ``pulsar-
+master``) and decides per entry: remove, keep and go on, or stop. A walk that stops too early, or goes
+on past where it must stop, shows only when the entries it meets disagree: one expired and one not, one
+protected by expected reads and one not, one read since it was queued and one not, a newer entry at a
+lower position than an older one (a catch-up read cached after tailing writes, which a broker does all
+the time). Left to separate rules such a pair is rare, and a pass landing exactly at one of the two
+expiries rarer still; this rule builds the pair and runs the pass at the cutoff of either entry, or 1
+tick either side (where ``<`` and ``<=`` part ways).
+
+``spare_then_release``: entries a pass spared for their readers, judged again once released (its
+docstring says why).
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ def ttl_rules(run: Run) -> type:  # noqa: C901 - a rule class: its nested functi
     bytes_pass = bytes_pass and "evict_bytes" not in run.exclude
 
     class TtlRules:
-        """Builds two entries whose order in position and in time may disagree, then a TTL pass."""
+        """Two entries whose order in position and in time may disagree, then a TTL pass; spared entries."""
 
         copies = Bundle("copies")
 
@@ -116,16 +120,17 @@ def ttl_rules(run: Run) -> type:  # noqa: C901 - a rule class: its nested functi
         ) -> None:
             """Awaited entries read, spared by a TTL pass, released, then judged again by another pass.
 
-            ``again``: just before the first entry's ``ttl_max`` a newer entry is written and each spared
-            one is inserted again (a racing reader: merged in pip430, refused in pulsar-master) before
-            the releases. The last pass frees one
-            byte, or is a TTL pass (now or just past the first entry's ``ttl_max``), or a size pass.
             What a pass spares (stashed in pip430, requeued in pulsar-master) lives where no
             observation shows it (the stash and its index, the queue order) until a later pass runs
             after the protection is gone. Left to the separate rules, a released stashed entry met by
             a pass came a few times a run: a stash that kept a released entry's old place, or took the
             newest first, survived the ci searches (bugs written blind, by someone who had not seen
             the mutants; BENCHMARKS.md, "Mutant power").
+
+            ``again``: just before the entries' ``ttl_max`` a newer entry is written and each spared
+            one is inserted again (a racing reader: merged in pip430, refused in pulsar-master)
+            before the releases. ``then``, the last pass: one byte, a TTL pass now or just past the
+            entries' ``ttl_max``, or a size pass.
             """
             size = min(preset.sizes)
             entries = list(range(self.tail[ledger], self.tail[ledger] + count))
