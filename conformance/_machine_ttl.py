@@ -1,8 +1,8 @@
 """The TTL rules of the lockstep machine: a walk over two entries, and entries a pass spared.
 
 ``ttl_walk``: two entries of one ledger, then a pass at either's expiry. A TTL pass walks the cache in
-some order (by position in ``legacy``, by insertion in the removal queue of ``pip430`` and ``pulsar-
-master``) and decides per entry: remove, keep and go on, or stop. A walk that stops too early, or goes
+some order (by position in ``legacy``, by insertion in the removal queue of ``pip430`` and
+``pulsar-master``) and decides per entry: remove, keep and go on, or stop. A walk that stops too early, or goes
 on past where it must stop, shows only when the entries it meets disagree: one expired and one not, one
 protected by expected reads and one not, one read since it was queued and one not, a newer entry at a
 lower position than an older one (a catch-up read cached after tailing writes, which a broker does all
