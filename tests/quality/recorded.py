@@ -51,6 +51,10 @@ class Candidate:
         return self.name.startswith("reference-")
 
 
+STASH_REJUDGED = (
+    "the edge workload never releases or merges into a stashed entry before a later pass meets it "
+    "(conform on the recorded steps passes too); the search's spare_then_release rule builds that"
+)
 NOT_IN_TRACES = {
     "pip430-hit-not-counted": "counters: a trace carries events, not the counters",
     "pulsar-master-miss-not-counted": "counters: a trace carries events, not the counters",
@@ -84,6 +88,9 @@ NOT_IN_TRACES = {
     ),
     "pulsar-master-one-read-across-reopens": "the edge workload has no managed-ledger operations (ledger_close)",
     "pip430-counts-cursors-with-tracking-off": "the edge workload never turns track_reads off",
+    "pip430-release-not-refiled": STASH_REJUDGED,
+    "pip430-merge-requeues-stashed": STASH_REJUDGED,
+    "pip430-stash-newest-first": STASH_REJUDGED,
     "legacy-last-cursor-keeps-cache": (
         "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
         "checked in conformance only"
