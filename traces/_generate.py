@@ -29,12 +29,12 @@ from ledgerspec.traces._format import COLUMNS, PASS_KINDS
 WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed", "edge")
 NANOS_PER_MICRO = 1000
 EXECUTOR_DELAY = 1_000_000
+"""Triggers within 1 ms of a size eviction join it (``triggerEvictionWhenNeeded`` and its future)."""
 LAST_JUMP = 2**62
 """The latest time a jump to an entry's TTL may land on: times are int64 (FORMAT.md) and ticks follow.
 
 With a TTL near the int64 range (any ``ttl`` >= 0 is a valid config) the edge workload's jumps would
 run the clock past it; a jump that would land past this mark is not made."""
-"""Triggers within 1 ms of a size eviction join it (``triggerEvictionWhenNeeded`` and its future)."""
 
 DEFAULT_CONFIG = CacheConfig(
     max_size=64 * 1024 * 1024,
