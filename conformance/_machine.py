@@ -102,6 +102,10 @@ class Run:
     steps: int = 0
     on_example: Callable[[Run], None] = field(default=lambda _run: None)
 
+    def sends(self, op: type[Op]) -> bool:
+        """An operation with a capability of its own: the profile has it, the adapter claims it, no rule excludes it."""
+        return get_profile(self.profile).knows(op) and op.kind in self.info.capabilities and op.kind not in self.exclude
+
 
 def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A state machine class bound to one adapter, profile, preset and set of invariants."""
@@ -118,9 +122,9 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         return lambda _machine: name not in run.exclude
 
     def offered(op: type[Op]) -> Callable[[Any], bool]:
-        """An operation with a capability of its own: the profile has it and the adapter claims it."""
-        sendable = get_profile(run.profile).knows(op) and can(op.kind)
-        return lambda _machine: sendable and op.kind not in run.exclude
+        """A precondition: ``run.sends(op)``."""
+        sendable = run.sends(op)
+        return lambda _machine: sendable
 
     legacy = run.profile == "legacy"
     pinned = "configure:track_reads" in run.exclude

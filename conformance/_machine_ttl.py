@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, multiple, precondition, rule
-from ledgerspec.spec.cache import EvictBytes, EvictSize, EvictTimestamp, Get, Insert, Release, get_profile
+from ledgerspec.spec.cache import EvictBytes, EvictSize, EvictTimestamp, Get, Insert, Release
 
 if TYPE_CHECKING:
     from ledgerspec.conformance._machine import Run
@@ -42,9 +42,7 @@ def ttl_rules(run: Run) -> type:  # noqa: C901 - a rule class: its nested functi
     reads = st.sampled_from([0, 1, 2, None]) if run.profile == "pip430" else st.sampled_from([0, 1, 2])
 
     spare = not {SPARE, "evict_timestamp", "insert", "get", "release"} & run.exclude
-    capabilities = run.info.capabilities
-    bytes_pass = get_profile(run.profile).knows(EvictBytes) and "evict_bytes" in capabilities
-    bytes_pass = bytes_pass and "evict_bytes" not in run.exclude
+    bytes_pass = run.sends(EvictBytes)
 
     class TtlRules:
         """Two entries whose order in position and in time may disagree, then a TTL pass; spared entries."""

@@ -56,7 +56,7 @@ class _IncrementalCounts(ActiveCursors):
         if not moves and not rebuild:
             return
         names = self.of_ledger(ledger)
-        if not rebuild and len(moves) == 1 and len(moves) < len(names) // 2 and _last(self, ledger, names, moves[0]):
+        if not rebuild and len(moves) == 1 < len(names) // 2 and _last(self, ledger, names, moves[0]):
             names = [moves[0][0]]  # the bug: the others' counts stay as they were
         for name in names:
             self._counts[ledger, name] = super().count_at_or_before(ledger, name)
