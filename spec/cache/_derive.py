@@ -193,7 +193,8 @@ class Derivation:
     def _append(self, op: Append, result: Any, before: Observation, after: Observation) -> None:
         """An append caches (insert), merges into a cached duplicate, is refused, or is not offered (no cursor)."""
         position, old = (op.ledger, op.entry), before.by_position()
-        if result is True or position in old:
+        offered = any(ledger == op.ledger for ledger, _ in self.cursors)
+        if result is True or (position in old and offered):
             entry = after.by_position().get(position)
             merged = None if entry is None or position not in old else entry.count
             was = old[position].count if position in old else None
@@ -205,7 +206,7 @@ class Derivation:
                 after,
                 asked=False,
             )
-        elif any(ledger == op.ledger for ledger, _ in self.cursors):
+        elif offered:
             self._emit("insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size)
 
     def _cursor_read(self, op: CursorRead, result: Any, before: Observation, after: Observation) -> None:
