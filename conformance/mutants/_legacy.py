@@ -128,7 +128,8 @@ class LegacyTriggerInclusive(LegacyCache):
     """``>=`` instead of ``>`` where ``hasSpaceInCache()`` schedules the eviction: a size exactly
     ``(long)(maxSize * 0.98)`` before an insert already schedules one.
 
-    Breaks CACHE-MODEL (a size pass frees nothing unless an insert saw the size above the trigger).
+    Breaks CACHE-LEGACY-SIZE-POLICY (a size pass frees nothing unless an insert saw the size above the
+    trigger).
     """
 
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
@@ -157,7 +158,7 @@ class _ScheduledPass(LegacyCache):
 class LegacyWatermarkFromTrigger(_ScheduledPass):
     """Watermark taken from the trigger: the scheduled eviction frees ``captured - (long)(maxSize * 0.98)``.
 
-    Breaks CACHE-MODEL (it frees ``captured - (long)(maxSize * watermark)``).
+    Breaks CACHE-LEGACY-SIZE-POLICY (it frees ``captured - (long)(maxSize * watermark)``).
     """
 
     def _to_free(self, captured: int) -> int:
@@ -167,7 +168,8 @@ class LegacyWatermarkFromTrigger(_ScheduledPass):
 class LegacySizeFromCurrentSize(_ScheduledPass):
     """The eviction frees ``size now - watermark`` instead of using the size captured when it was scheduled.
 
-    Breaks CACHE-MODEL (the task frees ``captured - (long)(maxSize * watermark)``, apache/pulsar at 8ce67b97b3^).
+    Breaks CACHE-LEGACY-SIZE-POLICY (the task frees ``captured - (long)(maxSize * watermark)``, apache/pulsar
+    at 8ce67b97b3^).
     """
 
     def _to_free(self, captured: int) -> int:  # noqa: ARG002 - the bug: the captured size is ignored

@@ -281,6 +281,8 @@ class PassView:
     label: str
     sink: Callable[[str, str], None]
     invariant: str = ""
+    scratch: dict[str, Any] = field(default_factory=dict)
+    """Per invariant, what its check keeps for this broker (shared with :attr:`EventsView.scratch`)."""
     value: int = NULL
     """The target the operation gave the pass, if any (``_events.PASS_KINDS``): bytes, cutoff, a range's first entry."""
     _table: LiveTable | None = None
@@ -308,6 +310,10 @@ class PassView:
     def name(self) -> str:
         """``size``, ``ttl``, ``invalidate``, ``clear``, ``bytes``, ``cutoff`` or ``range``."""
         return PASS_KINDS[self.kind]
+
+    def state(self) -> Any:
+        """The current invariant's own state for this broker, as its :meth:`Check.events` kept it."""
+        return self.scratch.get(self.invariant)
 
     def report(self, messages: Iterable[str]) -> None:
         """Report violations at the pass's end."""

@@ -292,6 +292,7 @@ class Replay:
             load_counts=counts_of,
             label=c.label if c.label is not None else op_name(ended.kind, ended.ledger, ended.entry, -1),
             sink=lambda invariant, message: sink(invariant, index, message),
+            scratch=self.scratch,
         )
         for invariant, check in self.checks:
             view.invariant = invariant

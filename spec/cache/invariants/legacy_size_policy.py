@@ -1,59 +1,170 @@
-"""CACHE-LEGACY-SIZE-POLICY (legacy): a size pass frees the largest caches first, each from its lowest position."""
+"""CACHE-LEGACY-SIZE-POLICY (legacy): a size pass runs when an insert scheduled it.
+
+It frees the shares of the largest caches that the size captured then asks for, each cache from its
+lowest position.
+"""
 
 from __future__ import annotations
 
+from collections import deque
+from dataclasses import dataclass, field
+
 import numpy as np
-from ledgerspec.spec.cache._events import SIZE_PASS
+from ledgerspec.spec.cache._events import INSERT, PASS_END, REFUSED, SIZE_PASS
 from ledgerspec.spec.cache.invariants._common import position
-from ledgerspec.spec.cache.invariants._declare import LEGACY, Check, Invariant, PassView
+from ledgerspec.spec.cache.invariants._declare import LEGACY, Check, EventsView, Invariant, PassView
+from ledgerspec.spec.cache.legacy import PERCENT_OF_SIZE_TO_CONSIDER
+
+
+@dataclass
+class _Scheduled:
+    """One broker's scheduled eviction: the size the scheduling insert captured, per size pass in order."""
+
+    captured: int | None = None
+    """The size an insert since the last size pass saw above the trigger (the first such one), if any."""
+    at_ends: deque[int | None] = field(default_factory=deque)
+    """What each size pass ending in the current segment captured, for :meth:`Check.pass_end`."""
 
 
 class _LegacySizePolicy(Check):
+    def events(self, view: EventsView) -> None:
+        """Follow the scheduling.
+
+        The first insert (cached or refused) since the last size pass that sees the size above the trigger
+        schedules one eviction with that size; the pass's end consumes it.
+        """
+        c, f = view.c, view.f
+        state: _Scheduled = view.state() or _Scheduled()
+        attempts = c.of_kinds(INSERT, REFUSED) & (f.total > view.config.trigger_size)
+        scheduling = np.flatnonzero(attempts) if view.enabled else np.zeros(0, np.int64)
+        ends = np.flatnonzero((c.kind == PASS_END) & (c.reason == SIZE_PASS)).tolist()
+        previous = -1
+        for end in [*ends, len(c)]:
+            first = int(np.searchsorted(scheduling, previous, side="right"))
+            if state.captured is None and first < len(scheduling) and scheduling[first] < end:
+                state.captured = int(f.total[scheduling[first]])
+            if end < len(c):
+                state.at_ends.append(state.captured)
+                state.captured = None
+            previous = end
+        view.keep_state(state)
+
     def pass_end(self, view: PassView) -> None:
         if view.kind != SIZE_PASS:
             return
+        state: _Scheduled = view.state()
+        captured = state.at_ends.popleft()
         removed = view.removed
-        if not len(removed):
-            return
-        table = view.table
-        freed = {int(lg): int(removed.size[removed.ledger == lg].sum()) for lg in np.unique(removed.ledger)}
-        kept = {int(lg): int(table.size[table.ledger == lg].sum()) for lg in np.unique(table.ledger)}
-        before = {lg: kept.get(lg, 0) + freed.get(lg, 0) for lg in freed.keys() | kept.keys()}
-        messages = []
-        for ledger in sorted(freed):
-            gone = removed.entry[removed.ledger == ledger]
-            stays = table.entry[table.ledger == ledger]
-            below = stays[stays < gone.max()]
-            if len(below):
-                messages.append(
-                    f"removed {position(ledger, int(gone.max()))} but kept {position(ledger, int(below.min()))} "
-                    "below it: a cache frees its lowest positions first"
+        if captured is None:
+            if len(removed):
+                trigger = view.config.trigger_size
+                view.report(
+                    [
+                        (
+                            f"{len(removed)} entries went, but no insert since the last size pass saw the size "
+                            f"above the trigger {trigger}: no eviction was scheduled"
+                        )
+                    ]
                 )
-        smallest = min(before[lg] for lg in freed)
-        spared = sorted(lg for lg in before if lg not in freed and before[lg] > smallest)
-        messages += [
-            f"ledger {lg} ({before[lg]} bytes before the pass) lost nothing while a smaller cache "
-            f"({smallest} bytes) lost entries: the largest caches are freed first"
-            for lg in spared
-        ]
-        view.report(messages)
+            return
+        view.report(_lowest_first(view) + _shares(view, captured - view.config.watermark_size))
+
+
+def _lowest_first(view: PassView) -> list[str]:
+    """A cache that loses entries keeps none below one it lost."""
+    removed, table = view.removed, view.table
+    messages = []
+    for ledger in np.unique(removed.ledger).tolist():
+        gone = removed.entry[removed.ledger == ledger]
+        stays = table.entry[table.ledger == ledger]
+        below = stays[stays < gone.max()]
+        if len(below):
+            messages.append(
+                f"removed {position(ledger, int(gone.max()))} but kept {position(ledger, int(below.min()))} "
+                "below it: a cache frees its lowest positions first"
+            )
+    return messages
+
+
+def _selection(before: dict[int, int]) -> tuple[int, int, int]:
+    """(selected total, how many are selected, the smallest selected size), from the sizes before the pass.
+
+    Caches are ranked largest first and selected while the selected total is below half the size.
+    """
+    to_consider = int(sum(before.values()) * PERCENT_OF_SIZE_TO_CONSIDER)
+    total, count, edge = 0, 0, 0
+    for size in sorted(before.values(), reverse=True):
+        if total >= to_consider:
+            break
+        total, count, edge = total + size, count + 1, size
+    return total, count, edge
+
+
+def _shares(view: PassView, to_free: int) -> list[str]:
+    """Each selected cache frees ``(long)(toFree * size / selectedTotal)`` from its lowest positions.
+
+    It stops at the entry that reaches its share; the others lose nothing. Caches of equal size rank in
+    an order nothing specifies: of those at the selection's edge, as many as it takes are selected,
+    whichever they are.
+    """
+    removed, table = view.removed, view.table
+    before: dict[int, int] = {}
+    for ledger, size in zip(table.ledger.tolist(), table.size.tolist(), strict=True):
+        before[ledger] = before.get(ledger, 0) + size
+    freed: dict[int, int] = {}
+    last: dict[int, tuple[int, int]] = {}
+    """Per ledger, its highest position removed and its size: the last one lowest-first removal took."""
+    for ledger, entry, size in zip(removed.ledger.tolist(), removed.entry.tolist(), removed.size.tolist(), strict=True):
+        before[ledger] = before.get(ledger, 0) + size
+        freed[ledger] = freed.get(ledger, 0) + size
+        last[ledger] = max(last.get(ledger, (entry, size)), (entry, size))
+    if to_free <= 0 or not before:
+        return [f"{len(removed)} entries went, but the pass had nothing to free ({to_free} bytes)"] if freed else []
+    total, count, edge = _selection(before)
+    edge_share = int(to_free * (edge / total)) if count else 0
+    slots = count - sum(1 for size in before.values() if count and size > edge)
+    """How many caches of the edge's size are selected."""
+    messages = []
+    for ledger in sorted(before):
+        size, gone = before[ledger], freed.get(ledger, 0)
+        share = int(to_free * (size / total)) if count and size >= edge else 0
+        if edge_share and size == edge:
+            if not gone:
+                continue  # one of the caches at the edge that were not selected
+            slots -= 1
+        if share == 0 and gone:
+            messages.append(f"ledger {ledger} ({size} bytes before the pass) lost {gone} bytes; its share is 0")
+        elif share and (gone < min(share, size) or gone - last[ledger][1] >= share):
+            messages.append(
+                f"ledger {ledger} ({size} bytes before the pass) lost {gone} bytes; its share of the "
+                f"{to_free} bytes to free is {share}: it frees from its lowest positions until that is reached"
+            )
+    if edge_share and slots:
+        fewer = "fewer" if slots > 0 else "more"
+        messages.append(
+            f"{count} caches are selected, the smallest with {edge} bytes; {fewer} caches of that size lost entries"
+        )
+    return messages
 
 
 INVARIANT = Invariant(
     order=20,
     id="CACHE-LEGACY-SIZE-POLICY",
     statement=(
-        "The legacy size eviction (the task an insert schedules when it sees the size above "
-        "(long)(maxSize * 0.98)) ranks the ledgers' caches by size, selects the largest, and frees from each "
-        "selected cache its lowest positions: a cache that loses entries has none kept below one it lost, and "
-        "every cache larger than it (before the pass) loses entries too (its share is at least as large)."
+        "The legacy size eviction runs only when scheduled: an insert (cached or refused) that sees the size "
+        "before it above (long)(maxSize * 0.98) schedules one (unless one is scheduled), capturing that size. "
+        "It frees toFree = captured - (long)(maxSize * watermark): the ledgers' caches are ranked by size and "
+        "the largest selected while the selected total is below half the size; each selected cache frees "
+        "(long)(toFree * size / selectedTotal) from its lowest positions, stopping at the entry that reaches "
+        "it, and the others lose nothing."
     ),
     citation=(
         "apache/pulsar managed-ledger 4.0.x: impl/cache/EntryCacheDefaultEvictionPolicy.java doEviction, "
-        "impl/cache/RangeEntryCacheImpl.java evictLeastAccessedEntries (at 8ce67b97b3^, the parent of PR #24363)"
+        "impl/cache/RangeEntryCacheImpl.java evictLeastAccessedEntries, impl/cache/RangeEntryCacheManagerImpl.java "
+        "hasSpaceInCache (at 8ce67b97b3^, the parent of PR #24363)"
     ),
     profiles=(LEGACY,),
     check=_LegacySizePolicy(),
-    events={"*": frozenset({"insert", "remove", "pass_start", "pass_end"})},
+    events={"*": frozenset({"insert", "insert_refused", "remove", "pass_start", "pass_end"})},
     soundness="each ledger's cache lives in one broker, and the policy ranks all of that broker's caches",
 )
