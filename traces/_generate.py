@@ -10,8 +10,10 @@ brokers are generated independently, each from ``seed`` and its index.
 
 The ``edge`` workload is ``mixed`` plus what a correct cache must also get right and a buggy one
 gets wrong: racing readers inserting a position twice, the executor running a size eviction when it
-is not needed, TTL passes at the exact moment an entry reaches its TTL, ledgers trimmed and deleted
-(and the cache cleared) while copies are held and replayed, and topics without cursors.
+is not needed (some with the size exactly on the trigger), TTL passes at the exact moment an entry
+reaches its TTL, awaited entries spared by a TTL pass and released before a later pass judges them
+again, ledgers trimmed and deleted (and the cache cleared) while copies are held and replayed, and
+topics without cursors.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ LAST_JUMP = 2**62
 
 With a TTL near the int64 range (any ``ttl`` >= 0 is a valid config) the edge workload's jumps would
 run the clock past it; a jump that would land past this mark is not made."""
+
+ON_TRIGGER_MAX = 64 * 1024
+"""The largest entry the edge workload writes to bring the size exactly to the trigger."""
+SPARE_SLACK = 1_000_000_000
+"""Room past an entry's ``ttl_max`` left on the clock for the spare sequence's ticks (well within int64)."""
 
 DEFAULT_CONFIG = CacheConfig(
     max_size=64 * 1024 * 1024,
@@ -202,37 +209,99 @@ class Broker:
         if sub.lag and rng.random() < 0.01:
             sub.lag = rng.randint(0, 400)
 
-    def _edge(self, topic: Topic) -> None:  # noqa: C901 - the edge workload: one branch per edge case it aims at
+    def _edge(self, topic: Topic) -> None:
         """One of the edge cases (the ``edge`` workload)."""
         cache, rng = self.cache, self.rng
         choice = rng.random()
-        if choice < 0.3 and self.recent:  # a racing reader inserts an entry again
+        if choice < 0.25 and self.recent:  # a racing reader inserts an entry again
             ledger, entry, _ = rng.choice(self.recent)
             size = int(rng.lognormvariate(8.5, 1.0)) + 64
             cache.insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=rng.randint(0, 2))
             copy = cache.get(now=self.tick(), ledger=ledger, entry=entry)  # and reads what it inserted
             if copy is not None:
                 cache.release(now=self.tick(), copy=copy)
-        elif choice < 0.45:  # the executor runs although nothing asked for it
+        elif choice < 0.4:  # the executor runs although nothing asked for it
+            if choice < 0.33:
+                self._land_on_trigger(topic)
             cache.evict_size(now=self.tick())
-        elif choice < 0.7 and self.recent:  # a TTL pass exactly when an entry reaches its TTL
+        elif choice < 0.6 and self.recent:  # a TTL pass exactly when an entry reaches its TTL
             _, _, stamp = rng.choice(self.recent)
             due = stamp + self.config.ttl
             if self.now < due <= LAST_JUMP:
                 self.now = due
                 cache.evict_timestamp(now=due)
-        elif choice < 0.85:  # the ledger is trimmed, deleted or the cache cleared under held copies
-            if choice < 0.75:
-                cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=max(0, topic.tail - 8))
-            elif choice < 0.82:
-                cache.invalidate_ledger(now=self.tick(), ledger=topic.ledger)
-            else:
-                cache.clear(now=self.tick())
-            for sub in topic.subscriptions:
-                if sub.held:  # a Key_Shared redelivery through a copy of a removed entry
-                    cache.replay_increment(now=self.tick(), copy=sub.held[0])
+        elif choice < 0.72:
+            self._trim(topic, choice)
+        elif choice < 0.86:
+            self._spare_then_release(topic)
         else:
             self._churn(topic)
+
+    def _trim(self, topic: Topic, choice: float) -> None:
+        """The ledger is trimmed, deleted or the cache cleared under held copies, which are then replayed."""
+        cache = self.cache
+        if choice < 0.65:
+            cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=max(0, topic.tail - 8))
+        elif choice < 0.7:
+            cache.invalidate_ledger(now=self.tick(), ledger=topic.ledger)
+        else:
+            cache.clear(now=self.tick())
+        for sub in topic.subscriptions:
+            if sub.held:  # a Key_Shared redelivery through a copy of a removed entry
+                cache.replay_increment(now=self.tick(), copy=sub.held[0])
+
+    def _land_on_trigger(self, topic: Topic) -> None:
+        """A new entry that brings the size exactly to the trigger, where no size pass may start yet."""
+        gap = self.config.trigger_size - self.cache.reported_size()
+        if 0 < gap <= ON_TRIGGER_MAX:
+            self.cache.insert(
+                now=self.tick(),
+                ledger=topic.ledger,
+                entry=topic.tail,
+                size=gap,
+                expected_reads=self.cache.active_cursors(topic.ledger),
+            )
+            topic.tail += 1
+
+    def _spare_then_release(self, topic: Topic) -> None:
+        """Awaited entries read, spared by a TTL pass, released, then judged again by a later pass.
+
+        What a pass spares (stashed in pip430, requeued in pulsar-master) is out of the queue's order
+        until a later pass meets it after the protection is gone: a stash that kept a released entry
+        out of reach, put a merged one back in the queue, or took the newest first shows only then.
+        Half the time, just before the entries' ``ttl_max``, a newer entry is written and each spared
+        one is inserted again (a racing reader) before the releases.
+        """
+        cache, rng, config = self.cache, self.rng, self.config
+        if self.now + config.ttl_max + SPARE_SLACK > LAST_JUMP:
+            return
+        count = rng.randint(1, 3)
+        entries = range(topic.tail, topic.tail + count)
+        topic.tail += count
+        size = rng.randint(64, 512)
+        for entry in entries:
+            cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=rng.randint(1, 2))
+        copies = [cache.get(now=self.tick(), ledger=topic.ledger, entry=entry) for entry in entries]
+        written = self.now
+        self.now = max(self.now + 1, written + config.ttl + rng.randint(0, 3) * NANOS_PER_MICRO)
+        cache.evict_timestamp(now=self.now)
+        if rng.random() < 0.5:  # just before the first entry's ttl_max: the newer entry is young at the last pass
+            self.now = max(self.now, written + config.ttl_max - 2)
+            cache.insert(now=self.tick(), ledger=topic.ledger, entry=topic.tail, size=size, expected_reads=0)
+            topic.tail += 1
+            for entry in entries:
+                cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=1)
+        for copy in copies:
+            if copy is not None:
+                cache.release(now=self.tick(), copy=copy)
+        then = rng.random()
+        if then < 0.4:
+            cache.evict_size(now=self.tick())
+        elif then < 0.7:
+            self.now = max(self.now + 1, written + config.ttl_max + 1)
+            cache.evict_timestamp(now=self.now)
+        else:
+            cache.evict_timestamp(now=self.tick())
 
     def _churn(self, topic: Topic) -> None:
         """Rare: a consumer goes and comes back, or a ledger is deleted under a new one."""

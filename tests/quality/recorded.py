@@ -1,7 +1,8 @@
 """Recordings of every reference adapter and catalogue mutant through ``traces record``, with what
 ``conform`` says of the same steps.
 
-Each candidate is recorded with the ``edge`` workload (duplicate inserts, spurious size passes, TTL
+Each candidate is recorded with the ``edge`` workload (duplicate inserts, spurious size passes, some with
+the size exactly on the trigger, awaited entries spared by a TTL pass and released, TTL
 passes on the exact TTL boundary, ledgers trimmed and deleted under held copies) under several
 configurations, one with a small ``max_size``, and two seeds. While ``traces record`` drives it, every
 step (operation, result, observation as the adapter shows it) is kept, and the conformance monitor
@@ -51,30 +52,18 @@ class Candidate:
         return self.name.startswith("reference-")
 
 
-STASH_REJUDGED = (
-    "the edge workload never releases or merges into a stashed entry before a later pass meets it "
-    "(conform on the recorded steps passes too); the search's spare_then_release rule builds that"
-)
 NOT_IN_TRACES = {
     "pip430-hit-not-counted": "counters: a trace carries events, not the counters",
     "pulsar-master-miss-not-counted": "counters: a trace carries events, not the counters",
     "legacy-clear-not-counted": "counters: a trace carries events, not the counters",
     "segmented-hit-not-counted": "counters: a trace carries events, not the counters",
-    "pip430-trigger-inclusive": "the edge workload never lands the size exactly on the trigger",
-    "pulsar-master-trigger-inclusive": "the edge workload never lands the size exactly on the trigger",
-    "legacy-trigger-inclusive": "the edge workload never lands the size exactly on the trigger",
     "segmented-fits-exclusive": "the edge workload never fills a segment to the byte",
     "pulsar-master-extend-ttl-ignored": "the edge workload never turns extend_ttl off",
-    "legacy-watermark-from-trigger": "how much a legacy size pass frees is checked by CACHE-MODEL only",
-    "legacy-size-from-current-size": "how much a legacy size pass frees is checked by CACHE-MODEL only",
     "pulsar-master-tombstone-not-queued": "the queue's length is an observation: no event shows a tombstone",
     "pulsar-master-non-evictable-pip-way": "non_evictable_size is an observation, not an event",
     "pulsar-master-requeue-uncounted": (
         "requeue counts are observations: a trace shows the bug only once an entry outlives max_requeue, "
         "conformance at its first requeue"
-    ),
-    "legacy-policy-smallest-first": (
-        "with many ledgers the reversed ranking selects every cache, so only CACHE-MODEL sees the shares"
     ),
     "pip430-append-without-cursor": "the edge workload has no managed-ledger operations (append)",
     "pulsar-master-append-ignores-tracking": "the edge workload has no managed-ledger operations (append)",
@@ -88,9 +77,10 @@ NOT_IN_TRACES = {
     ),
     "pulsar-master-one-read-across-reopens": "the edge workload has no managed-ledger operations (ledger_close)",
     "pip430-counts-cursors-with-tracking-off": "the edge workload never turns track_reads off",
-    "pip430-release-not-refiled": STASH_REJUDGED,
-    "pip430-merge-requeues-stashed": STASH_REJUDGED,
-    "pip430-stash-newest-first": STASH_REJUDGED,
+    "pip430-stash-newest-first": (
+        "the edge workload's size passes never have to take one of two evictable stashed entries and leave the "
+        "other (the search's spare_then_release rule does it with a one-byte pass)"
+    ),
     "legacy-last-cursor-keeps-cache": (
         "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
         "checked in conformance only"
