@@ -291,6 +291,26 @@ class PulsarMasterExtendTtlIgnored(PulsarMasterCache):
         return handler is not None and handler.has_expected_reads() and wrapper.requeues < self._config.max_requeue
 
 
+class PulsarMasterCutoffIgnoresRequeue(PulsarMasterCache):
+    """A pass with an explicit cutoff (``evictLEntriesBeforeTimestamp(cutoff)``) removes every entry before
+    it, as if it were a forced removal: the requeue rule is applied by the periodic TTL pass only.
+
+    Breaks CACHE-BOUNDED-PROTECTION (an entry ``shouldRequeue`` keeps is requeued, not removed). Written
+    blind, by someone who had not seen this catalogue (BENCHMARKS.md, "Mutant power").
+    """
+
+    def evict_before(self, *, now: int, cutoff: int) -> tuple[int, int]:
+        self._check_clock(now)
+        self._now = now
+        self._pass_start("cutoff", value=float(cutoff))
+        entries, removed = 0, 0
+        while (head := self._queue.peek()) is not None and head.ts < cutoff:
+            self._evict_head(head, "removed_ttl")  # bug: no shouldRequeue
+            entries, removed = entries + 1, removed + head.size
+        self._pass_end("cutoff")
+        return entries, removed
+
+
 class PulsarMasterInvalidateInclusive(PulsarMasterCache):
     """Inclusive invalidation: ``invalidateEntries(pos)`` removes the position itself too (``removeRange``
     with the upper bound inclusive).
@@ -401,6 +421,12 @@ MUTANTS: list[Mutant] = [
         "pulsar-master",
         "a read entry is requeued whatever extend_ttl says",
         PulsarMasterExtendTtlIgnored,
+    ),
+    Mutant(
+        "pulsar-master-cutoff-ignores-requeue",
+        "pulsar-master",
+        "a pass with an explicit cutoff never requeues",
+        PulsarMasterCutoffIgnoresRequeue,
     ),
     Mutant(
         "pulsar-master-invalidate-inclusive",

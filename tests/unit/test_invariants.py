@@ -642,6 +642,15 @@ def master_bytes_unbounded_requeue(work, op):
     return freed
 
 
+def master_cutoff_ignores_requeue(work, op):
+    """The explicit cutoff removes what it reaches, as if it were a forced removal."""
+    original = work.config
+    work.config = original.replace(max_requeue=0, extend_ttl=False)
+    freed = pulsar_master._evict_before(work, op)
+    work.config = original
+    return freed
+
+
 def legacy_cutoff_strict(work, op):
     return legacy._evict_before(work, dataclasses.replace(op, cutoff=op.cutoff - 1))
 
@@ -745,6 +754,15 @@ EXPLICIT_CASES = [
         EvictBytes,
         master_bytes_unbounded_requeue,
         [I(1, 1, 0, 5, reads=1), I(2, 1, 1, 5), EvictBytes(now=3, bytes=5), I(4, 1, 2, 5), EvictBytes(now=5, bytes=5)],
+    ),
+    # max_requeue 1: an explicit cutoff removes (1, 0), which expects a read and was never requeued
+    Case(
+        "CACHE-BOUNDED-PROTECTION",
+        "pulsar-master",
+        pulsar_master,
+        EvictBefore,
+        master_cutoff_ignores_requeue,
+        [I(1, 1, 0, 5, reads=1), EvictBefore(now=3, cutoff=2)],
     ),
     # legacy expires ts <= cutoff: the entry stamped 2 goes at cutoff 2
     Case(

@@ -1,15 +1,52 @@
-"""CACHE-BOUNDED-PROTECTION (pulsar-master): requeues for expected reads alone stop at maxRequeue."""
+"""CACHE-BOUNDED-PROTECTION (pulsar-master): protection by expected reads is bounded, and it holds.
+
+Requeues for expected reads alone stop at maxRequeue; and a timestamp pass removes no entry that still
+has expected reads and requeues left.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import REQUEUE, SIZE_LIKE, TTL_LIKE
+from ledgerspec.spec.cache._events import CUTOFF_PASS, REMOVE, REQUEUE, SIZE_LIKE, TTL_LIKE, TTL_PASS
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, EventsView, Invariant
 
 
 class _BoundedProtection(Check):
     def events(self, view: EventsView) -> None:
+        self._requeues(view)
+        self._removals(view)
+
+    @staticmethod
+    def _removals(view: EventsView) -> None:
+        """A timestamp pass that meets each entry once removes none that was due a requeue.
+
+        A requeued entry is stamped with the pass's time, so a TTL pass (threshold ``now - ttl``) or a
+        cutoff at or before ``now`` never meets it again: what it removes, it met for the first time. A
+        size pass, or a cutoff after ``now``, may go round the queue, requeueing an entry until its
+        budget is spent and then removing it, which looks from outside like a removal alone.
+
+        Only the expected reads are judged here, not ``accessed``: a trace's hits include the reader's copy
+        of an entry a storage read has just cached, which does not mark it accessed.
+        """
+        c, f = view.c, view.f
+        kinds = view.pass_kinds()
+        once = (kinds == TTL_PASS) | ((kinds == CUTOFF_PASS) & (view.pass_values() <= view.pass_nows()))
+        removes = (c.kind == REMOVE) & f.live & once
+        if not removes.any():
+            return
+        config = view.config
+        awaited = removes & f.exact & (f.count != NULL) & (f.count >= 1) & (f.requeues < config.max_requeue)
+        view.report(
+            np.flatnonzero(awaited),
+            lambda i: (
+                f"removed {view.position(i)} with {f.count[i]} expected reads after {f.requeues[i]} requeues "
+                f"(max {config.max_requeue}): it is requeued"
+            ),
+        )
+
+    @staticmethod
+    def _requeues(view: EventsView) -> None:
         c, f = view.c, view.f
         kinds = view.pass_kinds()
         requeues = (c.kind == REQUEUE) & f.live & np.isin(kinds, SIZE_LIKE + TTL_LIKE)
@@ -36,9 +73,10 @@ INVARIANT = Invariant(
     statement=(
         "Protection by expected reads is bounded: an entry is requeued for its expected reads alone (no "
         "read since it last entered the queue) only while it has expected reads and has been requeued "
-        "fewer than maxRequeue times, so no entry is permanently non-evictable. (Seen from outside, "
-        "several requeues of one entry within one pass count as one: the bound can be missed, never "
-        "invented.)"
+        "fewer than maxRequeue times, so no entry is permanently non-evictable. And protection holds: a "
+        "timestamp pass (TTL, or a cutoff at or before its time) removes no entry that has expected reads "
+        "and fewer than maxRequeue requeues (shouldRequeue keeps it). (Seen from outside, several requeues "
+        "of one entry within one pass count as one: the bound can be missed, never invented.)"
     ),
     citation=(
         "apache/pulsar PR #24623 (490ba0cca1) RangeCacheRemovalQueue shouldRequeue, "
@@ -47,6 +85,6 @@ INVARIANT = Invariant(
     profiles=(MASTER,),
     check=_BoundedProtection(),
     needs={"*": frozenset({TIMES})},
-    events={"*": frozenset({"insert", "requeue", "hit", "pass_start"})},
+    events={"*": frozenset({"insert", "requeue", "hit", "remove", "pass_start"})},
     soundness="requeues go through the broker's one queue",
 )
