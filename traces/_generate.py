@@ -12,8 +12,9 @@ The ``edge`` workload is ``mixed`` plus what a correct cache must also get right
 gets wrong: racing readers inserting a position twice, the executor running a size eviction when it
 is not needed (some with the size exactly on the trigger), TTL passes at the exact moment an entry
 reaches its TTL, awaited entries spared by a TTL pass and released before a later pass judges them
-again, ledgers trimmed and deleted (and the cache cleared) while copies are held and replayed, and
-topics without cursors.
+again, passes asked for directly where the cache has them (a few bytes to free, a cutoff), ledgers
+trimmed and deleted (and the cache cleared) while copies are held and replayed, and topics without
+cursors.
 """
 
 from __future__ import annotations
@@ -234,8 +235,24 @@ class Broker:
             self._trim(topic, choice)
         elif choice < 0.86:
             self._spare_then_release(topic)
+        elif choice < 0.93:
+            self._explicit_pass()
         else:
             self._churn(topic)
+
+    def supports(self, name: str) -> bool:
+        """Whether the cache has the operation (an adapter: its profile has it and the adapter claims it)."""
+        supports = getattr(self.cache, "supports", None)
+        return bool(supports(name)) if supports is not None else hasattr(self.cache, name)
+
+    def _explicit_pass(self) -> None:
+        """A pass asked for directly, where the cache has one: free a few bytes, or a cutoff at or before now."""
+        cache, rng = self.cache, self.rng
+        if self.supports("evict_bytes") and (rng.random() < 0.5 or not self.supports("evict_before")):
+            cache.evict_bytes(now=self.tick(), bytes=rng.choice([1, 1, 1024]))
+        elif self.supports("evict_before"):
+            now = self.tick()
+            cache.evict_before(now=now, cutoff=max(0, now - rng.randint(0, max(1, self.config.ttl))))
 
     def _trim(self, topic: Topic, choice: float) -> None:
         """The ledger is trimmed, deleted or the cache cleared under held copies, which are then replayed."""
@@ -295,7 +312,9 @@ class Broker:
             if copy is not None:
                 cache.release(now=self.tick(), copy=copy)
         then = rng.random()
-        if then < 0.4:
+        if then < 0.2 and self.supports("evict_bytes"):  # one byte: exactly the oldest evictable entry goes
+            cache.evict_bytes(now=self.tick(), bytes=1)
+        elif then < 0.4:
             cache.evict_size(now=self.tick())
         elif then < 0.7:
             self.now = max(self.now + 1, written + config.ttl_max + 1)
@@ -355,7 +374,7 @@ def topics_of(broker: int, brokers: int, topics: int) -> list[int]:
     return owned or [broker + 1]
 
 
-assert set(PASS_KINDS[:4]) == {"size", "ttl", "invalidate", "clear"}  # it makes these passes only
+assert set(PASS_KINDS[:6]) == {"size", "ttl", "invalidate", "clear", "bytes", "cutoff"}  # it makes these passes only
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.conformance.adapters import CacheAdapter
-from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op
+from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op, get_profile
 from ledgerspec.spec.cache._derive import Derivation
 
 
@@ -58,10 +58,15 @@ class AdapterCache:
     It lets the workload generator drive any candidate: each call becomes one operation.
     """
 
-    def __init__(self, adapter: CacheAdapter, config: CacheConfig) -> None:
+    def __init__(self, adapter: CacheAdapter, config: CacheConfig, profile: str) -> None:
         self.recording = RecordingAdapter(adapter, None)
         self.recording.start(config)
         self.cursors: dict[int, int] = {}
+        self.profile = profile
+
+    def supports(self, name: str) -> bool:
+        """Whether the operation may be sent: the profile has it and the adapter claims it."""
+        return get_profile(self.profile).knows(OPERATIONS[name]) and name in self.recording.info.capabilities
 
     def listen(self, listener: Any) -> None:
         """Where the derived events go."""
@@ -109,7 +114,7 @@ def record_trace(
     adapter = factory()
     profile = profile or adapter.info.profiles[0]
     try:
-        cache = AdapterCache(adapter, config)
+        cache = AdapterCache(adapter, config, profile)
         broker = Broker(adapter.info.name, cache, config, workload, list(range(1, topics + 1)), seed)
         header = Header(profile=profile, config=config.to_dict(), description=f"recorded from {adapter.info.name}")
         with TraceWriter(out, header) as writer:

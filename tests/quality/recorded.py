@@ -3,7 +3,8 @@
 
 Each candidate is recorded with the ``edge`` workload (duplicate inserts, spurious size passes, some with
 the size exactly on the trigger, awaited entries spared by a TTL pass and released, TTL
-passes on the exact TTL boundary, ledgers trimmed and deleted under held copies) under several
+passes on the exact TTL boundary, passes freeing a few bytes or with a cutoff, ledgers trimmed and
+deleted under held copies) under several
 configurations, one with a small ``max_size``, and two seeds. While ``traces record`` drives it, every
 step (operation, result, observation as the adapter shows it) is kept, and the conformance monitor
 judges those same steps with every invariant the profile claims and the adapter can be checked on,
