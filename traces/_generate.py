@@ -41,6 +41,22 @@ run the clock past it; a jump that would land past this mark is not made."""
 
 ON_TRIGGER_MAX = 64 * 1024
 """The largest entry the edge workload writes to bring the size exactly to the trigger."""
+EDGE_CASES = (
+    "duplicate",
+    "unasked_size",
+    "ttl_exact",
+    "on_trigger",
+    "duplicate",
+    "trim",
+    "spare",
+    "ttl_exact",
+    "explicit_pass",
+    "churn",
+)
+"""The edge workload's cases, taken in turn (``Broker._<case>``)."""
+SPARE_ENDINGS = ("held", "bytes", "size", "ttl_max", "ttl")
+"""How the edge workload's spare sequences end, in turn: a TTL pass past ``ttl_max`` while the copies are
+held, one byte to free, a size pass, a TTL pass past ``ttl_max``, a TTL pass now."""
 SPARE_SLACK = 1_000_000_000
 """Room past an entry's ``ttl_max`` left on the clock for the spare sequence's ticks (well within int64)."""
 
@@ -120,6 +136,10 @@ class Broker:
         self.next_ttl_pass = config.ttl // 10 or 1
         self.last_size_pass = -EXECUTOR_DELAY
         self.serial = 0
+        self.spares = 0
+        """Spare sequences played so far (the edge workload)."""
+        self.edges = 0
+        """Edge cases played so far."""
         self.edge = workload == "edge"
         self.recent: list[tuple[int, int, int]] = []
         """(ledger, entry, time) of the last inserts (the edge workload)."""
@@ -211,64 +231,69 @@ class Broker:
             sub.lag = rng.randint(0, 400)
 
     def _edge(self, topic: Topic) -> None:
-        """One of the edge cases (the ``edge`` workload)."""
+        """The next edge case (:data:`EDGE_CASES`, in turn: a short trace has each of them)."""
+        case = EDGE_CASES[self.edges % len(EDGE_CASES)]
+        self.edges += 1
+        getattr(self, f"_{case}")(topic)
+
+    def _duplicate(self, _topic: Topic) -> None:
+        """A racing reader inserts a recent entry again, and reads what it inserted."""
+        if not self.recent:
+            return
         cache, rng = self.cache, self.rng
-        choice = rng.random()
-        if choice < 0.25 and self.recent:  # a racing reader inserts an entry again
-            ledger, entry, _ = rng.choice(self.recent)
-            size = int(rng.lognormvariate(8.5, 1.0)) + 64
-            cache.insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=rng.randint(0, 2))
-            copy = cache.get(now=self.tick(), ledger=ledger, entry=entry)  # and reads what it inserted
-            if copy is not None:
-                cache.release(now=self.tick(), copy=copy)
-        elif choice < 0.4:  # the executor runs although nothing asked for it
-            if choice < 0.33:
-                self._land_on_trigger(topic)
-            cache.evict_size(now=self.tick())
-        elif choice < 0.6 and self.recent:  # a TTL pass exactly when an entry reaches its TTL
-            _, _, stamp = rng.choice(self.recent)
-            due = stamp + self.config.ttl
-            if self.now < due <= LAST_JUMP:
-                self.now = due
-                cache.evict_timestamp(now=due)
-        elif choice < 0.72:
-            self._trim(topic, choice)
-        elif choice < 0.86:
-            self._spare_then_release(topic)
-        elif choice < 0.93:
-            self._explicit_pass()
-        else:
-            self._churn(topic)
+        ledger, entry, _ = rng.choice(self.recent)
+        size = int(rng.lognormvariate(8.5, 1.0)) + 64
+        cache.insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=rng.randint(0, 2))
+        copy = cache.get(now=self.tick(), ledger=ledger, entry=entry)
+        if copy is not None:
+            cache.release(now=self.tick(), copy=copy)
+
+    def _unasked_size(self, _topic: Topic) -> None:
+        """The executor runs a size pass although nothing asked for it."""
+        self.cache.evict_size(now=self.tick())
+
+    def _ttl_exact(self, _topic: Topic) -> None:
+        """A TTL pass exactly when a recent entry reaches its TTL."""
+        if not self.recent:
+            return
+        _, _, stamp = self.rng.choice(self.recent)
+        due = stamp + self.config.ttl
+        if self.now < due <= LAST_JUMP:
+            self.now = due
+            self.cache.evict_timestamp(now=due)
 
     def supports(self, name: str) -> bool:
         """Whether the cache has the operation (an adapter: its profile has it and the adapter claims it)."""
         supports = getattr(self.cache, "supports", None)
         return bool(supports(name)) if supports is not None else hasattr(self.cache, name)
 
-    def _explicit_pass(self) -> None:
-        """A pass asked for directly, where the cache has one: free a few bytes, or a cutoff at or before now."""
+    def _explicit_pass(self, _topic: Topic) -> None:
+        """Passes asked for directly, where the cache has them: free a few bytes; a cutoff at or before now."""
         cache, rng = self.cache, self.rng
-        if self.supports("evict_bytes") and (rng.random() < 0.5 or not self.supports("evict_before")):
+        if self.supports("evict_bytes"):
             cache.evict_bytes(now=self.tick(), bytes=rng.choice([1, 1, 1024]))
-        elif self.supports("evict_before"):
+        if self.supports("evict_before"):
             now = self.tick()
-            cache.evict_before(now=now, cutoff=max(0, now - rng.randint(0, max(1, self.config.ttl))))
+            cache.evict_before(now=now, cutoff=max(0, now - rng.choice([0, self.config.ttl // 2, self.config.ttl])))
 
-    def _trim(self, topic: Topic, choice: float) -> None:
+    def _trim(self, topic: Topic) -> None:
         """The ledger is trimmed, deleted or the cache cleared under held copies, which are then replayed."""
-        cache = self.cache
-        if choice < 0.65:
+        cache, choice = self.cache, self.rng.random()
+        if choice < 0.6:
             cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=max(0, topic.tail - 8))
-        elif choice < 0.7:
+        elif choice < 0.85:
             cache.invalidate_ledger(now=self.tick(), ledger=topic.ledger)
         else:
             cache.clear(now=self.tick())
         for sub in topic.subscriptions:
-            if sub.held:  # a Key_Shared redelivery through a copy of a removed entry
-                cache.replay_increment(now=self.tick(), copy=sub.held[0])
+            for copy in sub.held:  # Key_Shared redeliveries, some through a copy of a removed entry
+                cache.replay_increment(now=self.tick(), copy=copy)
 
-    def _land_on_trigger(self, topic: Topic) -> None:
-        """A new entry that brings the size exactly to the trigger, where no size pass may start yet."""
+    def _on_trigger(self, topic: Topic) -> None:
+        """The executor runs a size pass after a new entry brought the size exactly to the trigger.
+
+        No size pass may start there yet: the size is not above the trigger.
+        """
         gap = self.config.trigger_size - self.cache.reported_size()
         if 0 < gap <= ON_TRIGGER_MAX:
             self.cache.insert(
@@ -279,48 +304,63 @@ class Broker:
                 expected_reads=self.cache.active_cursors(topic.ledger),
             )
             topic.tail += 1
+        self.cache.evict_size(now=self.tick())
 
-    def _spare_then_release(self, topic: Topic) -> None:
+    def _spare(self, topic: Topic) -> None:
         """Awaited entries read, spared by a TTL pass, released, then judged again by a later pass.
 
         What a pass spares (stashed in pip430, requeued in pulsar-master) is out of the queue's order
         until a later pass meets it after the protection is gone: a stash that kept a released entry
         out of reach, put a merged one back in the queue, or took the newest first shows only then.
-        Half the time, just before the entries' ``ttl_max``, a newer entry is written and each spared
-        one is inserted again (a racing reader) before the releases.
+        Each time the sequence ends differently (:data:`SPARE_ENDINGS`, in turn, so a short trace has
+        every one); every other time, just before the entries' ``ttl_max``, a newer entry is written
+        and each spared one is inserted again (a racing reader) before the releases.
         """
-        cache, rng, config = self.cache, self.rng, self.config
+        cache, config = self.cache, self.config
         if self.now + config.ttl_max + SPARE_SLACK > LAST_JUMP:
             return
-        count = rng.randint(1, 3)
-        entries = range(topic.tail, topic.tail + count)
-        topic.tail += count
-        size = rng.randint(64, 512)
+        turn, self.spares = self.spares, self.spares + 1
+        ending = SPARE_ENDINGS[(turn // 2) % len(SPARE_ENDINGS)]
+        entries = range(topic.tail, topic.tail + 3 - (turn // 10) % 2)
+        topic.tail += len(entries)
+        size = self.rng.randint(64, 512)
         for entry in entries:
-            cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=rng.randint(1, 2))
+            reads = 2 if turn % 7 == 3 else 1
+            cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=reads)
         copies = [cache.get(now=self.tick(), ledger=topic.ledger, entry=entry) for entry in entries]
         written = self.now
-        self.now = max(self.now + 1, written + config.ttl + rng.randint(0, 3) * NANOS_PER_MICRO)
+        self.now = max(self.now + 1, written + config.ttl + self.rng.randint(0, 3) * NANOS_PER_MICRO)
         cache.evict_timestamp(now=self.now)
-        if rng.random() < 0.5:  # just before the first entry's ttl_max: the newer entry is young at the last pass
+        if turn % 2:  # just before ttl_max: the newer entry is young at the last pass
             self.now = max(self.now, written + config.ttl_max - 2)
             cache.insert(now=self.tick(), ledger=topic.ledger, entry=topic.tail, size=size, expected_reads=0)
             topic.tail += 1
             for entry in entries:
                 cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=1)
-        for copy in copies:
-            if copy is not None:
-                cache.release(now=self.tick(), copy=copy)
-        then = rng.random()
-        if then < 0.2 and self.supports("evict_bytes"):  # one byte: exactly the oldest evictable entry goes
+        self._spare_ending(ending, written, [copy for copy in copies if copy is not None])
+
+    def _spare_ending(self, ending: str, written: int, held: list[int]) -> None:
+        """The releases and the pass that judges the spared entries again (:data:`SPARE_ENDINGS`)."""
+        cache = self.cache
+        if ending == "held":  # past ttl_max with the copies held: the entries go, then a redelivery through each
+            self._past_ttl_max(written)
+            for copy in held:
+                cache.replay_increment(now=self.tick(), copy=copy)
+        for copy in held:
+            cache.release(now=self.tick(), copy=copy)
+        if ending == "bytes" and self.supports("evict_bytes"):  # one byte: exactly the oldest evictable entry goes
             cache.evict_bytes(now=self.tick(), bytes=1)
-        elif then < 0.4:
+        elif ending == "size":
             cache.evict_size(now=self.tick())
-        elif then < 0.7:
-            self.now = max(self.now + 1, written + config.ttl_max + 1)
-            cache.evict_timestamp(now=self.now)
-        else:
+        elif ending == "ttl_max":
+            self._past_ttl_max(written)
+        elif ending != "held":
             cache.evict_timestamp(now=self.tick())
+
+    def _past_ttl_max(self, written: int) -> None:
+        """A TTL pass just after what was written at ``written`` reaches ``ttl_max``."""
+        self.now = max(self.now + 1, written + self.config.ttl_max + 1)
+        self.cache.evict_timestamp(now=self.now)
 
     def _churn(self, topic: Topic) -> None:
         """Rare: a consumer goes and comes back, or a ledger is deleted under a new one."""

@@ -62,10 +62,6 @@ NOT_IN_TRACES = {
     "pulsar-master-extend-ttl-ignored": "the edge workload never turns extend_ttl off",
     "pulsar-master-tombstone-not-queued": "the queue's length is an observation: no event shows a tombstone",
     "pulsar-master-non-evictable-pip-way": "non_evictable_size is an observation, not an event",
-    "pulsar-master-requeue-uncounted": (
-        "requeue counts are observations: a trace shows the bug only once an entry outlives max_requeue, "
-        "conformance at its first requeue"
-    ),
     "pip430-append-without-cursor": "the edge workload has no managed-ledger operations (append)",
     "pulsar-master-append-ignores-tracking": "the edge workload has no managed-ledger operations (append)",
     "pip430-backlog-cached-at-zero": "the edge workload has no managed-ledger operations (cursor_read)",
@@ -78,10 +74,6 @@ NOT_IN_TRACES = {
     ),
     "pulsar-master-one-read-across-reopens": "the edge workload has no managed-ledger operations (ledger_close)",
     "pip430-counts-cursors-with-tracking-off": "the edge workload never turns track_reads off",
-    "pip430-stash-newest-first": (
-        "the edge workload's size passes never have to take one of two evictable stashed entries and leave the "
-        "other (the search's spare_then_release rule does it with a one-byte pass)"
-    ),
     "legacy-last-cursor-keeps-cache": (
         "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
         "checked in conformance only"
