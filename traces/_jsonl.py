@@ -26,12 +26,12 @@ _TYPES = {field.name: str(field.type) for field in READ_SCHEMA}
 _PY_TYPES: dict[str, tuple[type, ...]] = {"int64": (int,), "double": (int, float), "string": (str,)}
 
 
-def _text(raw: bytes, path: Path, number: int) -> str:
+def _text(raw: bytes, where: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise TraceInputError(
-            f"{path}: line {number}: not UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+            f"{where}: not UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
         ) from None
 
 
@@ -49,31 +49,34 @@ def jsonl_header(path: Path) -> Any:
     if not first:
         raise TraceInputError(f"{path}: the file is empty")
     try:
-        return json.loads(_text(first, path, 1))
+        return json.loads(_text(first, f"{path}: line 1"))
     except json.JSONDecodeError as error:
         raise TraceInputError(f"{path}: line 1 (the header): invalid JSON: {error.msg}") from None
 
 
-def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of each event line after the header; blank lines skipped.
+def jsonl_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, object) of each event line after the header; blank lines skipped.
 
-    Not UTF-8, bad JSON, or anything but an object (``null``, a number, a list) is bad input naming the
-    file and the line: a line that is not an event must not pass for one, or vanish.
+    ``where`` names the file, the line and the row (the event's index from 0, as every other check
+    numbers it). Not UTF-8, bad JSON, or anything but an object (``null``, a number, a list) is bad
+    input named so: a line that is not an event must not pass for one, or vanish.
     """
     with _open(path) as stream:
         stream.readline()
+        row = 0
         for number, raw in enumerate(stream, start=2):
-            line = _text(raw, path, number)
+            where = f"{path}: line {number} (row {row})"
+            line = _text(raw, where)
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                data = json.loads(line)
             except json.JSONDecodeError as error:
-                where = f"{path}: line {number}"
                 raise TraceInputError(f"{where}: invalid JSON: {error.msg} (column {error.colno})") from None
-            if not isinstance(row, dict):
-                raise TraceInputError(f"{path}: line {number}: an event must be a JSON object, got {_shown(row)}")
-            yield number, row
+            if not isinstance(data, dict):
+                raise TraceInputError(f"{where}: an event must be a JSON object, got {_shown(data)}")
+            yield where, data
+            row += 1
 
 
 def _shown(value: Any) -> str:
@@ -98,22 +101,22 @@ def _field_problem(column: str, value: Any) -> str | None:
     return None
 
 
-def _event(row: dict[str, Any], path: Path, number: int) -> dict[str, Any]:
+def _event(row: dict[str, Any], where: str) -> dict[str, Any]:
     extra = [key for key in row if key not in _TYPES]
     if extra:
-        raise TraceInputError(f"{path}: line {number}: unknown field(s) {', '.join(extra)}")
+        raise TraceInputError(f"{where}: unknown field(s) {', '.join(extra)}")
     for column, value in row.items():
         problem = None if value is None else _field_problem(column, value)
         if problem is not None:
-            raise TraceInputError(f"{path}: line {number}: field {column!r}: {problem}")
+            raise TraceInputError(f"{where}: field {column!r}: {problem}")
     return row
 
 
 def jsonl_batches(path: Path, rows_per_batch: int) -> Iterator[pa.RecordBatch]:
     """The events after the header line, typed, in batches of ``rows_per_batch``; blank lines skipped."""
     columns: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-    for number, data in jsonl_objects(path):
-        row = _event(data, path, number)
+    for where, data in jsonl_objects(path):
+        row = _event(data, where)
         for column in COLUMNS:
             columns[column].append(row.get(column))
         if len(columns["kind"]) == rows_per_batch:

@@ -303,7 +303,7 @@ def _jsonl(path: Path) -> tuple[SystemHeader, list[dict[str, Any]]]:
     """The header and the typed rows; the lines are read as every trace's are (``_jsonl.py``)."""
     header = _header(jsonl_header(path), f"{path}: line 1 (the header)")
     lines = enumerate(jsonl_objects(path))
-    rows = [{"row": row, **_typed(data, f"{path}: line {number}")} for row, (number, data) in lines]
+    rows = [{"row": row, **_typed(data, where)} for row, (where, data) in lines]
     return header, rows
 
 

@@ -208,7 +208,7 @@ def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
         lines = path.read_text().splitlines(keepends=True)
         lines[10] = lines[10][: len(lines[10]) // 2] + "\n"
         path.write_text("".join(lines))
-        return path, ["line 11: invalid JSON"]
+        return path, ["line 11 (row 9): invalid JSON"]
     if case == "jsonl-unknown-kind":
         row = row_of(good, "hit")
         path = write_jsonl(with_value(good, "kind", row, "teleport"), directory / "kind.jsonl")
@@ -218,20 +218,20 @@ def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
         lines = path.read_bytes().splitlines(keepends=True)
         lines[12] = lines[12].replace(b'"broker-', b'"br\xf6ker-', 1)  # Latin-1, not UTF-8
         path.write_bytes(b"".join(lines))
-        return path, ["line 13: not UTF-8 (byte 0xf6 at column"]
+        return path, ["line 13 (row 11): not UTF-8 (byte 0xf6 at column"]
     if case == "jsonl-int64-overflow":
         path = write_jsonl(good, directory / "huge.jsonl")
         lines = path.read_text().splitlines(keepends=True)
         event = json.loads(lines[20])
         lines[20] = json.dumps({**event, "seq": 2**63}) + "\n"
         path.write_text("".join(lines))
-        return path, ["line 21: field 'seq': 9223372036854775808 is outside the int64 range"]
+        return path, ["line 21 (row 19): field 'seq': 9223372036854775808 is outside the int64 range"]
     if case == "jsonl-null-line":
         path = write_jsonl(good, directory / "null.jsonl")
         lines = path.read_text().splitlines(keepends=True)
         lines[7] = "null\n"  # not an event: never skipped, in a cache trace as in a system trace (issue 17)
         path.write_text("".join(lines))
-        return path, ["line 8: an event must be a JSON object, got null"]
+        return path, ["line 8 (row 6): an event must be a JSON object, got null"]
     if case == "corrupt-page":
         path = write_parquet(good, directory / "pages.parquet")
         pq.write_table(good, path, row_group_size=500)

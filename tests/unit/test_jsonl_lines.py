@@ -8,6 +8,7 @@ either engine runs; the cache's Spark engine is compared in tests/slow/test_trac
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,14 @@ from ledgerspec.traces._local import check_local
 from ledgerspec.traces._sys_check import check_system
 
 BAD_LINES = {
-    "null": (b"null", "line 3: an event must be a JSON object, got null"),
-    "a list": (b"[1, 2]", "line 3: an event must be a JSON object, got [1, 2]"),
-    "a number": (b"7", "line 3: an event must be a JSON object, got 7"),
-    "bad JSON": (b'{"kind": oops}', "line 3: invalid JSON: Expecting value (column 10)"),
-    "not UTF-8": (b'{"broker": "br\xf6ker"}', "line 3: not UTF-8 (byte 0xf6 at column 15)"),
+    "null": (b"null", "line 3 (row 1): an event must be a JSON object, got null"),
+    "a list": (b"[1, 2]", "line 3 (row 1): an event must be a JSON object, got [1, 2]"),
+    "a number": (b"7", "line 3 (row 1): an event must be a JSON object, got 7"),
+    "bad JSON": (b'{"kind": oops}', "line 3 (row 1): invalid JSON: Expecting value (column 10)"),
+    "not UTF-8": (b'{"broker": "br\xf6ker"}', "line 3 (row 1): not UTF-8 (byte 0xf6 at column 15)"),
     "huge seq": (
         b'{"seq": 9223372036854775808}',
-        "line 3: field 'seq': 9223372036854775808 is outside the int64 range",
+        "line 3 (row 1): field 'seq': 9223372036854775808 is outside the int64 range",
     ),
 }
 
@@ -75,7 +76,7 @@ def test_a_null_line_fails_the_command_naming_file_and_line(tmp_path, good, caps
     """It was skipped in a system trace: a check of fewer events than the file holds, said to be OK."""
     system = with_line(good["system"], tmp_path / "system.jsonl", b"null")
     assert main(["traces", "check", str(system)]) == 2
-    assert f"{system}: line 3: an event must be a JSON object, got null" in capsys.readouterr().err
+    assert f"{system}: line 3 (row 1): an event must be a JSON object, got null" in capsys.readouterr().err
 
 
 def test_an_empty_or_missing_system_trace_is_named(tmp_path):
@@ -83,3 +84,16 @@ def test_an_empty_or_missing_system_trace_is_named(tmp_path):
     empty.write_bytes(b"")
     assert error_of(check_system, empty) == "<path>: the file is empty"
     assert error_of(check_system, tmp_path / "missing.jsonl").startswith("<path>: ")
+
+
+def test_a_bad_line_names_its_row_as_the_row_checks_count_them(tmp_path, good):
+    """Blank lines move the line number, not the row: the event's index from 0, which the row checks
+    and the violations name."""
+    lines = good["cache"].read_bytes().splitlines(keepends=True)
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"".join([*lines[:2], b"\n", b"  \n", b"null\n", *lines[2:]]))
+    assert error_of(check_local, path) == "<path>: line 5 (row 1): an event must be a JSON object, got null"
+    negative = json.loads(lines[3])
+    negative["seq"] = -1
+    path.write_bytes(b"".join([*lines[:2], b"\n", lines[2], json.dumps(negative).encode() + b"\n", *lines[4:]]))
+    assert error_of(check_local, path).startswith("<path>: row 2: field 'seq': -1 ")

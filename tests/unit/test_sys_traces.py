@@ -189,7 +189,7 @@ def test_invalid_json_and_a_missing_operation_kind(tmp_path, capsys):
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[1]) + "\n{oops\n")
     assert main(["traces", "check", str(path)]) == 2
-    assert "line 3: invalid JSON" in capsys.readouterr().err
+    assert "line 3 (row 1): invalid JSON" in capsys.readouterr().err
     header = {**rows[0], "events": [k for k in rows[0]["events"] if k != "clock"]}
     assert "the operation kind(s) clock must be recorded" in _bad(tmp_path, capsys, [header, *rows[1:]])
 
