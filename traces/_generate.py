@@ -56,7 +56,8 @@ EDGE_CASES = (
 """The edge workload's cases, taken in turn (``Broker._<case>``)."""
 SPARE_ENDINGS = ("held", "bytes", "size", "ttl_max", "ttl")
 """How the edge workload's spare sequences end, in turn: a TTL pass past ``ttl_max`` while the copies are
-held, one byte to free, a size pass, a TTL pass past ``ttl_max``, a TTL pass now."""
+held, one byte to free (a TTL pass now where the cache has no ``evict_bytes``), a size pass, a TTL pass
+past ``ttl_max``, a TTL pass now."""
 SPARE_SLACK = 1_000_000_000
 """Room past an entry's ``ttl_max`` left on the clock for the spare sequence's ticks (well within int64)."""
 
@@ -292,7 +293,8 @@ class Broker:
     def _on_trigger(self, topic: Topic) -> None:
         """The executor runs a size pass after a new entry brought the size exactly to the trigger.
 
-        No size pass may start there yet: the size is not above the trigger.
+        Where the size was below the trigger, the entry lands it there: not above it, so that pass may
+        free nothing (unless legacy had scheduled one already). Where it was above, the pass just runs.
         """
         gap = self.config.trigger_size - self.cache.reported_size()
         if 0 < gap <= ON_TRIGGER_MAX:
@@ -324,8 +326,8 @@ class Broker:
         entries = range(topic.tail, topic.tail + 3 - (turn // 10) % 2)
         topic.tail += len(entries)
         size = self.rng.randint(64, 512)
+        reads = 2 if turn % 7 == 3 else 1
         for entry in entries:
-            reads = 2 if turn % 7 == 3 else 1
             cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=reads)
         copies = [cache.get(now=self.tick(), ledger=topic.ledger, entry=entry) for entry in entries]
         written = self.now

@@ -221,7 +221,7 @@ class LegacyInvalidateInclusive(LegacyCache):
 class LegacyPolicySmallestFirst(LegacyCache):
     """The policy's comparator reversed: caches are ranked smallest first, so the largest may be spared.
 
-    Breaks CACHE-LEGACY-SIZE-POLICY (a cache loses entries only if every larger one does too).
+    Breaks CACHE-LEGACY-SIZE-POLICY (the largest caches are selected, each freeing its share).
     """
 
     def _run_policy(self, to_free: int) -> None:

@@ -23,15 +23,17 @@ class _BoundedProtection(Check):
 
         A requeued entry is stamped with the pass's time, so a TTL pass (threshold ``now - ttl``) or a
         cutoff at or before ``now`` never meets it again: what it removes, it met for the first time. A
-        size pass, or a cutoff after ``now``, may go round the queue, requeueing an entry until its
-        budget is spent and then removing it, which looks from outside like a removal alone.
+        size or bytes pass, or a cutoff after ``now`` (or with no cutoff given), may go round the queue,
+        requeueing an entry until its budget is spent and then removing it, which looks from outside like
+        a removal alone.
 
         Only the expected reads are judged here, not ``accessed``: a trace's hits include the reader's copy
         of an entry a storage read has just cached, which does not mark it accessed.
         """
         c, f = view.c, view.f
         kinds = view.pass_kinds()
-        once = (kinds == TTL_PASS) | ((kinds == CUTOFF_PASS) & (view.pass_values() <= view.pass_nows()))
+        cutoffs = view.pass_values()
+        once = (kinds == TTL_PASS) | ((kinds == CUTOFF_PASS) & (cutoffs != NULL) & (cutoffs <= view.pass_nows()))
         removes = (c.kind == REMOVE) & f.live & once
         if not removes.any():
             return

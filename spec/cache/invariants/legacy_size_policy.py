@@ -35,8 +35,7 @@ class _LegacySizePolicy(Check):
         """
         c, f = view.c, view.f
         state: _Scheduled = view.state() or _Scheduled()
-        attempts = c.of_kinds(INSERT, REFUSED) & (f.total > view.config.trigger_size)
-        scheduling = np.flatnonzero(attempts) if view.enabled else np.zeros(0, np.int64)
+        scheduling = np.flatnonzero(c.of_kinds(INSERT, REFUSED) & (f.total > view.config.trigger_size))
         ends = np.flatnonzero((c.kind == PASS_END) & (c.reason == SIZE_PASS)).tolist()
         previous = -1
         for end in [*ends, len(c)]:
@@ -112,8 +111,7 @@ def _shares(view: PassView, to_free: int) -> list[str]:
     for ledger, size in zip(table.ledger.tolist(), table.size.tolist(), strict=True):
         before[ledger] = before.get(ledger, 0) + size
     freed: dict[int, int] = {}
-    last: dict[int, tuple[int, int]] = {}
-    """Per ledger, its highest position removed and its size: the last one lowest-first removal took."""
+    last: dict[int, tuple[int, int]] = {}  # per ledger, its highest position removed (the last one taken) and size
     for ledger, entry, size in zip(removed.ledger.tolist(), removed.entry.tolist(), removed.size.tolist(), strict=True):
         before[ledger] = before.get(ledger, 0) + size
         freed[ledger] = freed.get(ledger, 0) + size
@@ -122,8 +120,7 @@ def _shares(view: PassView, to_free: int) -> list[str]:
         return [f"{len(removed)} entries went, but the pass had nothing to free ({to_free} bytes)"] if freed else []
     total, count, edge = _selection(before)
     edge_share = int(to_free * (edge / total)) if count else 0
-    slots = count - sum(1 for size in before.values() if count and size > edge)
-    """How many caches of the edge's size are selected."""
+    slots = count - sum(1 for size in before.values() if count and size > edge)  # caches at the edge selected
     messages = []
     for ledger in sorted(before):
         size, gone = before[ledger], freed.get(ledger, 0)
