@@ -1,0 +1,199 @@
+"""The ``edge`` workload's cases: what a correct cache must also get right and a buggy one gets wrong.
+
+A mixin of the generator's ``Broker`` (``_generate.py``): racing readers inserting a position twice, the
+executor running a size eviction when it is not needed (some with the size exactly on the trigger), TTL
+passes at the exact moment an entry reaches its TTL, awaited entries spared by a TTL pass and released
+before a later pass judges them again, passes asked for directly where the cache has them, ledgers
+trimmed and deleted (and the cache cleared) while copies are held and replayed. The cases are taken in
+turn, so a short trace has each of them.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from ledgerspec.spec.cache import CacheConfig
+
+if TYPE_CHECKING:
+    from ledgerspec.traces._generate import Topic
+
+NANOS_PER_MICRO = 1000
+LAST_JUMP = 2**62
+"""The latest time a jump to an entry's TTL may land on: times are int64 (FORMAT.md) and ticks follow.
+
+With a TTL near the int64 range (any ``ttl`` >= 0 is a valid config) the edge workload's jumps would
+run the clock past it; a jump that would land past this mark is not made."""
+
+ON_TRIGGER_MAX = 64 * 1024
+"""The largest entry the edge workload writes to bring the size exactly to the trigger."""
+EDGE_CASES = (
+    "duplicate",
+    "unasked_size",
+    "ttl_exact",
+    "on_trigger",
+    "duplicate",
+    "trim",
+    "spare",
+    "ttl_exact",
+    "explicit_pass",
+    "churn",
+)
+"""The edge workload's cases, taken in turn (``Broker._<case>``)."""
+SPARE_ENDINGS = ("held", "bytes", "size", "ttl_max", "ttl")
+"""How the edge workload's spare sequences end, in turn: a TTL pass past ``ttl_max`` while the copies are
+held, one byte to free (a TTL pass now where the cache has no ``evict_bytes``), a size pass, a TTL pass
+past ``ttl_max``, a TTL pass now."""
+SPARE_SLACK = 1_000_000_000
+"""Room past an entry's ``ttl_max`` left on the clock for the spare sequence's ticks (well within int64)."""
+
+
+class EdgeWorkload:
+    """The edge cases, over the broker's cache, clock and random draws."""
+
+    cache: Any
+    rng: random.Random
+    config: CacheConfig
+    now: int
+    recent: list[tuple[int, int, int]]
+    spares: int
+    edges: int
+
+    if TYPE_CHECKING:
+
+        def tick(self) -> int: ...
+
+        def _churn(self, topic: Topic) -> None: ...
+
+    def _edge(self, topic: Topic) -> None:
+        """The next edge case (:data:`EDGE_CASES`, in turn: a short trace has each of them)."""
+        case = EDGE_CASES[self.edges % len(EDGE_CASES)]
+        self.edges += 1
+        getattr(self, f"_{case}")(topic)
+
+    def _duplicate(self, _topic: Topic) -> None:
+        """A racing reader inserts a recent entry again, and reads what it inserted."""
+        if not self.recent:
+            return
+        cache, rng = self.cache, self.rng
+        ledger, entry, _ = rng.choice(self.recent)
+        size = int(rng.lognormvariate(8.5, 1.0)) + 64
+        cache.insert(now=self.tick(), ledger=ledger, entry=entry, size=size, expected_reads=rng.randint(0, 2))
+        copy = cache.get(now=self.tick(), ledger=ledger, entry=entry)
+        if copy is not None:
+            cache.release(now=self.tick(), copy=copy)
+
+    def _unasked_size(self, _topic: Topic) -> None:
+        """The executor runs a size pass although nothing asked for it."""
+        self.cache.evict_size(now=self.tick())
+
+    def _ttl_exact(self, _topic: Topic) -> None:
+        """A TTL pass exactly when a recent entry reaches its TTL."""
+        if not self.recent:
+            return
+        _, _, stamp = self.rng.choice(self.recent)
+        due = stamp + self.config.ttl
+        if self.now < due <= LAST_JUMP:
+            self.now = due
+            self.cache.evict_timestamp(now=due)
+
+    def supports(self, name: str) -> bool:
+        """Whether the cache has the operation (an adapter: its profile has it and the adapter claims it)."""
+        supports = getattr(self.cache, "supports", None)
+        return bool(supports(name)) if supports is not None else hasattr(self.cache, name)
+
+    def _explicit_pass(self, _topic: Topic) -> None:
+        """Passes asked for directly, where the cache has them: free a few bytes; a cutoff at or before now."""
+        cache, rng = self.cache, self.rng
+        if self.supports("evict_bytes"):
+            cache.evict_bytes(now=self.tick(), bytes=rng.choice([1, 1, 1024]))
+        if self.supports("evict_before"):
+            now = self.tick()
+            cache.evict_before(now=now, cutoff=max(0, now - rng.choice([0, self.config.ttl // 2, self.config.ttl])))
+
+    def _trim(self, topic: Topic) -> None:
+        """The ledger is trimmed, deleted or the cache cleared under held copies, which are then replayed."""
+        cache, choice = self.cache, self.rng.random()
+        if choice < 0.6:
+            cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=max(0, topic.tail - 8))
+        elif choice < 0.85:
+            cache.invalidate_ledger(now=self.tick(), ledger=topic.ledger)
+        else:
+            cache.clear(now=self.tick())
+        for sub in topic.subscriptions:
+            for copy in sub.held:  # Key_Shared redeliveries, some through a copy of a removed entry
+                cache.replay_increment(now=self.tick(), copy=copy)
+
+    def _on_trigger(self, topic: Topic) -> None:
+        """The executor runs a size pass after a new entry brought the size exactly to the trigger.
+
+        Where the size was below the trigger, the entry lands it there: not above it, so that pass may
+        free nothing (unless legacy had scheduled one already). Where it was above, the pass just runs.
+        """
+        gap = self.config.trigger_size - self.cache.reported_size()
+        if 0 < gap <= ON_TRIGGER_MAX:
+            self.cache.insert(
+                now=self.tick(),
+                ledger=topic.ledger,
+                entry=topic.tail,
+                size=gap,
+                expected_reads=self.cache.active_cursors(topic.ledger),
+            )
+            topic.tail += 1
+        self.cache.evict_size(now=self.tick())
+
+    def _spare(self, topic: Topic) -> None:
+        """Awaited entries read, spared by a TTL pass, released, then judged again by a later pass.
+
+        What a pass spares (stashed in pip430, requeued in pulsar-master) is out of the queue's order
+        until a later pass meets it after the protection is gone: a stash that kept a released entry
+        out of reach, put a merged one back in the queue, or took the newest first shows only then.
+        Each time the sequence ends differently (:data:`SPARE_ENDINGS`, in turn, so a short trace has
+        every one); every other time, just before the entries' ``ttl_max``, a newer entry is written
+        and each spared one is inserted again (a racing reader) before the releases.
+        """
+        cache, config = self.cache, self.config
+        if self.now + config.ttl_max + SPARE_SLACK > LAST_JUMP:
+            return
+        turn, self.spares = self.spares, self.spares + 1
+        ending = SPARE_ENDINGS[(turn // 2) % len(SPARE_ENDINGS)]
+        entries = range(topic.tail, topic.tail + 3 - (turn // 10) % 2)
+        topic.tail += len(entries)
+        size = self.rng.randint(64, 512)
+        reads = 2 if turn % 7 == 3 else 1
+        for entry in entries:
+            cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=reads)
+        copies = [cache.get(now=self.tick(), ledger=topic.ledger, entry=entry) for entry in entries]
+        written = self.now
+        self.now = max(self.now + 1, written + config.ttl + self.rng.randint(0, 3) * NANOS_PER_MICRO)
+        cache.evict_timestamp(now=self.now)
+        if turn % 2:  # just before ttl_max: the newer entry is young at the last pass
+            self.now = max(self.now, written + config.ttl_max - 2)
+            cache.insert(now=self.tick(), ledger=topic.ledger, entry=topic.tail, size=size, expected_reads=0)
+            topic.tail += 1
+            for entry in entries:
+                cache.insert(now=self.tick(), ledger=topic.ledger, entry=entry, size=size, expected_reads=1)
+        self._spare_ending(ending, written, [copy for copy in copies if copy is not None])
+
+    def _spare_ending(self, ending: str, written: int, held: list[int]) -> None:
+        """The releases and the pass that judges the spared entries again (:data:`SPARE_ENDINGS`)."""
+        cache = self.cache
+        if ending == "held":  # past ttl_max with the copies held: the entries go, then a redelivery through each
+            self._past_ttl_max(written)
+            for copy in held:
+                cache.replay_increment(now=self.tick(), copy=copy)
+        for copy in held:
+            cache.release(now=self.tick(), copy=copy)
+        if ending == "bytes" and self.supports("evict_bytes"):  # one byte: exactly the oldest evictable entry goes
+            cache.evict_bytes(now=self.tick(), bytes=1)
+        elif ending == "size":
+            cache.evict_size(now=self.tick())
+        elif ending == "ttl_max":
+            self._past_ttl_max(written)
+        elif ending != "held":
+            cache.evict_timestamp(now=self.tick())
+
+    def _past_ttl_max(self, written: int) -> None:
+        """A TTL pass just after what was written at ``written`` reaches ``ttl_max``."""
+        self.now = max(self.now + 1, written + self.config.ttl_max + 1)
+        self.cache.evict_timestamp(now=self.now)
