@@ -103,8 +103,8 @@ class Run:
     on_example: Callable[[Run], None] = field(default=lambda _run: None)
 
     def sends(self, op: type[Op]) -> bool:
-        """An operation with a capability of its own: the profile has it, the adapter claims it, no rule excludes it."""
-        return get_profile(self.profile).knows(op) and op.kind in self.info.capabilities and op.kind not in self.exclude
+        """Whether the search may send ``op``: the profile has it, the adapter claims it, no rule excludes it."""
+        return get_profile(self.profile).knows(op) and self.info.supports_kind(op) and op.kind not in self.exclude
 
 
 def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here

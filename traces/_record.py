@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.conformance.adapters import CacheAdapter
-from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION
 from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op, get_profile
 from ledgerspec.spec.cache._derive import Derivation
 
@@ -68,8 +67,7 @@ class AdapterCache:
     def supports(self, name: str) -> bool:
         """Whether the operation may be sent: the profile has it and the adapter claims what it needs."""
         kind = OPERATIONS[name]
-        need = NEEDS_BY_OPERATION.get(kind)
-        return get_profile(self.profile).knows(kind) and (need is None or need in self.recording.info.capabilities)
+        return get_profile(self.profile).knows(kind) and self.recording.info.supports_kind(kind)
 
     def listen(self, listener: Any) -> None:
         """Where the derived events go."""

@@ -144,7 +144,11 @@ class AdapterInfo:
 
     def supports(self, op: Op) -> bool:
         """Whether the engine may send this operation."""
-        need = NEEDS_BY_OPERATION.get(type(op))
+        return self.supports_kind(type(op))
+
+    def supports_kind(self, kind: type[Op]) -> bool:
+        """Whether operations of this kind may be sent: the adapter claims what they need, if anything."""
+        need = NEEDS_BY_OPERATION.get(kind)
         return need is None or need in self.capabilities
 
     def to_dict(self) -> dict[str, Any]:
