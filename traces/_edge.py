@@ -4,8 +4,8 @@ A mixin of the generator's ``Broker`` (``_generate.py``): racing readers inserti
 executor running a size eviction when it is not needed (some with the size exactly on the trigger), TTL
 passes at the exact moment an entry reaches its TTL, awaited entries spared by a TTL pass and released
 before a later pass judges them again, passes asked for directly where the cache has them, ledgers
-trimmed and deleted (and the cache cleared) while copies are held and replayed. The cases are taken in
-turn, so a short trace has each of them.
+trimmed and deleted (and the cache cleared) while copies are held and replayed, the slowest cursor
+skipping to near the tail. The cases are taken in turn, so a short trace has each of them.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ EDGE_CASES = (
     "ttl_exact",
     "explicit_pass",
     "churn",
+    "skip",
 )
 """The edge workload's cases, taken in turn (``Broker._<case>``)."""
 SPARE_ENDINGS = ("held", "bytes", "size", "ttl_max", "ttl")
@@ -123,6 +124,18 @@ class EdgeWorkload:
         for sub in topic.subscriptions:
             for copy in sub.held:  # Key_Shared redeliveries, some through a copy of a removed entry
                 cache.replay_increment(now=self.tick(), copy=copy)
+
+    def _skip(self, topic: Topic) -> None:
+        """The slowest cursor skips ahead to near the tail (a backlog skipped, or a cursor reset).
+
+        The slowest read position moves past cached entries: legacy mode invalidates them, tracking
+        mode keeps them (CACHE-BELOW-SLOWEST). Its held copies stay held.
+        """
+        if not topic.subscriptions:
+            return
+        sub = min(topic.subscriptions, key=lambda s: s.position)
+        sub.position = max(sub.position, topic.tail - self.rng.randint(0, 3))
+        self.cache.cursor_seek(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)
 
     def _on_trigger(self, topic: Topic) -> None:
         """The executor runs a size pass after a new entry brought the size exactly to the trigger.

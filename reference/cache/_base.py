@@ -104,6 +104,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._cursors = ActiveCursors()
         self._listener: Listener | None = None
         self._pass: str | None = None
+        self._invalidator: str | None = None
+        """The cursor whose move or departure is invalidating (its ``invalidate`` pass names it, FORMAT.md)."""
         """The kind of the pass under way: its removals carry it as their reason (traces/FORMAT.md)."""
         self._setup()
 
@@ -166,7 +168,8 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self, kind: str, *, value: float | None = None, ledger: int | None = None, entry: int | None = None
     ) -> None:
         self._pass = kind
-        self._emit("pass_start", reason=kind, size=self._size(), value=value, ledger=ledger, entry=entry)
+        cursor = self._invalidator if kind == "invalidate" else None
+        self._emit("pass_start", reason=kind, size=self._size(), value=value, ledger=ledger, entry=entry, cursor=cursor)
 
     def _range_start(self, now: int, ledger: int, first: int, last: int, inclusive: bool) -> int:
         """Begin a ``removeRange(first, last, lastInclusive)`` pass; the exclusive end of the range."""

@@ -71,6 +71,14 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
             self._reopens = reopened
         return reopened
 
+    def _invalidated_by(self, cursor: str, ledger: int, before: int | None, *, left: bool = False) -> None:
+        """What ``cursor``'s move or departure invalidates (:meth:`_invalidate_by_cursors`); the pass names it."""
+        self._invalidator = cursor
+        try:
+            self._invalidate_by_cursors(ledger, before, left=left)
+        finally:
+            self._invalidator = None
+
     def _invalidate_by_cursors(self, ledger: int, before: int | None, *, left: bool = False) -> None:
         """``invalidateEntriesUpToSlowestReaderPosition`` (legacy mode only): clear if no cursor is left."""
         if not self._legacy_mode():
@@ -134,19 +142,19 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         before = self._cursors.slowest(ledger)
         self._cursors.seek(ledger, cursor, end + 1)
         self._emit("cursor_seek", ledger=ledger, cursor=cursor, entry=end + 1)
-        self._invalidate_by_cursors(ledger, before)
+        self._invalidated_by(cursor, ledger, before)
         return copies
 
     def cursor_seek(self, *, now: int, ledger: int, cursor: str, entry: int) -> None:
         """Move a cursor; in legacy mode invalidate below the slowest if it moved."""
         before = self._cursors.slowest(ledger)
         super().cursor_seek(now=now, ledger=ledger, cursor=cursor, entry=entry)
-        self._invalidate_by_cursors(ledger, before)
+        self._invalidated_by(cursor, ledger, before)
 
     def cursor_remove(self, *, now: int, ledger: int, cursor: str) -> None:
         """Deactivate a cursor; in legacy mode invalidate below the slowest, or clear when none is left."""
         super().cursor_remove(now=now, ledger=ledger, cursor=cursor)
-        self._invalidate_by_cursors(ledger, None, left=True)
+        self._invalidated_by(cursor, ledger, None, left=True)
 
     def ledger_close(self, *, now: int, ledger: int) -> None:
         """The manager removes the ledger's cache (a forced clear of it); its cursors go, its storage stays.

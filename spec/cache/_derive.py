@@ -102,11 +102,11 @@ class Derivation:
         elif isinstance(op, CursorAdd | CursorSeek):
             self._emit(op.kind, now, ledger=op.ledger, cursor=op.cursor, entry=op.entry)
             self.cursors[op.ledger, op.cursor] = op.entry
-            self._cursor_invalidation(op.ledger, now, before, after)
+            self._cursor_invalidation(op.ledger, op.cursor, now, before, after)
         elif isinstance(op, CursorRemove):
             self._emit("cursor_remove", now, ledger=op.ledger, cursor=op.cursor)
             self.cursors.pop((op.ledger, op.cursor), None)
-            self._cursor_invalidation(op.ledger, now, before, after)
+            self._cursor_invalidation(op.ledger, op.cursor, now, before, after)
         elif isinstance(op, Append):
             self._append(op, result, before, after)
             self.appended[op.ledger] = op.entry + 1
@@ -239,7 +239,7 @@ class Derivation:
                 self._hit(position, copy, new.get(position), op.now)
             self._emit("cursor_seek", op.now, ledger=op.ledger, cursor=op.cursor, entry=last + 1)
             self.cursors[op.ledger, op.cursor] = last + 1
-        self._cursor_invalidation(op.ledger, op.now, before, after, grown=after.size - before.size)
+        self._cursor_invalidation(op.ledger, op.cursor, op.now, before, after, grown=after.size - before.size)
 
     def _inserted(self, position: Position, entry: CachedEntry, now: int) -> None:
         """An entry read from storage and cached: its insert, stamped with the read's time if it has none."""
@@ -257,17 +257,26 @@ class Derivation:
         self.origins[copy] = (position, self.incarnation.get(position, 0))
 
     def _cursor_invalidation(
-        self, ledger: int, now: int, before: Observation, after: Observation, *, grown: int = 0
+        self, ledger: int, cursor: str, now: int, before: Observation, after: Observation, *, grown: int = 0
     ) -> None:
         """Entries of the ledger a cursor's move or departure removed: invalidation below the slowest cursor.
 
         The bound is the slowest active cursor after the step; with none left, the whole ledger (clear).
+        The pass names the cursor that made it.
         """
         positions = [position for (lg, _), position in self.cursors.items() if lg == ledger]
-        self._forced(ledger, min(positions) if positions else None, now, before, after, grown=grown)
+        self._forced(ledger, min(positions) if positions else None, now, before, after, grown=grown, cursor=cursor)
 
     def _forced(
-        self, ledger: int, bound: int | None, now: int, before: Observation, after: Observation, *, grown: int = 0
+        self,
+        ledger: int,
+        bound: int | None,
+        now: int,
+        before: Observation,
+        after: Observation,
+        *,
+        grown: int = 0,
+        cursor: str | None = None,
     ) -> None:
         """A forced removal of the ledger below ``bound`` (None: all of it), if the step removed anything."""
         old, new = before.by_position(), after.by_position()
@@ -276,7 +285,7 @@ class Derivation:
             return
         removed = sum(old[p].size for p in gone)
         start = after.size + removed if grown else before.size
-        self._emit("pass_start", now, reason="invalidate", size=start, ledger=ledger, entry=bound)
+        self._emit("pass_start", now, reason="invalidate", size=start, ledger=ledger, entry=bound, cursor=cursor)
         self._removals(gone, old, after, "invalidate", now)
         self._emit("pass_end", now, reason="invalidate", size=after.size)
 

@@ -66,18 +66,12 @@ NOT_IN_TRACES = {
     "pulsar-master-append-ignores-tracking": "the edge workload has no managed-ledger operations (append)",
     "pip430-backlog-cached-at-zero": "the edge workload has no managed-ledger operations (cursor_read)",
     "pulsar-master-close-keeps-entries": "the edge workload has no managed-ledger operations (ledger_close)",
-    "pulsar-master-tracking-invalidates": (
-        "a removal on a cursor move is judged against the cursors (CACHE-BELOW-SLOWEST), checked in conformance only"
-    ),
     "pip430-invalidates-on-every-move": (
-        "a removal on a cursor move is judged against the cursors (CACHE-BELOW-SLOWEST), checked in conformance only"
+        "pip430 invalidates by cursors with track_reads off only, which the edge workload never turns off; and "
+        "whether a move had to invalidate (the slowest moved) is judged in conformance only"
     ),
     "pulsar-master-one-read-across-reopens": "the edge workload has no managed-ledger operations (ledger_close)",
     "pip430-counts-cursors-with-tracking-off": "the edge workload never turns track_reads off",
-    "legacy-last-cursor-keeps-cache": (
-        "a cache kept when the last cursor leaves is judged against the cursors (CACHE-LEDGER-CLOSE), "
-        "checked in conformance only"
-    ),
 }
 """Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
 

@@ -93,22 +93,27 @@ def test_the_queue_head_at_each_pass_end_is_the_rebuilt_caches(trace, monkeypatc
     assert len(compared) > 10
 
 
-def test_cursor_counts_per_ledger_equal_walking_the_events(trace, monkeypatch):
+def test_cursor_counts_and_slowest_cursors_per_ledger_equal_walking_the_events(trace, monkeypatch):
     original = _engine.Replay._cursors
     checked = []
 
     def both(self, c):
         walked = {ledger: dict(cursors) for ledger, cursors in self.carried.cursors.items()}
         fast = original(self, c)
-        slow = np.full(len(c), NULL, np.int64)
-        at = np.flatnonzero((c.kind >= _engine.CURSOR_ADD) & (c.kind <= _engine.CURSOR_COUNT))
+        slow = tuple(np.full(len(c), NULL, np.int64) for _ in range(3))
+        made = (c.kind == _engine.PASS_START) & (c.cursor >= 0)
+        at = np.flatnonzero(((c.kind >= _engine.CURSOR_ADD) & (c.kind <= _engine.CURSOR_COUNT)) | made)
         for ledger in np.unique(c.ledger[at]).tolist():
-            _engine._cursor_walk(c, at[c.ledger[at] == ledger], walked.setdefault(ledger, {}), slow)
-        assert np.array_equal(fast, slow)
+            _engine._cursor_walk(c, at[c.ledger[at] == ledger], walked.setdefault(ledger, {}), slow[0], slow[1:])
+        for computed, walked_out in zip(fast, slow, strict=True):
+            assert np.array_equal(computed, walked_out)
         assert {k: v for k, v in self.carried.cursors.items() if v} == {k: v for k, v in walked.items() if v}
-        checked.append(len(at))
+        checked.append((len(at), int(made.sum()), int((fast[2] != NULL).sum())))
         return fast
 
     monkeypatch.setattr(_engine.Replay, "_cursors", both)
     replay(trace, [*range(50, 7000, 97)])
-    assert sum(checked) > 100
+    assert sum(n for n, _, _ in checked) > 100
+    assert sum(slowest for _, _, slowest in checked) > 100
+    if trace.header.profile == "legacy":
+        assert sum(made for _, made, _ in checked) > 0, "the legacy edge workload's cursors invalidate"

@@ -166,6 +166,11 @@ class EventsView:
     f: Facts
     cursor_counts: Ints
     """For ``cursor_count`` events: the expected answer (NULL elsewhere)."""
+    slowest_before: Ints
+    """For cursor events and a ``pass_start`` naming a cursor: its ledger's slowest active read position
+    before the event (NULL: none active, or another event)."""
+    slowest: Ints
+    """The same, after the event."""
     sink: Report
     copies: Copies
     """The copies open when the segment began."""
@@ -177,7 +182,14 @@ class EventsView:
     """The cache was enabled at start (``max_size > 0``)."""
     scratch: dict[str, Any] = field(default_factory=dict)
     """Per invariant, what its check keeps for this broker from one segment to the next."""
+    load_cached: Callable[[int, int], LiveTable] | None = None
+    """The entries of a ledger cached after the first ``limit`` events of the segment: ``(limit, ledger)``."""
     invariant: str = ""
+
+    def cached(self, limit: int, ledger: int) -> LiveTable:
+        """The entries of ``ledger`` cached after the first ``limit`` events of the segment (a state query: costly)."""
+        assert self.load_cached is not None, "the replay gives every segment its state query"
+        return self.load_cached(limit, ledger)
 
     def state(self) -> Any:
         """The current invariant's own state for this broker (a check that must remember more than the shadow)."""

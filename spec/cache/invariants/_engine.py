@@ -25,6 +25,7 @@ from ledgerspec.spec.cache._events import (
     CURSOR_SEEK,
     PASS_END,
     PASS_KINDS,
+    PASS_START,
     REQUEUE,
     SIZE_LIKE,
 )
@@ -200,13 +201,14 @@ class Replay:
             carried.config,
             c,
             facts,
-            self._cursors(c),
+            *self._cursors(c),
             sink,
             carried.copies,
             carried.handlers,
             carried.table,
             self.enabled,
             self.scratch,
+            lambda limit, ledger: entries_after(c, facts, carried, limit, ledger),
         )
         for invariant, check in self.checks:
             view.invariant = invariant
@@ -307,30 +309,35 @@ class Replay:
         elif name in CONFIG_FIELDS:
             self.carried.config = config.replace(**{name: value})
 
-    def _cursors(self, c: Chunk) -> Ints:
-        """The expected answer of each ``cursor_count`` event; cursor events update the positions.
+    def _cursors(self, c: Chunk) -> tuple[Ints, Ints, Ints]:
+        """Per event, the answer a ``cursor_count`` must give, and its ledger's slowest cursor before and after.
 
         ``getNumberOfCursorsAtSamePositionOrBefore``: the active cursors of the ledger at or before the
-        cursor's position, itself included; 0 if it is not active (``_base.cursors_at_or_before``).
-        Per ledger, the positions of its cursors after each of its events are a small matrix (cursors by
-        events, filled forward); each count compares one of its columns with one cursor's position.
+        cursor's position, itself included; 0 if it is not active (``_base.cursors_at_or_before``). The
+        slowest active read position (NULL: none active) is given for cursor events and for a
+        ``pass_start`` naming a cursor (its invalidation); NULL elsewhere. Per ledger, the positions of
+        its cursors after each of its events are a small matrix (cursors by events, filled forward); a
+        count compares one of its columns with one cursor's position, a slowest is a column's least.
         """
         expected = np.full(len(c), NULL, np.int64)
-        at = np.flatnonzero((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT))
+        before, after = np.full(len(c), NULL, np.int64), np.full(len(c), NULL, np.int64)
+        cursor_passes = (c.kind == PASS_START) & (c.cursor >= 0)
+        at = np.flatnonzero(((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT)) | cursor_passes)
         if not len(at):
-            return expected
+            return expected, before, after
         ledgers = c.ledger[at]
         for ledger in np.unique(ledgers).tolist():
             mine = at[ledgers == ledger]
             known = self.carried.cursors.setdefault(ledger, {})
             names = list(dict.fromkeys([*known, *(c.cursor_names[k] for k in np.unique(c.cursor[mine]).tolist())]))
             if len(names) * (len(mine) + 1) > _CURSOR_CELLS:
-                _cursor_walk(c, mine, known, expected)
+                _cursor_walk(c, mine, known, expected, (before, after))
                 continue
             column = {name: row for row, name in enumerate(names)}
             rows = np.array([column[c.cursor_names[k]] for k in c.cursor[mine].tolist()], np.int64)
             kinds = c.kind[mine]
-            moves = kinds != CURSOR_COUNT
+            counts = kinds == CURSOR_COUNT
+            moves = ~counts & (kinds != PASS_START)
             values = np.where(kinds == CURSOR_REMOVE, _GONE, c.entry[mine])
             marks = np.zeros((len(names), len(mine) + 1), np.int64)
             steps = np.flatnonzero(moves)
@@ -338,30 +345,35 @@ class Replay:
             last = np.maximum.accumulate(marks, axis=1)
             start = np.array([known.get(name, _GONE) for name in names], np.int64)
             filled = np.where(last == 0, start[:, None], np.r_[0, values][last])
-            counts = np.flatnonzero(~moves)
-            where = filled[rows[counts], counts]
-            answers = np.where(where == _GONE, 0, (filled[:, counts] <= where).sum(axis=0))
-            expected[mine[counts]] = answers
+            asked = np.flatnonzero(counts)
+            where = filled[rows[asked], asked]
+            answers = np.where(where == _GONE, 0, (filled[:, asked] <= where).sum(axis=0))
+            expected[mine[asked]] = answers
+            least = filled.min(axis=0)
+            least[least == _GONE] = NULL
+            before[mine], after[mine] = least[:-1], least[1:]
             for name, position in zip(names, filled[:, -1].tolist(), strict=True):
                 if position == _GONE:
                     known.pop(name, None)
                 else:
                     known[name] = position
-        return expected
+        return expected, before, after
 
 
-def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints) -> None:
+def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints, slowest: tuple[Ints, Ints]) -> None:
     """The cursor events ``at`` of one ledger one by one (for a ledger with very many cursors)."""
     kinds, entries, codes = c.kind[at].tolist(), c.entry[at].tolist(), c.cursor[at].tolist()
     for index, kind, entry, code in zip(at.tolist(), kinds, entries, codes, strict=True):
         name = c.cursor_names[code]
+        slowest[0][index] = min(cursors.values(), default=NULL)
         if kind in (CURSOR_SEEK, CURSOR_ADD):
             cursors[name] = entry
         elif kind == CURSOR_REMOVE:
             cursors.pop(name, None)
-        else:
+        elif kind == CURSOR_COUNT:
             where = cursors.get(name)
             expected[index] = 0 if where is None else sum(position <= where for position in cursors.values())
+        slowest[1][index] = min(cursors.values(), default=NULL)
 
 
 _GONE = np.iinfo(np.int64).max

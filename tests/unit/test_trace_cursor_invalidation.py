@@ -1,0 +1,150 @@
+"""Invalidation by the slowest cursor, judged on traces (CACHE-BELOW-SLOWEST, CACHE-LEDGER-CLOSE).
+
+An ``invalidate`` pass a cursor made names that cursor (traces/FORMAT.md). Tracking mode makes none;
+legacy mode bounds it by the slowest active cursor, and the last cursor leaving a ledger leaves none of
+it cached. Recorded from the references and from mutants through ``traces record``'s recorder, and
+written by hand where only an instrumented broker could show it (a wrong bound).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ledgerspec.conformance._mutants import factory_for, load_mutants
+from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.spec.cache import CacheConfig, CursorAdd, CursorRemove, CursorSeek, Get, Insert, Op
+from ledgerspec.traces._check import trace_invariants
+from ledgerspec.traces._format import Header
+from ledgerspec.traces._generate import Recorder
+from ledgerspec.traces._io import TraceWriter, open_trace
+from ledgerspec.traces._local import check_local
+from ledgerspec.traces._record import RecordingAdapter
+from ledgerspec.traces._replay import BrokerReplay, chunk_of
+
+CONFIG = CacheConfig(max_size=10_000, watermark=0.5, ttl=1_000, ttl_max=5_000)
+BELOW, CLOSE = "CACHE-BELOW-SLOWEST", "CACHE-LEDGER-CLOSE"
+
+READ_AND_MOVE: list[Op] = [
+    CursorAdd(now=1, ledger=1, cursor="a", entry=0),
+    Insert(now=2, ledger=1, entry=0, size=10, expected_reads=1),
+    Insert(now=3, ledger=1, entry=1, size=10, expected_reads=1),
+    Get(now=4, ledger=1, entry=0),
+    CursorSeek(now=5, ledger=1, cursor="a", entry=1),
+]
+LAST_LEAVES: list[Op] = [
+    CursorAdd(now=1, ledger=1, cursor="a", entry=0),
+    Insert(now=2, ledger=1, entry=0, size=10, expected_reads=1),
+    Insert(now=3, ledger=2, entry=0, size=10, expected_reads=1),
+    CursorRemove(now=4, ledger=1, cursor="a"),
+    Insert(now=5, ledger=2, entry=1, size=10, expected_reads=1),
+]
+
+
+def _adapter(name: str):
+    mutants = {m.name: m for m in load_mutants()}
+    return factory_for(mutants[name])() if name in mutants else load_adapter(name)()
+
+
+def record(name: str, profile: str, ops: list[Op], path: Path) -> Path:
+    """The trace ``traces record`` writes of ``ops`` run by ``name`` (a reference or a mutant)."""
+    events = Recorder("b1")
+    recording = RecordingAdapter(_adapter(name), events)
+    recording.start(CONFIG)
+    for op in ops:
+        recording.apply(op)
+    with TraceWriter(path, Header(profile=profile, config=CONFIG.to_dict(), description=name)) as writer:
+        writer.write_columns(events.take())
+    return path
+
+
+def broken(path: Path) -> dict[str, list[str]]:
+    result = check_local(str(path))
+    found: dict[str, list[str]] = {}
+    for violation in result.violations:
+        found.setdefault(violation.invariant, []).append(violation.message)
+    assert (result.verdict == "VIOLATION") == bool(found)
+    return found
+
+
+def test_the_recorded_invalidation_names_the_cursor_that_made_it(tmp_path):
+    trace = record("reference-legacy", "legacy", READ_AND_MOVE, tmp_path / "t.jsonl")
+    starts = [json.loads(line) for line in trace.read_text().splitlines()[1:]]
+    starts = [event for event in starts if event["kind"] == "pass_start"]
+    assert starts == [{**starts[0], "reason": "invalidate", "ledger": 1, "entry": 1, "cursor": "a"}]
+    assert broken(trace) == {}
+
+
+def test_a_cursor_move_invalidating_with_tracking_on_is_flagged(tmp_path):
+    assert broken(record("reference-pulsar-master", "pulsar-master", READ_AND_MOVE, tmp_path / "ok.jsonl")) == {}
+    found = broken(record("pulsar-master-tracking-invalidates", "pulsar-master", READ_AND_MOVE, tmp_path / "bad.jsonl"))
+    assert list(found) == [BELOW]
+    assert "cursor 'a' made on ledger 1: with expected-read-count tracking on" in found[BELOW][0]
+
+
+def test_the_last_cursor_leaving_without_clearing_its_ledger_is_flagged(tmp_path):
+    assert broken(record("reference-legacy", "legacy", LAST_LEAVES, tmp_path / "ok.jsonl")) == {}
+    found = broken(record("legacy-last-cursor-keeps-cache", "legacy", LAST_LEAVES, tmp_path / "bad.jsonl"))
+    assert found == {CLOSE: ["its last active cursor 'a' leaving left [(1, 0)] of ledger 1 cached"]}
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 4, 5, 6])
+def test_a_departure_at_the_end_of_a_chunk_is_judged_by_the_next(tmp_path, cut):
+    path = record("legacy-last-cursor-keeps-cache", "legacy", LAST_LEAVES, tmp_path / "bad.jsonl")
+    trace = open_trace(path)
+    (first_row, batch), *_ = trace.batches()
+    chunk = chunk_of(batch, np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))
+    replay = BrokerReplay("b1", "legacy", trace.config, trace_invariants("legacy"))
+    replay.feed(chunk.part(0, cut))
+    replay.feed(chunk.part(cut, len(chunk)))
+    assert [f.invariant for f in replay.findings] == [CLOSE]
+    assert "its last active cursor 'a' leaving" in replay.findings[0].message
+
+
+def _written(tmp_path: Path, profile: str, config: dict, events: list[dict]) -> Path:
+    path = tmp_path / "hand.jsonl"
+    header = {"format": "ledgerspec-trace", "version": 1, "profile": profile, "config": config}
+    rows = [{"broker": "b1", "seq": seq, "time": seq, **event} for seq, event in enumerate(events, start=1)]
+    path.write_text("\n".join(json.dumps(row) for row in [header, *rows]) + "\n")
+    return path
+
+
+def _legacy_move(bound: int | None) -> list[dict]:
+    """Two cursors on ledger 1; the slowest moves from 0 to 2; its invalidation is bounded by ``bound``.
+
+    One event per nanosecond: event ``seq`` happens at time ``seq`` (entry ``e`` is inserted at ``3 + e``).
+    """
+    pass_start = {"kind": "pass_start", "reason": "invalidate", "size": 30, "ledger": 1, "cursor": "a"}
+    if bound is not None:
+        pass_start["entry"] = bound
+    return [
+        {"kind": "cursor_add", "ledger": 1, "cursor": "a", "entry": 0},
+        {"kind": "cursor_add", "ledger": 1, "cursor": "b", "entry": 5},
+        *({"kind": "insert", "ledger": 1, "entry": e, "size": 10, "timestamp": 3 + e, "count": 0} for e in range(3)),
+        {"kind": "cursor_seek", "ledger": 1, "cursor": "a", "entry": 2},
+        pass_start,
+        *(
+            {"kind": "remove", "ledger": 1, "entry": e, "size": 10, "reason": "invalidate", "timestamp": 3 + e}
+            for e in range(bound if bound is not None else 3)
+        ),
+        {"kind": "pass_end", "reason": "invalidate", "size": 30 - 10 * (bound if bound is not None else 3)},
+    ]
+
+
+def test_an_invalidation_bounded_elsewhere_than_the_slowest_cursor_is_flagged(tmp_path):
+    config = {"max_size": 10_000}
+    assert broken(_written(tmp_path, "legacy", config, _legacy_move(2))) == {}
+    for bound, shown in ((1, "1"), (3, "3"), (None, "none (the whole ledger)")):
+        found = broken(_written(tmp_path, "legacy", config, _legacy_move(bound)))
+        made = "the invalidation cursor 'a' made on ledger 1"
+        message = f"{made} is bounded by {shown}; the slowest active cursor is at 2"
+        assert found == {BELOW: [message]}
+
+
+def test_tracking_off_is_legacy_mode_on_pulsar_master(tmp_path):
+    events = _legacy_move(2)
+    assert broken(_written(tmp_path, "pulsar-master", {"max_size": 10_000, "track_reads": False}, events)) == {}
+    found = broken(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events))
+    assert list(found) == [BELOW]
