@@ -4,8 +4,9 @@
 Each candidate is recorded with the ``edge`` workload (duplicate inserts, spurious size passes, some with
 the size exactly on the trigger, awaited entries spared by a TTL pass and released, TTL
 passes on the exact TTL boundary, passes freeing a few bytes or with a cutoff, ledgers trimmed and
-deleted under held copies) under several
-configurations, one with a small ``max_size``, and two seeds. While ``traces record`` drives it, every
+deleted under held copies, the slowest cursor skipping ahead) under several configurations, one with a
+small ``max_size``, one with ``track_reads`` off (legacy invalidation mode in pip430 and pulsar-master),
+and two seeds. While ``traces record`` drives it, every
 step (operation, result, observation as the adapter shows it) is kept, and the conformance monitor
 judges those same steps with every invariant the profile claims and the adapter can be checked on,
 as ``ledgerspec conform`` does. tests/quality/test_trace_agreement.py compares that verdict with the
@@ -32,6 +33,7 @@ CONFIGS = {
         max_size=64 * 1024, ttl=2_000_000, ttl_max=10_000_000, max_requeue=2, segment_size_max=16 * 1024
     ),
     "medium": DEFAULT_CONFIG.replace(max_size=1024 * 1024, ttl=20_000_000, ttl_max=100_000_000),
+    "untracked": DEFAULT_CONFIG.replace(max_size=512 * 1024, segment_size_max=64 * 1024, track_reads=False),
 }
 SEEDS = (0, 1)
 EVENTS = 1200
@@ -67,11 +69,10 @@ NOT_IN_TRACES = {
     "pip430-backlog-cached-at-zero": "the edge workload has no managed-ledger operations (cursor_read)",
     "pulsar-master-close-keeps-entries": "the edge workload has no managed-ledger operations (ledger_close)",
     "pip430-invalidates-on-every-move": (
-        "pip430 invalidates by cursors with track_reads off only, which the edge workload never turns off; and "
-        "whether a move had to invalidate (the slowest moved) is judged in conformance only"
+        "whether a move had to invalidate (the slowest moved) is judged in conformance only; a trace shows "
+        "what an invalidation removed, not whether it was due"
     ),
     "pulsar-master-one-read-across-reopens": "the edge workload has no managed-ledger operations (ledger_close)",
-    "pip430-counts-cursors-with-tracking-off": "the edge workload never turns track_reads off",
 }
 """Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
 
