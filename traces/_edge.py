@@ -5,12 +5,15 @@ executor running a size eviction when it is not needed (some with the size exact
 passes at the exact moment an entry reaches its TTL, awaited entries spared by a TTL pass and released
 before a later pass judges them again, passes asked for directly where the cache has them, ledgers
 trimmed and deleted (and the cache cleared) while copies are held and replayed, the slowest cursor
-skipping to near the tail. The cases are taken in turn, so a short trace has each of them.
+skipping to near the tail, and appends to a managed ledger whose cursor comes and goes and which is
+closed, where the cache has the managed-ledger operations. The cases are taken in turn, so a short trace
+has each of them.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ledgerspec.spec.cache import CacheConfig
@@ -39,14 +42,30 @@ EDGE_CASES = (
     "explicit_pass",
     "churn",
     "skip",
+    "feed",
 )
 """The edge workload's cases, taken in turn (``Broker._<case>``)."""
+FEED_STEPS = ("none", "reader", "leave", "reader", "close")
+"""What changes before each append of a feed sequence, in turn: nothing (no cursor: not cached), a cursor
+arrives, it leaves, it arrives again, the ledger closes (its cursor goes with it)."""
 SPARE_ENDINGS = ("held", "bytes", "size", "ttl_max", "ttl")
 """How the edge workload's spare sequences end, in turn: a TTL pass past ``ttl_max`` while the copies are
 held, one byte to free (a TTL pass now where the cache has no ``evict_bytes``), a size pass, a TTL pass
 past ``ttl_max``, a TTL pass now."""
 SPARE_SLACK = 1_000_000_000
 """Room past an entry's ``ttl_max`` left on the clock for the spare sequence's ticks (well within int64)."""
+
+
+FEED_READER = "feed-reader"
+
+
+@dataclass
+class Feed:
+    """The edge workload's managed ledger: the next entry to append, and whether its cursor is active."""
+
+    ledger: int
+    tail: int = 0
+    reading: bool = False
 
 
 class EdgeWorkload:
@@ -59,6 +78,7 @@ class EdgeWorkload:
     recent: list[tuple[int, int, int]]
     spares: int
     edges: int
+    feed: Feed
 
     if TYPE_CHECKING:
 
@@ -136,6 +156,30 @@ class EdgeWorkload:
         sub = min(topic.subscriptions, key=lambda s: s.position)
         sub.position = max(sub.position, topic.tail - self.rng.randint(0, 3))
         self.cache.cursor_seek(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)
+
+    def _feed(self, _topic: Topic) -> None:
+        """The feed ledger's changes (:data:`FEED_STEPS`), each followed by an append.
+
+        An append is cached only while the ledger has an active cursor, expecting one read per cursor
+        with tracking on and none with it off (CACHE-APPEND-CACHING); the last cursor leaving (legacy
+        mode) and a close leave nothing of the ledger cached (CACHE-LEDGER-CLOSE).
+        """
+        if not self.supports("append"):
+            return
+        cache, feed = self.cache, self.feed
+        for step in FEED_STEPS:
+            if step == "reader" and not feed.reading:
+                feed.reading = True
+                cache.cursor_add(now=self.tick(), ledger=feed.ledger, cursor=FEED_READER, entry=feed.tail)
+            elif step == "leave" and feed.reading:
+                feed.reading = False
+                cache.cursor_remove(now=self.tick(), ledger=feed.ledger, cursor=FEED_READER)
+            elif step == "close" and self.supports("ledger_close"):
+                feed.reading = False
+                cache.ledger_close(now=self.tick(), ledger=feed.ledger)
+            size = int(self.rng.lognormvariate(8.5, 1.0)) + 64
+            cache.append(now=self.tick(), ledger=feed.ledger, entry=feed.tail, size=size)
+            feed.tail += 1
 
     def _on_trigger(self, topic: Topic) -> None:
         """The executor runs a size pass after a new entry brought the size exactly to the trigger.

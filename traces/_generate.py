@@ -21,7 +21,7 @@ from typing import Any
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig
-from ledgerspec.traces._edge import NANOS_PER_MICRO, EdgeWorkload
+from ledgerspec.traces._edge import NANOS_PER_MICRO, EdgeWorkload, Feed
 from ledgerspec.traces._format import COLUMNS, PASS_KINDS
 
 WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed", "edge")
@@ -113,6 +113,7 @@ class Broker(EdgeWorkload):
         self.topics = [self._topic(ledger, "mixed" if self.edge else workload) for ledger in topics]
         if self.edge:
             self.topics.append(Topic(ledger=max(topics) + 1))  # a topic nobody reads: entries with no reads
+        self.feed = Feed(ledger=max(topics) + 2)
         for topic in self.topics:
             for sub in topic.subscriptions:
                 self.cache.cursor_add(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)

@@ -90,6 +90,8 @@ class AdapterCache:
             if name in ("cursor_add", "cursor_remove"):
                 delta = 1 if name == "cursor_add" else -1
                 self.cursors[fields["ledger"]] = self.cursors.get(fields["ledger"], 0) + delta
+            elif name == "ledger_close":  # its cursors go with it
+                self.cursors.pop(fields["ledger"], None)
             return self.recording.apply(kind(**fields))
 
         return call

@@ -99,6 +99,7 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         sizes.append(size)
         self._storage()[ledger] = (first, sizes)
         self._now = now
+        self._emit("append", ledger=ledger, entry=entry, size=size)
         readers = self._cursors.active(ledger)
         if readers == 0:
             return False
@@ -166,6 +167,8 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         starts = self._reopened().setdefault(ledger, [])
         if sizes and first + len(sizes) not in starts:
             starts.append(first + len(sizes))
+        self._now = now
+        self._emit("ledger_close", ledger=ledger)
         self.invalidate_ledger(now=now, ledger=ledger)
         for name in self._cursors.of_ledger(ledger):
             self._cursors.remove(ledger, name)

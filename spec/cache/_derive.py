@@ -113,6 +113,7 @@ class Derivation:
         elif isinstance(op, CursorRead):
             self._cursor_read(op, result, before, after)
         elif isinstance(op, LedgerClose):
+            self._emit("ledger_close", now, ledger=op.ledger)
             if op.ledger in self.appended:
                 self.reopens.add((op.ledger, self.appended[op.ledger]))
             self._forced(op.ledger, None, now, before, after)
@@ -191,7 +192,11 @@ class Derivation:
     # --- the managed-ledger layer: its operations as the cache events they cause ---------------------
 
     def _append(self, op: Append, result: Any, before: Observation, after: Observation) -> None:
-        """An append caches (insert), merges into a cached duplicate, is refused, or is not offered (no cursor)."""
+        """The append, then what it did: an insert, a merge into a cached duplicate, a refusal, or nothing.
+
+        Nothing: not offered to the cache (no active cursor).
+        """
+        self._emit("append", op.now, ledger=op.ledger, entry=op.entry, size=op.size)
         position, old = (op.ledger, op.entry), before.by_position()
         offered = any(ledger == op.ledger for ledger, _ in self.cursors)
         if result is True or (position in old and offered):

@@ -67,6 +67,8 @@ KINDS: dict[str, Kind] = {
         Kind("cursor_remove", 16, ("ledger", "cursor")),
         Kind("cursor_seek", 17, ("ledger", "cursor", "entry")),
         Kind("cursor_count", 18, ("ledger", "cursor", "result")),
+        Kind("append", 19, ("ledger", "entry", "size")),
+        Kind("ledger_close", 20, ("ledger",)),
     )
 }
 """Every event kind; traces/FORMAT.md has the meaning of each and of its fields."""
@@ -92,6 +94,8 @@ KIND_NAMES: tuple[str, ...] = tuple(KINDS)
     CURSOR_REMOVE,
     CURSOR_SEEK,
     CURSOR_COUNT,
+    APPEND,
+    LEDGER_CLOSE,
 ) = range(len(KINDS))
 assert [k.code for k in KINDS.values()] == list(range(len(KINDS))), "kind codes are their order"
 

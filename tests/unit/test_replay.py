@@ -102,7 +102,8 @@ def test_cursor_counts_and_slowest_cursors_per_ledger_equal_walking_the_events(t
         fast = original(self, c)
         slow = tuple(np.full(len(c), NULL, np.int64) for _ in range(3))
         made = (c.kind == _engine.PASS_START) & (c.cursor >= 0)
-        at = np.flatnonzero(((c.kind >= _engine.CURSOR_ADD) & (c.kind <= _engine.CURSOR_COUNT)) | made)
+        appends = c.kind == _engine.APPEND
+        at = np.flatnonzero(((c.kind >= _engine.CURSOR_ADD) & (c.kind <= _engine.CURSOR_COUNT)) | made | appends)
         for ledger in np.unique(c.ledger[at]).tolist():
             _engine._cursor_walk(c, at[c.ledger[at] == ledger], walked.setdefault(ledger, {}), slow[0], slow[1:])
         for computed, walked_out in zip(fast, slow, strict=True):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from ledgerspec.spec.cache._events import (
+    APPEND,
     CONFIG,
     CURSOR_ADD,
     CURSOR_COUNT,
@@ -27,6 +28,7 @@ from ledgerspec.spec.cache._events import (
     HIT,
     INSERT,
     INVALIDATE_PASS,
+    LEDGER_CLOSE,
     MERGE,
     MISS,
     PASS_KINDS,
@@ -137,6 +139,8 @@ _OP_OF_KIND = {
     CURSOR_REMOVE: "CursorRemove",
     CURSOR_SEEK: "CursorSeek",
     CURSOR_COUNT: "CursorCount",
+    APPEND: "Append",
+    LEDGER_CLOSE: "LedgerClose",
 }
 _OP_OF_PASS = ("EvictSize", "EvictTimestamp", "InvalidateBefore", "Clear", "EvictBytes", "EvictBefore", "RemoveRange")
 
@@ -165,7 +169,7 @@ class EventsView:
     c: Chunk
     f: Facts
     cursor_counts: Ints
-    """For ``cursor_count`` events: the expected answer (NULL elsewhere)."""
+    """For ``cursor_count`` events: the expected answer; for ``append``: its ledger's active cursors (else NULL)."""
     slowest_before: Ints
     """For cursor events and a ``pass_start`` naming a cursor: its ledger's slowest active read position
     before the event (NULL: none active, or another event)."""

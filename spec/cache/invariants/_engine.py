@@ -17,6 +17,7 @@ import numpy as np
 from ledgerspec.spec._errors import ConfigError
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._events import (
+    APPEND,
     CONFIG,
     CONFIG_FIELDS,
     CURSOR_ADD,
@@ -310,10 +311,11 @@ class Replay:
             self.carried.config = config.replace(**{name: value})
 
     def _cursors(self, c: Chunk) -> tuple[Ints, Ints, Ints]:
-        """Per event, the answer a ``cursor_count`` must give, and its ledger's slowest cursor before and after.
+        """Per event, the cursors a ``cursor_count`` must count, and its ledger's slowest cursor before and after.
 
         ``getNumberOfCursorsAtSamePositionOrBefore``: the active cursors of the ledger at or before the
-        cursor's position, itself included; 0 if it is not active (``_base.cursors_at_or_before``). The
+        cursor's position, itself included; 0 if it is not active (``_base.cursors_at_or_before``). An
+        ``append`` gets the active cursors of its ledger (who will read it). The
         slowest active read position (NULL: none active) is given for cursor events and for a
         ``pass_start`` naming a cursor (its invalidation); NULL elsewhere. Per ledger, the positions of
         its cursors after each of its events are a small matrix (cursors by events, filled forward); a
@@ -322,22 +324,23 @@ class Replay:
         expected = np.full(len(c), NULL, np.int64)
         before, after = np.full(len(c), NULL, np.int64), np.full(len(c), NULL, np.int64)
         cursor_passes = (c.kind == PASS_START) & (c.cursor >= 0)
-        at = np.flatnonzero(((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT)) | cursor_passes)
+        at = np.flatnonzero(((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT)) | cursor_passes | (c.kind == APPEND))
         if not len(at):
             return expected, before, after
         ledgers = c.ledger[at]
         for ledger in np.unique(ledgers).tolist():
             mine = at[ledgers == ledger]
             known = self.carried.cursors.setdefault(ledger, {})
-            names = list(dict.fromkeys([*known, *(c.cursor_names[k] for k in np.unique(c.cursor[mine]).tolist())]))
+            codes = c.cursor[mine]
+            names = list(dict.fromkeys([*known, *(c.cursor_names[k] for k in np.unique(codes[codes >= 0]).tolist())]))
             if len(names) * (len(mine) + 1) > _CURSOR_CELLS:
                 _cursor_walk(c, mine, known, expected, (before, after))
                 continue
             column = {name: row for row, name in enumerate(names)}
-            rows = np.array([column[c.cursor_names[k]] for k in c.cursor[mine].tolist()], np.int64)
+            rows = np.array([column[c.cursor_names[k]] if k >= 0 else 0 for k in codes.tolist()], np.int64)
             kinds = c.kind[mine]
-            counts = kinds == CURSOR_COUNT
-            moves = ~counts & (kinds != PASS_START)
+            counts, appends = kinds == CURSOR_COUNT, kinds == APPEND
+            moves = ~counts & ~appends & (kinds != PASS_START)
             values = np.where(kinds == CURSOR_REMOVE, _GONE, c.entry[mine])
             marks = np.zeros((len(names), len(mine) + 1), np.int64)
             steps = np.flatnonzero(moves)
@@ -349,7 +352,8 @@ class Replay:
             where = filled[rows[asked], asked]
             answers = np.where(where == _GONE, 0, (filled[:, asked] <= where).sum(axis=0))
             expected[mine[asked]] = answers
-            least = filled.min(axis=0)
+            expected[mine[appends]] = (filled[:, np.flatnonzero(appends)] != _GONE).sum(axis=0)
+            least = filled.min(axis=0, initial=_GONE)
             least[least == _GONE] = NULL
             before[mine], after[mine] = least[:-1], least[1:]
             for name, position in zip(names, filled[:, -1].tolist(), strict=True):
@@ -364,7 +368,7 @@ def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints, sl
     """The cursor events ``at`` of one ledger one by one (for a ledger with very many cursors)."""
     kinds, entries, codes = c.kind[at].tolist(), c.entry[at].tolist(), c.cursor[at].tolist()
     for index, kind, entry, code in zip(at.tolist(), kinds, entries, codes, strict=True):
-        name = c.cursor_names[code]
+        name = c.cursor_names[code] if code >= 0 else ""
         slowest[0][index] = min(cursors.values(), default=NULL)
         if kind in (CURSOR_SEEK, CURSOR_ADD):
             cursors[name] = entry
@@ -373,6 +377,8 @@ def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints, sl
         elif kind == CURSOR_COUNT:
             where = cursors.get(name)
             expected[index] = 0 if where is None else sum(position <= where for position in cursors.values())
+        elif kind == APPEND:
+            expected[index] = len(cursors)
         slowest[1][index] = min(cursors.values(), default=NULL)
 
 

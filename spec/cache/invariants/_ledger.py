@@ -1,15 +1,21 @@
 """What the managed-ledger invariants share: the mode, the cursors around a step, what it removed.
 
 The four invariants of the layer (``append_caching``, ``backlog_caching``, ``below_slowest``,
-``ledger_close``) are judged on observed steps only: whether an append or a read from storage is
-cached depends on the cursors, which no cache event carries, so their checks are ``step`` checks
-(conformance only). The cursors before a step are the ones the operations placed (``StepView.cursors``).
+``ledger_close``) are judged on observed steps, where the cursors before a step are the ones the
+operations placed (``StepView.cursors``), and, but for ``backlog_caching``, on events too: the cursor
+events place the cursors, and an ``append``, a ``ledger_close`` or a cursor's departure is judged by the
+event right after it (:func:`judged_by_next`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
 from ledgerspec.spec.cache._ops import CursorAdd, CursorRead, CursorRemove, CursorSeek, LedgerClose, Op
-from ledgerspec.spec.cache.invariants._declare import LEGACY, StepView
+from ledgerspec.spec.cache.invariants._chunk import Ints
+from ledgerspec.spec.cache.invariants._declare import LEGACY, EventsView, StepView
 
 LEDGER = "managed_ledger"
 """The adapter capability of the layer's operations (conformance/adapters/_api.py)."""
@@ -17,9 +23,44 @@ LEDGER = "managed_ledger"
 Position = tuple[int, int]
 
 
-def legacy_mode(view: StepView) -> bool:
+def legacy_mode(view: StepView | EventsView) -> bool:
     """Invalidation by the slowest cursor: the legacy profile, or ``track_reads`` off."""
     return view.profile == LEGACY or not view.config.track_reads
+
+
+@dataclass(frozen=True)
+class Due:
+    """An event judged by the one after it, and what its judgement needs from it.
+
+    ``index``: in the segment, or -1 for the previous segment's last event.
+    """
+
+    index: int
+    seq: int
+    facts: tuple[Any, ...]
+
+    def named(self, what: str) -> str:
+        """``what``, with the event's seq when it was in the previous segment (reported at the next event)."""
+        return what if self.index >= 0 else f"{what} (seq {self.seq})"
+
+
+def judged_by_next(view: EventsView, due: Ints, facts: Callable[[int], tuple[Any, ...]]) -> Iterator[tuple[Due, int]]:
+    """Each event ``due`` with the index of the event after it.
+
+    The segment's last event waits for the next segment (in the current invariant's state), whose first
+    event is the one after it: a chunk may end anywhere.
+    """
+    pending: Due | None = view.state()
+    if pending is not None:
+        view.keep_state(None)
+        yield pending, 0
+    c = view.c
+    for i in due.tolist():
+        event = Due(i, int(c.seq[i]), facts(i))
+        if i + 1 == len(c):
+            view.keep_state(Due(-1, event.seq, event.facts))
+        else:
+            yield event, i + 1
 
 
 def cursors_after(view: StepView) -> dict[tuple[int, str], int]:
@@ -67,4 +108,14 @@ def removed(view: StepView) -> list[Position]:
     return sorted(p for p in view.before.by_position() if p not in after)
 
 
-__all__ = ["LEDGER", "cursors_after", "invalidated", "legacy_mode", "moved", "removed", "slowest"]
+__all__ = [
+    "LEDGER",
+    "Due",
+    "cursors_after",
+    "invalidated",
+    "judged_by_next",
+    "legacy_mode",
+    "moved",
+    "removed",
+    "slowest",
+]

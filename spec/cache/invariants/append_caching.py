@@ -1,14 +1,46 @@
-"""CACHE-APPEND-CACHING: an append is cached iff its ledger has an active cursor, expecting one read per cursor."""
+"""CACHE-APPEND-CACHING: an append is cached iff its ledger has an active cursor, expecting one read per cursor.
+
+On traces an ``append`` is judged by the event right after it: the cache is offered the entry (an
+``insert``, an ``insert_refused`` or a ``merge`` of its position) exactly when the cursor events left its
+ledger an active cursor, and a cached one carries the expected reads its mode gives.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+from ledgerspec.spec.cache._events import APPEND, INSERT, MERGE, REFUSED
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import Append
-from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, Invariant, StepView
-from ledgerspec.spec.cache.invariants._ledger import LEDGER, legacy_mode
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, EventsView, Invariant, StepView
+from ledgerspec.spec.cache.invariants._ledger import LEDGER, judged_by_next, legacy_mode
 
 
 class _AppendCaching(Check):
+    def events(self, view: EventsView) -> None:
+        c, readers = view.c, view.cursor_counts
+        appends = np.flatnonzero(c.kind == APPEND)
+        if not len(appends) and view.state() is None:
+            return
+        tracking = not legacy_mode(view)
+
+        def facts(i: int) -> tuple[int, int, int]:
+            return int(c.ledger[i]), int(c.entry[i]), int(readers[i])
+
+        for event, after in judged_by_next(view, appends, facts):
+            ledger, entry, active = event.facts
+            if view.config.max_size <= 0:
+                continue  # a disabled cache takes nothing (CACHE-INSERT-ACCEPTED, CACHE-SPACE-CHECK)
+            what = event.named(f"append of {(ledger, entry)} with {active} active cursor(s) on the ledger")
+            kind, count = int(c.kind[after]), int(c.count[after])
+            offered = kind in (INSERT, REFUSED, MERGE) and view.position(after) == (ledger, entry)
+            if offered != (active > 0):
+                view.report_at(after, f"{what}: {'offered to' if offered else 'not offered to'} the cache")
+            elif kind == INSERT and count != NULL and not tracking:
+                view.report_at(after, f"{what}: cached with count {count}, want no read-count handler")
+            elif kind == INSERT and count not in (NULL, active):
+                view.report_at(after, f"{what}: cached with count {count}, want {active}")
+
     def step(self, view: StepView) -> None:
         op = view.op
         if not isinstance(op, Append) or not view.enabled or view.before.entry(op.ledger, op.entry) is not None:
@@ -48,7 +80,7 @@ INVARIANT = Invariant(
     profiles=(PIP430, MASTER, LEGACY),
     check=_AppendCaching(),
     needs={"*": frozenset({LEDGER})},
-    soundness="the active cursors are not events: checked in conformance only",
-    on_traces=False,
-    conformance_only="all of it: whether an append is cached depends on the cursors before it",
+    events={"*": frozenset({"append", "insert", "insert_refused", "cursor_add", "cursor_remove"})},
+    soundness="a ledger's cursors and the appends to it are all in the broker that holds its cache",
+    conformance_only="that an append the cache took is cached with its size and the append's time as timestamp",
 )

@@ -1,52 +1,42 @@
 """CACHE-LEDGER-CLOSE: a closed ledger, or one whose last cursor left in legacy mode, has nothing cached.
 
-A trace has no close, but it has the cursors: in legacy mode the ``cursor_remove`` that leaves a ledger
-without an active cursor is followed by the invalidation it made (a whole-ledger ``invalidate`` pass
-naming it, judged by CACHE-NO-STALE-READ and CACHE-BELOW-SLOWEST), or finds nothing of the ledger cached.
+On traces: a ``ledger_close``, and in legacy mode a ``cursor_remove`` that leaves its ledger without an
+active cursor, is followed by the invalidation it made (a whole-ledger ``invalidate`` pass, judged by
+CACHE-NO-STALE-READ; a departure's names the cursor, judged by CACHE-BELOW-SLOWEST too), or finds nothing
+of the ledger cached.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache._events import CURSOR_REMOVE, INVALIDATE_PASS, PASS_START
+from ledgerspec.spec.cache._events import CURSOR_REMOVE, INVALIDATE_PASS, LEDGER_CLOSE, PASS_START
 from ledgerspec.spec.cache._ops import LedgerClose
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, EventsView, Invariant, StepView
-from ledgerspec.spec.cache.invariants._ledger import LEDGER, invalidated, removed
-
-
-def _made_by(view: EventsView, i: int, ledger: int) -> bool:
-    """Event ``i`` starts the invalidation a cursor of ``ledger`` made."""
-    c = view.c
-    started = c.kind[i] == PASS_START and c.reason[i] == INVALIDATE_PASS
-    return bool(started and c.cursor[i] >= 0 and c.ledger[i] == ledger)
+from ledgerspec.spec.cache.invariants._ledger import LEDGER, invalidated, judged_by_next, legacy_mode, removed
 
 
 class _LedgerClose(Check):
     def events(self, view: EventsView) -> None:
         c = view.c
-        pending: tuple[int, str, int] | None = view.state()
-        if pending is not None:  # the last departure of the previous segment: its next event is this one's first
-            view.keep_state(None)
-            ledger, name, seq = pending
-            if not _made_by(view, 0, ledger):
-                self._judge(view, 0, ledger, f"its last active cursor {name!r} leaving (seq {seq})", 0)
-        if view.profile != LEGACY and view.config.track_reads:
-            return
-        for i in np.flatnonzero((c.kind == CURSOR_REMOVE) & (view.slowest == NULL)).tolist():
-            ledger, name = int(c.ledger[i]), c.cursor_names[c.cursor[i]]
-            if i + 1 == len(c):
-                view.keep_state((ledger, name, int(c.seq[i])))
-            elif not _made_by(view, i + 1, ledger):
-                self._judge(view, i, ledger, f"its last active cursor {name!r} leaving", i + 1)
+        due = c.kind == LEDGER_CLOSE
+        if legacy_mode(view):
+            due |= (c.kind == CURSOR_REMOVE) & (view.slowest == NULL)
+        def facts(i: int) -> tuple[int, str]:
+            ledger = int(c.ledger[i])
+            if c.kind[i] == LEDGER_CLOSE:
+                return ledger, f"closing ledger {ledger}"
+            return ledger, f"its last active cursor {c.cursor_names[c.cursor[i]]!r} leaving"
 
-    @staticmethod
-    def _judge(view: EventsView, i: int, ledger: int, what: str, limit: int) -> None:
-        table = view.cached(limit, ledger)
-        if len(table):
-            order = np.argsort(table.entry, kind="stable")
-            left = [(ledger, int(entry)) for entry in table.entry[order].tolist()]
-            view.report_at(i, f"{what} left {left} of ledger {ledger} cached")
+        for event, after in judged_by_next(view, np.flatnonzero(due), facts):
+            ledger, what = event.facts[0], event.named(event.facts[1])
+            starts = c.kind[after] == PASS_START and c.reason[after] == INVALIDATE_PASS and c.ledger[after] == ledger
+            if starts and c.entry[after] == NULL:
+                continue  # the whole ledger's invalidation: CACHE-NO-STALE-READ judges that it leaves nothing
+            left = view.cached(after, ledger)
+            if len(left):
+                positions = [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
+                view.report_at(max(event.index, 0), f"{what} left {positions} of ledger {ledger} cached")
 
     def step(self, view: StepView) -> None:
         op = view.op

@@ -1,9 +1,11 @@
-"""Invalidation by the slowest cursor, judged on traces (CACHE-BELOW-SLOWEST, CACHE-LEDGER-CLOSE).
+"""The managed-ledger layer judged on traces (CACHE-BELOW-SLOWEST, CACHE-LEDGER-CLOSE, CACHE-APPEND-CACHING).
 
 An ``invalidate`` pass a cursor made names that cursor (traces/FORMAT.md). Tracking mode makes none;
-legacy mode bounds it by the slowest active cursor, and the last cursor leaving a ledger leaves none of
-it cached. Recorded from the references and from mutants through ``traces record``'s recorder, and
-written by hand where only an instrumented broker could show it (a wrong bound).
+legacy mode bounds it by the slowest active cursor, and the last cursor leaving a ledger, or its close,
+leaves none of it cached. An ``append`` is offered to the cache exactly when its ledger has an active
+cursor, with one expected read per cursor (tracking) or none. Recorded from the references and from
+mutants through ``traces record``'s recorder, and written by hand where only an instrumented broker
+could show it (a wrong bound, an append not offered).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 import pytest
 from ledgerspec.conformance._mutants import factory_for, load_mutants
 from ledgerspec.conformance.adapters import load_adapter
-from ledgerspec.spec.cache import CacheConfig, CursorAdd, CursorRemove, CursorSeek, Get, Insert, Op
+from ledgerspec.spec.cache import Append, CacheConfig, CursorAdd, CursorRemove, CursorSeek, Get, Insert, LedgerClose, Op
 from ledgerspec.traces._check import trace_invariants
 from ledgerspec.traces._format import Header
 from ledgerspec.traces._generate import Recorder
@@ -48,14 +50,14 @@ def _adapter(name: str):
     return factory_for(mutants[name])() if name in mutants else load_adapter(name)()
 
 
-def record(name: str, profile: str, ops: list[Op], path: Path) -> Path:
+def record(name: str, profile: str, ops: list[Op], path: Path, config: CacheConfig = CONFIG) -> Path:
     """The trace ``traces record`` writes of ``ops`` run by ``name`` (a reference or a mutant)."""
     events = Recorder("b1")
     recording = RecordingAdapter(_adapter(name), events)
-    recording.start(CONFIG)
+    recording.start(config)
     for op in ops:
         recording.apply(op)
-    with TraceWriter(path, Header(profile=profile, config=CONFIG.to_dict(), description=name)) as writer:
+    with TraceWriter(path, Header(profile=profile, config=config.to_dict(), description=name)) as writer:
         writer.write_columns(events.take())
     return path
 
@@ -148,3 +150,73 @@ def test_tracking_off_is_legacy_mode_on_pulsar_master(tmp_path):
     assert broken(_written(tmp_path, "pulsar-master", {"max_size": 10_000, "track_reads": False}, events)) == {}
     found = broken(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events))
     assert list(found) == [BELOW]
+
+
+APPENDS: list[Op] = [
+    Append(now=1, ledger=1, entry=0, size=10),
+    CursorAdd(now=2, ledger=1, cursor="a", entry=1),
+    CursorAdd(now=3, ledger=1, cursor="b", entry=1),
+    Append(now=4, ledger=1, entry=1, size=10),
+    LedgerClose(now=5, ledger=1),
+    Append(now=6, ledger=1, entry=2, size=10),
+]
+APPEND = "CACHE-APPEND-CACHING"
+
+
+def test_appends_and_a_close_recorded_from_the_reference_are_ok(tmp_path):
+    trace = record("reference-pulsar-master", "pulsar-master", APPENDS, tmp_path / "t.jsonl")
+    kinds = [json.loads(line)["kind"] for line in trace.read_text().splitlines()[1:]]
+    assert kinds.count("append") == 3
+    assert "ledger_close" in kinds
+    assert broken(trace) == {}
+
+
+@pytest.mark.parametrize(
+    ("mutant", "invariant", "message"),
+    [
+        (
+            "pip430-append-without-cursor",
+            APPEND,
+            [f"append of (1, {entry}) with 0 active cursor(s) on the ledger: offered to the cache" for entry in (0, 2)],
+        ),
+        ("pulsar-master-close-keeps-entries", CLOSE, ["closing ledger 1 left [(1, 1)] of ledger 1 cached"]),
+    ],
+)
+def test_an_append_or_a_close_that_breaks_the_layer_is_flagged(tmp_path, mutant, invariant, message):
+    profile = "pip430" if mutant.startswith("pip430") else "pulsar-master"
+    assert broken(record(f"reference-{profile}", profile, APPENDS, tmp_path / "ok.jsonl")) == {}
+    found = broken(record(mutant, profile, APPENDS, tmp_path / "bad.jsonl"))
+    assert found == {invariant: message}
+
+
+def test_with_tracking_off_an_append_has_no_read_count_handler(tmp_path):
+    ops = [CursorAdd(now=1, ledger=1, cursor="a", entry=0), Append(now=2, ledger=1, entry=0, size=10)]
+    untracked = CONFIG.replace(track_reads=False)
+    assert broken(record("reference-pulsar-master", "pulsar-master", ops, tmp_path / "ok.jsonl", untracked)) == {}
+    mutant = "pulsar-master-append-ignores-tracking"
+    found = broken(record(mutant, "pulsar-master", ops, tmp_path / "bad.jsonl", untracked))
+    want = "append of (1, 0) with 1 active cursor(s) on the ledger: cached with count 1, want no read-count handler"
+    assert found == {APPEND: [want]}
+
+
+@pytest.mark.parametrize(
+    ("after", "message"),
+    [
+        (None, "append of (1, 0) with 2 active cursor(s) on the ledger: not offered to the cache"),
+        ({"count": 1}, "append of (1, 0) with 2 active cursor(s) on the ledger: cached with count 1, want 2"),
+        ({"count": 2}, None),
+        ({"count": None}, None),
+    ],
+)
+def test_an_append_is_judged_by_the_event_after_it(tmp_path, after, message):
+    events = [
+        {"kind": "cursor_add", "ledger": 1, "cursor": "a", "entry": 0},
+        {"kind": "cursor_add", "ledger": 1, "cursor": "b", "entry": 0},
+        {"kind": "append", "ledger": 1, "entry": 0, "size": 10},
+    ]
+    if after is not None:
+        insert = {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "timestamp": 4, **after}
+        events.append({k: v for k, v in insert.items() if v is not None})
+    events.append({"kind": "size_sample", "size": 0 if after is None else 10})
+    found = broken(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events))
+    assert found == ({} if message is None else {APPEND: [message]})
