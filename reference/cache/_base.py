@@ -104,9 +104,9 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._cursors = ActiveCursors()
         self._listener: Listener | None = None
         self._pass: str | None = None
+        """The kind of the pass under way: its removals carry it as their reason (traces/FORMAT.md)."""
         self._invalidator: str | None = None
         """The cursor whose move or departure is invalidating (its ``invalidate`` pass names it, FORMAT.md)."""
-        """The kind of the pass under way: its removals carry it as their reason (traces/FORMAT.md)."""
         self._setup()
 
     @abc.abstractmethod

@@ -170,11 +170,9 @@ class EventsView:
     f: Facts
     cursor_counts: Ints
     """For ``cursor_count`` events: the expected answer; for ``append``: its ledger's active cursors (else NULL)."""
-    slowest_before: Ints
-    """For cursor events and a ``pass_start`` naming a cursor: its ledger's slowest active read position
-    before the event (NULL: none active, or another event)."""
     slowest: Ints
-    """The same, after the event."""
+    """For cursor events and a ``pass_start`` naming a cursor: its ledger's slowest active read position
+    after the event (NULL: none active, or another event)."""
     sink: Report
     copies: Copies
     """The copies open when the segment began."""

@@ -310,23 +310,23 @@ class Replay:
         elif name in CONFIG_FIELDS:
             self.carried.config = config.replace(**{name: value})
 
-    def _cursors(self, c: Chunk) -> tuple[Ints, Ints, Ints]:
-        """Per event, the cursors a ``cursor_count`` must count, and its ledger's slowest cursor before and after.
+    def _cursors(self, c: Chunk) -> tuple[Ints, Ints]:
+        """Per event, the cursors it counts, and its ledger's slowest active cursor after it.
 
-        ``getNumberOfCursorsAtSamePositionOrBefore``: the active cursors of the ledger at or before the
-        cursor's position, itself included; 0 if it is not active (``_base.cursors_at_or_before``). An
-        ``append`` gets the active cursors of its ledger (who will read it). The
-        slowest active read position (NULL: none active) is given for cursor events and for a
-        ``pass_start`` naming a cursor (its invalidation); NULL elsewhere. Per ledger, the positions of
-        its cursors after each of its events are a small matrix (cursors by events, filled forward); a
-        count compares one of its columns with one cursor's position, a slowest is a column's least.
+        A ``cursor_count`` counts what ``getNumberOfCursorsAtSamePositionOrBefore`` must answer: the
+        active cursors of the ledger at or before the cursor's position, itself included; 0 if it is not
+        active (``_base.cursors_at_or_before``). An ``append`` counts the active cursors of its ledger
+        (who will read it). The slowest active read position (NULL: none active) is given for cursor
+        events and for a ``pass_start`` naming a cursor (its invalidation). NULL elsewhere. Per ledger,
+        the positions of its cursors after each of its events are a small matrix (cursors by events,
+        filled forward); a count compares one of its columns with one cursor's position, a slowest is a
+        column's least.
         """
-        expected = np.full(len(c), NULL, np.int64)
-        before, after = np.full(len(c), NULL, np.int64), np.full(len(c), NULL, np.int64)
+        expected, after = np.full(len(c), NULL, np.int64), np.full(len(c), NULL, np.int64)
         cursor_passes = (c.kind == PASS_START) & (c.cursor >= 0)
         at = np.flatnonzero(((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT)) | cursor_passes | (c.kind == APPEND))
         if not len(at):
-            return expected, before, after
+            return expected, after
         ledgers = c.ledger[at]
         for ledger in np.unique(ledgers).tolist():
             mine = at[ledgers == ledger]
@@ -334,7 +334,7 @@ class Replay:
             codes = c.cursor[mine]
             names = list(dict.fromkeys([*known, *(c.cursor_names[k] for k in np.unique(codes[codes >= 0]).tolist())]))
             if len(names) * (len(mine) + 1) > _CURSOR_CELLS:
-                _cursor_walk(c, mine, known, expected, (before, after))
+                _cursor_walk(c, mine, known, expected, after)
                 continue
             column = {name: row for row, name in enumerate(names)}
             rows = np.array([column[c.cursor_names[k]] if k >= 0 else 0 for k in codes.tolist()], np.int64)
@@ -353,23 +353,21 @@ class Replay:
             answers = np.where(where == _GONE, 0, (filled[:, asked] <= where).sum(axis=0))
             expected[mine[asked]] = answers
             expected[mine[appends]] = (filled[:, np.flatnonzero(appends)] != _GONE).sum(axis=0)
-            least = filled.min(axis=0, initial=_GONE)
-            least[least == _GONE] = NULL
-            before[mine], after[mine] = least[:-1], least[1:]
+            least = filled[:, 1:].min(axis=0, initial=_GONE)
+            after[mine] = np.where(least == _GONE, NULL, least)
             for name, position in zip(names, filled[:, -1].tolist(), strict=True):
                 if position == _GONE:
                     known.pop(name, None)
                 else:
                     known[name] = position
-        return expected, before, after
+        return expected, after
 
 
-def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints, slowest: tuple[Ints, Ints]) -> None:
+def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints, slowest: Ints) -> None:
     """The cursor events ``at`` of one ledger one by one (for a ledger with very many cursors)."""
     kinds, entries, codes = c.kind[at].tolist(), c.entry[at].tolist(), c.cursor[at].tolist()
     for index, kind, entry, code in zip(at.tolist(), kinds, entries, codes, strict=True):
         name = c.cursor_names[code] if code >= 0 else ""
-        slowest[0][index] = min(cursors.values(), default=NULL)
         if kind in (CURSOR_SEEK, CURSOR_ADD):
             cursors[name] = entry
         elif kind == CURSOR_REMOVE:
@@ -379,7 +377,7 @@ def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints, sl
             expected[index] = 0 if where is None else sum(position <= where for position in cursors.values())
         elif kind == APPEND:
             expected[index] = len(cursors)
-        slowest[1][index] = min(cursors.values(), default=NULL)
+        slowest[index] = min(cursors.values(), default=NULL)
 
 
 _GONE = np.iinfo(np.int64).max

@@ -80,7 +80,7 @@ INVARIANT = Invariant(
     profiles=(PIP430, MASTER, LEGACY),
     check=_AppendCaching(),
     needs={"*": frozenset({LEDGER})},
-    events={"*": frozenset({"append", "insert", "insert_refused", "cursor_add", "cursor_remove"})},
+    events={"*": frozenset({"append", "insert", "insert_refused", "merge", "cursor_add", "cursor_remove"})},
     soundness="a ledger's cursors and the appends to it are all in the broker that holds its cache",
     conformance_only="that an append the cache took is cached with its size and the append's time as timestamp",
 )

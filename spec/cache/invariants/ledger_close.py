@@ -22,6 +22,7 @@ class _LedgerClose(Check):
         due = c.kind == LEDGER_CLOSE
         if legacy_mode(view):
             due |= (c.kind == CURSOR_REMOVE) & (view.slowest == NULL)
+
         def facts(i: int) -> tuple[int, str]:
             ledger = int(c.ledger[i])
             if c.kind[i] == LEDGER_CLOSE:
@@ -67,10 +68,12 @@ INVARIANT = Invariant(
     profiles=(PIP430, MASTER, LEGACY),
     check=_LedgerClose(),
     needs={"*": frozenset({LEDGER})},
-    events={"*": frozenset({"cursor_add", "cursor_seek", "cursor_remove", "pass_start", "insert", "remove"})},
-    soundness="a ledger's cursors and its cache are all in one broker: its last cursor leaving is judged there",
-    conformance_only=(
-        "closing a ledger (an operation, not an event), and that the last cursor's departure removed no "
-        "entry of another ledger"
+    events={
+        "*": frozenset({"ledger_close", "cursor_add", "cursor_seek", "cursor_remove", "pass_start", "insert", "remove"})
+    },
+    soundness=(
+        "a ledger's cursors, its close and its cache are all in one broker: a close or its last cursor "
+        "leaving is judged there"
     ),
+    conformance_only="that a close or the last cursor's departure removed no entry of another ledger",
 )
