@@ -56,7 +56,7 @@ SPARE_SLACK = 1_000_000_000
 """Room past an entry's ``ttl_max`` left on the clock for the spare sequence's ticks (well within int64)."""
 
 
-FEED_READER = "feed-reader"
+FEED_READER, FEED_CATCHUP = "feed-reader", "feed-catchup"
 
 
 @dataclass
@@ -162,7 +162,7 @@ class EdgeWorkload:
 
         An append is cached only while the ledger has an active cursor, expecting one read per cursor
         with tracking on and none with it off (CACHE-APPEND-CACHING); the last cursor leaving (legacy
-        mode) and a close leave nothing of the ledger cached (CACHE-LEDGER-CLOSE).
+        mode) and a close leave nothing of the ledger cached (CACHE-LEDGER-CLOSE). Then a catch-up read.
         """
         if not self.supports("append"):
             return
@@ -180,6 +180,25 @@ class EdgeWorkload:
             size = int(self.rng.lognormvariate(8.5, 1.0)) + 64
             cache.append(now=self.tick(), ledger=feed.ledger, entry=feed.tail, size=size)
             feed.tail += 1
+        if self.supports("cursor_read"):
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """A cursor reads the feed ledger's last appends from before its close, some from storage.
+
+        The read crosses the reopen, so it is two BookKeeper ledger reads, each counted at its start:
+        another cursor sits between them, so the second counts two cursors (CACHE-BACKLOG-CACHING).
+        """
+        cache, feed, ledger = self.cache, self.feed, self.feed.ledger
+        if feed.reading:
+            cache.cursor_remove(now=self.tick(), ledger=ledger, cursor=FEED_READER)
+        start = max(0, feed.tail - len(FEED_STEPS) - 1)
+        cache.cursor_add(now=self.tick(), ledger=ledger, cursor=FEED_CATCHUP, entry=start)
+        cache.cursor_add(now=self.tick(), ledger=ledger, cursor=FEED_READER, entry=feed.tail - 2)
+        cache.cursor_read(now=self.tick(), ledger=ledger, cursor=FEED_CATCHUP, last=feed.tail - 1)
+        cache.cursor_remove(now=self.tick(), ledger=ledger, cursor=FEED_CATCHUP)
+        cache.cursor_remove(now=self.tick(), ledger=ledger, cursor=FEED_READER)
+        feed.reading = False
 
     def _on_trigger(self, topic: Topic) -> None:
         """The executor runs a size pass after a new entry brought the size exactly to the trigger.

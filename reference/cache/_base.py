@@ -106,7 +106,7 @@ class ReferenceCache(abc.ABC, Generic[C]):
         self._pass: str | None = None
         """The kind of the pass under way: its removals carry it as their reason (traces/FORMAT.md)."""
         self._invalidator: str | None = None
-        """The cursor whose move or departure is invalidating (its ``invalidate`` pass names it, FORMAT.md)."""
+        """The cursor whose move, read or departure is invalidating (its ``invalidate`` pass names it, FORMAT.md)."""
         self._setup()
 
     @abc.abstractmethod

@@ -72,7 +72,7 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         return reopened
 
     def _invalidated_by(self, cursor: str, ledger: int, before: int | None, *, left: bool = False) -> None:
-        """What ``cursor``'s move or departure invalidates (:meth:`_invalidate_by_cursors`); the pass names it."""
+        """What ``cursor``'s move, read or departure invalidates (:meth:`_invalidate_by_cursors`); the pass names it."""
         self._invalidator = cursor
         try:
             self._invalidate_by_cursors(ledger, before, left=left)
@@ -131,6 +131,8 @@ class ManagedLedgerLayer(ReferenceCache[Any]):
         self, now: int, ledger: int, cursor: str, start: int, end: int, sizes: list[int]
     ) -> list[int | None]:
         """One BookKeeper ledger's part of a cursor read: hits, storage reads cached with the count, the move."""
+        self._now = now
+        self._emit("cursor_read", ledger=ledger, cursor=cursor, entry=start)
         copies = list(self.get_range(now=now, ledger=ledger, first=start, last=end))
         count = self._read_reads(ledger, cursor)
         for index, entry in enumerate(range(start, end + 1)):

@@ -215,7 +215,7 @@ class Derivation:
             self._emit("insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size)
 
     def _cursor_read(self, op: CursorRead, result: Any, before: Observation, after: Observation) -> None:
-        """Each BookKeeper ledger's read (``bookkeeper_reads``): its hits, misses, storage reads and move.
+        """Each BookKeeper ledger's read (``bookkeeper_reads``): its start, hits, misses, storage reads and move.
 
         An entry read from storage and cached is an insert, then the reader's copy as a hit. After the
         last part, what the moves invalidated.
@@ -226,6 +226,7 @@ class Derivation:
         parts = bookkeeper_reads(self.reopens, op.ledger, start, op.last)
         cached = sorted(p for p in new if p not in old)
         for number, (first, last) in enumerate(parts):
+            self._emit("cursor_read", op.now, ledger=op.ledger, cursor=op.cursor, entry=first)
             positions = [(op.ledger, entry) for entry in range(first, last + 1)]
             whole = not set(positions) <= set(old)
             stored = []

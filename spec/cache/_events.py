@@ -69,6 +69,7 @@ KINDS: dict[str, Kind] = {
         Kind("cursor_count", 18, ("ledger", "cursor", "result")),
         Kind("append", 19, ("ledger", "entry", "size")),
         Kind("ledger_close", 20, ("ledger",)),
+        Kind("cursor_read", 21, ("ledger", "cursor", "entry")),
     )
 }
 """Every event kind; traces/FORMAT.md has the meaning of each and of its fields."""
@@ -96,6 +97,7 @@ KIND_NAMES: tuple[str, ...] = tuple(KINDS)
     CURSOR_COUNT,
     APPEND,
     LEDGER_CLOSE,
+    CURSOR_READ,
 ) = range(len(KINDS))
 assert [k.code for k in KINDS.values()] == list(range(len(KINDS))), "kind codes are their order"
 

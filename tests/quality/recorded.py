@@ -4,7 +4,8 @@
 Each candidate is recorded with the ``edge`` workload (duplicate inserts, spurious size passes, some with
 the size exactly on the trigger, awaited entries spared by a TTL pass and released, TTL
 passes on the exact TTL boundary, passes freeing a few bytes or with a cutoff, ledgers trimmed and
-deleted under held copies, the slowest cursor skipping ahead) under several configurations, one with a
+deleted under held copies, the slowest cursor skipping ahead, a managed ledger appended to, closed and
+read across its reopen) under several configurations, one with a
 small ``max_size``, one with ``track_reads`` off (legacy invalidation mode in pip430 and pulsar-master),
 and two seeds. While ``traces record`` drives it, every
 step (operation, result, observation as the adapter shows it) is kept, and the conformance monitor
@@ -64,14 +65,10 @@ NOT_IN_TRACES = {
     "pulsar-master-extend-ttl-ignored": "the edge workload never turns extend_ttl off",
     "pulsar-master-tombstone-not-queued": "the queue's length is an observation: no event shows a tombstone",
     "pulsar-master-non-evictable-pip-way": "non_evictable_size is an observation, not an event",
-    "pip430-backlog-cached-at-zero": (
-        "the edge workload has no cursor reads from storage (cursor_read); a read's count is judged in conformance only"
-    ),
     "pip430-invalidates-on-every-move": (
         "whether a move had to invalidate (the slowest moved) is judged in conformance only; a trace shows "
         "what an invalidation removed, not whether it was due"
     ),
-    "pulsar-master-one-read-across-reopens": "the edge workload has no cursor reads (cursor_read) across a reopen",
 }
 """Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
 

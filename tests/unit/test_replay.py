@@ -9,6 +9,7 @@ cache, or walking the cursor events one by one, gives.
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -102,7 +103,7 @@ def test_cursor_counts_and_slowest_cursors_per_ledger_equal_walking_the_events(t
         fast = original(self, c)
         slow = tuple(np.full(len(c), NULL, np.int64) for _ in range(2))
         made = (c.kind == _engine.PASS_START) & (c.cursor >= 0)
-        appends = c.kind == _engine.APPEND
+        appends = (c.kind == _engine.APPEND) | (c.kind == _engine.CURSOR_READ)
         at = np.flatnonzero(((c.kind >= _engine.CURSOR_ADD) & (c.kind <= _engine.CURSOR_COUNT)) | made | appends)
         for ledger in np.unique(c.ledger[at]).tolist():
             _engine._cursor_walk(c, at[c.ledger[at] == ledger], walked.setdefault(ledger, {}), *slow)
@@ -118,3 +119,29 @@ def test_cursor_counts_and_slowest_cursors_per_ledger_equal_walking_the_events(t
     assert sum(slowest for _, _, slowest in checked) > 100
     if trace.header.profile == "legacy":
         assert sum(made for _, made, _ in checked) > 0, "the legacy edge workload's cursors invalidate"
+
+
+def test_a_chunk_ending_inside_a_size_pass_that_went_round_changes_nothing(tmp_path):
+    """The requeues a round pass made before a chunk's end are lower bounds too, once the pass ends.
+
+    Recorded from the pulsar-master reference with a small cache and tracking off: a size pass requeues
+    the one entry left, so it may have gone round; CACHE-BOUNDED-PROTECTION must judge that entry's later
+    removal the same whether or not the events are cut between the requeue and the pass's end.
+    """
+    from ledgerspec.conformance.adapters import load_adapter
+    from ledgerspec.spec.cache import CacheConfig
+    from ledgerspec.traces._generate import DEFAULT_CONFIG
+    from ledgerspec.traces._record import record_trace
+
+    path = tmp_path / "r.jsonl"
+    config = DEFAULT_CONFIG.replace(max_size=20_000, track_reads=False)
+    assert isinstance(config, CacheConfig)
+    record_trace(load_adapter("reference-pulsar-master"), str(path), workload="edge", events=600, seed=3, config=config)
+    trace = open_trace(path)
+    whole = replay(trace, None)
+    kinds = [json.loads(line)["kind"] for line in path.read_text().splitlines()[1:]]
+    after_requeues = [row + 1 for row, kind in enumerate(kinds) if kind == "requeue"]
+    assert after_requeues
+    assert whole == replay(trace, after_requeues)  # the pass's end, and what follows, in the next chunk
+    assert whole == replay(trace, [*range(1, len(kinds))])
+    assert all(not counts for _, counts, _ in whole.values())

@@ -20,7 +20,7 @@ from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.spec.cache import Append, CacheConfig, CursorAdd, CursorRemove, CursorSeek, Get, Insert, LedgerClose, Op
 from ledgerspec.traces._check import trace_invariants
 from ledgerspec.traces._format import Header
-from ledgerspec.traces._generate import Recorder
+from ledgerspec.traces._generate import Recorder, generate_trace
 from ledgerspec.traces._io import TraceWriter, open_trace
 from ledgerspec.traces._local import check_local
 from ledgerspec.traces._record import RecordingAdapter
@@ -220,3 +220,39 @@ def test_an_append_is_judged_by_the_event_after_it(tmp_path, after, message):
     events.append({"kind": "size_sample", "size": 0 if after is None else 10})
     found = broken(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events))
     assert found == ({} if message is None else {APPEND: [message]})
+
+
+@pytest.mark.parametrize("profile", ["pip430", "pulsar-master", "legacy", "segmented"])
+@pytest.mark.parametrize("track_reads", [True, False])
+def test_the_instrumented_references_edge_traces_are_ok(tmp_path, profile, track_reads):
+    """The generator writes no size sample after an append that is not offered, so the event after it
+    may be another position's insert: only the append's own insert is judged."""
+    path = tmp_path / "t.jsonl"
+    config = CacheConfig(max_size=200_000, ttl=3_000_000, ttl_max=15_000_000, track_reads=track_reads)
+    generate_trace(str(path), workload="edge", brokers=1, topics=4, events=4000, seed=1, profile=profile, config=config)
+    kinds = [json.loads(line)["kind"] for line in path.read_text().splitlines()[1:]]
+    if profile != "segmented":
+        assert {"append", "ledger_close", "cursor_read"} <= set(kinds)
+    assert broken(path) == {}
+
+
+def test_an_append_not_offered_is_not_judged_by_another_positions_insert(tmp_path):
+    """The event after an append with no cursor may be anything else: another ledger's insert, counted."""
+    events = [
+        {"kind": "cursor_add", "ledger": 1, "cursor": "a", "entry": 0},
+        {"kind": "append", "ledger": 2, "entry": 0, "size": 10},
+        {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "timestamp": 3, "count": 1},
+    ]
+    assert broken(_written(tmp_path, "pip430", {"max_size": 10_000}, events)) == {}
+
+
+def test_removing_a_cursor_that_was_not_active_is_no_departure(tmp_path):
+    """``deactivateCursorByName`` invalidates only if the container removed the cursor (managed-ledger 4.2.4)."""
+    events = [
+        {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "timestamp": 1},
+        {"kind": "cursor_remove", "ledger": 1, "cursor": "ghost"},
+        {"kind": "size_sample", "size": 10},
+    ]
+    assert broken(_written(tmp_path, "legacy", {"max_size": 10_000}, events)) == {}
+    events.insert(0, {"kind": "cursor_add", "ledger": 1, "cursor": "ghost", "entry": 0})
+    assert list(broken(_written(tmp_path, "legacy", {"max_size": 10_000}, events))) == [CLOSE]

@@ -23,6 +23,7 @@ from ledgerspec.spec.cache._events import (
     CONFIG,
     CURSOR_ADD,
     CURSOR_COUNT,
+    CURSOR_READ,
     CURSOR_REMOVE,
     CURSOR_SEEK,
     HIT,
@@ -141,6 +142,7 @@ _OP_OF_KIND = {
     CURSOR_COUNT: "CursorCount",
     APPEND: "Append",
     LEDGER_CLOSE: "LedgerClose",
+    CURSOR_READ: "CursorRead",
 }
 _OP_OF_PASS = ("EvictSize", "EvictTimestamp", "InvalidateBefore", "Clear", "EvictBytes", "EvictBefore", "RemoveRange")
 
@@ -169,7 +171,8 @@ class EventsView:
     c: Chunk
     f: Facts
     cursor_counts: Ints
-    """For ``cursor_count`` events: the expected answer; for ``append``: its ledger's active cursors (else NULL)."""
+    """For ``cursor_count`` and ``cursor_read``: the cursor's count (``cursor_count``'s answer); for ``append``:
+    its ledger's active cursors; for ``cursor_remove``: 1 if the cursor was active, else 0 (else NULL)."""
     slowest: Ints
     """For cursor events and a ``pass_start`` naming a cursor: its ledger's slowest active read position
     after the event (NULL: none active, or another event)."""

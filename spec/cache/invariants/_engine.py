@@ -22,6 +22,7 @@ from ledgerspec.spec.cache._events import (
     CONFIG_FIELDS,
     CURSOR_ADD,
     CURSOR_COUNT,
+    CURSOR_READ,
     CURSOR_REMOVE,
     CURSOR_SEEK,
     PASS_END,
@@ -233,7 +234,8 @@ class Replay:
         """Keys requeued by a size pass that reached every entry: their requeue counts are lower bounds.
 
         Such a pass may have gone round the queue, requeueing some entries more than once, which
-        looks like one requeue from outside. Marked in the facts of later events of the segment too.
+        looks like one requeue from outside. Marked in the facts of later events of the segment too,
+        and for the pass's requeues in earlier segments (a chunk may end inside a pass).
         """
         if heads is None or not self.flavour.master:
             return np.zeros(0, np.int64)
@@ -246,8 +248,12 @@ class Replay:
         if not rounds:
             return np.zeros(0, np.int64)
         requeued = (c.kind == REQUEUE) & facts.live & np.isin(facts.pass_index, rounds)
-        mark_inexact(facts, requeued, ends)
-        keys: Ints = facts.key[requeued]
+        ended = {int(facts.pass_index[index]): index for index in ends.tolist()}
+        earlier = [  # what these passes requeued before this segment
+            (table.key, ended[index]) for index in rounds for table in facts.passes[index].requeued
+        ]
+        mark_inexact(facts, requeued, ends, earlier)
+        keys: Ints = np.concatenate([facts.key[requeued], *(keys for keys, _ in earlier)])
         return keys
 
     def _sink(self, c: Chunk) -> Callable[[str, int, str], None]:
@@ -315,16 +321,18 @@ class Replay:
 
         A ``cursor_count`` counts what ``getNumberOfCursorsAtSamePositionOrBefore`` must answer: the
         active cursors of the ledger at or before the cursor's position, itself included; 0 if it is not
-        active (``_base.cursors_at_or_before``). An ``append`` counts the active cursors of its ledger
-        (who will read it). The slowest active read position (NULL: none active) is given for cursor
-        events and for a ``pass_start`` naming a cursor (its invalidation). NULL elsewhere. Per ledger,
-        the positions of its cursors after each of its events are a small matrix (cursors by events,
-        filled forward); a count compares one of its columns with one cursor's position, a slowest is a
-        column's least.
+        active (``_base.cursors_at_or_before``); a ``cursor_read`` counts the same for its reader. An
+        ``append`` counts the active cursors of its ledger (who will read it), a ``cursor_remove`` the
+        cursor itself if it was active (1, else 0). The slowest active read
+        position (NULL: none active) is given for cursor events and for a ``pass_start`` naming a cursor
+        (its invalidation). NULL elsewhere. Per ledger, the positions of its cursors after each of its
+        events are a small matrix (cursors by events, filled forward); a count compares one of its
+        columns with one cursor's position, a slowest is a column's least.
         """
         expected, after = np.full(len(c), NULL, np.int64), np.full(len(c), NULL, np.int64)
         cursor_passes = (c.kind == PASS_START) & (c.cursor >= 0)
-        at = np.flatnonzero(((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT)) | cursor_passes | (c.kind == APPEND))
+        others = cursor_passes | (c.kind == APPEND) | (c.kind == CURSOR_READ)
+        at = np.flatnonzero(((c.kind >= CURSOR_ADD) & (c.kind <= CURSOR_COUNT)) | others)
         if not len(at):
             return expected, after
         ledgers = c.ledger[at]
@@ -339,7 +347,7 @@ class Replay:
             column = {name: row for row, name in enumerate(names)}
             rows = np.array([column[c.cursor_names[k]] if k >= 0 else 0 for k in codes.tolist()], np.int64)
             kinds = c.kind[mine]
-            counts, appends = kinds == CURSOR_COUNT, kinds == APPEND
+            counts, appends = (kinds == CURSOR_COUNT) | (kinds == CURSOR_READ), kinds == APPEND
             moves = ~counts & ~appends & (kinds != PASS_START)
             values = np.where(kinds == CURSOR_REMOVE, _GONE, c.entry[mine])
             marks = np.zeros((len(names), len(mine) + 1), np.int64)
@@ -353,6 +361,8 @@ class Replay:
             answers = np.where(where == _GONE, 0, (filled[:, asked] <= where).sum(axis=0))
             expected[mine[asked]] = answers
             expected[mine[appends]] = (filled[:, np.flatnonzero(appends)] != _GONE).sum(axis=0)
+            removes = np.flatnonzero(kinds == CURSOR_REMOVE)
+            expected[mine[removes]] = filled[rows[removes], removes] != _GONE
             least = filled[:, 1:].min(axis=0, initial=_GONE)
             after[mine] = np.where(least == _GONE, NULL, least)
             for name, position in zip(names, filled[:, -1].tolist(), strict=True):
@@ -371,8 +381,8 @@ def _cursor_walk(c: Chunk, at: Ints, cursors: dict[str, int], expected: Ints, sl
         if kind in (CURSOR_SEEK, CURSOR_ADD):
             cursors[name] = entry
         elif kind == CURSOR_REMOVE:
-            cursors.pop(name, None)
-        elif kind == CURSOR_COUNT:
+            expected[index] = int(cursors.pop(name, None) is not None)
+        elif kind in (CURSOR_COUNT, CURSOR_READ):
             where = cursors.get(name)
             expected[index] = 0 if where is None else sum(position <= where for position in cursors.values())
         elif kind == APPEND:

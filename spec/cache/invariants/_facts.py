@@ -21,6 +21,7 @@ live tables, whatever the number of events per position.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -322,14 +323,15 @@ def _key_facts(c: Chunk, facts: Facts, carried: Carried, ranks: Ints, requeue_ra
     facts.accessed[ev] = np.where(last_stamp >= 0, last_hit > last_stamp, c_accessed | (last_hit >= 0))
 
 
-def mark_inexact(facts: Facts, requeued: Bools, ends: Ints) -> None:
+def mark_inexact(facts: Facts, requeued: Bools, ends: Ints, earlier: Sequence[tuple[Ints, int]] = ()) -> None:
     """After a pass's end, the requeue counts of the entries it requeued (``requeued``) are lower bounds.
 
     Marks the keyed events after that end, up to the entry's next insert (``ends``: the segment's
-    ``pass_end`` events).
+    ``pass_end`` events). ``earlier``: (keys, index of the pass's end) for what a pass ending in this
+    segment requeued in earlier ones.
     """
     kinds = facts.kinds
-    if not len(facts.keyed.at) or not requeued.any():
+    if not len(facts.keyed.at) or not (requeued.any() or earlier):
         return
     pass_end = np.full(len(facts.passes) + 1, np.iinfo(np.int64).max, np.int64)
     pass_end[facts.pass_index[ends]] = ends
@@ -338,6 +340,9 @@ def mark_inexact(facts: Facts, requeued: Bools, ends: Ints) -> None:
     last_insert = last_before(kinds[ev] == INSERT, start)
     seen_end = pass_end[facts.pass_index[ev[np.maximum(last_requeue, 0)]]]
     tainted = (last_requeue >= 0) & (last_requeue > last_insert) & (seen_end < ev)
+    inserted_at = np.where(last_insert >= 0, ev[np.maximum(last_insert, 0)], -1)
+    for keys, end in earlier:
+        tainted |= np.isin(facts.key[ev], keys) & (ev > end) & (inserted_at < end)
     facts.exact[ev[tainted]] = False
 
 

@@ -29,16 +29,15 @@ class _AppendCaching(Check):
 
         for event, after in judged_by_next(view, appends, facts):
             ledger, entry, active = event.facts
-            if view.config.max_size <= 0:
-                continue  # a disabled cache takes nothing (CACHE-INSERT-ACCEPTED, CACHE-SPACE-CHECK)
             what = event.named(f"append of {(ledger, entry)} with {active} active cursor(s) on the ledger")
             kind, count = int(c.kind[after]), int(c.count[after])
             offered = kind in (INSERT, REFUSED, MERGE) and view.position(after) == (ledger, entry)
+            cached = offered and kind == INSERT
             if offered != (active > 0):
                 view.report_at(after, f"{what}: {'offered to' if offered else 'not offered to'} the cache")
-            elif kind == INSERT and count != NULL and not tracking:
+            elif cached and count != NULL and not tracking:
                 view.report_at(after, f"{what}: cached with count {count}, want no read-count handler")
-            elif kind == INSERT and count not in (NULL, active):
+            elif cached and count not in (NULL, active):
                 view.report_at(after, f"{what}: cached with count {count}, want {active}")
 
     def step(self, view: StepView) -> None:

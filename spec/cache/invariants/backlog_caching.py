@@ -1,17 +1,97 @@
-"""CACHE-BACKLOG-CACHING: what a cursor reads from storage is cached iff its count is > 0, with that count."""
+"""CACHE-BACKLOG-CACHING: what a cursor reads from storage is cached iff its count is > 0, with that count.
+
+On traces a ``cursor_read`` starts one BookKeeper ledger's read and the reader's ``cursor_seek`` ends it
+(FORMAT.md: a read's events are written together); each position it missed is judged within it.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+import numpy as np
 from ledgerspec.spec.cache._base import cursors_at_or_before
+from ledgerspec.spec.cache._events import CURSOR_READ, CURSOR_SEEK, HIT, INSERT, MISS
 from ledgerspec.spec.cache._ledger import bookkeeper_reads
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import CursorRead
-from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, Invariant, StepView
+from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, EventsView, Invariant, StepView
 from ledgerspec.spec.cache.invariants._ledger import LEDGER, legacy_mode
+
+
+@dataclass
+class _Read:
+    """One BookKeeper ledger's read by a cursor, under way.
+
+    ``missed``: positions it read from storage and has not cached; ``cached``: those it cached and the
+    reader has no copy of yet.
+    """
+
+    ledger: int
+    cursor: str
+    count: int
+    """The reader's count at the read's start (0 with tracking off, or a disabled cache)."""
+    seq: int
+    missed: set[int] = field(default_factory=set)
+    cached: set[int] = field(default_factory=set)
+
+    def what(self, entry: int) -> str:
+        return f"{(self.ledger, entry)} read from storage by {self.cursor!r} (seq {self.seq}) counting {self.count}"
 
 
 class _BacklogCaching(Check):
     """Per BookKeeper ledger read: a reopen starts one, and the count of each is taken at its start."""
+
+    def events(self, view: EventsView) -> None:
+        c = view.c
+        read: _Read | None = view.state()
+        starts = np.flatnonzero(c.kind == CURSOR_READ).tolist()
+        if read is None and not starts:
+            return
+        counting = not legacy_mode(view) and view.config.max_size > 0
+        i = 0 if read is not None else starts[0]
+        while i < len(c):
+            if c.kind[i] == CURSOR_READ:  # a read that never ended is left unjudged: the next one starts
+                name = c.cursor_names[c.cursor[i]]
+                count = int(view.cursor_counts[i]) if counting else 0
+                read = _Read(int(c.ledger[i]), name, count, int(c.seq[i]))
+            elif read is not None and self._event(view, read, i):
+                read = None
+                later = [start for start in starts if start > i]
+                if not later:
+                    break
+                i = later[0]
+                continue
+            i += 1
+        view.keep_state(read)
+
+    @staticmethod
+    def _event(view: EventsView, read: _Read, i: int) -> bool:
+        """Judge event ``i`` of ``read``; True when it ends the read (the reader's move past it)."""
+        c = view.c
+        kind = int(c.kind[i])
+        if kind == CURSOR_SEEK and c.ledger[i] == read.ledger and c.cursor_names[c.cursor[i]] == read.cursor:
+            for entry in sorted(read.missed if read.count > 0 else ()):
+                view.report_at(i, f"{read.what(entry)}: not cached")
+            for entry in sorted(read.cached):
+                view.report_at(i, f"{read.what(entry)}: cached, but the reader got no copy of it")
+            return True
+        if c.ledger[i] != read.ledger:
+            return False
+        entry, count = int(c.entry[i]), int(c.count[i])
+        if kind == MISS:
+            read.missed.add(entry)
+        elif kind == INSERT and entry in read.missed:
+            read.missed.discard(entry)
+            if read.count == 0:
+                view.report_at(i, f"{read.what(entry)}: cached with count {None if count == NULL else count}")
+                return False
+            if count not in (NULL, read.count):
+                view.report_at(i, f"{read.what(entry)}: cached with count {count}")
+            read.cached.add(entry)
+        elif kind == HIT:
+            read.cached.discard(entry)
+        return False
 
     def step(self, view: StepView) -> None:
         op = view.op
@@ -71,7 +151,10 @@ INVARIANT = Invariant(
     profiles=(PIP430, MASTER, LEGACY),
     check=_BacklogCaching(),
     needs={"*": frozenset({LEDGER})},
-    soundness="the reading cursor's count is not an event: checked in conformance only",
-    on_traces=False,
-    conformance_only="all of it: whether a read is cached depends on the cursors before it",
+    events={"*": frozenset({"cursor_read", "cursor_add", "cursor_seek", "cursor_remove", "miss", "insert", "hit"})},
+    soundness=(
+        "a ledger's cursors and the reads of them are all in the broker that holds its cache, and a read's "
+        "events are written together"
+    ),
+    conformance_only="that a read answers one result per position it asked for",
 )

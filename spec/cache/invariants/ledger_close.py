@@ -21,7 +21,7 @@ class _LedgerClose(Check):
         c = view.c
         due = c.kind == LEDGER_CLOSE
         if legacy_mode(view):
-            due |= (c.kind == CURSOR_REMOVE) & (view.slowest == NULL)
+            due |= (c.kind == CURSOR_REMOVE) & (view.cursor_counts == 1) & (view.slowest == NULL)
 
         def facts(i: int) -> tuple[int, str]:
             ledger = int(c.ledger[i])
