@@ -17,7 +17,18 @@ import numpy as np
 import pytest
 from ledgerspec.conformance._mutants import factory_for, load_mutants
 from ledgerspec.conformance.adapters import load_adapter
-from ledgerspec.spec.cache import Append, CacheConfig, CursorAdd, CursorRemove, CursorSeek, Get, Insert, LedgerClose, Op
+from ledgerspec.spec.cache import (
+    Append,
+    CacheConfig,
+    CursorAdd,
+    CursorRead,
+    CursorRemove,
+    CursorSeek,
+    Get,
+    Insert,
+    LedgerClose,
+    Op,
+)
 from ledgerspec.traces._check import trace_invariants
 from ledgerspec.traces._format import Header
 from ledgerspec.traces._generate import Recorder, generate_trace
@@ -256,3 +267,75 @@ def test_removing_a_cursor_that_was_not_active_is_no_departure(tmp_path):
     assert broken(_written(tmp_path, "legacy", {"max_size": 10_000}, events)) == {}
     events.insert(0, {"kind": "cursor_add", "ledger": 1, "cursor": "ghost", "entry": 0})
     assert list(broken(_written(tmp_path, "legacy", {"max_size": 10_000}, events))) == [CLOSE]
+
+
+BACKLOG = "CACHE-BACKLOG-CACHING"
+
+
+def _read_of(*events: dict) -> list[dict]:
+    """Cursor ``a`` at 0 and ``b`` at 5 on ledger 1; ``a`` reads from 0: ``events``, in order."""
+    return [
+        {"kind": "cursor_add", "ledger": 1, "cursor": "a", "entry": 0},
+        {"kind": "cursor_add", "ledger": 1, "cursor": "b", "entry": 5},
+        {"kind": "cursor_read", "ledger": 1, "cursor": "a", "entry": 0},
+        *events,
+    ]
+
+
+MISS_0 = {"kind": "miss", "ledger": 1, "entry": 0}
+SEEK_A = {"kind": "cursor_seek", "ledger": 1, "cursor": "a", "entry": 1}
+
+
+def _cached_0(count: int) -> list[dict]:
+    """Entry 0 cached with ``count`` (at time 5, the fifth event), then the reader's copy."""
+    return [
+        {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "count": count, "timestamp": 5},
+        {"kind": "hit", "ledger": 1, "entry": 0, "copy": 1, "count": count},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([MISS_0, *_cached_0(1), SEEK_A], None),
+        ([MISS_0, *_cached_0(2), SEEK_A], "cached with count 2"),
+        ([MISS_0, SEEK_A], "not cached"),
+        ([MISS_0, *_cached_0(1)[:1], SEEK_A], "cached, but the reader got no copy of it"),
+        ([MISS_0, {**SEEK_A, "entry": 0}], None),  # a rewind, not a move past the read: a read that failed
+        ([MISS_0, {"kind": "size_sample", "size": 0}, SEEK_A], None),  # cut short by another event
+    ],
+)
+def test_a_read_from_storage_is_judged_when_the_reader_moves_past_it(tmp_path, events, message):
+    found = broken(_written(tmp_path, "pip430", {"max_size": 10_000}, _read_of(*events)))
+    if message is None:
+        assert found == {}
+    else:
+        assert list(found) == [BACKLOG]
+        assert found[BACKLOG][0].endswith(message)
+        assert "(1, 0) read from storage by 'a' (seq 3) counting 1" in found[BACKLOG][0]
+
+
+def test_with_tracking_off_a_read_from_storage_is_not_cached(tmp_path):
+    events = _read_of(MISS_0, *_cached_0(1), SEEK_A)
+    assert broken(_written(tmp_path, "pip430", {"max_size": 10_000, "track_reads": False}, events)) == {
+        BACKLOG: ["(1, 0) read from storage by 'a' (seq 3) counting 0: cached with count 1"]
+    }
+
+
+def test_a_read_across_a_reopen_counts_each_part_at_its_start(tmp_path):
+    """Entries 0-1 stored before a close, 2 after it: ``a`` reads 0..2 in two parts, and ``b`` (at 1)
+    counts in the second one only (``OpReadEntry.checkReadCompletion``, managed-ledger 4.2.4)."""
+    ops: list[Op] = [
+        Append(now=1, ledger=1, entry=0, size=10),
+        Append(now=2, ledger=1, entry=1, size=10),
+        LedgerClose(now=3, ledger=1),
+        Append(now=4, ledger=1, entry=2, size=10),
+        CursorAdd(now=5, ledger=1, cursor="a", entry=0),
+        CursorAdd(now=6, ledger=1, cursor="b", entry=1),
+        CursorRead(now=7, ledger=1, cursor="a", last=2),
+    ]
+    trace = record("reference-pulsar-master", "pulsar-master", ops, tmp_path / "ok.jsonl")
+    assert [json.loads(line)["kind"] for line in trace.read_text().splitlines()[1:]].count("cursor_read") == 2
+    assert broken(trace) == {}
+    found = broken(record("pulsar-master-one-read-across-reopens", "pulsar-master", ops, tmp_path / "bad.jsonl"))
+    assert found == {BACKLOG: ["(1, 2) read from storage by 'a' (seq 21) counting 2: cached with count 1"]}

@@ -1,7 +1,8 @@
 """CACHE-BACKLOG-CACHING: what a cursor reads from storage is cached iff its count is > 0, with that count.
 
-On traces a ``cursor_read`` starts one BookKeeper ledger's read and the reader's ``cursor_seek`` ends it
-(FORMAT.md: a read's events are written together); each position it missed is judged within it.
+On traces a ``cursor_read`` starts one BookKeeper ledger's read and the reader's ``cursor_seek`` past it
+ends it (FORMAT.md: a read's events are written together); each position it missed is judged then. A
+read cut short by any other event (it failed, or was abandoned) is not judged.
 """
 
 from __future__ import annotations
@@ -10,13 +11,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from ledgerspec.spec.cache._base import cursors_at_or_before
-from ledgerspec.spec.cache._events import CURSOR_READ, CURSOR_SEEK, HIT, INSERT, MISS
+from ledgerspec.spec.cache._events import CURSOR_READ, CURSOR_SEEK, HIT, INSERT, MERGE, MISS, REFUSED
 from ledgerspec.spec.cache._ledger import bookkeeper_reads
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import CursorRead
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, EventsView, Invariant, StepView
 from ledgerspec.spec.cache.invariants._ledger import LEDGER, legacy_mode
+
+_READS = (HIT, MISS, INSERT, REFUSED, MERGE)
+"""The kinds of a read's own events, between its ``cursor_read`` and the reader's ``cursor_seek``."""
 
 
 @dataclass
@@ -32,6 +36,8 @@ class _Read:
     count: int
     """The reader's count at the read's start (0 with tracking off, or a disabled cache)."""
     seq: int
+    start: int
+    """The read position it starts at (``entry`` of its ``cursor_read``)."""
     missed: set[int] = field(default_factory=set)
     cached: set[int] = field(default_factory=set)
 
@@ -51,10 +57,10 @@ class _BacklogCaching(Check):
         counting = not legacy_mode(view) and view.config.max_size > 0
         i = 0 if read is not None else starts[0]
         while i < len(c):
-            if c.kind[i] == CURSOR_READ:  # a read that never ended is left unjudged: the next one starts
+            if c.kind[i] == CURSOR_READ:
                 name = c.cursor_names[c.cursor[i]]
                 count = int(view.cursor_counts[i]) if counting else 0
-                read = _Read(int(c.ledger[i]), name, count, int(c.seq[i]))
+                read = _Read(int(c.ledger[i]), name, count, int(c.seq[i]), int(c.entry[i]))
             elif read is not None and self._event(view, read, i):
                 read = None
                 later = [start for start in starts if start > i]
@@ -67,17 +73,19 @@ class _BacklogCaching(Check):
 
     @staticmethod
     def _event(view: EventsView, read: _Read, i: int) -> bool:
-        """Judge event ``i`` of ``read``; True when it ends the read (the reader's move past it)."""
+        """Judge event ``i`` of ``read``; True when it ends the read.
+
+        The reader's move past the read's start ends it, judged; any event that is not a read's
+        (a failed or abandoned read) ends it unjudged.
+        """
         c = view.c
         kind = int(c.kind[i])
         if kind == CURSOR_SEEK and c.ledger[i] == read.ledger and c.cursor_names[c.cursor[i]] == read.cursor:
-            for entry in sorted(read.missed if read.count > 0 else ()):
-                view.report_at(i, f"{read.what(entry)}: not cached")
-            for entry in sorted(read.cached):
-                view.report_at(i, f"{read.what(entry)}: cached, but the reader got no copy of it")
+            if c.entry[i] > read.start:
+                _BacklogCaching._ended(view, read, i)
             return True
-        if c.ledger[i] != read.ledger:
-            return False
+        if kind not in _READS or c.ledger[i] != read.ledger:
+            return True
         entry, count = int(c.entry[i]), int(c.count[i])
         if kind == MISS:
             read.missed.add(entry)
@@ -92,6 +100,14 @@ class _BacklogCaching(Check):
         elif kind == HIT:
             read.cached.discard(entry)
         return False
+
+    @staticmethod
+    def _ended(view: EventsView, read: _Read, i: int) -> None:
+        """The reader moved past ``read`` at event ``i``: what it missed is cached, and the reader holds it."""
+        for entry in sorted(read.missed if read.count > 0 else ()):
+            view.report_at(i, f"{read.what(entry)}: not cached")
+        for entry in sorted(read.cached):
+            view.report_at(i, f"{read.what(entry)}: cached, but the reader got no copy of it")
 
     def step(self, view: StepView) -> None:
         op = view.op
