@@ -33,8 +33,9 @@ CONFIGS = {
     "tiny": DEFAULT_CONFIG.replace(
         max_size=64 * 1024, ttl=2_000_000, ttl_max=10_000_000, max_requeue=2, segment_size_max=16 * 1024
     ),
-    "medium": DEFAULT_CONFIG.replace(max_size=1024 * 1024, ttl=20_000_000, ttl_max=100_000_000),
-    "untracked": DEFAULT_CONFIG.replace(max_size=512 * 1024, segment_size_max=64 * 1024, track_reads=False),
+    "medium-untracked": DEFAULT_CONFIG.replace(
+        max_size=1024 * 1024, ttl=20_000_000, ttl_max=100_000_000, track_reads=False
+    ),
 }
 SEEDS = (0, 1)
 EVENTS = 1200
