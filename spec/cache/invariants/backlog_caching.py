@@ -7,6 +7,7 @@ read cut short by any other event (it failed, or was abandoned) is not judged.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,10 +64,10 @@ class _BacklogCaching(Check):
                 read = _Read(int(c.ledger[i]), name, count, int(c.seq[i]), int(c.entry[i]))
             elif read is not None and self._event(view, read, i):
                 read = None
-                later = [start for start in starts if start > i]
-                if not later:
+                following = bisect_right(starts, i)  # skip to the next read: nothing between is a read's
+                if following == len(starts):
                     break
-                i = later[0]
+                i = starts[following]
                 continue
             i += 1
         view.keep_state(read)
