@@ -40,6 +40,14 @@ READ_SCHEMA = pa.schema([field.with_nullable(True) for field in SCHEMA])
 """The schema traces are read with: every column nullable, so that a null where :data:`SCHEMA` forbids
 one reaches the row checks (``_rows.py``), which name its row and field, on both engines."""
 
+STRING_COLUMNS = tuple(f.name for f in SCHEMA if pa.types.is_string(f.type))
+DICTIONARY_READ_SCHEMA = pa.schema(
+    [f.with_type(pa.dictionary(pa.int32(), pa.string())) if f.name in STRING_COLUMNS else f for f in READ_SCHEMA]
+)
+""":data:`READ_SCHEMA` with the string columns as Parquet stores them, dictionary-encoded: what the
+local checker reads (a few distinct names per column; decoding a string per row costs more than the
+rest of the read). Arrow's compute functions read them by value; a dictionary may repeat a value."""
+
 COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
 INT_COLUMNS = tuple(f.name for f in SCHEMA if pa.types.is_int64(f.type))
 

@@ -22,7 +22,16 @@ import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._format import COLUMNS, FORMAT, READ_SCHEMA, SCHEMA, VERSION, Header
+from ledgerspec.traces._format import (
+    COLUMNS,
+    DICTIONARY_READ_SCHEMA,
+    FORMAT,
+    READ_SCHEMA,
+    SCHEMA,
+    STRING_COLUMNS,
+    VERSION,
+    Header,
+)
 from ledgerspec.traces._jsonl import jsonl_batches, jsonl_header
 from ledgerspec.traces._rows import check_batch
 
@@ -57,14 +66,19 @@ class TraceFile:
         """The events of a Parquet trace, from the footers (0 for JSON lines, which has no footer)."""
         return sum(self.file_rows())
 
-    def batches(self, check: Callable[[int], bool] | None = None) -> Iterator[tuple[int, pa.RecordBatch]]:
+    def batches(
+        self, check: Callable[[int], bool] | None = None, *, dictionaries: bool = False
+    ) -> Iterator[tuple[int, pa.RecordBatch]]:
         """(first row number, batch) pairs in file order, each batch checked by :func:`check_batch`.
 
         With ``check``, only the batches whose number it accepts are checked (processes share the work).
+        With ``dictionaries``, Parquet's string columns stay dictionary-encoded (``_parquet_batches``).
         """
         rows = 0
         source = (
-            _parquet_batches(self.files) if self.format == "parquet" else jsonl_batches(self.path, BATCH_ROWS)
+            _parquet_batches(self.files, dictionaries=dictionaries)
+            if self.format == "parquet"
+            else jsonl_batches(self.path, BATCH_ROWS)
         )
         for number, batch in enumerate(source):
             if check is None or check(number):
@@ -74,7 +88,9 @@ class TraceFile:
         if rows == 0:
             raise TraceInputError(f"{self.path}: the trace has no events")
 
-    def row_groups(self, groups: Iterable[int]) -> Iterator[tuple[int, int, pa.RecordBatch]]:
+    def row_groups(
+        self, groups: Iterable[int], *, dictionaries: bool = False
+    ) -> Iterator[tuple[int, int, pa.RecordBatch]]:
         """(row group, first row number, batch) of some row groups of a Parquet trace, in file order, unchecked.
 
         For a process that reads only its share of the file: the caller runs :func:`check_batch` on
@@ -89,7 +105,8 @@ class TraceFile:
                 rows += metadata.row_group(group).num_rows
         for number in sorted(groups):
             path, group, rows = places[number]
-            for batch in _parquet_batches([path], [group]):  # one group at a time: batches span groups
+            # One group at a time: a batch may span groups.
+            for batch in _parquet_batches([path], [group], dictionaries=dictionaries):
                 yield number, rows, batch
                 rows += batch.num_rows
 
@@ -201,9 +218,9 @@ def _json(data: bytes, where: str) -> Any:
         raise TraceInputError(f"{where} is not JSON: {error}") from None
 
 
-def _parquet_file(path: Path) -> pq.ParquetFile:
+def _parquet_file(path: Path, dictionaries: tuple[str, ...] = ()) -> pq.ParquetFile:
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path, read_dictionary=dictionaries or None)
     except (pa.ArrowInvalid, OSError) as error:
         raise TraceInputError(f"{path}: not a readable Parquet file (truncated or corrupt?): {error}") from None
 
@@ -234,13 +251,19 @@ def check_schema(schema: pa.Schema, where: str) -> None:
             raise TraceInputError(f"{where}: column {field_.name!r} has type {actual}, expected {field_.type}")
 
 
-def _parquet_batches(files: Iterable[Path], groups: list[int] | None = None) -> Iterator[pa.RecordBatch]:
+def _parquet_batches(
+    files: Iterable[Path], groups: list[int] | None = None, *, dictionaries: bool = False
+) -> Iterator[pa.RecordBatch]:
     """The batches of the files in turn (of some row groups, for one file), cast to :data:`READ_SCHEMA`.
 
-    Read a row group at a time, so that an unreadable page is reported with its row group and rows.
+    Read a row group at a time, so that an unreadable page is reported with its row group and rows,
+    on one thread (the local checker runs a process per core). With ``dictionaries``, the string
+    columns stay dictionary-encoded (:data:`DICTIONARY_READ_SCHEMA`).
     """
+    schema = DICTIONARY_READ_SCHEMA if dictionaries else READ_SCHEMA
+    columns = list(COLUMNS)
     for path in files:
-        parquet = _parquet_file(path)
+        parquet = _parquet_file(path, STRING_COLUMNS if dictionaries else ())
         metadata = parquet.metadata
         first = 0
         starts = []
@@ -249,8 +272,9 @@ def _parquet_batches(files: Iterable[Path], groups: list[int] | None = None) -> 
             first += metadata.row_group(group).num_rows
         for group in range(metadata.num_row_groups) if groups is None else groups:
             try:
-                for batch in parquet.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=list(COLUMNS)):
-                    yield batch.cast(READ_SCHEMA) if batch.schema != READ_SCHEMA else batch
+                batches = parquet.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns, use_threads=False)
+                for batch in batches:
+                    yield batch.cast(schema) if batch.schema != schema else batch
             except (pa.ArrowException, OSError) as error:
                 raise unreadable(path, metadata, group, starts[group], error) from None
 

@@ -174,10 +174,11 @@ def _read_share(
 ) -> Iterator[tuple[int, pa.RecordBatch, bool]]:
     """(first row, batch, whether this process checks it) of what process ``index`` reads, checked as due."""
     if groups is None:
-        for number, (first_row, batch) in enumerate(trace.batches(check=lambda n: n % workers == index)):
+        batches = trace.batches(check=lambda n: n % workers == index, dictionaries=True)
+        for number, (first_row, batch) in enumerate(batches):
             yield first_row, batch, number % workers == index
         return
-    for group, first_row, batch in trace.row_groups(groups):
+    for group, first_row, batch in trace.row_groups(groups, dictionaries=True):
         broker = groups[group]
         checked = broker is not None or group % workers == index
         if checked:
@@ -278,24 +279,21 @@ def split_by_broker(
     ``first_row``. One stable sort of the rows by the broker's rank among the batch's names (an int,
     from a dictionary encoding), one ``take`` of the owned rows, one conversion, and a view per broker.
     """
-    encoded = pc.dictionary_encode(batch.column("broker"))
-    names = encoded.dictionary.to_pylist()
-    if len(names) == 1 and not encoded.indices.null_count:  # one broker (a Parquet row group per broker)
+    names, codes = _broker_codes(batch.column("broker"))
+    counts = np.bincount(codes, minlength=len(names) + 1)
+    if len(names) == 1 and counts[0] == batch.num_rows:  # one broker (a Parquet row group per broker)
         if _owned(names[0], index, workers, owners):
             yield names[0], chunk_of(batch, np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))
         return
-    # Rows with a null broker (only in a batch another process checks, and reports) get code
-    # len(names), owned by nobody.
-    codes = encoded.indices.fill_null(len(names)).to_numpy()
     ranked = sorted(range(len(names)), key=names.__getitem__)
     rank = np.empty(len(names) + 1, np.int64)
     rank[ranked] = np.arange(len(names))
     rank[len(names)] = len(names)
     rows_rank = rank[codes]
-    owned = [i for i in ranked if _owned(names[i], index, workers, owners)]
+    owned = [i for i in ranked if counts[i] and _owned(names[i], index, workers, owners)]
     if not owned:
         return
-    if len(owned) < len(names) or encoded.indices.null_count:
+    if len(owned) < len(names) or counts[len(names)]:
         keep = np.zeros(len(names) + 1, bool)
         keep[owned] = True
         selected = np.flatnonzero(keep[codes])
@@ -308,6 +306,21 @@ def split_by_broker(
     for i, end in zip(owned, ends, strict=True):
         yield names[i], chunk.part(start, end)
         start = end
+
+
+def _broker_codes(column: pa.Array) -> tuple[list[str], np.ndarray]:
+    """The batch's distinct broker names and each row's code among them (``len(names)``: a null broker).
+
+    Rows with a null broker (only in a batch another process checks, and reports) are owned by nobody.
+    A dictionary column may repeat a name in its dictionary or hold unused ones: codes are by name.
+    """
+    values = column.dictionary if pa.types.is_dictionary(column.type) else column
+    encoded = pc.dictionary_encode(values)
+    names: list[str] = encoded.dictionary.to_pylist()
+    codes = encoded.indices.fill_null(len(names)).to_numpy().astype(np.int64)
+    if pa.types.is_dictionary(column.type):
+        codes = np.append(codes, len(names))[column.indices.fill_null(-1).to_numpy()]
+    return names, codes
 
 
 def check_order(chunk: Chunk, broker: str, last: dict[str, tuple[int, int]], where: str) -> None:

@@ -18,6 +18,7 @@ from ledgerspec.spec.cache import CacheConfig
 from ledgerspec.spec.cache._events import CONFIG, CONFIG_FIELDS, KIND_NAMES, KINDS, MISS, PASS_KINDS
 from ledgerspec.spec.cache.invariants import CATALOGUE, Finding, Replay, TraceStructureError
 from ledgerspec.spec.cache.invariants._chunk import INT_FIELDS, NULL, Chunk, Ints
+from ledgerspec.traces._rows import codes_in
 
 _KINDS = pa.array(KIND_NAMES)
 _PASSES = pa.array(PASS_KINDS)
@@ -38,28 +39,25 @@ def chunk_of(batch: pa.RecordBatch | pa.Table, rows: Ints | None = None) -> Chun
 
     Without ``rows`` the batch's ``row`` column gives them (the Spark checker adds it).
     """
-    kinds = _ints(pc.index_in(batch.column("kind"), value_set=_KINDS))
+    kinds = codes_in(batch.column("kind"), _KINDS)
     reason = batch.column("reason")
     if reason.null_count == len(reason):
         reasons = np.full(len(kinds), -1, np.int64)
     else:
-        def codes(names: pa.Array) -> Ints:
-            return np.asarray(pc.index_in(reason, value_set=names).fill_null(-1).to_numpy(), dtype=np.int64)
-
-        reasons = codes(_PASSES)
+        reasons = codes_in(reason, _PASSES)
         for kind, names in ((CONFIG, _FIELDS), (MISS, _MISS_REASONS)):  # other vocabularies, where present
             of_kind = kinds == kind
             if of_kind.any():
-                reasons = np.where(of_kind, codes(names), reasons)
+                reasons = np.where(of_kind, codes_in(reason, names), reasons)
     cursor = batch.column("cursor")
     if cursor.null_count == len(cursor):
         cursors, names = np.full(len(kinds), -1, np.int64), []
     else:
-        encoded = pc.dictionary_encode(cursor)
-        if isinstance(encoded, pa.ChunkedArray):
-            encoded = encoded.combine_chunks()
+        if isinstance(cursor, pa.ChunkedArray):
+            cursor = cursor.combine_chunks()
+        encoded = cursor if pa.types.is_dictionary(cursor.type) else pc.dictionary_encode(cursor)
         cursors = np.asarray(encoded.indices.cast(pa.int64()).fill_null(-1), dtype=np.int64)
-        names = encoded.dictionary.to_pylist()
+        names = encoded.dictionary.to_pylist()  # may repeat a name or hold unused ones: codes are read by name
     numbers = _ints(batch.column("row")) if rows is None else np.asarray(rows, dtype=np.int64)
     value = batch.column("value")
     values = np.asarray(value.fill_null(np.nan).to_numpy(), dtype=np.float64) if len(value) else np.zeros(0)

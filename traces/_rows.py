@@ -55,6 +55,7 @@ _REQUIRED_BY = {
     if any(name in kind.required for kind in _KIND_LIST)
 }
 """Per column, indexed by kind code (the last slot: an unknown kind), whether the kind requires it."""
+_REASONS = {kind.name: pa.array(kind.reasons, pa.string()) for kind in _KIND_LIST if kind.reasons}
 
 
 def row_problem(values: dict[str, Any]) -> int | None:  # noqa: C901, PLR0911 - one return per row check, in the order FORMAT.md lists them
@@ -119,7 +120,12 @@ def order_problem(seq: int, time: int, previous: tuple[int, int] | None) -> int 
     return None
 
 
-def suspect_rows(batch: pa.RecordBatch) -> list[int]:  # noqa: C901 - one vectorized test per row check
+def codes_in(column: pa.Array | pa.ChunkedArray, names: pa.Array) -> np.ndarray:
+    """Per row, the index of its string in ``names`` (int64; -1 for null or not there); strings or a dictionary."""
+    return np.asarray(pc.index_in(column, value_set=names).fill_null(-1).to_numpy(), dtype=np.int64)
+
+
+def suspect_rows(batch: pa.RecordBatch) -> list[int]:
     """The rows of a batch that may fail a row check, in order: every row that does, and maybe more.
 
     Vectorized (pyarrow and numpy over the whole batch); :func:`row_problem` then decides on each
@@ -129,10 +135,9 @@ def suspect_rows(batch: pa.RecordBatch) -> list[int]:  # noqa: C901 - one vector
     for name in ("broker", "seq", "time", "kind"):
         if batch.column(name).null_count:
             flag |= _mask(pc.is_null(batch.column(name)))
-    kinds = pc.index_in(batch.column("kind"), value_set=_KIND_NAMES)
-    if kinds.null_count:
-        flag |= _mask(pc.is_null(kinds))
-    codes = kinds.fill_null(len(_KIND_LIST)).to_numpy()
+    codes = codes_in(batch.column("kind"), _KIND_NAMES)
+    codes[codes < 0] = len(_KIND_LIST)
+    flag |= codes == len(_KIND_LIST)
     for name in NON_NEGATIVE:
         least = pc.min(batch.column(name)).as_py()
         if least is not None and least < 0:
@@ -147,7 +152,7 @@ def suspect_rows(batch: pa.RecordBatch) -> list[int]:  # noqa: C901 - one vector
         if kind.name == "config":
             flag |= of_kind  # rare events, each value checked by row_problem
         elif kind.reasons and of_kind.any():  # a null reason is allowed: only a given one must be known
-            flag |= of_kind & given & ~_mask(pc.is_in(reason, value_set=pa.array(kind.reasons)))
+            flag |= of_kind & given & (codes_in(reason, _REASONS[kind.name]) < 0)
     return np.flatnonzero(flag).tolist()
 
 
