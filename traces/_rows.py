@@ -55,7 +55,13 @@ _REQUIRED_BY = {
     if any(name in kind.required for kind in _KIND_LIST)
 }
 """Per column, indexed by kind code (the last slot: an unknown kind), whether the kind requires it."""
-_REASONS = {kind.name: pa.array(kind.reasons, pa.string()) for kind in _KIND_LIST if kind.reasons}
+_REASON_NAMES = pa.array(sorted({reason for kind in _KIND_LIST for reason in kind.reasons}), pa.string())
+_BAD_REASON = np.array(
+    [[bool(k.reasons) and name not in k.reasons for name in [None, *_REASON_NAMES.to_pylist()]] for k in _KIND_LIST]
+    + [[False] * (len(_REASON_NAMES) + 1)]
+)
+"""Indexed by kind code and reason code + 1 (0: a reason of no kind's), whether a given reason is not the kind's."""
+_CONFIG = [kind.name for kind in _KIND_LIST].index("config")
 
 
 def row_problem(values: dict[str, Any]) -> int | None:  # noqa: C901, PLR0911 - one return per row check, in the order FORMAT.md lists them
@@ -121,8 +127,18 @@ def order_problem(seq: int, time: int, previous: tuple[int, int] | None) -> int 
 
 
 def codes_in(column: pa.Array | pa.ChunkedArray, names: pa.Array) -> np.ndarray:
-    """Per row, the index of its string in ``names`` (int64; -1 for null or not there); strings or a dictionary."""
-    return np.asarray(pc.index_in(column, value_set=names).fill_null(-1).to_numpy(), dtype=np.int64)
+    """Per row, the index of its string in ``names`` (int64; -1 for null or not there); strings or a dictionary.
+
+    A dictionary is looked up once per value of its dictionary, then per row by index: a tenth of
+    the time ``pc.index_in`` takes over the rows.
+    """
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if not pa.types.is_dictionary(column.type):
+        return np.asarray(pc.index_in(column, value_set=names).fill_null(-1).to_numpy(), dtype=np.int64)
+    lookup = np.append(pc.index_in(column.dictionary, value_set=names).fill_null(-1).to_numpy(), -1)
+    indices = column.indices.fill_null(-1) if column.null_count else column.indices
+    return np.asarray(lookup[indices.to_numpy()], dtype=np.int64)
 
 
 def suspect_rows(batch: pa.RecordBatch) -> list[int]:
@@ -145,14 +161,11 @@ def suspect_rows(batch: pa.RecordBatch) -> list[int]:
     for name, required in _REQUIRED_BY.items():
         if batch.column(name).null_count:
             flag |= required[codes] & _mask(pc.is_null(batch.column(name)))
+    flag |= codes == _CONFIG  # rare events, each value checked by row_problem
     reason = batch.column("reason")
-    given = _mask(pc.is_valid(reason)) if reason.null_count else np.ones(batch.num_rows, bool)
-    for kind in _KIND_LIST:
-        of_kind = codes == kind.code
-        if kind.name == "config":
-            flag |= of_kind  # rare events, each value checked by row_problem
-        elif kind.reasons and of_kind.any():  # a null reason is allowed: only a given one must be known
-            flag |= of_kind & given & (codes_in(reason, _REASONS[kind.name]) < 0)
+    if reason.null_count < len(reason):  # a null reason is allowed: only a given one must be known
+        bad = _BAD_REASON[codes, codes_in(reason, _REASON_NAMES) + 1]
+        flag |= bad & _mask(pc.is_valid(reason)) if reason.null_count else bad
     return np.flatnonzero(flag).tolist()
 
 
