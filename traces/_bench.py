@@ -250,7 +250,7 @@ def _local_phases(path: Path) -> dict[str, float]:
     read = split = replay = 0.0
     events = 0
     started = clock = time.perf_counter()
-    for first_row, batch in trace.batches():
+    for first_row, batch in trace.batches(dictionaries=True):  # as check_local reads
         read_at = time.perf_counter()
         parts = list(split_by_broker(batch, first_row))
         split_at = time.perf_counter()
