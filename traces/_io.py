@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
@@ -274,9 +275,32 @@ def _parquet_batches(
             try:
                 batches = parquet.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns, use_threads=False)
                 for batch in batches:
+                    if dictionaries and not _indices_in_bounds(batch):
+                        _read_plain(path, group)  # raises pyarrow's own error, as a plain read reports it
                     yield batch.cast(schema) if batch.schema != schema else batch
             except (pa.ArrowException, OSError) as error:
                 raise unreadable(path, metadata, group, starts[group], error) from None
+
+
+def _indices_in_bounds(batch: pa.RecordBatch) -> bool:
+    """Every dictionary index of the batch names a value.
+
+    A corrupt page read as a dictionary is no error to pyarrow; read as strings it is ("Index not in
+    dictionary bounds"), and the Spark checker reports it so.
+    """
+    for column in batch.columns:
+        if pa.types.is_dictionary(column.type) and len(column) > column.null_count:
+            bounds = pc.min_max(column.indices)
+            if bounds["min"].as_py() < 0 or bounds["max"].as_py() >= len(column.dictionary):
+                return False
+    return True
+
+
+def _read_plain(path: Path, group: int) -> None:
+    """Read a row group with its strings decoded; raise what that read raises (or say the indices are bad)."""
+    for _ in _parquet_file(path).iter_batches(BATCH_ROWS, row_groups=[group], columns=list(COLUMNS)):
+        pass
+    raise pa.ArrowInvalid("a dictionary index out of its dictionary's bounds")
 
 
 def unreadable(path: Path, metadata: pq.FileMetaData, group: int, first: int, error: Exception) -> TraceInputError:

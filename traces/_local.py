@@ -212,7 +212,7 @@ def _check_part(
                 part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
                 break
             part.events += batch.num_rows if checked else 0
-            replays.feed(split_by_broker(batch, first_row, index, workers, owners))
+            _replay_share(replays, batch, first_row, checked=checked, share=(index, workers, owners))
             _rows_done(batch.num_rows if checked else 0, part.events, on_rows)
     except TraceInputError as error:
         part.error = (_row_of(str(error)), str(error))
@@ -231,6 +231,24 @@ def _check_part(
                 part.unknown.append(reason)
     part.brokers = len(replays.by_broker)
     return part
+
+
+_Share = tuple[int, int, "dict[str, int] | None"]
+"""(process index, processes, broker owners): which brokers of a batch a process replays."""
+
+
+def _replay_share(replays: Replays, batch: pa.RecordBatch, first_row: int, *, checked: bool, share: _Share) -> None:
+    """Replay this process's brokers of a batch.
+
+    A batch another process checks may hold a bad row that fails the replay here: that process
+    reports it, and so does this one, with the same error.
+    """
+    try:
+        replays.feed(split_by_broker(batch, first_row, *share))
+    except Exception:
+        if not checked:
+            check_batch(batch, first_row, str(replays.trace.path))
+        raise
 
 
 def _rows_done(added: int, done: int, on_rows: Callable[[int], None] | None) -> None:

@@ -131,18 +131,18 @@ def spark_session(master: str | None = None, **conf: str) -> SparkSession:
 def spark_failure(error: Exception, trace: TraceFile) -> TraceError:
     """A failed Spark job as a trace error: one line, no Java or worker traceback.
 
-    A Parquet read failure is located by reading the file with pyarrow: the local checker's error
-    (row group, rows, reason) if pyarrow fails too, else Spark's first line.
+    A failure on a Parquet trace is located by reading the file with pyarrow: the local checker's
+    error (row group, rows, reason) if pyarrow fails too, whatever Spark said (a corrupt dictionary
+    index is an ``ArrayIndexOutOfBoundsException`` to Spark); else, for a read failure, Spark's first line.
     """
     text = str(error)
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
-    if trace.format == "parquet" and any(
-        mark in text for mark in ("FAILED_READ_FILE", "ParquetDecodingException", "CANNOT_READ_FILE_FOOTER")
-    ):
+    if trace.format == "parquet":
         located = find_unreadable(trace)
         if located is not None:
             return located
-        return TraceInputError(f"{trace.path}: the Parquet data cannot be read (truncated or corrupt?): {first}")
+        if any(mark in text for mark in ("FAILED_READ_FILE", "ParquetDecodingException", "CANNOT_READ_FILE_FOOTER")):
+            return TraceInputError(f"{trace.path}: the Parquet data cannot be read (truncated or corrupt?): {first}")
     return TraceError(f"{trace.path}: the Spark job failed: {first} (the JVM's log: {jvm_log()})")
 
 

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.traces import TraceInputError
-from ledgerspec.traces._format import Header
+from ledgerspec.traces._format import SCHEMA, Header, event
 from ledgerspec.traces._generate import generate_trace
 from ledgerspec.traces._io import TraceWriter
 from ledgerspec.traces._local import check_local
@@ -240,6 +240,8 @@ def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
         data[column.data_page_offset + 4 : column.data_page_offset + 40] = b"\xff" * 36
         path.write_bytes(bytes(data))
         return path, ["row group 2 (rows 1000 to 1499 of the file): the Parquet data cannot be read"]
+    if case == "corrupt-dictionary-index":
+        return _corrupt_dictionary_index(good, directory / "indices.parquet")
     change, fragments = PARQUET_CASES[case]
     changed = change(good)
     if isinstance(changed, tuple):
@@ -248,6 +250,24 @@ def build(case: str, good: pa.Table, directory: Path) -> tuple[Path, list[str]]:
     if changed.schema.metadata is None and case != "no-metadata":
         changed = changed.replace_schema_metadata(good.schema.metadata)
     return write_parquet(changed, directory / f"{case}.parquet"), fragments
+
+
+def _corrupt_dictionary_index(good: pa.Table, path: Path) -> tuple[Path, list[str]]:
+    """Broker indices one past a three-name dictionary, in the middle of an uncompressed page.
+
+    Read as strings, pyarrow raises; read as a dictionary (the local checker's read), it does not,
+    and the rows would belong to no broker: the local checker checks the indices.
+    """
+    rows = [event(broker=b, seq=0, time=0, kind="insert", ledger=1, entry=0, size=10, timestamp=0) for b in "abc"]
+    rows += [event(broker=b, seq=i, time=i, kind="size_sample", size=10) for i in range(1, 600) for b in "abc"]
+    table = pa.Table.from_pylist(rows, schema=SCHEMA.with_metadata(good.schema.metadata))
+    pq.write_table(table, path, compression="NONE")
+    column = pq.read_metadata(path).row_group(0).column(0)
+    data = bytearray(path.read_bytes())
+    middle = column.data_page_offset + column.total_compressed_size // 2
+    data[middle : middle + 8] = b"\xff" * 8  # 2-bit indices: 3, where the dictionary has 0 to 2
+    path.write_bytes(bytes(data))
+    return path, ["row group 0 (rows 0 to 1799 of the file): the Parquet data cannot be read"]
 
 
 CASES = [
@@ -260,6 +280,7 @@ CASES = [
     "jsonl-int64-overflow",
     "jsonl-null-line",
     "corrupt-page",
+    "corrupt-dictionary-index",
 ]
 
 

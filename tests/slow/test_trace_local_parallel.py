@@ -94,20 +94,31 @@ def test_a_stale_plan_is_reported_not_trusted(generated, tmp_path):
     assert part.stale
 
 
+BAD_ROWS = {
+    "negative-size": ({"size": -5}, "field 'size' is negative (-5)"),
+    # The replay of a process that reads the row unchecked fails on it (a cursor without a name).
+    "unnamed-cursor": ({"kind": "cursor_add", "cursor": None, "ledger": 1, "entry": 1}, "'cursor' is required"),
+}
+
+
 @pytest.mark.parametrize("layout", ["by-broker", "interleaved"])
-@pytest.mark.parametrize("where", [0.3, 0.9])
-def test_a_bad_row_is_found_by_its_checker_and_named_as_one_process_would(generated, tmp_path, layout, where):
+@pytest.mark.parametrize("where", [0.3, 0.5, 0.9])
+@pytest.mark.parametrize("bad_row", sorted(BAD_ROWS))
+def test_a_bad_row_is_found_by_its_checker_and_named_as_one_process_would(generated, tmp_path, layout, where, bad_row):
     path = relayout(generated.path, tmp_path / f"{layout}.parquet", layout)
     table = pq.read_table(path)
     row = int(table.num_rows * where)
-    sizes = table["size"].to_pylist()
-    sizes[row] = -5
+    change, expected = BAD_ROWS[bad_row]
+    bad = table
+    for name, value in change.items():
+        values = bad[name].to_pylist()
+        values[row] = value
+        bad = bad.set_column(bad.schema.get_field_index(name), name, pa.array(values, bad.schema.field(name).type))
     layout_groups = [
         g.num_rows for g in map(pq.read_metadata(path).row_group, range(pq.read_metadata(path).num_row_groups))
     ]
-    with pq.ParquetWriter(path, table.schema) as writer:
+    with pq.ParquetWriter(path, bad.schema) as writer:
         start = 0
-        bad = table.set_column(table.schema.get_field_index("size"), "size", pa.array(sizes, pa.int64()))
         for rows in layout_groups:
             writer.write_table(bad.slice(start, rows), row_group_size=rows)
             start += rows
@@ -116,7 +127,8 @@ def test_a_bad_row_is_found_by_its_checker_and_named_as_one_process_would(genera
     with pytest.raises(TraceInputError) as two:
         check_local(path, workers=2)
     assert str(two.value) == str(one.value)
-    assert f"row {row}: field 'size' is negative (-5)" in str(two.value)
+    assert f"row {row}: " in str(two.value)
+    assert expected in str(two.value)
 
 
 def test_two_processes_report_rows_from_their_shared_counter(generated, tmp_path):
