@@ -28,7 +28,7 @@ from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
 from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, chunk_of
-from ledgerspec.traces._rows import check_batch, describe_problem, order_problem
+from ledgerspec.traces._rows import check_batch, codes_in, describe_problem, order_problem
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""
@@ -233,7 +233,7 @@ def _check_part(
     return part
 
 
-_Share = tuple[int, int, "dict[str, int] | None"]
+_Share = tuple[int, int, dict[str, int] | None]
 """(process index, processes, broker owners): which brokers of a batch a process replays."""
 
 
@@ -333,11 +333,9 @@ def _broker_codes(column: pa.Array) -> tuple[list[str], np.ndarray]:
     A dictionary column may repeat a name in its dictionary or hold unused ones: codes are by name.
     """
     values = column.dictionary if pa.types.is_dictionary(column.type) else column
-    encoded = pc.dictionary_encode(values)
-    names: list[str] = encoded.dictionary.to_pylist()
-    codes = encoded.indices.fill_null(len(names)).to_numpy().astype(np.int64)
-    if pa.types.is_dictionary(column.type):
-        codes = np.append(codes, len(names))[column.indices.fill_null(-1).to_numpy()]
+    names: list[str] = pc.unique(values.drop_null()).to_pylist()
+    codes = codes_in(column, pa.array(names, pa.string()))
+    codes[codes < 0] = len(names)
     return names, codes
 
 
