@@ -243,9 +243,7 @@ def _aggregate(rows: list[Any], trace: TraceFile, result: CheckResult, run: Spar
     if result.events == 0:
         raise TraceInputError(f"{trace.path}: the trace has no events")
     result.brokers = len(summaries)
-    reason = next((r.message for r in summaries if r.message), None)
-    if reason:
-        result.unknown.append(reason)
+    result.unknown += sorted({r.message for r in summaries if r.message})  # every broker's, as the local checker
     for r in rows:
         if r.what == "count":
             result.counts[r.invariant] = result.counts.get(r.invariant, 0) + r.n

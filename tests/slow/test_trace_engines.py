@@ -179,3 +179,30 @@ def test_traces_bench_measures_both_engines_and_they_agree(spark, capsys, tmp_pa
     out = capsys.readouterr().out
     assert "local / bare pyarrow read" in out
     assert "spark / its floor" in out
+
+
+def test_a_trace_ending_on_an_event_only_a_later_one_judges_is_unknown_in_both(spark, tmp_path):
+    # b1 ends on an append its cursor awaits, b2 on a close that left entries cached, b3 on a close
+    # that left none: two reasons, one per broker, in broker order.
+    header = {"format": "ledgerspec-trace", "version": 1, "profile": "pulsar-master", "config": {"max_size": 10_000}}
+    cursor = {"kind": "cursor_add", "ledger": 1, "cursor": "a", "entry": 0}
+    insert = {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "timestamp": 2, "count": 1}
+    ends = {
+        "b1": [cursor, {"kind": "append", "ledger": 1, "entry": 0, "size": 10}],
+        "b2": [cursor, insert, {"kind": "ledger_close", "ledger": 1}],
+        "b3": [cursor, {"kind": "ledger_close", "ledger": 1}],
+    }
+    rows = [
+        {"broker": broker, "seq": seq, "time": seq, **event}
+        for broker, events in ends.items()
+        for seq, event in enumerate(events, start=1)
+    ]
+    path = tmp_path / "ends.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in [header, *rows]) + "\n")
+    local, remote = check_local(path), check_spark(path, spark=spark)
+    assert comparable(remote) == comparable(local)
+    assert remote.verdict == "UNKNOWN"
+    assert [reason.split(":")[:2] for reason in remote.unknown] == [
+        ["broker 'b1'", " CACHE-APPEND-CACHING"],
+        ["broker 'b2'", " CACHE-LEDGER-CLOSE"],
+    ]

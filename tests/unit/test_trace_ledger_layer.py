@@ -339,3 +339,63 @@ def test_a_read_across_a_reopen_counts_each_part_at_its_start(tmp_path):
     assert broken(trace) == {}
     found = broken(record("pulsar-master-one-read-across-reopens", "pulsar-master", ops, tmp_path / "bad.jsonl"))
     assert found == {BACKLOG: ["(1, 2) read from storage by 'a' (seq 21) counting 2: cached with count 1"]}
+
+
+def _cut(path: Path, after_kind: str) -> Path:
+    """The trace cut right after its last ``after_kind`` event (a broker's trace may stop anywhere)."""
+    lines = path.read_text().splitlines()
+    last = max(i for i, line in enumerate(lines[1:], start=1) if json.loads(line)["kind"] == after_kind)
+    cut = path.with_name(f"cut-{path.name}")
+    cut.write_text("\n".join(lines[: last + 1]) + "\n")
+    return cut
+
+
+def unknown(path: Path) -> list[str]:
+    result = check_local(str(path))
+    assert result.violations == []
+    assert (result.verdict == "UNKNOWN") == bool(result.unknown)
+    return result.unknown
+
+
+CLOSE_LAST: list[Op] = [
+    CursorAdd(now=1, ledger=1, cursor="a", entry=0),
+    Append(now=2, ledger=1, entry=0, size=10),
+    LedgerClose(now=3, ledger=1),
+]
+
+
+def test_a_trace_cut_right_after_a_close_that_left_its_ledger_cached_is_unknown_never_ok(tmp_path):
+    """Whole, the mutant's trace is a violation; cut after the close, the invalidation it skipped
+    would have been the next event, so the end cannot judge it: UNKNOWN, naming the close."""
+    mutant = "pulsar-master-close-keeps-entries"
+    whole = record(mutant, "pulsar-master", CLOSE_LAST, tmp_path / "bad.jsonl")
+    assert list(broken(whole)) == [CLOSE]
+    assert unknown(_cut(whole, "ledger_close")) == [
+        "broker 'b1': CACHE-LEDGER-CLOSE: the trace ends right after closing ledger 1 (seq 6), "
+        "with [(1, 0)] of ledger 1 cached: the invalidation would come next"
+    ]
+    reference = record("reference-pulsar-master", "pulsar-master", CLOSE_LAST, tmp_path / "ok.jsonl")
+    assert unknown(_cut(reference, "ledger_close")) != []  # its invalidation is cut off too
+    assert unknown(_cut(reference, "pass_end")) == []  # cut after it: nothing of ledger 1 is left
+
+
+def test_a_trace_cut_right_after_the_last_cursor_leaving_in_legacy_mode_is_unknown(tmp_path):
+    whole = record("legacy-last-cursor-keeps-cache", "legacy", LAST_LEAVES[:4], tmp_path / "bad.jsonl")
+    assert list(broken(whole)) == [CLOSE]
+    (reason,) = unknown(_cut(whole, "cursor_remove"))
+    assert "the trace ends right after its last active cursor 'a' leaving (seq 7), with [(1, 0)]" in reason
+
+
+@pytest.mark.parametrize(("cursors", "verdict"), [(0, "OK"), (1, "UNKNOWN"), (2, "UNKNOWN")])
+def test_a_trace_ending_on_an_append_is_unknown_when_the_append_needed_an_event_after_it(tmp_path, cursors, verdict):
+    """With an active cursor the append must be offered to the cache by the next event, which the
+    trace does not have; with none, nothing is what it must do."""
+    events = [{"kind": "cursor_add", "ledger": 1, "cursor": name, "entry": 0} for name in "ab"[:cursors]]
+    events.append({"kind": "append", "ledger": 1, "entry": 0, "size": 10})
+    result = check_local(str(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events)))
+    assert result.verdict == verdict
+    if cursors:
+        assert result.unknown == [
+            f"broker 'b1': CACHE-APPEND-CACHING: the trace ends right after the append of (1, 0) (seq {cursors + 1}) "
+            f"with {cursors} active cursor(s) on the ledger: the event offering it to the cache would come next"
+        ]

@@ -69,6 +69,13 @@ class Check:
     def step(self, view: StepView) -> None:
         """Judge an observed step (conformance only: a trace has no observations)."""
 
+    def finish(self, view: EndView) -> str | None:
+        """What the end of a broker's events leaves unjudged: why the verdict is incomplete, or None.
+
+        A trace may end anywhere; an event judged by a later one is not judged by the end alone when
+        what it shows so far could still be made right by events the trace does not have.
+        """
+
 
 @dataclass(frozen=True)
 class Invariant:
@@ -338,6 +345,26 @@ class PassView:
             self.sink(self.invariant, message)
 
 
+@dataclass
+class EndView:
+    """The end of a broker's events: the cache after the last one, and each check's kept state."""
+
+    profile: str
+    config: CacheConfig
+    table: LiveTable
+    """The entries cached after the last event, sorted by key."""
+    scratch: dict[str, Any]
+    invariant: str = ""
+
+    def state(self) -> Any:
+        """The current invariant's own state for this broker, as its :meth:`Check.events` kept it."""
+        return self.scratch.get(self.invariant)
+
+    def cached_in(self, ledger: int) -> LiveTable:
+        """The entries of one ledger cached after the last event."""
+        return self.table.take(self.table.ledger == ledger)
+
+
 @dataclass(frozen=True)
 class CountDifference:
     """A count an observed step shows that is not the one the shadow holds after the step's events."""
@@ -404,6 +431,7 @@ __all__ = [
     "TIMES",
     "Check",
     "CountDifference",
+    "EndView",
     "EventsView",
     "Finding",
     "Invariant",

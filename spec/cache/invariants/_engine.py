@@ -37,6 +37,7 @@ from ledgerspec.spec.cache.invariants._commit import collect_passes, commit, ent
 from ledgerspec.spec.cache.invariants._declare import (
     Check,
     CountDifference,
+    EndView,
     EventsView,
     Finding,
     Invariant,
@@ -179,11 +180,21 @@ class Replay:
             carried.handlers.count[at[found]] = np.fromiter(updates.values(), np.int64)[found]
 
     def finish(self) -> str | None:
-        """End of the broker's events: a reason the verdict cannot be complete, or None."""
+        """End of the broker's events: why the verdict cannot be complete, or None.
+
+        A pass left open, or an event only a later one judges (each check's :meth:`Check.finish`).
+        """
+        reasons = []
         open_pass = self.carried.open_pass
         if open_pass is not None:
-            return f"broker {self.broker!r}: the trace ends inside a {PASS_KINDS[open_pass.kind]} pass"
-        return None
+            reasons.append(f"the trace ends inside a {PASS_KINDS[open_pass.kind]} pass")
+        view = EndView(self.profile, self.carried.config, self.carried.table, self.scratch)
+        for invariant, check in self.checks:
+            view.invariant = invariant
+            reason = check.finish(view)
+            if reason:
+                reasons.append(f"{invariant}: {reason}")
+        return f"broker {self.broker!r}: " + "; ".join(reasons) if reasons else None
 
     # --- one segment ---------------------------------------------------------------------------------
 

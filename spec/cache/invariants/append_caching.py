@@ -2,7 +2,8 @@
 
 On traces an ``append`` is judged by the event right after it: the cache is offered the entry (an
 ``insert``, an ``insert_refused`` or a ``merge`` of its position) exactly when the cursor events left its
-ledger an active cursor, and a cached one carries the expected reads its mode gives.
+ledger an active cursor, and a cached one carries the expected reads its mode gives. A trace ending on an
+append its ledger's cursors await is UNKNOWN: the event offering it would come next.
 """
 
 from __future__ import annotations
@@ -12,8 +13,17 @@ from ledgerspec.spec.cache._events import APPEND, INSERT, MERGE, REFUSED
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import Append
 from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, EventsView, Invariant, StepView
-from ledgerspec.spec.cache.invariants._ledger import LEDGER, judged_by_next, legacy_mode
+from ledgerspec.spec.cache.invariants._declare import (
+    LEGACY,
+    MASTER,
+    PIP430,
+    Check,
+    EndView,
+    EventsView,
+    Invariant,
+    StepView,
+)
+from ledgerspec.spec.cache.invariants._ledger import LEDGER, Due, judged_by_next, legacy_mode
 
 
 class _AppendCaching(Check):
@@ -39,6 +49,17 @@ class _AppendCaching(Check):
                 view.report_at(after, f"{what}: cached with count {count}, want no read-count handler")
             elif cached and count not in (NULL, active):
                 view.report_at(after, f"{what}: cached with count {count}, want {active}")
+
+    def finish(self, view: EndView) -> str | None:
+        """An append last in the trace with an active cursor: the event offering it may be cut off."""
+        pending: Due | None = view.state()
+        if pending is None or pending.facts[2] == 0:
+            return None  # nothing after an append with no active cursor is what it must do
+        ledger, entry, active = pending.facts
+        return (
+            f"the trace ends right after the append of {(ledger, entry)} (seq {pending.seq}) with {active} "
+            "active cursor(s) on the ledger: the event offering it to the cache would come next"
+        )
 
     def step(self, view: StepView) -> None:
         op = view.op

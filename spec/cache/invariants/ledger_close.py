@@ -3,7 +3,8 @@
 On traces: a ``ledger_close``, and in legacy mode a ``cursor_remove`` that leaves its ledger without an
 active cursor, is followed by the invalidation it made (a whole-ledger ``invalidate`` pass, judged by
 CACHE-NO-STALE-READ; a departure's names the cursor, judged by CACHE-BELOW-SLOWEST too), or finds nothing
-of the ledger cached.
+of the ledger cached. A trace ending on one, its ledger still cached, is UNKNOWN: the invalidation would
+come next.
 """
 
 from __future__ import annotations
@@ -12,8 +13,17 @@ import numpy as np
 from ledgerspec.spec.cache._events import CURSOR_REMOVE, INVALIDATE_PASS, LEDGER_CLOSE, PASS_START
 from ledgerspec.spec.cache._ops import LedgerClose
 from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, EventsView, Invariant, StepView
-from ledgerspec.spec.cache.invariants._ledger import LEDGER, invalidated, judged_by_next, legacy_mode, removed
+from ledgerspec.spec.cache.invariants._declare import (
+    LEGACY,
+    MASTER,
+    PIP430,
+    Check,
+    EndView,
+    EventsView,
+    Invariant,
+    StepView,
+)
+from ledgerspec.spec.cache.invariants._ledger import LEDGER, Due, invalidated, judged_by_next, legacy_mode, removed
 
 
 class _LedgerClose(Check):
@@ -38,6 +48,21 @@ class _LedgerClose(Check):
             if len(left):
                 positions = [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
                 view.report_at(max(event.index, 0), f"{what} left {positions} of ledger {ledger} cached")
+
+    def finish(self, view: EndView) -> str | None:
+        """A close or departure last in the trace, its ledger still cached: its invalidation may be cut off."""
+        pending: Due | None = view.state()
+        if pending is None:
+            return None
+        ledger, what = pending.facts
+        left = view.cached_in(ledger)
+        if not len(left):
+            return None
+        positions = [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
+        return (
+            f"the trace ends right after {what} (seq {pending.seq}), with {positions} of ledger {ledger} "
+            "cached: the invalidation would come next"
+        )
 
     def step(self, view: StepView) -> None:
         op = view.op
