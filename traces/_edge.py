@@ -5,9 +5,9 @@ executor running a size eviction when it is not needed (some with the size exact
 passes at the exact moment an entry reaches its TTL, awaited entries spared by a TTL pass and released
 before a later pass judges them again, passes asked for directly where the cache has them, ledgers
 trimmed and deleted (and the cache cleared) while copies are held and replayed, the slowest cursor
-skipping to near the tail, and appends to a managed ledger whose cursor comes and goes and which is
-closed, where the cache has the managed-ledger operations. The cases are taken in turn, so a short trace
-has each of them.
+skipping to near the tail, an entry cached behind the slowest cursor while another moves, and appends
+to a managed ledger whose cursor comes and goes and which is closed, where the cache has the
+managed-ledger operations. The cases are taken in turn, so a short trace has each of them.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ EDGE_CASES = (
     "churn",
     "skip",
     "feed",
+    "behind",
 )
 """The edge workload's cases, taken in turn (``Broker._<case>``)."""
 FEED_STEPS = ("none", "reader", "leave", "reader", "close")
@@ -57,6 +58,8 @@ SPARE_SLACK = 1_000_000_000
 
 
 FEED_READER, FEED_CATCHUP = "feed-reader", "feed-catchup"
+BEHIND_SLOW, BEHIND_FAST, BEHIND_SPAN = "behind-slow", "behind-fast", 6
+"""The cursors of the ``behind`` case, and the positions each of its runs takes on its ledger."""
 
 
 @dataclass
@@ -79,6 +82,8 @@ class EdgeWorkload:
     spares: int
     edges: int
     feed: Feed
+    behind: int
+    """The first position of the ``behind`` case's next run."""
 
     if TYPE_CHECKING:
 
@@ -156,6 +161,24 @@ class EdgeWorkload:
         sub = min(topic.subscriptions, key=lambda s: s.position)
         sub.position = max(sub.position, topic.tail - self.rng.randint(0, 3))
         self.cache.cursor_seek(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)
+
+    def _behind(self, _topic: Topic) -> None:
+        """An entry cached behind the slowest active cursor, then the other cursor moves.
+
+        The entry was read for a cursor that is not active. The slowest stays in place, so legacy mode
+        invalidates nothing and the entry stays (``ManagedLedgerImpl.updateActiveCursor`` compares the
+        slowest before and after, managed-ledger 4.2.4; CACHE-BELOW-SLOWEST). On a ledger of its own,
+        whose cursors then leave.
+        """
+        cache, ledger, first = self.cache, self.feed.ledger + 1, self.behind
+        self.behind += BEHIND_SPAN
+        cache.cursor_add(now=self.tick(), ledger=ledger, cursor=BEHIND_SLOW, entry=first + 2)
+        cache.cursor_add(now=self.tick(), ledger=ledger, cursor=BEHIND_FAST, entry=first + 4)
+        size = int(self.rng.lognormvariate(8.5, 1.0)) + 64
+        cache.insert(now=self.tick(), ledger=ledger, entry=first, size=size, expected_reads=self.rng.randint(0, 1))
+        cache.cursor_seek(now=self.tick(), ledger=ledger, cursor=BEHIND_FAST, entry=first + 5)
+        for cursor in (BEHIND_FAST, BEHIND_SLOW):
+            cache.cursor_remove(now=self.tick(), ledger=ledger, cursor=cursor)
 
     def _feed(self, _topic: Topic) -> None:
         """The feed ledger's changes (:data:`FEED_STEPS`), each followed by an append.

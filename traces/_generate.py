@@ -107,6 +107,7 @@ class Broker(EdgeWorkload):
         """Spare sequences played so far (the edge workload)."""
         self.edges = 0
         """Edge cases played so far."""
+        self.behind = 0
         self.edge = workload == "edge"
         self.recent: list[tuple[int, int, int]] = []
         """(ledger, entry, time) of the last inserts (the edge workload)."""

@@ -66,10 +66,6 @@ NOT_IN_TRACES = {
     "pulsar-master-extend-ttl-ignored": "the edge workload never turns extend_ttl off",
     "pulsar-master-tombstone-not-queued": "the queue's length is an observation: no event shows a tombstone",
     "pulsar-master-non-evictable-pip-way": "non_evictable_size is an observation, not an event",
-    "pip430-invalidates-on-every-move": (
-        "whether a move had to invalidate (the slowest moved) is judged in conformance only; a trace shows "
-        "what an invalidation removed, not whether it was due"
-    ),
 }
 """Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
 

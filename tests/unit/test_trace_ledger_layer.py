@@ -371,8 +371,10 @@ def test_a_trace_cut_right_after_a_close_that_left_its_ledger_cached_is_unknown_
     whole = record(mutant, "pulsar-master", CLOSE_LAST, tmp_path / "bad.jsonl")
     assert list(broken(whole)) == [CLOSE]
     assert unknown(_cut(whole, "ledger_close")) == [
-        "broker 'b1': CACHE-LEDGER-CLOSE: the trace ends right after closing ledger 1 (seq 6), "
-        "with [(1, 0)] of ledger 1 cached: the invalidation would come next"
+        (
+            "broker 'b1': CACHE-LEDGER-CLOSE: the trace ends right after closing ledger 1 (seq 6), "
+            "with [(1, 0)] of ledger 1 cached: the invalidation would come next"
+        )
     ]
     reference = record("reference-pulsar-master", "pulsar-master", CLOSE_LAST, tmp_path / "ok.jsonl")
     assert unknown(_cut(reference, "ledger_close")) != []  # its invalidation is cut off too
@@ -395,7 +397,105 @@ def test_a_trace_ending_on_an_append_is_unknown_when_the_append_needed_an_event_
     result = check_local(str(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events)))
     assert result.verdict == verdict
     if cursors:
+        append = f"the append of (1, 0) (seq {cursors + 1}) with {cursors} active cursor(s) on the ledger"
         assert result.unknown == [
-            f"broker 'b1': CACHE-APPEND-CACHING: the trace ends right after the append of (1, 0) (seq {cursors + 1}) "
-            f"with {cursors} active cursor(s) on the ledger: the event offering it to the cache would come next"
+            (
+                f"broker 'b1': CACHE-APPEND-CACHING: the trace ends right after {append}: "
+                "the event offering it to the cache would come next"
+            )
         ]
+
+
+def _add(cursor: str, entry: int) -> dict:
+    return {"kind": "cursor_add", "ledger": 1, "cursor": cursor, "entry": entry}
+
+
+def _seek(cursor: str, entry: int) -> dict:
+    return {"kind": "cursor_seek", "ledger": 1, "cursor": cursor, "entry": entry}
+
+
+def _invalidation(cursor: str, bound: int, removes: bool = True, inserted: int = 3) -> list[dict]:
+    """The invalidation ``cursor`` made below ``bound``, removing entry 0 (inserted at ``inserted``) or nothing."""
+    size = 10 if removes else 0
+    removal = {"kind": "remove", "ledger": 1, "entry": 0, "size": 10, "reason": "invalidate", "timestamp": inserted}
+    return [
+        {"kind": "pass_start", "reason": "invalidate", "size": size, "ledger": 1, "entry": bound, "cursor": cursor},
+        *([removal] if removes else []),
+        {"kind": "pass_end", "reason": "invalidate", "size": 0},
+    ]
+
+
+BEHIND = {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "timestamp": 3}
+"""Entry 0 cached behind the slowest cursor (the third event: time 3)."""
+IN_PLACE = "removed [(1, 0)]; a move that leaves the slowest in place removes nothing"
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        # b, not the slowest, moves: the slowest (a at 2) stays, so nothing may go.
+        ([_add("a", 2), _add("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)], "(at 2 since seq 2)"),
+        # ... unless nothing was there to go: an invalidation that removes nothing is no violation.
+        ([_add("a", 2), _add("b", 5), _seek("b", 6), *_invalidation("b", 2, removes=False)], None),
+        # a, the slowest, moves: its invalidation is due.
+        ([_add("a", 2), _add("b", 5), BEHIND, _seek("a", 3), *_invalidation("a", 3)], None),
+        # a read across a reopen: two moves of the slowest, one invalidation after the last.
+        ([_add("a", 2), _add("b", 9), BEHIND, _seek("a", 3), _seek("a", 4), *_invalidation("a", 4)], None),
+        # a departure always invalidates, the slowest moved or not.
+        (
+            [_add("a", 2), _add("b", 5), BEHIND, {**_seek("b", 0), "kind": "cursor_remove"}, *_invalidation("b", 2)],
+            None,
+        ),
+        # an arrival lowers the slowest without invalidating; the window starts there.
+        ([_add("a", 5), _add("b", 2), BEHIND, _seek("a", 6), *_invalidation("a", 2)], "(at 2 since seq 2)"),
+        ([_add("a", 5), _add("b", 2), BEHIND, _seek("b", 3), *_invalidation("b", 3)], None),
+        # the window after a due invalidation starts at it.
+        (
+            [
+                *(_add("a", 2), _add("b", 5), BEHIND, _seek("a", 3), *_invalidation("a", 3)),
+                *({**BEHIND, "timestamp": 8}, _seek("b", 6), *_invalidation("b", 3, inserted=8)),
+            ],
+            "(at 3 since seq 5)",
+        ),
+        # cursors the trace never placed: the window opened before the trace, and is not judged.
+        ([_seek("a", 2), _seek("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)], None),
+    ],
+)
+def test_an_invalidation_with_the_slowest_cursor_in_place_removes_nothing(tmp_path, events, message):
+    """Legacy mode: ``updateActiveCursor`` invalidates only when the slowest moved (managed-ledger 4.2.4)."""
+    for profile, config in (("legacy", {"max_size": 10_000}), ("pip430", {"max_size": 10_000, "track_reads": False})):
+        found = broken(_written(tmp_path, profile, config, events))
+        if message is None:
+            assert found == {}
+        else:
+            (text,) = found[BELOW]
+            assert text.startswith("the invalidation cursor")
+            assert message in text
+            assert text.endswith(IN_PLACE)
+
+
+def test_the_mutant_that_invalidates_on_every_move_is_flagged_on_its_recorded_trace(tmp_path):
+    ops: list[Op] = [
+        CursorAdd(now=1, ledger=1, cursor="a", entry=2),
+        CursorAdd(now=2, ledger=1, cursor="b", entry=5),
+        Insert(now=3, ledger=1, entry=0, size=10, expected_reads=1),
+        CursorSeek(now=4, ledger=1, cursor="b", entry=6),
+    ]
+    untracked = CONFIG.replace(track_reads=False)
+    assert broken(record("reference-pip430", "pip430", ops, tmp_path / "ok.jsonl", untracked)) == {}
+    found = broken(record("pip430-invalidates-on-every-move", "pip430", ops, tmp_path / "bad.jsonl", untracked))
+    made = "the invalidation cursor 'b' made on ledger 1"
+    assert found == {BELOW: [f"{made} with the slowest active cursor in place (at 2 since seq 3) {IN_PLACE}"]}
+
+
+@pytest.mark.parametrize("cut", range(1, 9))
+def test_an_invalidation_with_the_slowest_in_place_is_judged_across_chunks(tmp_path, cut):
+    events = [_add("a", 2), _add("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)]
+    trace = open_trace(_written(tmp_path, "legacy", {"max_size": 10_000}, events))
+    (first_row, batch), *_ = trace.batches()
+    chunk = chunk_of(batch, np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))
+    replay = BrokerReplay("b1", "legacy", trace.config, trace_invariants("legacy"))
+    replay.feed(chunk.part(0, cut))
+    replay.feed(chunk.part(cut, len(chunk)))
+    assert [f.invariant for f in replay.findings] == [BELOW]
+    assert replay.findings[0].message.endswith(IN_PLACE)
