@@ -275,6 +275,98 @@ def _placement_change(events: Events) -> int:
     return i + 1
 
 
+def _drop(events: Events, *indices: int) -> None:
+    """Remove the events at ``indices``."""
+    for i in sorted(indices, reverse=True):
+        for column in events.values():
+            del column[i]
+
+
+def _append(cache: Any) -> None:
+    cache.cursor_add(now=1, ledger=1, cursor="a", entry=0)
+    cache.append(now=2, ledger=1, entry=0, size=10)  # an active cursor: offered, and cached
+
+
+def _append_change(events: Events) -> int:
+    """The cursor never came: the append is offered to the cache with no active cursor."""
+    _drop(events, _index(events, "cursor_add"))
+    return _index(events, "insert")
+
+
+def _backlog(cache: Any) -> None:
+    cache.append(now=1, ledger=1, entry=0, size=10)  # no cursor: stored, not cached
+    cache.cursor_add(now=2, ledger=1, cursor="b", entry=0)  # stays the slowest: no invalidation follows the read
+    cache.cursor_add(now=3, ledger=1, cursor="a", entry=0)
+    cache.cursor_read(now=4, ledger=1, cursor="a", last=0)  # from storage: cached iff its count is > 0
+
+
+def _backlog_change(events: Events) -> int:
+    """What the read takes from storage is cached with a wrong count, or cached at all.
+
+    Tracking on: with one read more than the reader counts; tracking off: the reader counts 0.
+    """
+    after = _index(events, "miss") + 1
+    if events["kind"][after] == "insert":
+        hit = _index(events, "hit")
+        events["count"][after] += 1
+        events["count"][hit] += 1
+        return after
+    for column in events.values():
+        column.insert(after, column[after - 1])
+    events["kind"][after], events["size"][after], events["timestamp"][after] = "insert", 10, events["time"][after]
+    return after
+
+
+def _invalidation(cache: Any) -> None:
+    cache.cursor_add(now=1, ledger=1, cursor="a", entry=2)
+    cache.invalidate_before(now=2, ledger=1, entry=1)  # a trim: nothing of it cached
+
+
+def _invalidation_change(events: Events) -> int:
+    """The trim is shown as an invalidation the cursor made.
+
+    With tracking on, cursors invalidate nothing; with it off, one is bounded by the slowest cursor (at 2,
+    not 1).
+    """
+    i = _index(events, "pass_start", reason="invalidate")
+    events["cursor"][i] = "a"
+    return i
+
+
+def _close(cache: Any) -> None:
+    cache.insert(now=1, ledger=1, entry=0, size=10)
+    cache.ledger_close(now=2, ledger=1)  # its cache goes: an invalidation of the whole ledger
+    cache.insert(now=3, ledger=2, entry=0, size=10)
+
+
+def _close_change(events: Events) -> int:
+    """The close leaves the ledger's cache in place: its invalidation is not there."""
+    start = _index(events, "pass_start", reason="invalidate")
+    _drop(events, *range(start, _index(events, "pass_end", reason="invalidate") + 1))
+    return _index(events, "ledger_close")
+
+
+def _unscheduled_change(events: Events) -> int:
+    """(legacy) A size pass no insert scheduled (none saw the size above the trigger) frees the oldest entry."""
+    last, (ledger, entry, size, stamp) = len(events["kind"]) - 1, _first_insert(events)
+    total = sum(size for kind, size in zip(events["kind"], events["size"], strict=True) if kind == "insert")
+    added = [
+        {"kind": "pass_start", "reason": "size", "size": total},
+        {"kind": "remove", "reason": "size", "ledger": ledger, "entry": entry, "size": size, "timestamp": stamp},
+        {"kind": "pass_end", "reason": "size", "size": total - size},
+    ]
+    for event in added:
+        for name, column in events.items():
+            column.append(event.get(name, column[last] if name in ("broker", "time") else None))
+    events["time"][-3:] = [events["time"][last] + 1] * 3
+    return len(events["kind"]) - 1
+
+
+def _first_insert(events: Events) -> tuple[int, int, int, int]:
+    i = _index(events, "insert")
+    return events["ledger"][i], events["entry"][i], events["size"][i], events["timestamp"][i]
+
+
 INJECTIONS: dict[str, Injection] = {
     i.invariant: i
     for i in (
@@ -296,6 +388,11 @@ INJECTIONS: dict[str, Injection] = {
         Injection("CACHE-TTL-WALK", _walk, _walk_change),
         Injection("CACHE-SPACE-CHECK", _space, _space_change),
         Injection("CACHE-SEGMENT-PLACEMENT", _accepted, _placement_change, small=False),
+        Injection("CACHE-APPEND-CACHING", _append, _append_change),
+        Injection("CACHE-BACKLOG-CACHING", _backlog, _backlog_change),
+        Injection("CACHE-BELOW-SLOWEST", _invalidation, _invalidation_change),
+        Injection("CACHE-LEDGER-CLOSE", _close, _close_change),
+        Injection("CACHE-LEGACY-SIZE-POLICY", _three_equal, _unscheduled_change),
     )
 }
 

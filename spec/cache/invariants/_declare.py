@@ -196,6 +196,8 @@ class EventsView:
     """Per invariant, what its check keeps for this broker from one segment to the next."""
     load_cached: Callable[[int, int], LiveTable] | None = None
     """The entries of a ledger cached after the first ``limit`` events of the segment: ``(limit, ledger)``."""
+    sink_at: Callable[[str, int, int, str], None] | None = None
+    """Reports a violation at an event given by (seq, row): one of an earlier segment, too."""
     invariant: str = ""
 
     def cached(self, limit: int, ledger: int) -> LiveTable:
@@ -219,6 +221,11 @@ class EventsView:
     def report_at(self, i: int, message: str) -> None:
         """Report event ``i`` as a violation."""
         self.sink(self.invariant, i, message)
+
+    def report_event(self, seq: int, row: int, message: str) -> None:
+        """Report the event (seq, row) as a violation, wherever the trace was cut into segments."""
+        assert self.sink_at is not None, "the replay gives every segment its sink"
+        self.sink_at(self.invariant, seq, row, message)
 
     def position(self, i: int) -> tuple[int, int]:
         """(ledger, entry) of event ``i``."""

@@ -222,6 +222,7 @@ class Replay:
             self.enabled,
             self.scratch,
             lambda limit, ledger: entries_after(c, facts, carried, limit, ledger),
+            self._report,
         )
         for invariant, check in self.checks:
             view.invariant = invariant
@@ -269,12 +270,16 @@ class Replay:
 
     def _sink(self, c: Chunk) -> Callable[[str, int, str], None]:
         def sink(invariant: str, i: int, message: str) -> None:
-            count = self.counts.get(invariant, 0) + 1
-            self.counts[invariant] = count
-            if self.keep is None or count <= self.keep:
-                self.findings.append(Finding(invariant, self.broker, int(c.seq[i]), int(c.row[i]), message))
+            self._report(invariant, int(c.seq[i]), int(c.row[i]), message)
 
         return sink
+
+    def _report(self, invariant: str, seq: int, row: int, message: str) -> None:
+        """Count a violation of ``invariant`` at the event (seq, row), and keep it among the first ``keep``."""
+        count = self.counts.get(invariant, 0) + 1
+        self.counts[invariant] = count
+        if self.keep is None or count <= self.keep:
+            self.findings.append(Finding(invariant, self.broker, seq, row, message))
 
     def _pass_end(self, c: Chunk, facts: Facts, ended: OpenPass, index: int, head: int, oldest: int) -> None:
         carried = self.carried

@@ -32,16 +32,14 @@ def legacy_mode(view: StepView | EventsView) -> bool:
 class Due:
     """An event judged by the one after it, and what its judgement needs from it.
 
-    ``index``: in the segment, or -1 for the previous segment's last event.
+    ``index``: in the segment, or -1 for the previous segment's last event; ``seq`` and ``row`` place
+    it wherever the trace was cut.
     """
 
     index: int
     seq: int
+    row: int
     facts: tuple[Any, ...]
-
-    def named(self, what: str) -> str:
-        """``what``, with the event's seq when it was in the previous segment (reported at the next event)."""
-        return what if self.index >= 0 else f"{what} (seq {self.seq})"
 
 
 def judged_by_next(view: EventsView, due: Ints, facts: Callable[[int], tuple[Any, ...]]) -> Iterator[tuple[Due, int]]:
@@ -56,9 +54,9 @@ def judged_by_next(view: EventsView, due: Ints, facts: Callable[[int], tuple[Any
         yield pending, 0
     c = view.c
     for i in due.tolist():
-        event = Due(i, int(c.seq[i]), facts(i))
+        event = Due(i, int(c.seq[i]), int(c.row[i]), facts(i))
         if i + 1 == len(c):
-            view.keep_state(Due(-1, event.seq, event.facts))
+            view.keep_state(Due(-1, event.seq, event.row, event.facts))
         else:
             yield event, i + 1
 

@@ -39,7 +39,7 @@ class _AppendCaching(Check):
 
         for event, after in judged_by_next(view, appends, facts):
             ledger, entry, active = event.facts
-            what = event.named(f"append of {(ledger, entry)} with {active} active cursor(s) on the ledger")
+            what = f"append of {(ledger, entry)} with {active} active cursor(s) on the ledger"
             kind, count = int(c.kind[after]), int(c.count[after])
             offered = kind in (INSERT, REFUSED, MERGE) and view.position(after) == (ledger, entry)
             cached = offered and kind == INSERT

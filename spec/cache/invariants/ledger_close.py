@@ -40,14 +40,14 @@ class _LedgerClose(Check):
             return ledger, f"its last active cursor {c.cursor_names[c.cursor[i]]!r} leaving"
 
         for event, after in judged_by_next(view, np.flatnonzero(due), facts):
-            ledger, what = event.facts[0], event.named(event.facts[1])
+            ledger, what = event.facts
             starts = c.kind[after] == PASS_START and c.reason[after] == INVALIDATE_PASS and c.ledger[after] == ledger
             if starts and c.entry[after] == NULL:
                 continue  # the whole ledger's invalidation: CACHE-NO-STALE-READ judges that it leaves nothing
             left = view.cached(after, ledger)
             if len(left):
                 positions = [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
-                view.report_at(max(event.index, 0), f"{what} left {positions} of ledger {ledger} cached")
+                view.report_event(event.seq, event.row, f"{what} left {positions} of ledger {ledger} cached")
 
     def finish(self, view: EndView) -> str | None:
         """A close or departure last in the trace, its ledger still cached: its invalidation may be cut off."""
