@@ -30,6 +30,8 @@ run the clock past it; a jump that would land past this mark is not made."""
 
 ON_TRIGGER_MAX = 64 * 1024
 """The largest entry the edge workload writes to bring the size exactly to the trigger."""
+ON_TRIGGER_INSERTS = 16
+"""At most this many such entries, each up to :data:`ON_TRIGGER_MAX`, the last landing on the trigger."""
 EDGE_CASES = (
     "duplicate",
     "unasked_size",
@@ -224,18 +226,21 @@ class EdgeWorkload:
         feed.reading = False
 
     def _on_trigger(self, topic: Topic) -> None:
-        """The executor runs a size pass after a new entry brought the size exactly to the trigger.
+        """The executor runs a size pass after new entries brought the size exactly to the trigger.
 
-        Where the size was below the trigger, the entry lands it there: not above it, so that pass may
-        free nothing (unless legacy had scheduled one already). Where it was above, the pass just runs.
+        Where the size was below the trigger, the entries (the last one sized to fit) land it there: not
+        above it, so that pass may free nothing (unless legacy had scheduled one already). Where it was
+        above, the pass just runs.
         """
-        gap = self.config.trigger_size - self.cache.reported_size()
-        if 0 < gap <= ON_TRIGGER_MAX:
+        for _ in range(ON_TRIGGER_INSERTS):
+            gap = self.config.trigger_size - self.cache.reported_size()
+            if gap <= 0:
+                break
             self.cache.insert(
                 now=self.tick(),
                 ledger=topic.ledger,
                 entry=topic.tail,
-                size=gap,
+                size=min(gap, ON_TRIGGER_MAX),
                 expected_reads=self.cache.active_cursors(topic.ledger),
             )
             topic.tail += 1
