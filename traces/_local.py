@@ -226,7 +226,7 @@ def _check_part(
             part.findings += replay.findings
             for invariant, count in replay.counts.items():
                 part.counts[invariant] = part.counts.get(invariant, 0) + count
-            reason = replay.finish()
+            reason = replay.finish() if not part.unknown else None  # stopped by the budget: no broker ended
             if reason:
                 part.unknown.append(reason)
     part.brokers = len(replays.by_broker)

@@ -11,6 +11,7 @@ could show it (a wrong bound, an append not offered).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.spec.cache import (
     Append,
     CacheConfig,
+    Configure,
     CursorAdd,
     CursorRead,
     CursorRemove,
@@ -27,6 +29,7 @@ from ledgerspec.spec.cache import (
     Get,
     Insert,
     LedgerClose,
+    Monitor,
     Op,
 )
 from ledgerspec.traces._check import trace_invariants
@@ -427,14 +430,15 @@ def _invalidation(cursor: str, bound: int, removes: bool = True, inserted: int =
 
 BEHIND = {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "timestamp": 3}
 """Entry 0 cached behind the slowest cursor (the third event: time 3)."""
-IN_PLACE = "removed [(1, 0)]; a move that leaves the slowest in place removes nothing"
+REMOVES_NOTHING = "a move that leaves the slowest in place removes nothing"
+IN_PLACE = f"removed [(1, 0)]; {REMOVES_NOTHING}"
 
 
 @pytest.mark.parametrize(
     ("events", "message"),
     [
         # b, not the slowest, moves: the slowest (a at 2) stays, so nothing may go.
-        ([_add("a", 2), _add("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)], "(at 2 since seq 2)"),
+        ([_add("a", 2), _add("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)], "(at 2 since seq 4)"),
         # ... unless nothing was there to go: an invalidation that removes nothing is no violation.
         ([_add("a", 2), _add("b", 5), _seek("b", 6), *_invalidation("b", 2, removes=False)], None),
         # a, the slowest, moves: its invalidation is due.
@@ -447,7 +451,7 @@ IN_PLACE = "removed [(1, 0)]; a move that leaves the slowest in place removes no
             None,
         ),
         # an arrival lowers the slowest without invalidating; the window starts there.
-        ([_add("a", 5), _add("b", 2), BEHIND, _seek("a", 6), *_invalidation("a", 2)], "(at 2 since seq 2)"),
+        ([_add("a", 5), _add("b", 2), BEHIND, _seek("a", 6), *_invalidation("a", 2)], "(at 2 since seq 4)"),
         ([_add("a", 5), _add("b", 2), BEHIND, _seek("b", 3), *_invalidation("b", 3)], None),
         # the window after a due invalidation starts at it.
         (
@@ -455,10 +459,40 @@ IN_PLACE = "removed [(1, 0)]; a move that leaves the slowest in place removes no
                 *(_add("a", 2), _add("b", 5), BEHIND, _seek("a", 3), *_invalidation("a", 3)),
                 *({**BEHIND, "timestamp": 8}, _seek("b", 6), *_invalidation("b", 3, inserted=8)),
             ],
+            "(at 3 since seq 9)",
+        ),
+        # cursors placed by a move, not added: known from there.
+        ([_seek("a", 2), _seek("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)], "(at 2 since seq 4)"),
+        # a cursor the trace never placed moves: it may have been the slowest (a trace starting mid-life).
+        ([_add("b", 5), {**BEHIND, "timestamp": 2}, _seek("a", 5), *_invalidation("a", 5, inserted=2)], None),
+        # a move that left the slowest in place, after one that moved it and invalidated nothing.
+        (
+            [_add("a", 2), _add("b", 5), _seek("a", 3), BEHIND, _seek("b", 6), *_invalidation("b", 3, inserted=4)],
             "(at 3 since seq 5)",
         ),
-        # cursors the trace never placed: the window opened before the trace, and is not judged.
-        ([_seek("a", 2), _seek("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)], None),
+        # a read across a reopen invalidating after each part: the second part left the slowest in place.
+        (
+            [
+                *(_add("a", 0), _add("b", 4), {**BEHIND, "timestamp": 3}),
+                *({"kind": "cursor_read", "ledger": 1, "cursor": "a", "entry": 0}, _seek("a", 5)),
+                *_invalidation("a", 4),
+                {**BEHIND, "entry": 1, "timestamp": 9},
+                *({"kind": "cursor_read", "ledger": 1, "cursor": "a", "entry": 5}, _seek("a", 8)),
+                *(_invalidation("a", 4, inserted=9)[0], {**_invalidation("a", 4, inserted=9)[1], "entry": 1}),
+                _invalidation("a", 4)[2],
+            ],
+            "(at 4 since seq 6) removed [(1, 1)]",
+        ),
+        # a read across a reopen with another cursor in between: the slowest moved in its first part.
+        (
+            [
+                *(_add("a", 0), _add("b", 4), {**BEHIND, "timestamp": 3}),
+                *({"kind": "cursor_read", "ledger": 1, "cursor": "a", "entry": 0}, _seek("a", 5)),
+                *({"kind": "cursor_read", "ledger": 1, "cursor": "a", "entry": 5}, _seek("a", 8)),
+                *_invalidation("a", 4),
+            ],
+            None,
+        ),
     ],
 )
 def test_an_invalidation_with_the_slowest_cursor_in_place_removes_nothing(tmp_path, events, message):
@@ -471,7 +505,7 @@ def test_an_invalidation_with_the_slowest_cursor_in_place_removes_nothing(tmp_pa
             (text,) = found[BELOW]
             assert text.startswith("the invalidation cursor")
             assert message in text
-            assert text.endswith(IN_PLACE)
+            assert text.endswith(REMOVES_NOTHING)
 
 
 def test_the_mutant_that_invalidates_on_every_move_is_flagged_on_its_recorded_trace(tmp_path):
@@ -485,7 +519,7 @@ def test_the_mutant_that_invalidates_on_every_move_is_flagged_on_its_recorded_tr
     assert broken(record("reference-pip430", "pip430", ops, tmp_path / "ok.jsonl", untracked)) == {}
     found = broken(record("pip430-invalidates-on-every-move", "pip430", ops, tmp_path / "bad.jsonl", untracked))
     made = "the invalidation cursor 'b' made on ledger 1"
-    assert found == {BELOW: [f"{made} with the slowest active cursor in place (at 2 since seq 3) {IN_PLACE}"]}
+    assert found == {BELOW: [f"{made} with the slowest cursor in place (at 2 since seq 7) {IN_PLACE}"]}
 
 
 @pytest.mark.parametrize("cut", range(1, 9))
@@ -499,3 +533,49 @@ def test_an_invalidation_with_the_slowest_in_place_is_judged_across_chunks(tmp_p
     replay.feed(chunk.part(cut, len(chunk)))
     assert [f.invariant for f in replay.findings] == [BELOW]
     assert replay.findings[0].message.endswith(IN_PLACE)
+
+
+def test_a_move_after_tracking_was_on_for_a_while_is_judged_from_where_the_slowest_was(tmp_path):
+    """With tracking on, cursor events still place the slowest: b's move back to 3 after tracking is
+    switched off again moves it (from 5, where b's move to 7 with tracking on left it), and its
+    invalidation is due (found by review: flagged on the reference, in conformance too)."""
+    ops: list[Op] = [
+        CursorAdd(now=1, ledger=1, cursor="a", entry=5),
+        CursorAdd(now=2, ledger=1, cursor="b", entry=3),
+        Configure(now=3, track_reads=True),
+        CursorSeek(now=4, ledger=1, cursor="b", entry=7),
+        Configure(now=5, track_reads=False),
+        Insert(now=6, ledger=1, entry=0, size=10, expected_reads=1),
+        CursorSeek(now=7, ledger=1, cursor="b", entry=3),
+    ]
+    untracked = CONFIG.replace(track_reads=False)
+    trace = record("reference-pip430", "pip430", ops, tmp_path / "ok.jsonl", untracked)
+    assert '"cursor":"b"' in trace.read_text().splitlines()[-4]  # the invalidation b made
+    assert broken(trace) == {}
+    adapter, monitor = _adapter("reference-pip430"), Monitor("pip430", untracked)
+    adapter.start(untracked)
+    for op in ops:
+        assert monitor.check(op, adapter.apply(op), adapter.observe()) == []
+
+
+def test_a_check_the_budget_stopped_names_the_budget_not_where_brokers_stopped(tmp_path, monkeypatch):
+    """Stopped after the first batch, b1's last event read is an append its cursor awaits: the trace did
+    not end there, so only the budget is the reason."""
+    from ledgerspec.traces import _local
+
+    events = [_add("a", 0), {"kind": "append", "ledger": 1, "entry": 0, "size": 10}, {**BEHIND, "count": 1}]
+    path = str(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events))
+    whole = list(_local._read_share(open_trace(path), 0, 1, None))
+    ((first_row, batch, checked),) = whole
+    halves = [(first_row, batch.slice(0, 2), checked), (first_row + 2, batch.slice(2), checked)]
+    late = []
+
+    def batches(*_: object) -> Iterator[tuple]:
+        yield halves[0]
+        late.append(True)  # the budget runs out before the second
+        yield halves[1]
+
+    monkeypatch.setattr(_local, "_read_share", batches)
+    monkeypatch.setattr(_local.time, "perf_counter", lambda: 10.0 if late else 0.0)
+    result = check_local(path, budget=5.0, workers=1)
+    assert result.unknown == ["stopped after 2 events: the budget of 5 s ran out"]

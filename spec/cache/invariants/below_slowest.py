@@ -2,10 +2,11 @@
 
 A trace shows the invalidation a cursor made as an ``invalidate`` pass naming that cursor (traces/FORMAT.md):
 its events check says such a pass is legacy mode's only, and bounded by the slowest cursor the cursor
-events placed; and that one removing entries follows a change of the ledger's slowest position or a
-departure since the ledger's last such pass (or cursor arrival): a move that leaves the slowest in place
-removes nothing. The window, not the last move alone, because a read across a reopen is several moves
-whose invalidation may come once, after the last. Whether a move that had to invalidate did, and that it
+events placed; and that one removing entries comes right after a cursor operation that changed the
+ledger's slowest position (since the operation began, or since its last invalidation), removed a cursor,
+or moved a cursor the trace had not placed: a move that leaves the slowest in place removes nothing.
+The operation, not its last move alone, because a read across a reopen is several moves whose
+invalidation may come once, after the last. Whether a move that had to invalidate did, and that it
 removed exactly what it must, needs the step (conformance).
 """
 
@@ -23,7 +24,7 @@ from ledgerspec.spec.cache._events import (
     LEDGER_CLOSE,
     PASS_START,
 )
-from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk
 from ledgerspec.spec.cache.invariants._declare import (
     LEGACY,
     MASTER,
@@ -42,21 +43,45 @@ def _bound(value: int) -> str:
 
 
 @dataclass
-class _Window:
-    """A ledger's cursor events since its last invalidation by a cursor, or its last cursor arrival."""
+class _Ledger:
+    """One ledger's cursors as the check follows them, and the cursor operation under way on it.
 
-    slowest: int
-    """The slowest active read position when the window opened (NULL: none active)."""
-    seq: int
+    An operation is one cursor's events: a seek, a removal, or a read (``cursor_read`` then ``cursor_seek``,
+    again for each BookKeeper ledger of a read across a reopen); its invalidation comes right after it.
+    Two reads of one cursor in a row look like one read across a reopen: taken as one, which can only
+    miss a violation, never make one up.
+    """
+
+    slowest: int = NULL
+    """The slowest active read position after the ledger's last cursor event (NULL: none known)."""
+    placed: set[str] = field(default_factory=set)
+    """The cursors whose position the trace showed (added or moved); another may have been the slowest."""
+    cursor: str | None = None
+    """The cursor whose operation is under way (None: none, or an arrival)."""
+    last: int = -1
+    """The kind of that operation's last cursor event."""
+    before: int = NULL
+    """The slowest before the operation, or since its last invalidation."""
+    seq: int = 0
+    """The seq where :attr:`before` was taken."""
     moved: bool = False
-    """The slowest changed in the window, or a cursor left."""
+    """The slowest changed since :attr:`before`, a cursor left, or a cursor the trace never placed moved."""
+
+    def start(self, cursor: str, kind: int, seq: int) -> None:
+        """A cursor event: the next step of the operation under way, or a new operation."""
+        ends_read = kind == CURSOR_SEEK and self.last == CURSOR_READ
+        reads_on = kind == CURSOR_READ and self.last == CURSOR_SEEK
+        continues = self.cursor == cursor and (ends_read or reads_on)
+        if not continues:
+            self.cursor, self.before, self.seq, self.moved = cursor, self.slowest, seq, False
+        self.last = kind
 
 
 @dataclass
 class _Windows:
-    """What the check keeps per broker: each ledger's window, and the passes to judge at their end."""
+    """What the check keeps per broker: each ledger's cursors, and the passes to judge at their end."""
 
-    ledgers: dict[int, _Window] = field(default_factory=dict)
+    ledgers: dict[int, _Ledger] = field(default_factory=dict)
     unmoved: dict[int, str] = field(default_factory=dict)
     """Rank of a pass a cursor made with the slowest in place -> what made it (judged by what it removes)."""
 
@@ -64,50 +89,66 @@ class _Windows:
 _WINDOW_KINDS = (CURSOR_ADD, CURSOR_SEEK, CURSOR_REMOVE, CURSOR_READ, LEDGER_CLOSE, PASS_START)
 
 
+def _made(c: Chunk, i: int) -> str:
+    return f"the invalidation cursor {c.cursor_names[c.cursor[i]]!r} made on ledger {c.ledger[i]}"
+
+
 class _BelowSlowest(Check):
     def events(self, view: EventsView) -> None:
         c = view.c
         made = np.flatnonzero((c.kind == PASS_START) & (c.reason == INVALIDATE_PASS) & (c.cursor >= 0))
-        if legacy_mode(view):
-            self._windows(view)
+        self._windows(view)
         if not len(made):
             return
-
-        def who(i: int) -> str:
-            return f"the invalidation cursor {c.cursor_names[c.cursor[i]]!r} made on ledger {c.ledger[i]}"
-
         if view.profile != LEGACY and view.config.track_reads:
-            view.report(made, lambda i: f"{who(i)}: with expected-read-count tracking on, cursors invalidate nothing")
+            tracking = "with expected-read-count tracking on, cursors invalidate nothing"
+            view.report(made, lambda i: f"{_made(c, i)}: {tracking}")
             return
         wrong = made[c.entry[made] != view.slowest[made]]
         view.report(
             wrong,
             lambda i: (
-                f"{who(i)} is bounded by {_bound(int(c.entry[i]))}; the slowest active cursor is at "
+                f"{_made(c, i)} is bounded by {_bound(int(c.entry[i]))}; the slowest active cursor is at "
                 f"{_bound(int(view.slowest[i]))}"
             ),
         )
 
-    def _windows(self, view: EventsView) -> None:
-        """Open, widen and close each ledger's window; note the passes a cursor made with the slowest in place."""
+    @staticmethod
+    def _windows(view: EventsView) -> None:
+        """Follow each ledger's cursor operations; in legacy mode, note passes made with the slowest in place.
+
+        Followed in every mode, so that a switch of ``track_reads`` finds them current.
+        """
         c, windows = view.c, view.state() or _Windows()
         view.keep_state(windows)
-        kinds, ledgers, slowest = c.kind.tolist(), c.ledger.tolist(), view.slowest.tolist()
+        judging = legacy_mode(view)
+        kinds, ledgers, slowest, seqs = c.kind.tolist(), c.ledger.tolist(), view.slowest.tolist(), c.seq.tolist()
         for i in np.flatnonzero(c.of_kinds(*_WINDOW_KINDS)).tolist():
             kind, ledger = kinds[i], ledgers[i]
-            window = windows.ledgers.get(ledger)
             if kind == LEDGER_CLOSE:
                 windows.ledgers.pop(ledger, None)
-            elif kind == CURSOR_ADD or (kind == PASS_START and c.reason[i] == INVALIDATE_PASS and c.cursor[i] >= 0):
-                if kind == PASS_START and window is not None and not window.moved:
-                    made = f"the invalidation cursor {c.cursor_names[c.cursor[i]]!r} made on ledger {ledger}"
-                    since = f"at {_bound(window.slowest)} since seq {window.seq}"
-                    windows.unmoved[view.f.base + i] = f"{made} with the slowest active cursor in place ({since})"
-                windows.ledgers[ledger] = _Window(slowest[i], int(c.seq[i]))
-            elif kind in (CURSOR_SEEK, CURSOR_READ, CURSOR_REMOVE):
-                if window is None:  # opened before the trace: no cursor known, so the first placement moves it
-                    window = windows.ledgers[ledger] = _Window(NULL, int(c.seq[i]))
-                window.moved |= kind == CURSOR_REMOVE or slowest[i] != window.slowest
+                continue
+            if kind == PASS_START and (c.reason[i] != INVALIDATE_PASS or c.cursor[i] < 0):
+                continue
+            state = windows.ledgers.setdefault(ledger, _Ledger())
+            cursor = c.cursor_names[c.cursor[i]]
+            if kind == PASS_START:
+                if judging and state.cursor == cursor and not state.moved:
+                    since = f"at {_bound(state.before)} since seq {state.seq}"
+                    windows.unmoved[view.f.base + i] = f"{_made(c, i)} with the slowest cursor in place ({since})"
+                state.before, state.seq, state.moved = state.slowest, seqs[i], False
+                continue
+            if kind == CURSOR_ADD:
+                state.cursor = None  # an arrival moves nothing
+                state.placed.add(cursor)
+            else:
+                state.start(cursor, kind, seqs[i])
+                state.moved |= kind == CURSOR_REMOVE or cursor not in state.placed or slowest[i] != state.before
+                if kind == CURSOR_SEEK:
+                    state.placed.add(cursor)
+                elif kind == CURSOR_REMOVE:
+                    state.placed.discard(cursor)
+            state.slowest = slowest[i]
 
     def pass_end(self, view: PassView) -> None:
         windows: _Windows | None = view.state()
@@ -150,7 +191,11 @@ INVARIANT = Invariant(
     profiles=(PIP430, MASTER, LEGACY),
     check=_BelowSlowest(),
     needs={"*": frozenset({LEDGER})},
-    events={"*": frozenset({"cursor_add", "cursor_seek", "cursor_remove", "pass_start"})},
+    events={
+        "*": frozenset(
+            {"cursor_add", "cursor_seek", "cursor_remove", "cursor_read", "ledger_close", "pass_start", "remove"}
+        )
+    },
     soundness=(
         "a ledger's cursors and its invalidations are all in the broker that holds its cache; the cursor "
         "events place the slowest cursor, and an invalidation a cursor made names it"
