@@ -24,6 +24,12 @@ from ledgerspec.spec.cache.invariants._declare import (
     StepView,
 )
 from ledgerspec.spec.cache.invariants._ledger import LEDGER, Due, invalidated, judged_by_next, legacy_mode, removed
+from ledgerspec.spec.cache.invariants._state import LiveTable
+
+
+def _positions(ledger: int, left: LiveTable) -> list[tuple[int, int]]:
+    """The positions of a ledger's cached entries, in order."""
+    return [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
 
 
 class _LedgerClose(Check):
@@ -46,7 +52,7 @@ class _LedgerClose(Check):
                 continue  # the whole ledger's invalidation: CACHE-NO-STALE-READ judges that it leaves nothing
             left = view.cached(after, ledger)
             if len(left):
-                positions = [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
+                positions = _positions(ledger, left)
                 view.report_event(event.seq, event.row, f"{what} left {positions} of ledger {ledger} cached")
 
     def finish(self, view: EndView) -> str | None:
@@ -58,7 +64,7 @@ class _LedgerClose(Check):
         left = view.cached_in(ledger)
         if not len(left):
             return None
-        positions = [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
+        positions = _positions(ledger, left)
         return (
             f"the trace ends right after {what} (seq {pending.seq}), with {positions} of ledger {ledger} "
             "cached: the invalidation would come next"
