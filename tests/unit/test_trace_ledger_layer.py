@@ -106,15 +106,21 @@ def test_the_last_cursor_leaving_without_clearing_its_ledger_is_flagged(tmp_path
     assert found == {CLOSE: ["its last active cursor 'a' leaving left [(1, 0)] of ledger 1 cached"]}
 
 
-@pytest.mark.parametrize("cut", [1, 2, 3, 4, 5, 6])
-def test_a_departure_at_the_end_of_a_chunk_is_judged_by_the_next(tmp_path, cut):
-    path = record("legacy-last-cursor-keeps-cache", "legacy", LAST_LEAVES, tmp_path / "bad.jsonl")
+def replayed_in_two(path: Path, cut: int) -> BrokerReplay:
+    """Broker b1 of a legacy trace replayed in two chunks, cut before event ``cut``."""
     trace = open_trace(path)
     (first_row, batch), *_ = trace.batches()
     chunk = chunk_of(batch, np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))
     replay = BrokerReplay("b1", "legacy", trace.config, trace_invariants("legacy"))
     replay.feed(chunk.part(0, cut))
     replay.feed(chunk.part(cut, len(chunk)))
+    return replay
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 4, 5, 6])
+def test_a_departure_at_the_end_of_a_chunk_is_judged_by_the_next(tmp_path, cut):
+    path = record("legacy-last-cursor-keeps-cache", "legacy", LAST_LEAVES, tmp_path / "bad.jsonl")
+    replay = replayed_in_two(path, cut)
     assert [f.invariant for f in replay.findings] == [CLOSE]
     assert "its last active cursor 'a' leaving" in replay.findings[0].message
 
@@ -525,12 +531,7 @@ def test_the_mutant_that_invalidates_on_every_move_is_flagged_on_its_recorded_tr
 @pytest.mark.parametrize("cut", range(1, 9))
 def test_an_invalidation_with_the_slowest_in_place_is_judged_across_chunks(tmp_path, cut):
     events = [_add("a", 2), _add("b", 5), BEHIND, _seek("b", 6), *_invalidation("b", 2)]
-    trace = open_trace(_written(tmp_path, "legacy", {"max_size": 10_000}, events))
-    (first_row, batch), *_ = trace.batches()
-    chunk = chunk_of(batch, np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))
-    replay = BrokerReplay("b1", "legacy", trace.config, trace_invariants("legacy"))
-    replay.feed(chunk.part(0, cut))
-    replay.feed(chunk.part(cut, len(chunk)))
+    replay = replayed_in_two(_written(tmp_path, "legacy", {"max_size": 10_000}, events), cut)
     assert [f.invariant for f in replay.findings] == [BELOW]
     assert replay.findings[0].message.endswith(IN_PLACE)
 
