@@ -206,10 +206,12 @@ def _check_part(
     trace = open_trace(path)
     part = _Part()
     replays = Replays(trace)
+    stopped = False
     try:
         for first_row, batch, checked in _read_share(trace, index, workers, groups):
             if budget is not None and time.perf_counter() - started > budget:
                 part.unknown.append(f"stopped after {part.events} events: the budget of {budget:g} s ran out")
+                stopped = True
                 break
             part.events += batch.num_rows if checked else 0
             _replay_share(replays, batch, first_row, checked=checked, share=(index, workers, owners))
@@ -226,7 +228,7 @@ def _check_part(
             part.findings += replay.findings
             for invariant, count in replay.counts.items():
                 part.counts[invariant] = part.counts.get(invariant, 0) + count
-            reason = replay.finish() if not part.unknown else None  # stopped by the budget: no broker ended
+            reason = None if stopped else replay.finish()  # stopped by the budget, no broker's events ended
             if reason:
                 part.unknown.append(reason)
     part.brokers = len(replays.by_broker)
