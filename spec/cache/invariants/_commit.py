@@ -13,7 +13,7 @@ import numpy as np
 from ledgerspec.spec.cache._events import HIT, INSERT, REMOVE, REPLAY, REQUEUE
 from ledgerspec.spec.cache.invariants._chunk import Chunk, Ints
 from ledgerspec.spec.cache.invariants._facts import Carried, Facts
-from ledgerspec.spec.cache.invariants._state import NARROW_LEDGER, Copies, Handlers, LiveTable, find
+from ledgerspec.spec.cache.invariants._state import NARROW_ENTRY, NARROW_LEDGER, Copies, Handlers, LiveTable, find
 
 
 def commit(c: Chunk, facts: Facts, carried: Carried, inexact: Ints) -> None:
@@ -79,13 +79,23 @@ def rows_before(c: Chunk, facts: Facts, at: Ints) -> LiveTable:
     )
 
 
-def entries_after(c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: int | None = None) -> LiveTable:
-    """The cached entries after the first ``limit`` events of the segment (only ``ledger``'s, if given).
+def entries_after(
+    c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: int | None = None, below: int | None = None
+) -> LiveTable:
+    """The cached entries after the first ``limit`` events of a segment (``ledger``'s, before ``below``).
 
-    One ledger's positions are one run of keys (``ledger << 32 | entry``), in the live table and in
-    the keyed events grouped by key: a pass end asking for one ledger reads only that run.
+    Either filter is optional. One ledger's positions are one run of keys (``ledger << 32 | entry``), in
+    the live table and in the keyed events grouped by key: a pass end asking for one ledger reads only
+    that run (only its start, up to ``below``: an invalidation's bound, below which little is cached).
     """
-    span = _ledger_span(facts, carried.table, ledger)
+    table = _entries_after(c, facts, carried, limit, ledger, below)
+    return table if below is None else table.take(table.entry < below)
+
+
+def _entries_after(
+    c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: int | None, below: int | None
+) -> LiveTable:
+    span = _ledger_span(facts, carried.table, ledger, below)
     if span is not None:
         (first, stop), (row, row_stop) = span
         last = facts.keyed.last_before(limit, facts.key, within=(first, stop))
@@ -120,8 +130,10 @@ def entries_after(c: Chunk, facts: Facts, carried: Carried, limit: int, ledger: 
     return table.updated(facts.key[last], rows)
 
 
-def _ledger_span(facts: Facts, table: LiveTable, ledger: int | None) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """(keyed events, live rows): the runs of ``ledger``'s keys, in group order and in the table.
+def _ledger_span(
+    facts: Facts, table: LiveTable, ledger: int | None, below: int | None = None
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """(keyed events, live rows): the runs of ``ledger``'s keys (before ``below``), in group order and in the table.
 
     None when its keys are not one run (no ledger given, or positions too wide for a key of their own).
     """
@@ -130,7 +142,8 @@ def _ledger_span(facts: Facts, table: LiveTable, ledger: int | None) -> tuple[tu
     keys = facts.keyed_keys()
     if (len(keys) and keys[0] < 0) or (len(table) and table.key[0] < 0):
         return None  # wide positions (negative ids) may belong to the ledger
-    low, high = ledger << 32, (ledger + 1) << 32
+    low = ledger << 32
+    high = low | below if below is not None and 0 <= below < NARROW_ENTRY else (ledger + 1) << 32
     first, stop = np.searchsorted(keys, (low, high)).tolist()
     row, row_stop = np.searchsorted(table.key, (low, high)).tolist()
     return (first, stop), (row, row_stop)

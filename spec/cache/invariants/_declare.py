@@ -307,7 +307,8 @@ class PassView:
     """The queue rank of the entry at the head after the pass (None: nothing cached)."""
     oldest_ts: int | None
     """The oldest timestamp cached after the pass (None: nothing cached, or not known without :attr:`table`)."""
-    load_entries: Callable[[int | None], LiveTable]
+    load_entries: Callable[[int | None, int | None], LiveTable]
+    """The entries cached after the pass: ``(ledger, below)``, each None for all."""
     load_counts: Callable[[LiveTable], Ints]
     label: str
     sink: Callable[[str, str], None]
@@ -323,7 +324,7 @@ class PassView:
     def table(self) -> LiveTable:
         """The cached entries after the pass, sorted by key."""
         if self._table is None:
-            self._table = self.load_entries(None)
+            self._table = self.load_entries(None, None)
         return self._table
 
     @property
@@ -333,9 +334,11 @@ class PassView:
             self._counts = self.load_counts(self.table)
         return self._counts
 
-    def cached_in(self, ledger: int) -> LiveTable:
-        """The entries of one ledger cached after the pass (cheaper than :attr:`table`)."""
-        return self.table.take(self.table.ledger == ledger) if self._table is not None else self.load_entries(ledger)
+    def cached_in(self, ledger: int, below: int | None = None) -> LiveTable:
+        """The entries of one ledger cached after the pass, before ``below`` if given (cheaper than :attr:`table`)."""
+        if self._table is None:
+            return self.load_entries(ledger, below)
+        return self.table.take((self.table.ledger == ledger) & ((below is None) | (self.table.entry < (below or 0))))
 
     @property
     def name(self) -> str:

@@ -58,6 +58,9 @@ from ledgerspec.spec.cache.invariants._queue import Heads, heads_after
 from ledgerspec.spec.cache.invariants._state import NARROW_ENTRY, NARROW_LEDGER, LiveTable, find
 
 _INT_CONFIG = {"max_size", "ttl", "ttl_max", "max_requeue"}
+PASSES_PER_SEGMENT = 64
+"""A segment ends after this many pass ends: each pass end rebuilds the state it judges from the
+segment's events before it, so many passes in a long segment would cost their product."""
 
 
 class TraceStructureError(Exception):
@@ -119,9 +122,10 @@ class Replay:
         if not len(c):
             return
         keys = self.keys(c)
-        ends = (np.flatnonzero(c.kind == CONFIG) + 1).tolist()
+        passes = np.flatnonzero(c.kind == PASS_END)[PASSES_PER_SEGMENT - 1 :: PASSES_PER_SEGMENT]
+        ends = np.union1d(np.flatnonzero(c.kind == CONFIG), passes) + 1
         start = 0
-        for end in [*ends, len(c)]:
+        for end in [*ends.tolist(), len(c)]:
             if end > start:
                 self._segment(c.part(start, end), keys[start:end])
             start = end
@@ -289,8 +293,8 @@ class Replay:
         requeued_counts = np.concatenate(ended.requeued_counts) if ended.requeued else np.zeros(0, np.int64)
         sink = self._sink(c)
 
-        def entries(ledger: int | None) -> LiveTable:
-            return entries_after(c, facts, carried, index + 1, ledger)
+        def entries(ledger: int | None, below: int | None) -> LiveTable:
+            return entries_after(c, facts, carried, index + 1, ledger, below)
 
         def counts_of(table: LiveTable) -> Ints:
             handlers = handlers_at(c, facts, carried, index, table)

@@ -115,13 +115,18 @@ class _BelowSlowest(Check):
 
     @staticmethod
     def _windows(view: EventsView) -> None:
-        """Follow each ledger's cursor operations; in legacy mode, note passes made with the slowest in place.
+        """Follow each ledger's cursor operations in legacy mode; note passes made with the slowest in place.
 
-        Followed in every mode, so that a switch of ``track_reads`` finds them current.
+        With tracking on nothing is followed (a cursor event per read would cost the replay a quarter of its
+        time), and what was is forgotten: back in legacy mode, each cursor's first move counts as moving the
+        slowest, as for a cursor the trace never placed.
         """
-        c, windows = view.c, view.state() or _Windows()
+        windows = view.state() or _Windows()
         view.keep_state(windows)
-        judging = legacy_mode(view)
+        if not legacy_mode(view):
+            windows.ledgers.clear()
+            return
+        c = view.c
         kinds, ledgers, slowest, seqs = c.kind.tolist(), c.ledger.tolist(), view.slowest.tolist(), c.seq.tolist()
         for i in np.flatnonzero(c.of_kinds(*_WINDOW_KINDS)).tolist():
             kind, ledger = kinds[i], ledgers[i]
@@ -133,7 +138,7 @@ class _BelowSlowest(Check):
             state = windows.ledgers.setdefault(ledger, _Ledger())
             cursor = c.cursor_names[c.cursor[i]]
             if kind == PASS_START:
-                if judging and state.cursor == cursor and not state.moved:
+                if state.cursor == cursor and not state.moved:
                     since = f"at {_bound(state.before)} since seq {state.seq}"
                     windows.unmoved[view.f.base + i] = f"{_made(c, i)} with the slowest cursor in place ({since})"
                 state.before, state.seq, state.moved = state.slowest, seqs[i], False

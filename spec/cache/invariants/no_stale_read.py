@@ -56,7 +56,8 @@ class _NoStaleRead(Check):
     def pass_end(self, view: PassView) -> None:
         if view.kind not in (INVALIDATE_PASS, CLEAR_PASS, RANGE_PASS):
             return
-        table = view.table if view.kind == CLEAR_PASS else view.cached_in(view.ledger)
+        bound = None if view.entry == NULL else view.entry  # an invalidation's bound, a range's end: nothing above
+        table = view.table if view.kind == CLEAR_PASS else view.cached_in(view.ledger, bound)
         left = np.flatnonzero(in_range(view.kind, view.ledger, view.entry, table.ledger, table.entry, view.value))
         left = left[np.lexsort((table.entry[left], table.ledger[left]))]
         view.report(f"{view.label} left {(int(table.ledger[i]), int(table.entry[i]))} cached" for i in left.tolist())
