@@ -3,8 +3,9 @@
 Both trace checkers run one :class:`Replay` per broker over its events in ``seq`` order (that is
 the partition of every check: see each invariant's ``soundness``), and the conformance monitor runs
 one over the events it derives from each observed step. Events are fed in chunks; a chunk is cut
-into segments that end at each ``pass_end`` (so a pass's check sees the cache right after it) and
-each ``config`` event (so a segment has one configuration); a segment's facts are computed with
+into segments that end at each ``config`` event (so a segment has one configuration) and after every
+:data:`PASSES_PER_SEGMENT` ``pass_end`` events (each pass's check rebuilds the cache right after it from
+the segment's events before it); a segment's facts are computed with
 numpy (``_facts.py``), its checks run, and its effects are carried on (``_commit.py``). Memory is
 bounded by the live entries, open copies and their handlers, not by the length of the trace.
 """
