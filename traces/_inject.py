@@ -43,6 +43,19 @@ def _index(events: Events, kind: str, nth: int = 0, **fields: Any) -> int:
     raise LookupError(f"no {kind} event #{nth} with {fields} in the scenario")
 
 
+def _insert(events: Events, at: int, like: int, **fields: Any) -> None:
+    """A new event at index ``at``: ``fields``, and event ``like``'s broker and time where not given."""
+    for name, column in events.items():
+        column.insert(at, fields.get(name, column[like] if name in ("broker", "time") else None))
+
+
+def _drop(events: Events, *indices: int) -> None:
+    """Remove the events at ``indices``."""
+    for i in sorted(indices, reverse=True):
+        for column in events.values():
+            del column[i]
+
+
 def _clock() -> Callable[[], int]:
     now = [0]
 
@@ -247,10 +260,7 @@ def _walk(cache: Any) -> None:
 def _walk_change(events: Events) -> int:
     """The pass also removes (1,5), above the unexpired (1,3)."""
     end = _index(events, "pass_end", 0, reason="ttl")
-    for name in events:
-        events[name].insert(end, events[name][end])
-    events["kind"][end], events["reason"][end] = "remove", "ttl"
-    events["ledger"][end], events["entry"][end], events["size"][end], events["timestamp"][end] = 1, 5, 10, 1
+    _insert(events, end, end, kind="remove", reason="ttl", ledger=1, entry=5, size=10, timestamp=1)
     events["size"][end + 1] = 10
     return end + 1
 
@@ -269,17 +279,8 @@ def _space_change(events: Events) -> int:
 def _placement_change(events: Events) -> int:
     """A size sample one byte off what the ring holds (still far below its bound)."""
     i = _index(events, "insert", 0)
-    for name in events:
-        events[name].insert(i + 1, events[name][i] if name in ("broker", "time") else None)
-    events["kind"][i + 1], events["size"][i + 1] = "size_sample", 65
+    _insert(events, i + 1, i, kind="size_sample", size=65)
     return i + 1
-
-
-def _drop(events: Events, *indices: int) -> None:
-    """Remove the events at ``indices``."""
-    for i in sorted(indices, reverse=True):
-        for column in events.values():
-            del column[i]
 
 
 def _append(cache: Any) -> None:
@@ -356,9 +357,7 @@ def _unscheduled_change(events: Events) -> int:
         {"kind": "pass_end", "reason": "size", "size": total - size},
     ]
     for event in added:
-        for name, column in events.items():
-            column.append(event.get(name, column[last] if name in ("broker", "time") else None))
-    events["time"][-3:] = [events["time"][last] + 1] * 3
+        _insert(events, len(events["kind"]), last, time=events["time"][last] + 1, **event)
     return len(events["kind"]) - 1
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
 from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, SEGMENTED, PassView, show
-from ledgerspec.spec.cache.invariants._state import find
+from ledgerspec.spec.cache.invariants._state import LiveTable, find
 
 
 def protected_unexpired(counts: Ints, ts: Ints, now: int | Ints, ttl_max: int) -> Bools:
@@ -61,4 +61,10 @@ def position(ledger: int, entry: int) -> tuple[int, int]:
     return (int(ledger), int(entry))
 
 
-__all__ = ["order_violations", "position", "protected_unexpired"]
+def positions(table: LiveTable) -> list[tuple[int, int]]:
+    """The positions of a table's entries as the messages print them, in order."""
+    order = np.lexsort((table.entry, table.ledger))
+    return list(zip(table.ledger[order].tolist(), table.entry[order].tolist(), strict=True))
+
+
+__all__ = ["order_violations", "position", "positions", "protected_unexpired"]

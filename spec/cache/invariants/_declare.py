@@ -338,7 +338,10 @@ class PassView:
         """The entries of one ledger cached after the pass, before ``below`` if given (cheaper than :attr:`table`)."""
         if self._table is None:
             return self.load_entries(ledger, below)
-        return self.table.take((self.table.ledger == ledger) & ((below is None) | (self.table.entry < (below or 0))))
+        wanted = self.table.ledger == ledger
+        if below is not None:
+            wanted &= self.table.entry < below
+        return self.table.take(wanted)
 
     @property
     def name(self) -> str:

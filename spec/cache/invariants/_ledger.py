@@ -32,11 +32,9 @@ def legacy_mode(view: StepView | EventsView) -> bool:
 class Due:
     """An event judged by the one after it, and what its judgement needs from it.
 
-    ``index``: in the segment, or -1 for the previous segment's last event; ``seq`` and ``row`` place
-    it wherever the trace was cut.
+    ``seq`` and ``row`` place it wherever the trace was cut.
     """
 
-    index: int
     seq: int
     row: int
     facts: tuple[Any, ...]
@@ -54,9 +52,9 @@ def judged_by_next(view: EventsView, due: Ints, facts: Callable[[int], tuple[Any
         yield pending, 0
     c = view.c
     for i in due.tolist():
-        event = Due(i, int(c.seq[i]), int(c.row[i]), facts(i))
+        event = Due(int(c.seq[i]), int(c.row[i]), facts(i))
         if i + 1 == len(c):
-            view.keep_state(Due(-1, event.seq, event.row, event.facts))
+            view.keep_state(event)
         else:
             yield event, i + 1
 

@@ -24,7 +24,8 @@ from ledgerspec.spec.cache._events import (
     LEDGER_CLOSE,
     PASS_START,
 )
-from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk
+from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Chunk
+from ledgerspec.spec.cache.invariants._common import positions
 from ledgerspec.spec.cache.invariants._declare import (
     LEGACY,
     MASTER,
@@ -86,7 +87,8 @@ class _Windows:
     """Rank of a pass a cursor made with the slowest in place -> what made it (judged by what it removes)."""
 
 
-_WINDOW_KINDS = (CURSOR_ADD, CURSOR_SEEK, CURSOR_REMOVE, CURSOR_READ, LEDGER_CLOSE, PASS_START)
+_WINDOW_KINDS = (CURSOR_ADD, CURSOR_SEEK, CURSOR_REMOVE, CURSOR_READ, LEDGER_CLOSE)
+"""With the invalidations a cursor made, the events a ledger's cursor operations are followed by."""
 
 
 def _made(c: Chunk, i: int) -> str:
@@ -96,8 +98,9 @@ def _made(c: Chunk, i: int) -> str:
 class _BelowSlowest(Check):
     def events(self, view: EventsView) -> None:
         c = view.c
-        made = np.flatnonzero((c.kind == PASS_START) & (c.reason == INVALIDATE_PASS) & (c.cursor >= 0))
-        self._windows(view)
+        named = (c.kind == PASS_START) & (c.reason == INVALIDATE_PASS) & (c.cursor >= 0)
+        self._windows(view, named)
+        made = np.flatnonzero(named)
         if not len(made):
             return
         if view.profile != LEGACY and view.config.track_reads:
@@ -114,7 +117,7 @@ class _BelowSlowest(Check):
         )
 
     @staticmethod
-    def _windows(view: EventsView) -> None:
+    def _windows(view: EventsView, named: Bools) -> None:
         """Follow each ledger's cursor operations in legacy mode; note passes made with the slowest in place.
 
         With tracking on nothing is followed (a cursor event per read would cost the replay a quarter of its
@@ -128,12 +131,10 @@ class _BelowSlowest(Check):
             return
         c = view.c
         kinds, ledgers, slowest, seqs = c.kind.tolist(), c.ledger.tolist(), view.slowest.tolist(), c.seq.tolist()
-        for i in np.flatnonzero(c.of_kinds(*_WINDOW_KINDS)).tolist():
+        for i in np.flatnonzero(c.of_kinds(*_WINDOW_KINDS) | named).tolist():
             kind, ledger = kinds[i], ledgers[i]
             if kind == LEDGER_CLOSE:
                 windows.ledgers.pop(ledger, None)
-                continue
-            if kind == PASS_START and (c.reason[i] != INVALIDATE_PASS or c.cursor[i] < 0):
                 continue
             state = windows.ledgers.setdefault(ledger, _Ledger())
             cursor = c.cursor_names[c.cursor[i]]
@@ -159,7 +160,7 @@ class _BelowSlowest(Check):
         windows: _Windows | None = view.state()
         what = windows.unmoved.pop(view.rank, None) if windows is not None else None
         if what is not None and len(view.removed):
-            removed = sorted(zip(view.removed.ledger.tolist(), view.removed.entry.tolist(), strict=True))
+            removed = positions(view.removed)
             view.report([f"{what} removed {removed}; a move that leaves the slowest in place removes nothing"])
 
     def step(self, view: StepView) -> None:

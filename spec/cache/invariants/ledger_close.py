@@ -13,6 +13,7 @@ import numpy as np
 from ledgerspec.spec.cache._events import CURSOR_REMOVE, INVALIDATE_PASS, LEDGER_CLOSE, PASS_START
 from ledgerspec.spec.cache._ops import LedgerClose
 from ledgerspec.spec.cache.invariants._chunk import NULL
+from ledgerspec.spec.cache.invariants._common import positions
 from ledgerspec.spec.cache.invariants._declare import (
     LEGACY,
     MASTER,
@@ -24,12 +25,6 @@ from ledgerspec.spec.cache.invariants._declare import (
     StepView,
 )
 from ledgerspec.spec.cache.invariants._ledger import LEDGER, Due, invalidated, judged_by_next, legacy_mode, removed
-from ledgerspec.spec.cache.invariants._state import LiveTable
-
-
-def _positions(ledger: int, left: LiveTable) -> list[tuple[int, int]]:
-    """The positions of a ledger's cached entries, in order."""
-    return [(ledger, int(entry)) for entry in np.sort(left.entry).tolist()]
 
 
 class _LedgerClose(Check):
@@ -52,8 +47,7 @@ class _LedgerClose(Check):
                 continue  # the whole ledger's invalidation: CACHE-NO-STALE-READ judges that it leaves nothing
             left = view.cached(after, ledger)
             if len(left):
-                positions = _positions(ledger, left)
-                view.report_event(event.seq, event.row, f"{what} left {positions} of ledger {ledger} cached")
+                view.report_event(event.seq, event.row, f"{what} left {positions(left)} of ledger {ledger} cached")
 
     def finish(self, view: EndView) -> str | None:
         """A close or departure last in the trace, its ledger still cached: its invalidation may be cut off."""
@@ -64,9 +58,8 @@ class _LedgerClose(Check):
         left = view.cached_in(ledger)
         if not len(left):
             return None
-        positions = _positions(ledger, left)
         return (
-            f"the trace ends right after {what} (seq {pending.seq}), with {positions} of ledger {ledger} "
+            f"the trace ends right after {what} (seq {pending.seq}), with {positions(left)} of ledger {ledger} "
             "cached: the invalidation would come next"
         )
 
