@@ -312,9 +312,9 @@ def _backlog_change(events: Events) -> int:
         events["count"][after] += 1
         events["count"][hit] += 1
         return after
-    for column in events.values():
-        column.insert(after, column[after - 1])
-    events["kind"][after], events["size"][after], events["timestamp"][after] = "insert", 10, events["time"][after]
+    miss = after - 1
+    position = {"ledger": events["ledger"][miss], "entry": events["entry"][miss], "count": events["count"][miss]}
+    _insert(events, after, miss, kind="insert", size=10, timestamp=events["time"][miss], **position)
     return after
 
 

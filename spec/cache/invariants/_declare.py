@@ -260,6 +260,10 @@ class EventsView:
         i = handler - self.f.base
         return self.position(int(i))
 
+    def pass_rank(self, i: int) -> int:
+        """The rank of the pass event ``i`` is in (its :attr:`PassView.rank`); ``i`` must be in a pass."""
+        return self.f.passes[int(self.f.pass_index[i])].rank
+
     def pass_kinds(self) -> Ints:
         """Per event: the kind of the pass it is in (-1: none)."""
         kinds = np.array([p.kind for p in self.f.passes] + [-1], np.int64)

@@ -141,7 +141,7 @@ class _BelowSlowest(Check):
             if kind == PASS_START:
                 if state.cursor == cursor and not state.moved:
                     since = f"at {_bound(state.before)} since seq {state.seq}"
-                    windows.unmoved[view.f.base + i] = f"{_made(c, i)} with the slowest cursor in place ({since})"
+                    windows.unmoved[view.pass_rank(i)] = f"{_made(c, i)} with the slowest cursor in place ({since})"
                 state.before, state.seq, state.moved = state.slowest, seqs[i], False
                 continue
             if kind == CURSOR_ADD:
