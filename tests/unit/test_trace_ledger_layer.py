@@ -415,6 +415,32 @@ def test_a_trace_ending_on_an_append_is_unknown_when_the_append_needed_an_event_
         ]
 
 
+@pytest.mark.parametrize(
+    ("events", "config", "pending"),
+    [
+        ([MISS_0], {}, "[(1, 0)]"),  # missed, counting 1: must be cached before the reader moves on
+        ([MISS_0, *_cached_0(1)[:1]], {}, "[(1, 0)]"),  # cached: the reader's copy must follow
+        ([MISS_0, *_cached_0(1)], {}, None),  # cached and copied: the reader's move would judge nothing
+        ([MISS_0], {"track_reads": False}, None),  # counting 0: not caching it is already right
+        ([], {}, None),  # nothing read yet
+    ],
+)
+def test_a_trace_ending_inside_a_read_is_unknown_when_its_end_would_judge_something(tmp_path, events, config, pending):
+    """The reader's move past a read judges what it read from storage; cut before it, the trace does
+    not show whether the read went right, so the verdict is UNKNOWN, never OK, naming the read."""
+    result = check_local(str(_written(tmp_path, "pip430", {"max_size": 10_000, **config}, _read_of(*events))))
+    if pending is None:
+        assert (result.verdict, result.unknown) == ("OK", [])
+    else:
+        assert (result.verdict, result.violations) == ("UNKNOWN", [])
+        assert result.unknown == [
+            (
+                f"broker 'b1': {BACKLOG}: the trace ends inside the read of ledger 1 by 'a' (seq 3): {pending} "
+                "read from storage are judged when the reader moves past it"
+            )
+        ]
+
+
 def _add(cursor: str, entry: int) -> dict:
     return {"kind": "cursor_add", "ledger": 1, "cursor": cursor, "entry": entry}
 

@@ -2,7 +2,8 @@
 
 On traces a ``cursor_read`` starts one BookKeeper ledger's read and the reader's ``cursor_seek`` past it
 ends it (FORMAT.md: a read's events are written together); each position it missed is judged then. A
-read cut short by any other event (it failed, or was abandoned) is not judged.
+read cut short by any other event (it failed, or was abandoned) is not judged; a trace that ends inside a
+read with a judgement pending is UNKNOWN (the reader's move past it would have come next).
 """
 
 from __future__ import annotations
@@ -17,7 +18,16 @@ from ledgerspec.spec.cache._ledger import bookkeeper_reads
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import CursorRead
 from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Check, EventsView, Invariant, StepView
+from ledgerspec.spec.cache.invariants._declare import (
+    LEGACY,
+    MASTER,
+    PIP430,
+    Check,
+    EndView,
+    EventsView,
+    Invariant,
+    StepView,
+)
 from ledgerspec.spec.cache.invariants._ledger import LEDGER, legacy_mode
 
 _READS = (HIT, MISS, INSERT, REFUSED, MERGE)
@@ -109,6 +119,17 @@ class _BacklogCaching(Check):
             view.report_at(i, f"{read.what(entry)}: not cached")
         for entry in sorted(read.cached):
             view.report_at(i, f"{read.what(entry)}: cached, but the reader got no copy of it")
+
+    def finish(self, view: EndView) -> str | None:
+        """A read under way at the end with entries its end judges: what it cached, or missed and must cache."""
+        read: _Read | None = view.state()
+        pending = sorted(read.cached | (read.missed if read.count > 0 else set())) if read is not None else []
+        if read is None or not pending:
+            return None
+        return (
+            f"the trace ends inside the read of ledger {read.ledger} by {read.cursor!r} (seq {read.seq}): "
+            f"{[(read.ledger, entry) for entry in pending]} read from storage are judged when the reader moves past it"
+        )
 
     def step(self, view: StepView) -> None:
         op = view.op
