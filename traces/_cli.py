@@ -16,6 +16,7 @@ from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, master_problem, seconds
+from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
 from ledgerspec.traces._errors import TraceError, TraceInputError
@@ -111,12 +112,15 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _config(text: str | None) -> CacheConfig:
+    """``--config``: overrides of the default configuration, a JSON object (an option error, not the trace's)."""
     if not text:
         return DEFAULT_CONFIG
     try:
         overrides = json.loads(text)
     except json.JSONDecodeError as error:
-        raise TraceInputError(f"--config: invalid JSON: {error.msg}") from None
+        raise ConfigError(f"--config: invalid JSON: {error.msg}") from None
+    if not isinstance(overrides, dict):
+        raise ConfigError(f"--config: want a JSON object, got {json.dumps(overrides)[:40]}")
     return CacheConfig.from_dict({**DEFAULT_CONFIG.to_dict(), **overrides}, where="--config")
 
 
@@ -369,7 +373,7 @@ def run_record(args: argparse.Namespace) -> int:
     for option, value in (("--histories", args.histories), ("--case", args.case)):
         if value is not None:
             raise InputError(f"{option} {value}: lockstep systems only (--system {'|'.join(SYSTEM_NAMES)})")
-    count = record_trace(
+    recorded = record_trace(
         load_adapter(args.adapter),
         args.out,
         workload=args.workload or "mixed",
@@ -378,7 +382,10 @@ def run_record(args: argparse.Namespace) -> int:
         profile=args.profile,
         config=_config(args.config),
     )
-    print(f"recorded {count} events of {args.adapter} to {args.out}", file=sys.stdout)
+    print(f"recorded {recorded.events} events of {args.adapter} to {args.out}", file=sys.stdout)
+    if recorded.left_out:
+        unsent = ", ".join(f"{name} x{count}" for name, count in recorded.left_out.items())
+        print(f"not sent (the profile lacks them, or the adapter does not claim what they need): {unsent}")
     return 0
 
 

@@ -9,7 +9,8 @@ trace checkers need; the generator's instrumented reference writes the inside vi
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from typing import Any, NamedTuple
 
 from ledgerspec.conformance.adapters import CacheAdapter
 from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op, get_profile
@@ -55,7 +56,9 @@ class RecordingAdapter:
 class AdapterCache:
     """The reference cache's method names over an adapter, recording through :class:`RecordingAdapter`.
 
-    It lets the workload generator drive any candidate: each call becomes one operation.
+    It lets the workload generator drive any candidate: each call becomes one operation, but one the
+    profile lacks or the adapter does not claim, which is never sent (as in conformance) and is counted
+    in :attr:`left_out`; a ``cursor_count`` left out answers the driver's own count of the ledger's cursors.
     """
 
     def __init__(self, adapter: CacheAdapter, config: CacheConfig, profile: str) -> None:
@@ -63,6 +66,7 @@ class AdapterCache:
         self.recording.start(config)
         self.cursors: dict[int, int] = {}
         self.profile = profile
+        self.left_out: Counter[str] = Counter()
 
     def supports(self, name: str) -> bool:
         """Whether the operation may be sent: the profile has it and the adapter claims what it needs."""
@@ -92,9 +96,19 @@ class AdapterCache:
                 self.cursors[fields["ledger"]] = self.cursors.get(fields["ledger"], 0) + delta
             elif name == "ledger_close":  # its cursors go with it
                 self.cursors.pop(fields["ledger"], None)
+            if not self.supports(name):
+                self.left_out[name] += 1
+                return self.active_cursors(fields["ledger"]) if name == "cursor_count" else None
             return self.recording.apply(kind(**fields))
 
         return call
+
+
+class Recorded(NamedTuple):
+    """What :func:`record_trace` wrote: the events, and the operations of the workload it could not send."""
+
+    events: int
+    left_out: dict[str, int]
 
 
 def record_trace(
@@ -107,7 +121,7 @@ def record_trace(
     topics: int = 4,
     profile: str | None = None,
     config: CacheConfig | None = None,
-) -> int:
+) -> Recorded:
     """Drive a candidate with the generator's workload and write the trace of what it did."""
     from ledgerspec.traces._format import Header  # noqa: PLC0415 - keep the module light
     from ledgerspec.traces._generate import DEFAULT_CONFIG, Broker, run_broker  # noqa: PLC0415
@@ -121,6 +135,7 @@ def record_trace(
         broker = Broker(adapter.info.name, cache, config, workload, list(range(1, topics + 1)), seed)
         header = Header(profile=profile, config=config.to_dict(), description=f"recorded from {adapter.info.name}")
         with TraceWriter(out, header) as writer:
-            return run_broker(broker, events, writer.write_columns)
+            written = run_broker(broker, events, writer.write_columns)
+        return Recorded(written, dict(sorted(cache.left_out.items())))
     finally:
         adapter.stop()

@@ -7,9 +7,14 @@ checker then reported CACHE-OLDEST-FIRST on the correct reference-pulsar-master 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
+import pytest
+from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cli import main
+from ledgerspec.traces._local import check_local
+from ledgerspec.traces._record import record_trace
 
 
 def test_recording_a_correct_reference_then_checking_it_is_ok(tmp_path, capsys):
@@ -36,3 +41,56 @@ def test_a_ttl_near_the_int64_range_gives_a_trace_the_checker_reads(tmp_path, ca
     assert "OK: " in capsys.readouterr().out
     times = [json.loads(line).get("time", 0) for line in trace.read_text().splitlines()[1:]]
     assert max(times) > 10**18  # the jumps were made, as far as the range allows
+
+
+class _Strict:
+    """A reference behind a narrower claim, erring like a strict adapter on what it does not claim."""
+
+    def __init__(self, inner, claims: frozenset[str]) -> None:
+        self.inner = inner
+        self.info = dataclasses.replace(inner.info, capabilities=claims)
+
+    def apply(self, op):
+        assert self.info.supports(op), f"sent {type(op).__name__}, which needs a capability not claimed"
+        return self.inner.apply(op)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("workload", ["mixed", "edge", "key-shared"])
+def test_recording_sends_only_what_the_adapter_claims_and_says_what_it_left_out(tmp_path, workload):
+    """The protocol's promise (conformance/protocol/README.md): nothing of a capability not claimed is sent."""
+    claims = frozenset({"observe_timestamps", "observe_counts", "observe_copies"})
+    reference = load_adapter("reference-pulsar-master")
+    trace = tmp_path / "t.jsonl"
+    recorded = record_trace(lambda: _Strict(reference(), claims), str(trace), workload=workload, events=3000, seed=1)
+    assert recorded.events >= 3000
+    assert recorded.left_out.get("cursor_seek", 0) > 0  # the workload has cursors; none was sent
+    kinds = {json.loads(line)["kind"] for line in trace.read_text().splitlines()[1:]}
+    assert not kinds & {"cursor_add", "cursor_seek", "cursor_remove", "cursor_read", "cursor_count"}
+    assert check_local(str(trace)).verdict == "OK"
+    full = record_trace(reference, str(tmp_path / "full.jsonl"), workload=workload, events=3000, seed=1)
+    assert full.left_out == {}
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("[1,2]", "--config: want a JSON object, got [1, 2]"),
+        ("5", "--config: want a JSON object, got 5"),
+        ("null", "--config: want a JSON object, got null"),
+        ("notjson", "--config: invalid JSON"),
+        ('{"bogus": 1}', "--config: unknown field(s) bogus"),
+    ],
+)
+@pytest.mark.parametrize("command", ["generate", "record"])
+def test_a_config_that_is_not_an_object_of_known_fields_is_an_option_error(tmp_path, capsys, command, config, message):
+    out = tmp_path / "t.jsonl"
+    source = ["--adapter", "reference-pip430"] if command == "record" else []
+    assert main(["traces", command, *source, "--events", "10", "--config", config, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"error[config-error]: {message}" in err
+    assert "internal-error" not in err
+    assert "trace file" not in err  # an option, not a trace, is wrong
+    assert not out.exists()
