@@ -21,6 +21,7 @@ from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
 from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
+from ledgerspec.traces._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
 from ledgerspec.traces._sys_io import SYSTEMS as LOCKSTEP_SYSTEMS
 from ledgerspec.traces._sys_io import peek_system
 
@@ -124,12 +125,21 @@ def _config(text: str | None) -> CacheConfig:
     return CacheConfig.from_dict({**DEFAULT_CONFIG.to_dict(), **overrides}, where="--config")
 
 
+def _check_out(args: argparse.Namespace, files: tuple[str, ...]) -> None:
+    """Output options refused before any work; ``--out`` must name a format ``traces check`` reads back."""
+    check_outputs(args, files=files)
+    if parse_spec(args.out)[0] is not None:
+        raise InputError(f"--out {args.out}: a leading format prefix is stripped on reading; write to ./{args.out}")
+    if SUFFIX_FORMATS.get(Path(args.out).suffix) is None:
+        raise InputError(f"--out {args.out}: {UNKNOWN_FORMAT} (.ndjson and .json are JSON lines too)")
+
+
 def run_generate(args: argparse.Namespace) -> int:
     """Generate a trace and print what was written."""
     from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
     from ledgerspec.traces._inject import INJECTIONS, injectable  # noqa: PLC0415
 
-    check_outputs(args, files=("out", "expected"))
+    _check_out(args, ("out", "expected"))
     inject: list[str] = []
     for name in args.inject:
         if name == "all":
@@ -363,7 +373,7 @@ def run_record(args: argparse.Namespace) -> int:
     from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
     from ledgerspec.traces._record import record_trace  # noqa: PLC0415
 
-    check_outputs(args, files=("out",))
+    _check_out(args, ("out",))
     if args.system != "cache":
         from ledgerspec.traces._sys_cli import run_record_system  # noqa: PLC0415
 

@@ -41,6 +41,9 @@ BATCH_ROWS = 1 << 16
 DATASET_HEADER = "_ledgerspec.json"
 """In a dataset directory, the header for writers that cannot put it in the Parquet footer (Spark)."""
 PREFIXES = ("parquet", "jsonl")
+SUFFIX_FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+"""The format a trace file's extension names, when no prefix names one."""
+UNKNOWN_FORMAT = "unknown trace format; name it .parquet or .jsonl"
 
 
 @dataclass
@@ -131,9 +134,9 @@ def open_trace(spec: str | Path) -> TraceFile:
         header = _header(_dataset_header(path, files), str(path))
         return _opened(path, "parquet", header, files)
     if fmt is None:
-        fmt = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}.get(path.suffix)
+        fmt = SUFFIX_FORMATS.get(path.suffix)
     if fmt is None:
-        raise TraceInputError(f"{path}: unknown trace format; name it .parquet or .jsonl, or prefix parquet: / jsonl:")
+        raise TraceInputError(f"{path}: {UNKNOWN_FORMAT}, or prefix parquet: / jsonl:")
     if not path.is_file():
         raise TraceInputError(f"{path}: no such file or directory")
     if path.stat().st_size == 0:

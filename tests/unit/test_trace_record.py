@@ -94,3 +94,29 @@ def test_a_config_that_is_not_an_object_of_known_fields_is_an_option_error(tmp_p
     assert "internal-error" not in err
     assert "trace file" not in err  # an option, not a trace, is wrong
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("t.csv", "unknown trace format; name it .parquet or .jsonl"),
+        ("t", "unknown trace format; name it .parquet or .jsonl"),
+        ("jsonl:t.jsonl", "a leading format prefix is stripped on reading"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["generate"],
+        ["record", "--adapter", "reference-pip430"],
+        ["record", "--system", "txlog-writer", "--adapter", "reference-pip160"],
+    ],
+)
+def test_an_output_traces_check_could_not_read_back_is_refused_before_any_work(
+    tmp_path, capsys, monkeypatch, command, name, message
+):
+    """Written as JSON lines whatever its name, such a file was then refused by ``traces check``."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["traces", *command, "--events", "10", "--out", name]) == 2
+    assert f"error[input-error]: --out {name}: {message}" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
