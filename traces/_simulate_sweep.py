@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ledgerspec.reference.cache import CACHES
+from ledgerspec.spec import ConfigError
 from ledgerspec.traces._errors import TraceError
+from ledgerspec.traces._generate import DEFAULT_CONFIG
 from ledgerspec.traces._simulate import METRICS, RunSpec, simulate_one
 from ledgerspec.traces._simulate_workload import WORKLOADS
 
@@ -96,6 +98,11 @@ class Sweep:
         parse_names("--profiles", ",".join(self.profiles), PROFILES)
         for size in self.cache_sizes:
             parse_size("--cache-sizes", str(size))
+            try:  # a size the cache configuration refuses, refused before any run (SIMULATOR.md)
+                RunSpec(workload=self.workload, profile=self.profiles[0], cache_size=size, seed=0, steps=1).config()
+            except ConfigError as error:
+                kept = f"every run keeps the generator's segment_size_max, {DEFAULT_CONFIG.segment_size_max}"
+                raise SimulationOptionError(f"--cache-sizes: {size} bytes: {error}; {kept}") from None
         positive("--seeds", self.seeds)
         positive("--steps", self.steps)
         positive("--topics", self.topics)

@@ -202,6 +202,7 @@ def test_sizes(text, size):
         (["--cache-sizes", "0"], "--cache-sizes"),
         (["--cache-sizes", "8M,-1M"], "--cache-sizes"),
         (["--cache-sizes", "8Q"], "--cache-sizes"),
+        (["--cache-sizes", "8M,100G"], "--cache-sizes"),  # too many ReadCache segments
         (["--seeds", "0"], "--seeds"),
         (["--seeds", "-2"], "--seeds"),
         (["--steps", "0"], "--steps"),
@@ -209,9 +210,10 @@ def test_sizes(text, size):
 )
 def test_bad_options_exit_2_naming_the_option(capsys, args, named):
     assert main(["simulate", *args]) == 2
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert f"error[simulate-option]: {named}:" in err
     assert "Traceback" not in err
+    assert "runs" not in out  # refused before any run
 
 
 def test_the_command_reports_every_profile(tmp_path, capsys):
