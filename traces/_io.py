@@ -40,6 +40,8 @@ BATCH_ROWS = 1 << 16
 """Rows per Arrow batch, for both engines' replays: large batches amortize the per-batch conversion."""
 DATASET_HEADER = "_ledgerspec.json"
 """In a dataset directory, the header for writers that cannot put it in the Parquet footer (Spark)."""
+HEADER_KEYS = frozenset({"format", "version", "profile", "config", "description", "system"})
+"""A cache trace header's keys (``system``: ``cache``, or left out)."""
 PREFIXES = ("parquet", "jsonl")
 SUFFIX_FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 """The format a trace file's extension names, when no prefix names one."""
@@ -165,6 +167,10 @@ def _header(data: Any, where: str) -> Header:
         raise TraceInputError(f"{where}: header profile {data.get('profile')!r}; known: {', '.join(PROFILES)}")
     if not isinstance(data.get("config"), dict):
         raise TraceInputError(f"{where}: header config must be an object")
+    unknown = sorted(set(data) - HEADER_KEYS)
+    if unknown:  # a misplaced field (say track_reads beside config) would be ignored, and the verdict wrong
+        known = ", ".join(sorted(HEADER_KEYS))
+        raise TraceInputError(f"{where}: unknown header key(s) {', '.join(unknown)}; known: {known}")
     return Header(profile=data["profile"], config=data["config"], description=str(data.get("description", "")))
 
 

@@ -160,6 +160,10 @@ PARQUET_CASES: dict[str, tuple[Change, list[str]]] = {
     "seq-repeats": (seq_repeat, ["field 'seq'", "repeats", "for broker 'broker-"]),
     "no-metadata": (lambda t: t.replace_schema_metadata(None), ["no 'ledgerspec' key in the Parquet metadata"]),
     "unknown-profile": (unknown_profile, ["header profile 'pip999'"]),
+    "misplaced-header-key": (  # beside config, not in it: ignored, it would leave tracking on unseen
+        lambda t: t.replace_schema_metadata({b"ledgerspec": json.dumps({**header(t), "track_reads": False}).encode()}),
+        ["unknown header key(s) track_reads; known: config, description"],
+    ),
     "remove-outside-a-pass": (without_pass_start, ["broker 'broker-", "remove with reason", "outside a pass"]),
     "nullable-schema-null-broker": (nullable_with_null("broker"), ["field 'broker' is null"]),
     "nullable-schema-null-seq": (nullable_with_null("seq"), ["field 'seq' is null"]),
