@@ -350,6 +350,26 @@ def test_a_read_across_a_reopen_counts_each_part_at_its_start(tmp_path):
     assert found == {BACKLOG: ["(1, 2) read from storage by 'a' (seq 21) counting 2: cached with count 1"]}
 
 
+@pytest.mark.parametrize("profile", ["pip430", "pulsar-master"])
+@pytest.mark.parametrize(("at_start", "later"), [(10_000, 0), (0, 10_000)])
+def test_whether_a_read_from_storage_is_cached_goes_by_the_cache_enabled_at_start(tmp_path, profile, at_start, later):
+    """A cache disabled at start stays ``EntryCacheDisabled`` (it caches nothing), and one enabled at start
+    stays a cache whatever ``max_size`` becomes: a run-time ``max_size`` does not decide what a read caches.
+    Judged by the run-time value, both of the reference's traces were false violations."""
+    ops: list[Op] = [
+        Configure(now=1, max_size=later),
+        Append(now=2, ledger=1, entry=0, size=10),  # no cursor yet: stored, not offered to the cache
+        CursorAdd(now=3, ledger=1, cursor="c", entry=0),
+        CursorRead(now=4, ledger=1, cursor="c", last=0),
+    ]
+    config = CONFIG.replace(max_size=at_start)
+    trace = record(f"reference-{profile}", profile, ops, tmp_path / "t.jsonl", config)
+    kinds = [json.loads(line)["kind"] for line in trace.read_text().splitlines()[1:]]
+    assert "cursor_read" in kinds
+    assert ("insert" in kinds) == (at_start > 0)  # the read from storage cached it only if enabled at start
+    assert broken(trace) == {}
+
+
 def _cut(path: Path, after_kind: str) -> Path:
     """The trace cut right after its last ``after_kind`` event (a broker's trace may stop anywhere)."""
     lines = path.read_text().splitlines()

@@ -65,7 +65,7 @@ class _BacklogCaching(Check):
         starts = np.flatnonzero(c.kind == CURSOR_READ).tolist()
         if read is None and not starts:
             return
-        counting = not legacy_mode(view) and view.config.max_size > 0
+        counting = not legacy_mode(view) and view.enabled  # disabled is fixed at start (EntryCacheDisabled)
         i = 0 if read is not None else starts[0]
         while i < len(c):
             if c.kind[i] == CURSOR_READ:
