@@ -14,12 +14,17 @@ caches another size shows it later). An insert also carries, in ``value``, the e
 asked for. A size pass inside an insert (a ring's rotation, or an insert that evicts) names the
 inserted position in ``ledger`` and ``entry``; its ``pass_end`` shows the size before the insert
 less what the pass removed, since the size in between is not observed.
+
+A requeue shows as a changed timestamp (or a higher ``requeues``, where the candidate shows it): the
+clock must strictly increase from step to step, or an entry requeued in the tick it entered the queue
+would look untouched, and a later removal would look like one of an entry never requeued.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ledgerspec.spec._errors import SpecError
 from ledgerspec.spec.cache._kernels import EVICTED
 from ledgerspec.spec.cache._ledger import bookkeeper_reads
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
@@ -80,11 +85,15 @@ class Derivation:
         self.reopens: set[tuple[int, int]] = set()
         """(ledger, entry): where a reopen started a BookKeeper ledger (the entry after a close)."""
         self._events: list[Event] = []
+        self._now: int | None = None
 
     def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901, PLR0912 - one branch per operation kind: the event each emits
         """The events of one step (each a dict with ``kind``, ``time`` and its fields)."""
         self._events = []
         now = op.now
+        if self._now is not None and now <= self._now:
+            raise SpecError(f"the derivation needs a strictly increasing clock: {op.describe()} after now={self._now}")
+        self._now = now
         if isinstance(op, Configure):
             for name, value in op.changes().items():
                 self._emit("config", now, reason=name, value=float(value))
@@ -306,7 +315,7 @@ class Derivation:
         self._emit("pass_start", op.now, reason=kind, size=before.size, ledger=ledger, entry=entry, value=value)
         gone = [p for p in old if p not in new]
         self._removals(gone, old, after, kind, op.now)
-        requeued = [p for p in old if p in new and new[p].timestamp != old[p].timestamp]
+        requeued = [p for p in old if p in new and _requeued(old[p], new[p])]
         for position in sorted(requeued, key=lambda p: self.entered.get(p, 0)):
             self._requeue(position, new[position], op.now)
         self._emit("pass_end", op.now, reason=kind, size=after.size)
@@ -320,7 +329,7 @@ class Derivation:
         old, new = before.by_position(), after.by_position()
         inserted = (op.ledger, op.entry) if isinstance(op, Insert) else None
         for position in sorted(p for p in old if p in new and p != inserted):
-            if new[position].timestamp != old[position].timestamp:
+            if _requeued(old[position], new[position]):
                 self._requeue(position, new[position], op.now)
 
     def _removals(
@@ -377,6 +386,12 @@ def _target(op: Op) -> float | None:
     if isinstance(op, RemoveRange):
         return float(op.first)
     return None
+
+
+def _requeued(old: CachedEntry, new: CachedEntry) -> bool:
+    """Whether an entry seen before and after a step was requeued in it."""
+    more = old.requeues is not None and new.requeues is not None and new.requeues > old.requeues
+    return new.timestamp != old.timestamp or more
 
 
 __all__ = ["PASSES", "Derivation", "Event"]

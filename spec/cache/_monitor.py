@@ -7,8 +7,8 @@ only an observation shows run in their check's ``step`` part. After each step th
 takes the counts the observation shows, as the events of a trace make it take the counts they show.
 Only ``CACHE-MODEL`` also runs the profile's model.
 
-The clock must strictly increase from step to step (the conformance engine makes it so). Then a
-requeue always changes an entry's timestamp, which is how a requeue is seen.
+The clock must strictly increase from step to step (the conformance engine makes it so; the
+derivation refuses a clock that does not, ``_derive.py``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,6 @@ class Monitor:
         self.config = config
         self.enabled = config.max_size > 0
         self.before = EMPTY
-        self.last_now: int | None = None
         self.states = frozenset({self.profile.init(config)})
         self.replay = Replay("candidate", profile, config, [INVARIANTS[i] for i in ids], keep=None, track_shown=True)
         self.derivation = Derivation()
@@ -77,9 +76,6 @@ class Monitor:
     def check(self, op: Op, result: Any, after: Observation) -> list[Violation]:
         """Record one step of the candidate and return the invariants it breaks."""
         result = tuple(result) if isinstance(result, list) else result  # a range read's copies: values, not container
-        if self.last_now is not None and op.now <= self.last_now:
-            raise SpecError(f"the monitor needs a strictly increasing clock: {op.describe()} after now={self.last_now}")
-        self.last_now = op.now
         found: list[tuple[str, str]] = []
         cursors = dict(self.derivation.cursors)  # the active cursors before the step, as the operations placed them
         reopens = frozenset(self.derivation.reopens)

@@ -120,3 +120,64 @@ def test_an_output_traces_check_could_not_read_back_is_refused_before_any_work(
     assert main(["traces", *command, "--events", "10", "--out", name]) == 2
     assert f"error[input-error]: --out {name}: {message}" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def _recorded(tmp_path, ops, config):
+    """The trace of ``ops`` run by the reference-pulsar-master, recorded as ``traces record`` does."""
+    from ledgerspec.traces._format import Header
+    from ledgerspec.traces._generate import Recorder
+    from ledgerspec.traces._io import TraceWriter
+    from ledgerspec.traces._record import RecordingAdapter
+
+    events = Recorder("b1")
+    recording = RecordingAdapter(load_adapter("reference-pulsar-master")(), events)
+    recording.start(config)
+    for op in ops:
+        recording.apply(op)
+    path = tmp_path / "t.jsonl"
+    with TraceWriter(path, Header(profile="pulsar-master", config=config.to_dict())) as writer:
+        writer.write_columns(events.take())
+    return path
+
+
+def test_a_requeue_in_the_tick_an_entry_was_cached_is_refused_not_lost(tmp_path):
+    """A size pass in the insert's own tick requeues the entry with the timestamp it had: seen from
+    outside, nothing changed, and its later TTL removal looked like one never requeued (a false
+    CACHE-BOUNDED-PROTECTION violation on the correct reference). The derivation needs a clock that moves."""
+    from ledgerspec.spec import SpecError
+    from ledgerspec.spec.cache import CacheConfig, EvictSize, EvictTimestamp, Insert
+
+    config = CacheConfig(max_size=100, watermark=1.0, trigger=1.0, ttl=1, ttl_max=10**9, max_requeue=5)
+
+    def ops(second: int, evict: int) -> list:
+        return [
+            Insert(now=50, ledger=1, entry=0, size=1000, expected_reads=1),
+            Insert(now=second, ledger=1, entry=1, size=100, expected_reads=1),
+            EvictSize(now=evict),
+            EvictTimestamp(now=60),
+        ]
+
+    with pytest.raises(SpecError, match=r"strictly increasing clock: Insert\(now=50, ledger=1, entry=1.* after now=50"):
+        _recorded(tmp_path, ops(50, 50), config)
+    trace = _recorded(tmp_path, ops(51, 52), config)
+    assert "requeue" in [json.loads(line)["kind"] for line in trace.read_text().splitlines()[1:]]
+    assert check_local(str(trace)).verdict == "OK"
+
+
+def test_a_requeue_shows_by_the_requeue_count_where_the_candidate_shows_it():
+    """A candidate that requeues an entry without restamping it: its ``requeues`` still shows the requeue,
+    which the checks then judge (the requeue's timestamp must be the pass's time)."""
+    from ledgerspec.spec.cache import EvictSize
+    from ledgerspec.spec.cache._derive import Derivation
+    from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
+
+    def seen(requeues: int) -> Observation:
+        entry = CachedEntry(ledger=1, entry=0, size=10, count=1, timestamp=5, requeues=requeues)
+        return Observation(entries=(entry,), size=10, counters=Counters(), copies=())
+
+    kinds = [event["kind"] for event in Derivation().step(EvictSize(now=9), None, seen(0), seen(1))]
+    assert kinds == ["pass_start", "requeue", "pass_end"]
+    assert [event["kind"] for event in Derivation().step(EvictSize(now=9), None, seen(1), seen(1))] == [
+        "pass_start",
+        "pass_end",
+    ]
