@@ -11,7 +11,6 @@ from typing import Any
 
 from ledgerspec.conformance._case import Case, load_case
 from ledgerspec.conformance._engine import Report, conform
-from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._machine import Run
 from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
@@ -23,7 +22,7 @@ from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.adapters._harness import Harness
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
-from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, seconds
+from ledgerspec.conformance.cli._options import COUNT, SEED, check_cache_profile, check_outputs, seconds
 from ledgerspec.spec.cache import PROFILES
 from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
 from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
@@ -153,8 +152,7 @@ def run_conform(args: argparse.Namespace) -> int:
     """Run the search, print the table and counterexamples, save cases and reports."""
     if args.system in _systems.SYSTEMS:
         return _systems.run_conform(args)
-    if args.profile is not None and args.profile not in PROFILES:
-        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
+    check_cache_profile(args.profile)
     check_outputs(args, files=("json", "junit_xml", "html"), folders=("cases_dir",))
     out = Out.for_args(args)
     report = _conform(args, args.adapter, args.profile, out)

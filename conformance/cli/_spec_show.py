@@ -11,8 +11,8 @@ import json
 import textwrap
 from typing import Any
 
-from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance.cli import _systems
+from ledgerspec.conformance.cli._options import check_cache_profile
 from ledgerspec.spec.cache import CATALOGUE, NAMED_CONFIGS, PROFILES, Invariant, get_profile
 from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
 from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
@@ -59,8 +59,7 @@ def run_show(args: argparse.Namespace) -> int:
     """Print the catalogue of the chosen system as a table or JSON."""
     if args.system in _systems.SYSTEMS:
         return _systems.run_show(args)
-    if args.profile is not None and args.profile not in PROFILES:
-        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
+    check_cache_profile(args.profile)
     return _show_cache(args)
 
 
