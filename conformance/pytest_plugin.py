@@ -36,6 +36,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(OPTION_EXAMPLES, default=None, type=COUNT, help="examples per search (overrides settings)")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse a profile the cache lacks, by the CLI's own check, before collection.
+
+    Such a profile claims no invariant: every item would be skipped, a green run that checked nothing.
+    """
+    if config.getoption(OPTION_ADAPTER) is None:
+        return
+    from ledgerspec.conformance import InputError  # noqa: PLC0415 - only when the plugin is used
+    from ledgerspec.conformance.cli._options import check_cache_profile  # noqa: PLC0415
+
+    try:
+        check_cache_profile(config.getoption(OPTION_PROFILE), option=OPTION_PROFILE)
+    except InputError as error:
+        raise pytest.UsageError(f"ledgerspec: {error}") from None
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Add one item per invariant when an adapter is given."""
     if config.getoption(OPTION_ADAPTER) is None:

@@ -67,3 +67,16 @@ def test_plugin_refuses_a_bad_number_before_running(pytester):
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*argument --ledgerspec-examples: expected a whole number >= 1, got '0'*"])
+
+
+@pytest.mark.parametrize("profile", ["pulsar_master", "pip381"])  # a typo; another system's profile
+def test_plugin_refuses_a_profile_the_cache_lacks_before_running(pytester, profile):
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--ledgerspec-adapter=reference-pulsar-master", f"--ledgerspec-profile={profile}"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"*--ledgerspec-profile {profile}: the cache has profiles legacy, pip430, pulsar-master, segmented*"]
+    )
+    assert "skipped" not in result.stdout.str()
+
