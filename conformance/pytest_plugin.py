@@ -6,6 +6,12 @@ is given. Then one test item per invariant of the catalogue is added to the sess
 fails with the counterexample, or is skipped when the profile does not claim it or the adapter
 cannot show what it needs.
 
+A bad option value is a usage error naming the option, before any test runs (pytest's exit 4), as
+the CLI refuses it (exit 2): a profile the cache lacks (which would make every item "not claimed":
+a green run that checked nothing), a preset or settings that does not exist, an adapter name that
+does not resolve. An adapter that resolves but misbehaves when run (crashes, answers garbage) fails
+every item with ``adapter fault: ...`` and no traceback, as an adapter fault during the search does.
+
     pytest --ledgerspec-adapter=reference-pip430 --ledgerspec-profile=pip430
 """
 
@@ -37,33 +43,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse a profile the cache lacks, by the CLI's own check, before collection.
+    """Refuse a profile, preset or settings the CLI would refuse, by the same checks, before collection.
 
-    Such a profile claims no invariant: every item would be skipped, a green run that checked nothing.
+    A profile the cache lacks claims no invariant: every item would be skipped, a green run that
+    checked nothing. An unknown preset or settings would fail every item with the run's error.
     """
     if config.getoption(OPTION_ADAPTER) is None:
         return
     from ledgerspec.conformance import InputError  # noqa: PLC0415 - only when the plugin is used
+    from ledgerspec.conformance._presets import get_preset, get_settings  # noqa: PLC0415
     from ledgerspec.conformance.cli._options import check_cache_profile  # noqa: PLC0415
 
     try:
         check_cache_profile(config.getoption(OPTION_PROFILE), option=OPTION_PROFILE)
     except InputError as error:
         raise pytest.UsageError(f"ledgerspec: {error}") from None
+    for option, check in ((OPTION_PRESET, get_preset), (OPTION_SETTINGS, get_settings)):
+        value = config.getoption(option)
+        try:
+            check(value)
+        except InputError as error:
+            raise pytest.UsageError(f"ledgerspec: {option} {value}: {error}") from None
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Add one item per invariant when an adapter is given."""
-    if config.getoption(OPTION_ADAPTER) is None:
+    """Add one item per invariant when an adapter is given.
+
+    The adapter is resolved here, not in ``pytest_configure``: a ``module:attr`` adapter may live
+    beside the tests, importable only once collection has put their folder on ``sys.path``.
+    """
+    adapter = config.getoption(OPTION_ADAPTER)
+    if adapter is None:
         return
     from ledgerspec.conformance import ConformanceError  # noqa: PLC0415 - only when the plugin is used
     from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
     from ledgerspec.spec.cache import CATALOGUE  # noqa: PLC0415
 
     try:
-        load_adapter(config.getoption(OPTION_ADAPTER))
+        load_adapter(adapter)
     except ConformanceError as error:
-        raise pytest.UsageError(f"ledgerspec: {error}") from None
+        raise pytest.UsageError(f"ledgerspec: {OPTION_ADAPTER} {adapter}: {error}") from None
     run = _SharedRun(config)
     items.extend(
         InvariantItem.from_parent(session, name=f"ledgerspec[{invariant.id}]", invariant=invariant.id, run=run)
@@ -80,6 +99,14 @@ class _SharedRun:
         self.error: Exception | None = None
 
     def get(self) -> Any:
+        """The report; a run that raised fails every item with its message, never a pytest traceback.
+
+        An error of ledgerspec's (an adapter fault, as a process answering garbage to ``start``) is
+        the item's whole message. Any other is a bug in ledgerspec: the first item shows its
+        traceback, the others name it.
+        """
+        from ledgerspec.conformance import AdapterFault, ConformanceError  # noqa: PLC0415
+
         if self.report is None and self.error is None:
             from ledgerspec.conformance._engine import conform  # noqa: PLC0415 - heavy, lazily
             from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
@@ -94,10 +121,17 @@ class _SharedRun:
                     examples=option(OPTION_EXAMPLES),
                     seed=option(OPTION_SEED),
                 )
-            except Exception as error:  # noqa: BLE001 - reported on every item, with its message
+            except ConformanceError as error:
                 self.error = error
+            except Exception as error:
+                self.error = error
+                raise
+        if isinstance(self.error, AdapterFault):
+            pytest.fail(f"adapter fault: {type(self.error).__name__}: {self.error}", pytrace=False)
+        if isinstance(self.error, ConformanceError):
+            pytest.fail(f"ledgerspec: {type(self.error).__name__}: {self.error}", pytrace=False)
         if self.error is not None:
-            raise pytest.UsageError(f"ledgerspec: {type(self.error).__name__}: {self.error}")
+            pytest.fail(f"ledgerspec: internal error (see the first failure): {self.error!r}", pytrace=False)
         return self.report
 
 

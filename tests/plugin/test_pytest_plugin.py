@@ -80,3 +80,31 @@ def test_plugin_refuses_a_profile_the_cache_lacks_before_running(pytester, profi
     )
     assert "skipped" not in result.stdout.str()
 
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--ledgerspec-settings=turbo", "--ledgerspec-settings turbo: unknown settings 'turbo'; choose one of: *"),
+        ("--ledgerspec-preset=huge", "--ledgerspec-preset huge: unknown preset 'huge'; choose one of: *"),
+    ],
+)
+def test_plugin_refuses_an_unknown_preset_or_settings_before_running(pytester, option, message):
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ledgerspec-adapter=reference-pip430", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: ledgerspec: {message}"])
+    assert "failed" not in result.stdout.str()
+
+
+def test_plugin_reports_an_adapter_fault_up_front_without_a_traceback(pytester):
+    # A well-formed option whose adapter misbehaves: not a usage error, a failure of every item,
+    # each one line with the fault (the adapter starts once: the run is shared).
+    pytester.makefile(".py", garbage="import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", f"--ledgerspec-adapter=exec:{sys.executable} garbage.py"
+    )
+    result.assert_outcomes(failed=len(CATALOGUE))
+    result.stdout.fnmatch_lines(["*adapter fault: ProtocolViolation: start (seq 1): reply is not JSON*"])
+    output = result.stdout.str()
+    assert "Traceback" not in output
+    assert "UsageError" not in output
+    assert len(result.outlines) < 6 * len(CATALOGUE)
