@@ -140,23 +140,22 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 CACHE_ONLY = {
-    "examples": None,
-    "config_preset": None,
-    "preset": "minimal",
-    "junit_xml": None,
-    "cases_dir": "ledgerspec-cases",
+    "examples": (None, "its search is sized by --settings"),
+    "config_preset": (None, "the cache's named configurations; the search draws the system's"),
+    "preset": ("minimal", "its search is sized by --settings"),
+    "junit_xml": (None, "the cache's per-invariant report; --json and --html report the system's"),
+    "cases_dir": ("ledgerspec-cases", "its counterexample is printed, and kept in --json's 'counterexample'"),
 }
-"""``conform`` options of the cache's search only, with their defaults: a lockstep system refuses them."""
+"""``conform`` options of the cache's search only, with their defaults and what a lockstep system has instead."""
 
 
 def refuse_cache_only(args: argparse.Namespace, system: str) -> None:
     """An input error naming the first cache-only option given a value (a run must be what was asked for)."""
-    for name, default in CACHE_ONLY.items():
+    for name, (default, instead) in CACHE_ONLY.items():
         value = getattr(args, name, default)
         if value != default:
             option = "--" + name.replace("_", "-")
-            reason = "cache only; its search is sized by --settings"
-            raise InputError(f"{option} {value}: the {system} system does not take it ({reason})")
+            raise InputError(f"{option} {value}: the {system} system does not take it (cache only: {instead})")
 
 
 def run_conform(args: argparse.Namespace) -> int:

@@ -117,11 +117,11 @@ def test_conform_fail_saves_replayable_cases(tmp_path, capsys):
             (["conform", "--system", system, "--adapter", "reference-pulsar-master", *given], message)
             for system in ("cursor-state", "txlog-writer")
             for given, message in (
-                (["--examples", "3"], f"--examples 3: the {system} system does not take it"),
+                (["--examples", "3"], f"--examples 3: the {system} system does not take it (cache only: its search"),
                 (["--config-preset", "tiny"], "--config-preset tiny: the"),
                 (["--preset", "pulsar-defaults"], "--preset pulsar-defaults: the"),
                 (["--junit-xml", "r.xml"], "--junit-xml r.xml: the"),
-                (["--cases-dir", "cases"], "--cases-dir cases: the"),
+                (["--cases-dir", "cases"], "(cache only: its counterexample is printed, and kept in --json"),
             )
         ),
         # an empty exec: command is the same input error on every system (it once was an IndexError off the cache)
