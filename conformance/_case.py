@@ -166,9 +166,31 @@ def validate(data: Any, *, where: str) -> None:
         _SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     errors = sorted(jsonschema.Draft202012Validator(_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
-        first = errors[0]
+        first = _within_its_op(errors[0])
         location = "/".join(str(p) for p in first.absolute_path) or "(top level)"
         raise InputError(f"{where}: at {location}: {first.message}")
+
+
+def _within_its_op(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """A step that matches no operation's schema: the error of its own operation's (its ``op``), if any.
+
+    Otherwise the schema says only that the step is "not valid under any of the given schemas".
+    """
+    if error.validator != "oneOf" or not error.context:
+        return error
+    branches: dict[Any, list[jsonschema.ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.schema_path[0], []).append(sub)
+    own = [subs for subs in branches.values() if not any(list(sub.relative_path) == ["op"] for sub in subs)]
+    if len(own) == 1:
+        return _within_its_op(min(own[0], key=lambda e: list(e.path)))
+    known = sorted({str(sub.validator_value) for sub in error.context if sub.validator == "const"})
+    if not own and known and isinstance(error.instance, dict) and "op" in error.instance:
+        return jsonschema.ValidationError(
+            f"{error.instance['op']!r} is not an operation; known: {', '.join(known)}",
+            path=[*error.absolute_path, "op"],
+        )
+    return error
 
 
 def expected_observations(profile: str, config: CacheConfig, steps: list[Op]) -> list[dict[str, Any]] | None:

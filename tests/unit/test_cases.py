@@ -61,3 +61,25 @@ def test_finding_still_reproduces(path: Path):
     assert outcome.verdict == "FAIL", outcome.render()
     assert case.invariant in {v.invariant for v in outcome.violations}, outcome.render()
     assert len(outcome.history) == case.failing_step
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        ({"op": "insert", "now": 2, "ledger": 1, "entry": 9, "size": "120"}, "at steps/0/size: '120' is not of type"),
+        ({"op": "get", "now": 2, "ledger": 1, "entry": 9, "bogus": 1}, "at steps/0: Additional properties"),
+        ({"op": "teleport", "now": 2}, "at steps/0/op: 'teleport' is not an operation; known: append, clear,"),
+    ],
+)
+def test_a_bad_step_is_named_by_its_field_within_its_operation(tmp_path, step, message):
+    """The schema offers one branch per operation; a step that fits none was only "not valid under any of
+    the given schemas". The error is now its own operation's, naming the field."""
+    from ledgerspec.conformance import InputError
+
+    case = json.loads(CASE_FILES[0].read_text())
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps({**case, "steps": [step]}))
+    with pytest.raises(InputError) as raised:
+        load_case(path)
+    assert message in str(raised.value)
+    assert "not valid under any" not in str(raised.value)
