@@ -101,7 +101,11 @@ def load_mutants(path: str | Path | None = None) -> list[Mutant]:
         raise InputError(f"{path}: importing it failed: {type(error).__name__}: {error}") from error
     mutants = getattr(module, "MUTANTS", None)
     if not isinstance(mutants, list | tuple) or not mutants:
-        raise InputError(f"{path}: defines no MUTANTS list (or it is empty)")
+        found = "none" if mutants is None else f"a {type(mutants).__name__}" if mutants else "an empty one"
+        raise InputError(
+            f"{path}: MUTANTS must be a non-empty list of mutants (each with name, profile, description and "
+            f"cache_class, as ledgerspec.conformance.mutants.Mutant); found {found}"
+        )
     return _checked(list(mutants), path)
 
 

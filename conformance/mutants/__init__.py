@@ -30,4 +30,4 @@ MUTANTS: list[Mutant] = [
 ]
 """Every mutant, by profile; ``ledgerspec mutants`` and tests/quality/test_mutants.py iterate over it."""
 
-__all__ = ["MUTANTS"]
+__all__ = ["MUTANTS", "Mutant"]

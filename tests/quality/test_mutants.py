@@ -100,7 +100,7 @@ def test_a_mutant_that_survives_is_counted_with_its_seeds(tmp_path, capsys) -> N
     """The reference itself as a "mutant": no seed kills it, no time to kill, exit 1."""
     module = tmp_path / "same.py"
     module.write_text(
-        "from ledgerspec.conformance._mutants import Mutant\n"
+        "from ledgerspec.conformance.mutants import Mutant\n"
         "from ledgerspec.reference.cache import SegmentedCache\n"
         "MUTANTS = [Mutant('segmented-unchanged', 'segmented', 'no bug', SegmentedCache)]\n"
     )

@@ -57,3 +57,16 @@ def test_more_jobs_than_tasks_or_cores_run_no_more_processes_than_useful():
 def test_another_systems_matrix_refuses_the_caches_path_option(capsys):
     assert main(["mutants", "--system", "txlog-writer", "--path", "nowhere.py"]) == 2
     assert "--path nowhere.py" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("value", "found"), [("{'a': 1}", "found a dict"), ("[]", "found an empty one"), (None, "found none")]
+)
+def test_a_module_without_a_list_of_mutants_is_told_what_one_is(tmp_path, capsys, value, found):
+    module = tmp_path / "mine.py"
+    module.write_text("" if value is None else f"MUTANTS = {value}\n")
+    assert main(["mutants", "--path", str(module)]) == 2
+    err = capsys.readouterr().err
+    assert "MUTANTS must be a non-empty list of mutants" in err
+    assert "ledgerspec.conformance.mutants.Mutant" in err
+    assert found in err
