@@ -10,22 +10,21 @@ at once: it is reported as an error, never as a verdict.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import seed as hypothesis_seed
-from hypothesis.errors import Flaky
 from hypothesis.stateful import get_state_machine_test
 from ledgerspec.conformance._case import Case, expected_observations, model_divergence
 from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
-from ledgerspec.conformance._machine import Broken, Faulted, Run, Step, make_machine
+from ledgerspec.conformance._machine import Broken, Run, Step, make_machine
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
+from ledgerspec.conformance._search import Faulted, hunt
 from ledgerspec.conformance._verdict import Status, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec import SpecError
@@ -227,9 +226,10 @@ def _run_searches(  # noqa: C901, PLR0912 - the search loop: per seed, per examp
             if isinstance(outcome.fault, Nondeterministic):
                 _discredit(report)
             report.fault = f"{type(outcome.fault).__name__}: {outcome.fault}"
-            report.fault_case = _case(
-                report, None, outcome.history, str(outcome.fault), chosen_preset.config, pending=outcome.op
-            )
+            if outcome.stage != "search":  # a fault Hypothesis saw when replaying has no steps to save
+                report.fault_case = _case(
+                    report, None, outcome.history, str(outcome.fault), chosen_preset.config, pending=outcome.op
+                )
             for row in report.rows:
                 if row.invariant in active:
                     row.status, row.detail = Status.ERROR, "adapter fault"
@@ -423,36 +423,6 @@ def _record(run: Run, ops: list[Op], config: Any) -> list[tuple[Any, Any]] | Non
         adapter.stop()
 
 
-@contextlib.contextmanager
-def no_local_constants() -> Iterator[bool]:
-    """Keep Hypothesis from mixing constants of the loaded modules into its draws, for reproducible seeds.
-
-    Hypothesis (6.131 on) draws some values from the literals of every "local" module imported so far,
-    and an editable install makes ledgerspec local, a wheel does not: the same ``--seed`` would then
-    search differently in a checkout, in CI, and after an extra import. Private API, so only if it is
-    there (the context's value says whether it was); without it the search is as good, only less
-    reproducible across installs. tests/conftest.py holds it for the whole test session.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - a Hypothesis without local constants
-        yield False
-        return
-    original = getattr(providers, "_get_local_constants", None)
-    cache = getattr(providers, "CONSTANTS_CACHE", None)
-    if original is None or cache is None or not hasattr(providers, "Constants"):
-        yield False
-        return
-    empty = providers.Constants()
-    providers._get_local_constants = lambda: empty  # noqa: SLF001
-    cache.cache.clear()
-    try:
-        yield True
-    finally:
-        providers._get_local_constants = original  # noqa: SLF001
-        cache.cache.clear()
-
-
 def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | Faulted | None:
     machine = make_machine(run)
     test = get_state_machine_test(
@@ -461,16 +431,10 @@ def _search(run: Run, search: Any, examples: int | None, seed: int) -> Broken | 
         _min_steps=0,
         _flaky_state={"selecting_rule": False},
     )
-    test = hypothesis_seed(seed)(test)
     try:
-        with no_local_constants():
-            test()
-    except (Broken, Faulted) as found:
+        return hunt(hypothesis_seed(seed)(test), run.info.name)
+    except Broken as found:
         return found
-    except Flaky as error:
-        fault = Nondeterministic(f"{run.info.name}: the same steps gave different answers ({error})"[:2000])
-        return Faulted(fault, [], None)
-    return None
 
 
 def _case(

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
-from ledgerspec.conformance._engine import no_local_constants
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._presets import get_settings
+from ledgerspec.conformance._search import Faulted, guard, hunt
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.spec import SpecError
 
@@ -109,29 +109,33 @@ class Lockstep(RuleBasedStateMachine):
         self.run.examples += 1
         if self.run.on_example is not None:
             self.run.on_example(self.run.examples, self.run.steps)
-        self.candidate = self.run.factory()
         self.history: list[Any] = []
+        self.config: Any = None
+        self.candidate = guard(self.run.factory, (), stage="start")  # a restart after a crash may fault
         self.started = False
         self._checks = self.run.checks(self.candidate)
 
     def begin(self, config: Any) -> None:
         self.config = config
         self.model = self.run.system.init(self.run.profile, config)
-        self.candidate.start(config)
+        guard(lambda: self.candidate.start(config), (), stage="start", config=config)
         self.started = True
 
     def teardown(self) -> None:
         if self.started:
-            self.candidate.stop()
+            guard(self.candidate.stop, self.history, stage="stop", config=self.config)
 
     def do(self, op: Any) -> Any:
-        """The model steps, the candidate answers, the claimed invariants judge the answer."""
+        """The model steps, the candidate answers, the claimed invariants judge the answer.
+
+        An adapter fault leaves the search at once, as :class:`Faulted` (``_search``), with the steps before it.
+        """
         run = self.run
         run.steps += 1
-        self.history.append(op)
         before = self.model
         self.model, expected = run.system.step(before, op)
-        result = self.candidate.apply(op)
+        result = guard(lambda: self.candidate.apply(op), self.history, op, config=self.config)
+        self.history.append(op)
         facts = run.system.facts(before, self.model, op, result, expected, **run.system.reported(self.candidate))
         for inv in self._checks:
             message = inv.check(facts)
@@ -160,6 +164,12 @@ class Report:
     steps: int = 0
     violation: Violation | None = None
     fault: str | None = None
+    fault_at: str | None = None
+    """Where the fault came (before the first step, at step N of an example, at stop), for a fault of one example."""
+    fault_steps: list[Any] = field(default_factory=list)
+    """The example's steps up to the fault: up to the step that faulted, or all it took before a fault at stop."""
+    fault_step: int | None = None
+    """The 1-based step of ``fault_steps`` that faulted (None: the fault came at start or stop)."""
     checked: list[str] = field(default_factory=list)
     unclaimed: list[str] = field(default_factory=list)
     """Capabilities the candidate did not claim: what they cover was not sent or not compared, so a PASS says so."""
@@ -210,6 +220,12 @@ class Report:
         lines += [f"  {inv:<30} {status}" for inv, status in self.statuses().items()]
         if self.unclaimed:
             lines.append(f"  not claimed, so not checked: {', '.join(self.unclaimed)} (the system's protocol page)")
+        if self.fault_at is not None:
+            lines.append(f"{self.fault_at}{':' if self.fault_steps else ''}")
+            lines += [
+                f"  {i}. {op.describe()}" + ("   <- faulted" if i == self.fault_step else "")
+                for i, op in enumerate(self.fault_steps, 1)
+            ]
         if self.fault is not None:
             lines.append(f"adapter fault: {self.fault}")
         if self.violation is not None:
@@ -305,12 +321,27 @@ def search(
     report = Report(run.system.name, run.profile, seed, settings_name, [inv.id for inv in run.checks()])
     report.unclaimed = sorted(set(run.system.capabilities) - run.capabilities)
     try:
-        with no_local_constants():
-            hypothesis_seed(seed)(test)()
+        faulted = hunt(hypothesis_seed(seed)(test), f"the {run.system.name} candidate")
     except Violation as found:
         report.violation = minimize(run, found) if shrink else found
-    except AdapterFault as fault:
-        report.fault = str(fault)
+    else:
+        if faulted is not None:
+            report.fault, report.fault_at = str(faulted.fault), fault_at(faulted, run.examples)
+            report.fault_steps = [*faulted.history, *([faulted.op] if faulted.op is not None else [])]
+            report.fault_step = len(report.fault_steps) if faulted.op is not None else None
     report.examples, report.steps, report.checked = run.examples, run.steps, sorted(run.checked)
     report.unreported = sorted(run.unreported)
     return report
+
+
+def fault_at(faulted: Faulted, example: int) -> str | None:
+    """Where in the search an adapter fault came, in words; None for one Hypothesis saw when replaying."""
+    config = f"config {json.dumps(faulted.config.to_dict())}" if faulted.config is not None else "no config yet"
+    steps = len(faulted.history)
+    if faulted.stage == "search":
+        return None
+    if faulted.stage == "start":
+        return f"adapter fault in example {example}, before its first step (at start or configure; {config})"
+    if faulted.stage == "stop":
+        return f"adapter fault in example {example}, at stop after its {steps} steps ({config})"
+    return f"adapter fault in example {example}, at step {steps + 1} ({config})"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ledgerspec.conformance._errors import clip
 from ledgerspec.conformance._html import HtmlReport, new_figure
 from ledgerspec.conformance._lockstep import Report
 from ledgerspec.conformance._lockstep_story import COLUMNS, StoryStep, position, story
@@ -26,6 +27,8 @@ TRIGGER_MARKERS = {
     "large_data": ("D", "#9030a0"),
 }
 """How the txlog plot marks a flush, by its trigger."""
+FAULT_SHOWN = 4000
+"""Characters of an adapter fault a terminal shows: its request, and the stderr the runner kept (15 lines)."""
 
 
 def title(report: Report, adapter: str) -> str:
@@ -57,6 +60,30 @@ def report_table(report: Report, adapter: str) -> Any:
         table.add_row(inv, f"[{style}]{escape(status)}[/]")
     if report.fault is not None:
         table.add_row("ADAPTER FAULT", f"[bold magenta]{escape(report.fault.splitlines()[0])}[/]")
+    return table
+
+
+def fault_table(report: Report) -> Any:
+    """Where the adapter faulted: the example's steps up to the fault, and the fault with the adapter's stderr."""
+    from rich.table import Table  # noqa: PLC0415 - only on a terminal
+
+    assert report.fault is not None
+    where = report.fault_at or "adapter fault while Hypothesis replayed an example"
+    fault = clip(report.fault, FAULT_SHOWN)
+    table = Table(
+        title=f"[bold magenta]{escape(where)}[/]",
+        caption=escape(fault),
+        title_justify="left",
+        caption_justify="left",
+        min_width=min(max(len(line) for line in [where, *fault.splitlines()]) + 4, 120),  # else rich wraps them
+    )
+    table.add_column("#", justify="right")
+    table.add_column("step")
+    for index, op in enumerate(report.fault_steps, 1):
+        faulted = index == report.fault_step
+        table.add_row(
+            str(index) + (" ◀" if faulted else ""), escape(op.describe()), style="on dark_red" if faulted else None
+        )
     return table
 
 
@@ -95,7 +122,10 @@ def section(page: HtmlReport, report: Report, adapter: str) -> None:
     page.paragraph(f"{report.system}, {caption(report)}.")
     page.table(["invariant", "verdict"], [[inv, status] for inv, status in report.statuses().items()])
     if report.fault is not None:
-        page.paragraph("Adapter fault:")
+        page.paragraph(f"{report.fault_at or 'Adapter fault'}:")
+        if report.fault_steps:
+            rows = [[i, op.describe()] for i, op in enumerate(report.fault_steps, 1)]
+            page.table(["#", "step"], rows, marked=[] if report.fault_step is None else [report.fault_step - 1])
         page.preformatted(report.fault)
     violation = report.violation
     if violation is None:

@@ -17,7 +17,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, multiple, precondition, rule
-from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._machine_cursors import cursor_rules
 from ledgerspec.conformance._machine_fill import fill_rules
 from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
@@ -25,6 +24,7 @@ from ledgerspec.conformance._machine_marks import AFTER_REMOVAL, CUTOFFS, TARGET
 from ledgerspec.conformance._machine_settings import settings_rules
 from ledgerspec.conformance._machine_ttl import ttl_rules
 from ledgerspec.conformance._presets import Preset
+from ledgerspec.conformance._search import guard
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec.cache import (
     Append,
@@ -69,21 +69,6 @@ class Broken(AssertionError):  # noqa: N818 - Hypothesis shrinks on assertion fa
         super().__init__("; ".join(f"{v.invariant}: {v.message}" for v in violations))
         self.violations = violations
         self.history = history
-
-
-class Faulted(BaseException):
-    """The adapter faulted on ``op``, after the steps of ``history`` (``op`` None: in start or stop).
-
-    Not shrunk: a fault may depend on the process's past (a crash after many examples), so
-    replaying it would look flaky and, for a hang, cost a timeout per attempt. Hypothesis lets
-    BaseExceptions that are not Exceptions through without shrinking.
-    """
-
-    def __init__(self, fault: AdapterFault, history: list[Step], op: Op | None) -> None:
-        super().__init__(str(fault))
-        self.fault = fault
-        self.history = history
-        self.op = op
 
 
 @dataclass
@@ -150,7 +135,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             run.examples += 1
             run.on_example(run)
             self.config: CacheConfig = preset.config
-            self.adapter = run.factory()
+            self.adapter = guard(run.factory, (), stage="start")  # a restart after a crash may fault
             self.history: list[Step] = []
             self.now = 0
             self.tail: dict[int, int] = dict.fromkeys(preset.ledgers, preset.entries)
@@ -164,23 +149,17 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
                 invariants=run.invariants,
                 project=lambda observation: mask(observation, info.capabilities),
             )
-            self._call(None, lambda: self.adapter.start(self.config))
+            guard(lambda: self.adapter.start(self.config), self.history, stage="start")
 
         def teardown(self) -> None:
-            self._call(None, self.adapter.stop)
+            guard(self.adapter.stop, self.history, stage="stop")
 
         # --- plumbing ---------------------------------------------------------------------------
 
-        def _call(self, op: Op | None, action: Callable[[], Any]) -> Any:
-            try:
-                return action()
-            except AdapterFault as fault:
-                raise Faulted(fault, list(self.history), op) from fault
-
         def step(self, op: Op) -> Any:
             run.steps += 1
-            result = self._call(op, lambda: self.adapter.apply(op))
-            observation = mask(self._call(op, self.adapter.observe), info.capabilities)
+            result = guard(lambda: self.adapter.apply(op), self.history, op)
+            observation = mask(guard(self.adapter.observe, self.history, op), info.capabilities)
             self.history.append(Step(op, result, observation))
             violations = self.monitor.check(op, result, observation)
             if violations:

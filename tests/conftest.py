@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
-from ledgerspec.conformance._engine import no_local_constants
+from ledgerspec.conformance._search import no_local_constants
 from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
 
 

@@ -163,7 +163,8 @@ class _Label:
         self.cmd, self.what, self.seq = cmd, what, seq
 
     def __str__(self) -> str:
-        text = self.cmd + (f" of {self.what.describe()}" if isinstance(self.what, Op) else "")
+        describe = getattr(self.what, "describe", None)  # an operation of any system
+        text = self.cmd + (f" of {describe()}" if callable(describe) else "")
         return text if self.seq is None else f"{text} (seq {self.seq})"
 
 

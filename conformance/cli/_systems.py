@@ -213,6 +213,8 @@ def _show(out: Out, report: Report, adapter: str) -> None:
         out.show(lockstep_views.report_table(report, adapter))
         if report.violation is not None:
             out.show(lockstep_views.counterexample_table(report))
+        if report.fault is not None:
+            out.show(lockstep_views.fault_table(report))
     if out.mode == "quiet":
         out.verdict(f"{report.verdict.value}: {report.system}: {adapter} / {report.profile}")
         if report.violation is not None:
@@ -228,6 +230,8 @@ def _report_json(report: Report, adapter: str) -> dict[str, Any]:
         "seed": report.seed,
         "verdict": report.verdict.value,
         "fault": report.fault,
+        "fault_at": report.fault_at,
+        "fault_steps": [op.to_dict() for op in report.fault_steps],
         "examples": report.examples,
         "steps": report.steps,
         "invariants": {

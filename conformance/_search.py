@@ -1,0 +1,102 @@
+"""What every system's Hypothesis search shares: reproducible seeds and adapter faults carried out whole.
+
+The cache's search (``_engine``) and the lockstep systems' (``_lockstep``: cursor-state, txlog-writer)
+each run a state machine under Hypothesis. An :class:`AdapterFault` raised in one as it is would be an
+ordinary failure to Hypothesis, which replays the example to shrink it; but a fault may depend on the
+process's past (a crash on its fifth ``apply``, a hang), so the replay goes differently, and Hypothesis
+reports its own error (``FlakyStrategyDefinition``) instead of the adapter's, with the adapter's stderr
+lost. So a machine calls the adapter through :func:`guard`, which raises :class:`Faulted`, a
+BaseException that Hypothesis lets through at once, and :func:`hunt` runs the search and returns it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, TypeVar
+
+from hypothesis.errors import Flaky
+from ledgerspec.conformance._errors import AdapterFault, Nondeterministic
+
+T = TypeVar("T")
+
+Stage = Literal["start", "step", "stop", "search"]
+
+
+class Faulted(BaseException):
+    """The adapter faulted on ``op``, after the steps of ``history`` (``op`` None: at start or stop).
+
+    Not shrunk: a fault may depend on the process's past (a crash after many examples), so
+    replaying it would look flaky and, for a hang, cost a timeout per attempt. Hypothesis lets
+    BaseExceptions that are not Exceptions through without shrinking.
+    """
+
+    def __init__(
+        self, fault: AdapterFault, history: Sequence[Any], op: Any, stage: Stage = "step", config: Any = None
+    ) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+        self.history = list(history)
+        self.op = op
+        self.stage: Stage = stage
+        """Where it came: ``start`` (creating the candidate, ``start``, ``configure``), a ``step``, ``stop``, or
+        the ``search`` as a whole (Hypothesis replayed an example and it went differently)."""
+        self.config = config
+        """The configuration the example started from, if the machine had drawn it (the lockstep systems)."""
+
+
+def guard(
+    action: Callable[[], T], history: Sequence[Any], op: Any = None, stage: Stage = "step", config: Any = None
+) -> T:
+    """``action()``; an adapter fault in it is raised as :class:`Faulted`, with the steps taken before it."""
+    try:
+        return action()
+    except AdapterFault as fault:
+        raise Faulted(fault, history, op, stage, config) from fault
+
+
+def hunt(test: Callable[[], None], adapter: str) -> Faulted | None:
+    """Run a search (a Hypothesis test); the fault that ended it, or None. A finding propagates as raised.
+
+    Hypothesis's ``Flaky`` (the same steps went differently when replayed) is the adapter's
+    nondeterminism: the models are pure, so it is reported as a :class:`Nondeterministic` fault.
+    """
+    try:
+        with no_local_constants():
+            test()
+    except Faulted as faulted:
+        return faulted
+    except Flaky as error:
+        fault = Nondeterministic(f"{adapter}: the same steps gave different answers ({error})"[:2000])
+        return Faulted(fault, [], None, stage="search")
+    return None
+
+
+@contextlib.contextmanager
+def no_local_constants() -> Iterator[bool]:
+    """Keep Hypothesis from mixing constants of the loaded modules into its draws, for reproducible seeds.
+
+    Hypothesis (6.131 on) draws some values from the literals of every "local" module imported so far,
+    and an editable install makes ledgerspec local, a wheel does not: the same ``--seed`` would then
+    search differently in a checkout, in CI, and after an extra import. Private API, so only if it is
+    there (the context's value says whether it was); without it the search is as good, only less
+    reproducible across installs. tests/conftest.py holds it for the whole test session.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - a Hypothesis without local constants
+        yield False
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if original is None or cache is None or not hasattr(providers, "Constants"):
+        yield False
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty  # noqa: SLF001
+    cache.cache.clear()
+    try:
+        yield True
+    finally:
+        providers._get_local_constants = original  # noqa: SLF001
+        cache.cache.clear()
