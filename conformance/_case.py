@@ -44,7 +44,7 @@ class Case:
     invariant: str | None = None
     """The invariant the candidate broke (None for a plain vector)."""
     failing_step: int | None = None
-    """1-based index of the step where it broke."""
+    """1-based index of the step where it broke; 0: an adapter fault with no step taken (start, configure, stop)."""
     message: str | None = None
     found_with: str | None = None
     """The adapter that broke it."""
@@ -101,6 +101,20 @@ class Case:
             expected=data.get("expected"),
             source=where,
         )
+
+
+NO_STEPS = (
+    "a case has steps, unless it records an adapter fault with no step taken (failing_step 0, no invariant, "
+    "no steps): replayed, the adapter is only started, configured and stopped"
+)
+"""The rule of ``FAULT_AT_START``, said when a case breaks it."""
+FAULT_AT_START = {
+    "if": {"required": ["failing_step"], "properties": {"failing_step": {"const": 0}}},
+    "then": {"properties": {"steps": {"maxItems": 0}, "invariant": {"not": {}}}},
+    "else": {"properties": {"steps": {"minItems": 1}}},
+}
+"""No steps only for a fault with no step taken (``conform`` saves one when the adapter faults at start or
+configure, or at the stop of an example that took none), and then no invariant: an invariant breaks at a step."""
 
 
 def _check_sequence(steps: list[Op], where: str) -> None:
@@ -168,7 +182,8 @@ def validate(data: Any, *, where: str) -> None:
     if errors:
         first = _within_its_op(errors[0])
         location = "/".join(str(p) for p in first.absolute_path) or "(top level)"
-        raise InputError(f"{where}: at {location}: {first.message}")
+        rule = f" ({NO_STEPS})" if first.absolute_schema_path[0] in FAULT_AT_START else ""
+        raise InputError(f"{where}: at {location}: {first.message}{rule}")
 
 
 def _within_its_op(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -251,9 +266,13 @@ def build_schema() -> dict[str, Any]:
             "comment": {"type": "string"},
             "profile": {"enum": sorted(PROFILES)},
             "config": config_schema(),
-            "steps": {"type": "array", "minItems": 1, "items": {"oneOf": op_variants()}},
+            "steps": {"type": "array", "items": {"oneOf": op_variants()}},
             "invariant": {"enum": sorted(INVARIANTS)},
-            "failing_step": {"type": "integer", "minimum": 1},
+            "failing_step": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "the 1-based step where the case broke; 0: an adapter fault with no step taken",
+            },
             "message": {"type": "string"},
             "found_with": {"type": "string"},
             "requires": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
@@ -267,4 +286,5 @@ def build_schema() -> dict[str, Any]:
                 },
             },
         },
+        **FAULT_AT_START,
     }

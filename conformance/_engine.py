@@ -455,7 +455,7 @@ def _case(
         config=config,
         steps=steps,
         invariant=invariant,
-        failing_step=len(steps) or None,
+        failing_step=len(steps),  # 0: a fault with no step taken (start, configure, stop)
         message=message,
         found_with=report.adapter.name,
         preset=report.preset,

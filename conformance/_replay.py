@@ -42,6 +42,10 @@ class ReplayOutcome:
         for index, step in enumerate(self.history, start=1):
             lines.append(f"  {index:>2}. {step.op.describe()}  -> {step.result!r}")
         lines += [f"      {violation.invariant}: {violation.message}" for violation in self.violations]
+        if not self.case.steps and not self.fault:
+            lines.append(
+                "  no steps: the adapter started, was configured and stopped without a fault (the case recorded one)"
+            )
         if self.fault:
             first, *rest = self.fault.splitlines()
             lines.append(f"      adapter fault: {clip(first, SHOWN)}")
@@ -58,7 +62,8 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
 
     A case that records a broken invariant is about that invariant: only it is checked, unless
     ``every_invariant``; a plain vector is checked against every invariant the profile claims that the
-    adapter can show.
+    adapter can show. A case of a fault with no step taken has none: the adapter is only
+    started, configured and stopped, so the fault comes again (ERROR) or does not (PASS, saying so).
     """
     adapter = factory()
     info = adapter.info

@@ -41,6 +41,10 @@ def table(report: Report) -> str:
     return "\n".join(lines)
 
 
+NO_STEP_TAKEN = "the adapter faulted with no step taken (at start or configure, or at stop)"
+"""What a case with ``failing_step`` 0 records, as the terminal says it."""
+
+
 def counterexample(case: Case, *, replay_hint: str | None = None, message: bool = True) -> str:
     """Numbered steps a person can read, the violation at the failing step, and the model difference.
 
@@ -56,6 +60,8 @@ def counterexample(case: Case, *, replay_hint: str | None = None, message: bool 
         if index - 1 < len(expected):
             spec = f"   spec: {_short(expected[index - 1]['result'])}"
         lines.append(f"  {index:>2}. {op.describe()}{spec}{marker}")
+    if case.failing_step == 0:
+        lines.append(f"      no steps: {NO_STEP_TAKEN}")
     if case.message and message:
         first, *rest = case.message.splitlines()
         lines.append(f"      {case.invariant or 'fault'}: {clip(first, SHOWN)}")

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import SHOWN, clip
+from ledgerspec.conformance._report import NO_STEP_TAKEN
 from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status
 
@@ -251,7 +252,7 @@ def counterexample_table(case: Case, *, replay_hint: str | None = None) -> Any:
         f"[bold red]{case.invariant or 'ADAPTER FAULT'}[/] (profile {case.profile}, adapter {case.found_with}; "
         f"max {config.max_size} B, trigger {config.trigger_size} B, watermark {config.watermark_size} B)"
     )
-    caption_lines = []
+    caption_lines = [f"no steps: {NO_STEP_TAKEN}"] if case.failing_step == 0 else []
     if case.message:
         caption_lines.append(escape(clip(case.message.splitlines()[0], SHOWN)))
     if replay_hint:

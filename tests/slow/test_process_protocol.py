@@ -183,6 +183,36 @@ def test_a_fault_case_ends_with_the_request_that_faulted(tmp_path, capsys):
     assert "AdapterCrashed" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("mode", "fault"),
+    [
+        ("crash-at-configure", "AdapterCrashed"),
+        ("hang-at-configure", "AdapterTimeout"),
+        ("wrong-seq-at-configure", "ProtocolViolation"),
+    ],
+)
+def test_a_fault_before_the_first_step_saves_a_case_the_printed_command_replays(mode, fault, tmp_path, capsys):
+    # The case has no steps (failing_step 0); once it was refused as "steps: [] should be non-empty", exit 2.
+    adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} {mode}"
+    argv = ["conform", "--adapter", adapter, "--timeout", "1", "--seed", "1", "--cases-dir", str(tmp_path)]
+    assert main(argv) == 3
+    (saved,) = tmp_path.glob("*.json")
+    case = json.loads(saved.read_text())
+    assert (case["steps"], case["failing_step"], "invariant" in case) == ([], 0, False)
+    out = capsys.readouterr().out
+    assert "no steps: the adapter faulted with no step taken (at start or configure, or at stop)" in out
+    hint = next(line for line in out.splitlines() if "replay: " in line)
+    argv = shlex.split(hint.split("replay: ", 1)[1])
+    assert argv[:3] == ["ledgerspec", "replay", str(saved)]
+    assert main([*argv[1:], "--timeout", "1"]) == 3
+    captured = capsys.readouterr()
+    assert f"adapter fault: {fault}: configure (seq 2): " in captured.out
+    assert "input-error" not in captured.err
+    if mode == "crash-at-configure":
+        assert "fake: simulated crash at configure" in captured.out
+    assert main(["replay", str(saved), "--adapter", "reference-pip430"]) == 0, "a fixed adapter passes it"
+
+
 def test_schema_violation_needs_validate_protocol(capsys, tmp_path):
     adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} schema"
     assert main(["smoke", "--adapter", adapter]) == 0

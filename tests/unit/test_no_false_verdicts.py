@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance import InputError
-from ledgerspec.conformance._case import load_case
+from ledgerspec.conformance._case import NO_STEPS, load_case
 from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance._replay import ReplayOutcome
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
@@ -164,6 +164,27 @@ def test_an_unreadable_case_file_is_an_input_error_naming_it(tmp_path, capsys, n
             {"steps": [INSERT], "failing_step": 1},
             "expected.json: expected lists 2 steps, the case has 1",
         ),
+        # No steps only for an adapter fault with no step taken (failing_step 0), and then no invariant.
+        (
+            "empty.json",
+            {"steps": [], "failing_step": None, "expected": None, "invariant": None},
+            f"empty.json: at steps: [] should be non-empty ({NO_STEPS})",
+        ),
+        (
+            "empty-vector.json",
+            {"steps": [], "failing_step": 1, "expected": None},
+            f"empty-vector.json: at steps: [] should be non-empty ({NO_STEPS})",
+        ),
+        (
+            "zero.json",
+            {"steps": [INSERT], "failing_step": 0, "expected": None, "invariant": None},
+            f"is expected to be empty ({NO_STEPS})",
+        ),
+        (
+            "invariant.json",
+            {"steps": [], "failing_step": 0, "expected": None},
+            f"invariant.json: at invariant: 'CACHE-DUPLICATE-MERGE' should not be valid under {{}} ({NO_STEPS})",
+        ),
     ],
 )
 def test_an_impossible_case_is_an_input_error_not_an_adapter_fault(tmp_path, capsys, name, changes, message):
@@ -171,6 +192,17 @@ def test_an_impossible_case_is_an_input_error_not_an_adapter_fault(tmp_path, cap
     assert main(["replay", str(path), "--adapter", "reference-pip430"]) == 2
     err = capsys.readouterr().err
     assert message in err
+
+
+def test_a_case_of_a_fault_with_no_step_taken_replays_start_configure_and_stop(tmp_path, capsys):
+    # What conform saves when an adapter faults at start or configure: replayed by the printed command, it runs.
+    changes = {"steps": [], "failing_step": 0, "expected": None, "invariant": None, "message": "configure (seq 2): x"}
+    path = _case_with(tmp_path, "fault.json", **changes)
+    assert load_case(path).failing_step == 0
+    assert main(["replay", str(path), "--adapter", "reference-pip430"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("PASS: ")
+    assert "no steps: the adapter started, was configured and stopped without a fault (the case recorded one)" in out
 
 
 def test_a_release_of_a_copy_the_adapter_never_dispatched_is_an_input_error(tmp_path, capsys):

@@ -28,6 +28,14 @@ def main() -> None:  # noqa: C901, PLR0912, PLR0915 - a broken fake: one branch 
         reply, stop = reply_to(session, line)
         if request["cmd"] == "start" and mode == "lying":
             reply["result"]["implementation"]["capabilities"].append("cursors")
+        if request["cmd"] == "configure" and mode.endswith("-at-configure"):  # a fault before the first step
+            if mode == "crash-at-configure":
+                print("fake: simulated crash at configure", file=sys.stderr, flush=True)
+                os._exit(134)
+            if mode == "hang-at-configure":
+                time.sleep(3600)
+            if mode == "wrong-seq-at-configure":
+                reply["seq"] = request["seq"] + 1
         if request["cmd"] == "apply":
             applies += 1
             kind = request["ops"][0]["op"]
