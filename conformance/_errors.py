@@ -51,3 +51,20 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+SHOWN_LINES = 15
+"""Lines after a message's first (an adapter's stderr, a stack trace) a terminal shows; the rest is kept."""
+
+
+def shown_lines(message: str, label: str, indent: str, kept: str | None = None) -> list[str]:
+    """A message as a terminal shows it: its first line after ``label``, then up to :data:`SHOWN_LINES` more.
+
+    Each line is clipped; a last line says how many more there are (``kept``: where the whole message is).
+    """
+    first, *rest = message.splitlines() or [""]
+    lines = [f"{indent}{label}{clip(first, SHOWN)}"]
+    lines += [f"{indent}  {clip(line, SHOWN)}" for line in rest[:SHOWN_LINES]]
+    if len(rest) > SHOWN_LINES:
+        lines.append(f"{indent}  ({len(rest) - SHOWN_LINES} more lines{f': {kept}' if kept else ''})")
+    return lines

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import dispatched_copies, needs
-from ledgerspec.conformance._errors import SHOWN, AdapterFault, InputError, clip
+from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
 from ledgerspec.conformance._machine import Step
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
@@ -47,11 +47,7 @@ class ReplayOutcome:
                 "  no steps: the adapter started, was configured and stopped without a fault (the case recorded one)"
             )
         if self.fault:
-            first, *rest = self.fault.splitlines()
-            lines.append(f"      adapter fault: {clip(first, SHOWN)}")
-            lines += [f"      {clip(line, SHOWN)}" for line in rest[:20]]
-            if len(rest) > 20:
-                lines.append(f"      ({len(rest) - 20} more lines)")
+            lines += shown_lines(self.fault, "adapter fault: ", "      ")
         if self.skipped:
             lines.append(f"  not checkable with this adapter: {', '.join(self.skipped)}")
         return "\n".join(lines)

@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
-from ledgerspec.conformance._errors import SHOWN, clip
+from ledgerspec.conformance._errors import shown_lines
 from ledgerspec.conformance._verdict import SKIPPED, Status
 from ledgerspec.conformance._version import VERSION
 
@@ -35,9 +35,7 @@ def table(report: Report) -> str:
             note = row.detail
         lines.append(f"  {row.invariant:<{width}}  {row.status.upper():<13}  {note}".rstrip())
     if report.fault:
-        first, *rest = report.fault.splitlines()
-        more = f"  ({len(rest)} more lines, a stack trace or stderr: in the JSON report and the saved case)"
-        lines += ["", f"ADAPTER FAULT: {clip(first, SHOWN)}", *([more] if rest else [])]
+        lines += ["", *shown_lines(report.fault, "ADAPTER FAULT: ", "", "in the JSON report and the saved case")]
     return "\n".join(lines)
 
 
@@ -63,10 +61,7 @@ def counterexample(case: Case, *, replay_hint: str | None = None, message: bool 
     if case.failing_step == 0:
         lines.append(f"      no steps: {NO_STEP_TAKEN}")
     if case.message and message:
-        first, *rest = case.message.splitlines()
-        lines.append(f"      {case.invariant or 'fault'}: {clip(first, SHOWN)}")
-        if rest:
-            lines.append(f"      ({len(rest)} more lines, a stack trace or stderr: in the case file)")
+        lines += shown_lines(case.message, f"{case.invariant or 'fault'}: ", "      ", "in the case file")
     if case.comment and case.invariant != "CACHE-MODEL":
         lines.append(f"      {case.comment}")
     if replay_hint:
