@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
-from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._errors import AdapterFault, shown_lines
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._search import Faulted, guard, hunt
 from ledgerspec.conformance._verdict import Verdict
@@ -196,13 +196,17 @@ class Report:
         }
 
     def statuses(self) -> dict[str, str]:
-        """Each invariant of the run: ``violated``, ``held`` or ``not checked (no step reached it)``."""
+        """Each invariant of the run: ``violated``, ``held`` or ``not checked (no step reached it)``.
+
+        After an adapter fault the search stopped short: what held until then says so.
+        """
         broken = self.violation.invariant if self.violation is not None else None
         unreported = "not checked (the adapter does not report what it reads)"
+        held = "held" if self.fault is None else "held until the adapter fault (the search stopped there)"
         return {
             inv: "violated"
             if inv == broken
-            else "held"
+            else held
             if inv in self.checked
             else unreported
             if inv in self.unreported
@@ -227,7 +231,7 @@ class Report:
                 for i, op in enumerate(self.fault_steps, 1)
             ]
         if self.fault is not None:
-            lines.append(f"adapter fault: {self.fault}")
+            lines += shown_lines(self.fault, "adapter fault: ", "", "in --json's fault")
         if self.violation is not None:
             config = json.dumps(self.violation.config.to_dict())
             lines.append(f"counterexample ({len(self.violation.steps)} steps, config {config}):")

@@ -234,12 +234,7 @@ def _report_json(report: Report, adapter: str) -> dict[str, Any]:
         "fault_steps": [op.to_dict() for op in report.fault_steps],
         "examples": report.examples,
         "steps": report.steps,
-        "invariants": {
-            inv: ("violated" if report.violation and report.violation.invariant == inv else "held")
-            if inv in report.checked
-            else "not checked"
-            for inv in report.invariants
-        },
+        "invariants": {inv: status.split(" (")[0] for inv, status in report.statuses().items()},
         "not_claimed": report.unclaimed,
         "not_reported": report.unreported,
         "counterexample": report.case(),

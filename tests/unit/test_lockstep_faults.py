@@ -67,6 +67,9 @@ def test_a_crash_at_the_fifth_apply_is_an_error_naming_the_step_with_the_stderr(
     assert f"  5. {report.fault_steps[-1].describe()}   <- faulted" in text
     assert "adapter: simulated crash" in text
     assert text.endswith("verdict: ERROR")
+    statuses = set(report.statuses().values())
+    assert "held" not in statuses  # the search stopped at the fault: what held until then says so
+    assert "held until the adapter fault (the search stopped there)" in statuses
 
 
 @pytest.mark.parametrize("system", ["cursor-state", "txlog-writer"])
