@@ -61,39 +61,6 @@ def test_a_process_that_forgets_an_acknowledgement_fails_with_a_short_counterexa
     assert len(case["steps"]) <= 8
 
 
-def test_a_process_that_dies_at_its_fifth_apply_is_an_adapter_fault_naming_the_step_and_its_stderr(tmp_path, capsys):
-    # Mid-run, whichever example the fifth apply falls in: once a bug report ("FlakyStrategyDefinition"), exit 2.
-    dying = tmp_path / "dying.py"
-    dying.write_text(
-        textwrap.dedent(
-            """
-            import os, sys
-            from ledgerspec.conformance.cursor_state import process_reference as p
-            handle = p.handle
-            applies = 0
-            def dying(adapter, request):
-                global applies
-                applies += request["cmd"] == "apply"
-                if applies == 5:
-                    sys.stderr.write("cursor adapter: simulated crash\\n")
-                    sys.stderr.flush()
-                    os._exit(9)
-                return handle(adapter, request)
-            p.handle = dying
-            p.serve("pulsar-master")
-            """
-        )
-    )
-    assert main(_conform(f"{sys.executable} {dying}", "--seed", "1")) == 3
-    captured = capsys.readouterr()
-    assert "adapter fault in example 1, at step 5 (config {" in captured.out
-    assert "   <- faulted" in captured.out
-    assert "adapter fault: apply of " in captured.out
-    assert "cursor adapter: simulated crash" in captured.out
-    assert "internal-error" not in captured.err
-    assert "Traceback" not in captured.out + captured.err
-
-
 def test_a_cache_process_is_refused_as_another_systems(capsys):
     cache = f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"
     assert main(_conform(cache)) == 3

@@ -78,39 +78,6 @@ def test_a_malformed_event_is_an_adapter_fault_naming_the_step_the_event_and_the
     assert "Traceback" not in err
 
 
-def test_a_process_that_dies_at_its_fifth_apply_is_an_adapter_fault_naming_the_step_and_its_stderr(tmp_path, capsys):
-    # Mid-run, whichever example the fifth apply falls in: once a bug report ("FlakyStrategyDefinition"), exit 2.
-    dying = _patched(
-        tmp_path,
-        """
-        import os, sys
-        applies = 0
-        def lying(adapter, request):
-            global applies
-            applies += request["cmd"] == "apply"
-            if applies == 5:
-                sys.stderr.write("txlog adapter: simulated crash\\n")
-                sys.stderr.flush()
-                os._exit(9)
-            return handle(adapter, request)
-        """,
-    )
-    out = tmp_path / "r.json"
-    assert main([*_conform(dying, "--seed", "1"), "--json", str(out)]) == 3
-    captured = capsys.readouterr()
-    assert "adapter fault in example 1, at step 5 (config {" in captured.out
-    assert "   <- faulted" in captured.out
-    assert "adapter fault: apply of " in captured.out
-    assert "the process closed stdout (exit 9)" in captured.out
-    assert "txlog adapter: simulated crash" in captured.out
-    assert "internal-error" not in captured.err
-    assert "Traceback" not in captured.out + captured.err
-    report = json.loads(out.read_text())
-    assert report["verdict"] == "ERROR"
-    assert len(report["fault_steps"]) == 5
-    assert "txlog adapter: simulated crash" in report["fault"]
-
-
 def test_a_null_delay_needs_no_capability_but_a_claimed_one_must_be_sent(tmp_path, capsys):
     hidden = _patched(
         tmp_path,
