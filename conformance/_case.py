@@ -180,9 +180,10 @@ def validate(data: Any, *, where: str) -> None:
         _SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     errors = sorted(jsonschema.Draft202012Validator(_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
+        schema_path = errors[0].absolute_schema_path
+        rule = f" ({NO_STEPS})" if schema_path and schema_path[0] in FAULT_AT_START else ""
         first = _within_its_op(errors[0])
         location = "/".join(str(p) for p in first.absolute_path) or "(top level)"
-        rule = f" ({NO_STEPS})" if first.absolute_schema_path[0] in FAULT_AT_START else ""
         raise InputError(f"{where}: at {location}: {first.message}{rule}")
 
 
