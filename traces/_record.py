@@ -71,7 +71,10 @@ class AdapterCache:
     def supports(self, name: str) -> bool:
         """Whether the operation may be sent: the profile has it and the adapter claims what it needs."""
         kind = OPERATIONS[name]
-        return get_profile(self.profile).knows(kind) and self.recording.info.supports_kind(kind)
+        sendable = get_profile(self.profile).knows(kind) and self.recording.info.supports_kind(kind)
+        if name == "cursor_read":  # it reads through a cursor, which only the cursor operations place
+            return sendable and self.supports("cursor_add")
+        return sendable
 
     def listen(self, listener: Any) -> None:
         """Where the derived events go."""

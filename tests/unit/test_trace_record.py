@@ -58,10 +58,17 @@ class _Strict:
         return getattr(self.inner, name)
 
 
+@pytest.mark.parametrize(
+    "claims",
+    [
+        frozenset({"observe_timestamps", "observe_counts", "observe_copies"}),
+        frozenset({"observe_timestamps", "observe_counts", "observe_copies", "configure", "managed_ledger"}),
+    ],
+)
 @pytest.mark.parametrize("workload", ["mixed", "edge", "key-shared"])
-def test_recording_sends_only_what_the_adapter_claims_and_says_what_it_left_out(tmp_path, workload):
-    """The protocol's promise (conformance/protocol/README.md): nothing of a capability not claimed is sent."""
-    claims = frozenset({"observe_timestamps", "observe_counts", "observe_copies"})
+def test_recording_sends_only_what_the_adapter_claims_and_says_what_it_left_out(tmp_path, workload, claims):
+    """The protocol's promise (conformance/protocol/README.md): nothing of a capability not claimed is sent,
+    nor a cursor read through a cursor that was not (the managed-ledger layer without cursors)."""
     reference = load_adapter("reference-pulsar-master")
     trace = tmp_path / "t.jsonl"
     recorded = record_trace(lambda: _Strict(reference(), claims), str(trace), workload=workload, events=3000, seed=1)
