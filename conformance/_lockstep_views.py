@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ledgerspec.conformance._errors import clip
+from ledgerspec.conformance._errors import shown_lines
 from ledgerspec.conformance._html import HtmlReport, new_figure
 from ledgerspec.conformance._lockstep import Report
 from ledgerspec.conformance._lockstep_story import COLUMNS, StoryStep, position, story
@@ -27,8 +27,6 @@ TRIGGER_MARKERS = {
     "large_data": ("D", "#9030a0"),
 }
 """How the txlog plot marks a flush, by its trigger."""
-FAULT_SHOWN = 4000
-"""Characters of an adapter fault a terminal shows: its request, and the stderr the runner kept (15 lines)."""
 
 
 def title(report: Report, adapter: str) -> str:
@@ -69,7 +67,7 @@ def fault_table(report: Report) -> Any:
 
     assert report.fault is not None
     where = report.fault_at or "adapter fault while Hypothesis replayed an example"
-    fault = clip(report.fault, FAULT_SHOWN)
+    fault = "\n".join(shown_lines(report.fault, "", "", "in --json's fault"))
     table = Table(
         title=f"[bold magenta]{escape(where)}[/]",
         caption=escape(fault),

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report, Row
-from ledgerspec.conformance._errors import SHOWN, clip
+from ledgerspec.conformance._errors import shown_lines
 from ledgerspec.conformance._report import NO_STEP_TAKEN
 from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status
@@ -233,7 +233,7 @@ def report_table(report: Report) -> Any:
         seconds = [f"{row.seconds:.1f}" if row.seconds else ""] if timed else []
         table.add_row(row.invariant, styled(_held(row.status)), *seconds, escape(row_reason(report, row)))
     if report.fault:
-        fault = escape(clip(report.fault.splitlines()[0], SHOWN))
+        fault = escape("\n".join(shown_lines(report.fault, "", "", "in the JSON report and the saved case")))
         table.add_row("ADAPTER FAULT", styled("error"), *([""] if timed else []), fault)
     return table
 
@@ -254,7 +254,7 @@ def counterexample_table(case: Case, *, replay_hint: str | None = None) -> Any:
     )
     caption_lines = [f"no steps: {NO_STEP_TAKEN}"] if case.failing_step == 0 else []
     if case.message:
-        caption_lines.append(escape(clip(case.message.splitlines()[0], SHOWN)))
+        caption_lines += [escape(line) for line in shown_lines(case.message, "", "", "in the case file")]
     if replay_hint:
         caption_lines.append(escape(f"replay: {replay_hint}"))
     table = Table(title=title, caption="\n".join(caption_lines), title_justify="left", caption_justify="left")

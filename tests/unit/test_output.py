@@ -183,3 +183,37 @@ def test_run_quiet_prints_only_verdicts_and_plain_keeps_its_table(tmp_path, caps
     plain = capsys.readouterr().out
     assert "1. Conformance of the reference adapters (settings quick)" in plain
     assert plain.rstrip().endswith("All as expected.")
+
+
+def test_the_rich_views_show_an_adapter_faults_stderr_as_the_plain_one_does():
+    """A terminal (rich) showed a cache adapter fault's first line only; the stderr under it is what a
+    person needs to see why the adapter died."""
+    from ledgerspec.conformance._engine import conform
+    from ledgerspec.conformance._term import counterexample_table, report_table
+    from ledgerspec.conformance.adapters import load_adapter
+    from ledgerspec.conformance.adapters._process import AdapterCrashed
+    from rich.console import Console
+
+    reference, applies = load_adapter("reference-pip430"), [0]
+
+    class Dying:
+        def __init__(self) -> None:
+            self.inner = reference()
+            self.info = self.inner.info
+
+        def apply(self, op):
+            applies[0] += 1
+            if applies[0] == 5:
+                raise AdapterCrashed("apply (seq 9): stdout closed\n  stderr:\n    adapter: simulated crash")
+            return self.inner.apply(op)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    report = conform(Dying, profile="pip430", settings="quick", seed=1)
+    assert report.fault is not None
+    assert report.fault_case is not None
+    console = Console(record=True, width=200)
+    console.print(report_table(report))
+    console.print(counterexample_table(report.fault_case))
+    assert console.export_text().count("adapter: simulated crash") == 2
