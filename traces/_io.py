@@ -167,11 +167,19 @@ def _header(data: Any, where: str) -> Header:
         raise TraceInputError(f"{where}: header profile {data.get('profile')!r}; known: {', '.join(PROFILES)}")
     if not isinstance(data.get("config"), dict):
         raise TraceInputError(f"{where}: header config must be an object")
-    unknown = sorted(set(data) - HEADER_KEYS)
-    if unknown:  # a misplaced field (say track_reads beside config) would be ignored, and the verdict wrong
-        known = ", ".join(sorted(HEADER_KEYS))
-        raise TraceInputError(f"{where}: unknown header key(s) {', '.join(unknown)}; known: {known}")
+    refuse_unknown_keys(data, HEADER_KEYS, where)
     return Header(profile=data["profile"], config=data["config"], description=str(data.get("description", "")))
+
+
+def refuse_unknown_keys(header: dict[str, Any], known: frozenset[str], where: str) -> None:
+    """Refuse a header key the format does not have.
+
+    A misplaced field (say ``track_reads`` beside ``config``, not in it) would be ignored, and the check
+    would run on another configuration than the one meant.
+    """
+    unknown = sorted(set(header) - known)
+    if unknown:
+        raise TraceInputError(f"{where}: unknown header key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
 
 
 # --- Parquet -----------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ledgerspec.spec.cursor_state._events import VOCABULARY as CURSOR_VOCABULARY
 from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import FORMAT, VERSION
-from ledgerspec.traces._io import DATASET_HEADER, dataset_files, parse_spec
+from ledgerspec.traces._io import DATASET_HEADER, HEADER_KEYS, dataset_files, parse_spec, refuse_unknown_keys
 from ledgerspec.traces._jsonl import int64_problem, jsonl_header, jsonl_objects
 
 SYSTEM_SCHEMA = pa.schema(
@@ -56,6 +56,8 @@ SYSTEM_SCHEMA = pa.schema(
 )
 """The columns of a system trace (every one nullable; the row checks name a missing field)."""
 COLUMNS = tuple(SYSTEM_SCHEMA.names)
+SYSTEM_HEADER_KEYS = HEADER_KEYS | {"events"}
+"""A lockstep system trace header's keys: a cache trace's, and the event kinds it records."""
 _TYPES = {f.name: f.type for f in SYSTEM_SCHEMA}
 NON_NEGATIVE = ("seq", "time", "entry", "index", "value", "number", "keep", "by", "size", "record", "count", "bytes")
 
@@ -187,6 +189,7 @@ def _header(data: Any, where: str) -> SystemHeader:
         )
     if not isinstance(data.get("config"), dict):
         raise TraceInputError(f"{where}: field 'config' must be an object")
+    refuse_unknown_keys(data, SYSTEM_HEADER_KEYS, where)
     try:
         system.config.from_dict(data["config"])
     except (ConfigError, TypeError) as error:

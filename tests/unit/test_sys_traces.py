@@ -295,6 +295,16 @@ def test_a_header_naming_no_system_by_string_is_bad_input_and_later_files_still_
     assert re.search(r"OK.*t\.jsonl", out), out
 
 
+@pytest.mark.parametrize("system", ["txlog-writer", "cursor-state"])
+def test_a_header_key_of_its_own_is_bad_input_not_ignored(tmp_path, capsys, system):
+    """A config field put beside ``config`` rather than in it was ignored: the check ran on the defaults."""
+    good = record(tmp_path, system, "reference-pulsar-master", "--histories", "1", "--events", "20")
+    rows = lines(good)
+    bad = rewrite(tmp_path / "bad.jsonl", [{**rows[0], "max_records": 1}, *rows[1:]])
+    assert main(["traces", "check", "--engine", "local", str(bad)]) == 2
+    assert "unknown header key(s) max_records; known: config, description, events," in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("case", "named"),
     [
