@@ -101,7 +101,7 @@ class Sweep:
             try:  # a size the cache configuration refuses, refused before any run (SIMULATOR.md)
                 RunSpec(workload=self.workload, profile=self.profiles[0], cache_size=size, seed=0, steps=1).config()
             except ConfigError as error:
-                kept = f"every run keeps the generator's segment_size_max, {DEFAULT_CONFIG.segment_size_max}"
+                kept = f"every run keeps segment_size_max at {DEFAULT_CONFIG.segment_size_max} bytes"
                 raise SimulationOptionError(f"--cache-sizes: {size} bytes: {error}; {kept}") from None
         positive("--seeds", self.seeds)
         positive("--steps", self.steps)

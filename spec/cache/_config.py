@@ -54,7 +54,8 @@ class CacheConfig:
         if segments > MAX_SEGMENTS:
             raise ConfigError(
                 f"max_size {self.max_size} over segment_size_max {self.segment_size_max} makes {segments} "
-                f"ReadCache segments; at most {MAX_SEGMENTS} are supported (raise segment_size_max)"
+                f"ReadCache segments; at most {MAX_SEGMENTS} are supported (a smaller max_size, or a larger "
+                "segment_size_max)"
             )
 
     @property
