@@ -65,11 +65,25 @@ def hunt(test: Callable[[], None], adapter: str) -> Faulted | None:
         with no_local_constants():
             test()
     except Faulted as faulted:
-        return faulted
+        return _first(faulted)
     except Flaky as error:
         fault = Nondeterministic(f"{adapter}: the same steps gave different answers ({error})"[:2000])
         return Faulted(fault, [], None, stage="search")
     return None
+
+
+def _first(faulted: Faulted) -> Faulted:
+    """The fault that came first, not a ``stop`` that faulted after it.
+
+    Hypothesis tears a machine down in a ``finally``: a ``stop`` that faults there raises while a step's
+    fault is on its way out, and that one is in its ``__context__`` chain.
+    """
+    earlier = faulted.__context__
+    while earlier is not None:
+        if isinstance(earlier, Faulted):
+            return _first(earlier)
+        earlier = earlier.__context__
+    return faulted
 
 
 @contextlib.contextmanager

@@ -21,8 +21,8 @@ STDERR = "  stderr (last lines):\n    adapter: simulated crash"
 class DiesAt:
     """A stand-in for one process serving every example: the ``at``-th ``apply`` it gets (or ``start``) faults."""
 
-    def __init__(self, make: Any, *, at: int = 0, start: bool = False) -> None:
-        self.make, self.at, self.start, self.applies = make, at, start, 0
+    def __init__(self, make: Any, *, at: int = 0, start: bool = False, stop: bool = False) -> None:
+        self.make, self.at, self.start, self.stop, self.applies = make, at, start, stop, 0
 
     def __call__(self) -> Any:
         return _Handle(self, self.make())
@@ -44,6 +44,8 @@ class _Handle:
         return self.inner.apply(op)
 
     def stop(self) -> None:
+        if self.owner.stop and self.owner.applies >= self.owner.at:
+            raise AdapterCrashed("stop (seq 10): the process closed stdout (exit 9)")
         self.inner.stop()
 
 
@@ -70,6 +72,16 @@ def test_a_crash_at_the_fifth_apply_is_an_error_naming_the_step_with_the_stderr(
     statuses = set(report.statuses().values())
     assert "held" not in statuses  # the search stopped at the fault: what held until then says so
     assert "held until the adapter fault (the search stopped there)" in statuses
+
+
+@pytest.mark.parametrize("system", ["cursor-state", "txlog-writer"])
+def test_a_stop_that_faults_after_a_step_fault_does_not_hide_the_step(system):
+    """Hypothesis stops the candidate in a ``finally``: a stop that faults there raised over the step's
+    fault, and the report said "at stop", the faulted step lost (an in-process adapter's stop may fault)."""
+    profile = SYSTEMS[system].profiles[-1]
+    report = search(system, DiesAt(SYSTEMS[system].adapters[f"reference-{profile}"][1], at=5, stop=True))
+    assert report.fault.startswith("apply of ")
+    assert report.fault_step == len(report.fault_steps) == 5
 
 
 @pytest.mark.parametrize("system", ["cursor-state", "txlog-writer"])
