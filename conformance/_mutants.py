@@ -101,7 +101,8 @@ def load_mutants(path: str | Path | None = None) -> list[Mutant]:
         raise InputError(f"{path}: importing it failed: {type(error).__name__}: {error}") from error
     mutants = getattr(module, "MUTANTS", None)
     if not isinstance(mutants, list | tuple) or not mutants:
-        found = "none" if mutants is None else f"a {type(mutants).__name__}" if mutants else "an empty one"
+        found = f"a {type(mutants).__name__}" if not isinstance(mutants, list | tuple) else "an empty one"
+        found = "none" if mutants is None else found
         raise InputError(
             f"{path}: MUTANTS must be a non-empty list of mutants (each with name, profile, description and "
             f"cache_class, as ledgerspec.conformance.mutants.Mutant); found {found}"

@@ -60,7 +60,8 @@ def test_another_systems_matrix_refuses_the_caches_path_option(capsys):
 
 
 @pytest.mark.parametrize(
-    ("value", "found"), [("{'a': 1}", "found a dict"), ("[]", "found an empty one"), (None, "found none")]
+    ("value", "found"),
+    [("{'a': 1}", "found a dict"), ("{}", "found a dict"), ("[]", "found an empty one"), (None, "found none")],
 )
 def test_a_module_without_a_list_of_mutants_is_told_what_one_is(tmp_path, capsys, value, found):
     module = tmp_path / "mine.py"
