@@ -13,6 +13,7 @@ the cache's here, the lockstep systems' in ``_sys_io.py`` (with their own column
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -24,6 +25,8 @@ from ledgerspec.traces._format import COLUMNS, READ_SCHEMA
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _TYPES = {field.name: str(field.type) for field in READ_SCHEMA}
 _PY_TYPES: dict[str, tuple[type, ...]] = {"int64": (int,), "double": (int, float), "string": (str,)}
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A JSON escape of a UTF-16 surrogate: valid in a pair, but one alone decodes to no Unicode text."""
 
 
 def _text(raw: bytes, where: str) -> str:
@@ -42,6 +45,19 @@ def _open(path: Path) -> IO[bytes]:
         raise TraceInputError(f"{path}: cannot read: {error.strerror}") from None
 
 
+def _loads(line: str, where: str) -> Any:
+    """A line's JSON; a lone surrogate escape (backslash, ``ud800``) is no text UTF-8 can hold: bad input."""
+    data = json.loads(line)
+    if _SURROGATE.search(line):
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise TraceInputError(
+                f"{where}: a lone UTF-16 surrogate escape ({error.object[error.start]!r}) is not Unicode text"
+            ) from None
+    return data
+
+
 def jsonl_header(path: Path) -> Any:
     """The first line, parsed (the caller checks what it says)."""
     with _open(path) as stream:
@@ -49,7 +65,7 @@ def jsonl_header(path: Path) -> Any:
     if not first:
         raise TraceInputError(f"{path}: the file is empty")
     try:
-        return json.loads(_text(first, f"{path}: line 1"))
+        return _loads(_text(first, f"{path}: line 1"), f"{path}: line 1 (the header)")
     except json.JSONDecodeError as error:
         raise TraceInputError(f"{path}: line 1 (the header): invalid JSON: {error.msg}") from None
 
@@ -70,7 +86,7 @@ def jsonl_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                data = json.loads(line)
+                data = _loads(line, where)
             except json.JSONDecodeError as error:
                 raise TraceInputError(f"{where}: invalid JSON: {error.msg} (column {error.colno})") from None
             if not isinstance(data, dict):

@@ -23,6 +23,10 @@ BAD_LINES = {
     "a number": (b"7", "line 3 (row 1): an event must be a JSON object, got 7"),
     "bad JSON": (b'{"kind": oops}', "line 3 (row 1): invalid JSON: Expecting value (column 10)"),
     "not UTF-8": (b'{"broker": "br\xf6ker"}', "line 3 (row 1): not UTF-8 (byte 0xf6 at column 15)"),
+    "a lone surrogate": (  # JSON can escape it; no UTF-8 text holds it (Spark's encoder once crashed on it)
+        b'{"broker": "b\\ud800"}',
+        "line 3 (row 1): a lone UTF-16 surrogate escape ('\\ud800') is not Unicode text",
+    ),
     "huge seq": (
         b'{"seq": 9223372036854775808}',
         "line 3 (row 1): field 'seq': 9223372036854775808 is outside the int64 range",
