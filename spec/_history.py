@@ -26,6 +26,10 @@ class EventKind:
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     meaning: str = ""
+    one_of: tuple[str, ...] = ()
+    """Optional fields of which exactly one is set (a recovery's state or its error)."""
+    once: bool = False
+    """An output that comes at most once after its input (a recovery gives one answer)."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError, cursor_state, txlog
-from ledgerspec.spec._history import Vocabulary
+from ledgerspec.spec._history import EventKind, Vocabulary
 from ledgerspec.spec.cursor_state._events import VOCABULARY as CURSOR_VOCABULARY
 from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
 from ledgerspec.traces._errors import TraceInputError
@@ -355,14 +355,14 @@ def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tupl
         return f"field 'kind': unknown event kind {kind!r} for the {vocabulary.system} system"
     if kind not in recorded:
         return f"field 'kind': {kind!r} is not among the kinds the header's 'events' says were recorded"
-    for name in vocabulary.kinds[kind].required:
-        if event.get(name) is None:
-            return f"field {name!r} is required for {kind!r}"
+    problem = _fields_problem(event, vocabulary.kinds[kind])
+    if problem:
+        return problem
     for name in NON_NEGATIVE:
         if isinstance(event.get(name), int) and event[name] < 0:
             return f"field {name!r} is negative ({event[name]})"
-    if any(r < 1 for r in event.get("records", ())):
-        return "field 'records': record numbers start at 1"
+    if any(r is None or r < 1 for r in event.get("records") or ()):  # Parquet's list may hold a null
+        return "field 'records': record numbers are integers from 1 (a null, or less, in the list)"
     if "data" in event:
         try:
             value = json.loads(event["data"])
@@ -370,6 +370,16 @@ def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tupl
             return f"field 'data': invalid JSON: {error.msg}"
         if not isinstance(value, dict):
             return "field 'data': want a JSON object"
+    return None
+
+
+def _fields_problem(event: Mapping[str, Any], kind: EventKind) -> str | None:
+    """A field the kind requires that is not set, or not exactly one of those it wants one of."""
+    for name in kind.required:
+        if event.get(name) is None:
+            return f"field {name!r} is required for {kind.name!r}"
+    if kind.one_of and sum(event.get(name) is not None for name in kind.one_of) != 1:
+        return f"fields {' / '.join(repr(name) for name in kind.one_of)}: exactly one is set in {kind.name!r}"
     return None
 
 

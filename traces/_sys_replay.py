@@ -116,6 +116,9 @@ def _steps(
                 after = f"after {event['kind']!r}" if event is not None else "before any operation"
                 yield current, f"field 'kind': {current['kind']!r} cannot come {after}"
                 return
+            if vocabulary.kinds[current["kind"]].once and any(o["kind"] == current["kind"] for o in outputs):
+                yield current, f"field 'kind': a second {current['kind']!r} after one {event['kind']!r}"
+                return
             outputs.append(current)
     last = outputs[-1] if outputs else None
     if last is not None and last["kind"] in pairs:

@@ -74,6 +74,8 @@ _KINDS = (
         ("data", "error"),
         "what recovery gave: `data` the state as JSON "
         "(`mark_delete`, `acked`, `batch`, `properties`), or `error` when it failed",
+        one_of=("data", "error"),
+        once=True,
     ),
     EventKind(
         "chunk_write",

@@ -149,6 +149,38 @@ def test_bad_input_names_the_file_row_and_field(tmp_path, capsys):
     assert f"row {ack + 1}: field 'kind': 'footer' cannot come after 'ack'" in _bad(tmp_path, capsys, misplaced)
 
 
+def test_a_recovery_answers_once_with_its_state_or_its_error(tmp_path, capsys):
+    """A ``recovered`` with neither was an internal error (KeyError); a second one was silently ignored."""
+    header = lines(record(tmp_path, "cursor-state", "reference-pip381"))[0]
+    crash = [{"broker": "h0", "seq": 0, "time": 0, "kind": "crash", "keep": 0}]
+    crash.append({"broker": "h0", "seq": 1, "time": 1, "kind": "recover"})
+    state = json.dumps({"mark_delete": [1, -1], "acked": [], "batch": [], "properties": {}})
+    answer = {"broker": "h0", "seq": 2, "time": 1, "kind": "recovered"}
+    neither = _bad(tmp_path, capsys, [header, *crash, answer])
+    assert "row 2: fields 'data' / 'error': exactly one is set in 'recovered'" in neither
+    both = _bad(tmp_path, capsys, [header, *crash, {**answer, "data": state, "error": "failed"}])
+    assert "exactly one is set in 'recovered'" in both
+    twice = [header, *crash, {**answer, "data": state}, {**answer, "seq": 3, "error": "failed"}]
+    assert "row 3: field 'kind': a second 'recovered' after one 'recover'" in _bad(tmp_path, capsys, twice)
+
+
+def test_a_null_record_number_in_a_parquet_list_is_bad_input(tmp_path, capsys):
+    """JSON lines refuse it as a type; Parquet's list type lets a null through, which was an internal error."""
+    import pyarrow.parquet as pq
+
+    trace = record(tmp_path, "txlog-writer", "reference-pip160", "--events", "20", name="t.parquet")
+    table = pq.read_table(trace)
+    at = next(i for i, value in enumerate(table["records"].to_pylist()) if value)
+    records = table["records"].to_pylist()
+    records[at] = [None, *records[at]]
+    changed = table.set_column(table.schema.get_field_index("records"), "records", [records])
+    pq.write_table(changed.replace_schema_metadata(table.schema.metadata), trace)
+    assert main(["traces", "check", "--engine", "local", str(trace)]) == 2
+    err = capsys.readouterr().err
+    assert f"row {at}: field 'records': record numbers are integers from 1" in err
+    assert "internal-error" not in err
+
+
 @pytest.mark.parametrize("mutant", ["pip381-footer-first", "pip381-chunk-short"])
 def test_a_cursor_writing_its_footer_early_or_a_chunk_short_is_flagged(tmp_path, capsys, mutant):
     """The reference reports its writes (capability ``writes``): CURSOR-WRITES judges them."""
