@@ -82,6 +82,14 @@ class Header:
         }
 
 
+def is_this_format(header: Any) -> bool:
+    """Whether a header names this format and version (``true`` or ``1.0`` is not the version 1)."""
+    if not isinstance(header, dict):
+        return False
+    version = header.get("version")
+    return header.get("format") == FORMAT and type(version) is int and version == VERSION
+
+
 def event(**fields: Any) -> dict[str, Any]:
     """A row with every column present (``None`` where unused)."""
     return {column: fields.get(column) for column in COLUMNS}

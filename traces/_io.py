@@ -32,6 +32,7 @@ from ledgerspec.traces._format import (
     STRING_COLUMNS,
     VERSION,
     Header,
+    is_this_format,
 )
 from ledgerspec.traces._jsonl import jsonl_batches, jsonl_header
 from ledgerspec.traces._rows import check_batch
@@ -158,7 +159,7 @@ def _opened(path: Path, fmt: str, header: Header, files: tuple[Path, ...]) -> Tr
 def _header(data: Any, where: str) -> Header:
     if not isinstance(data, dict):
         raise TraceInputError(f"{where}: the header must be a JSON object")
-    if data.get("format") != FORMAT or data.get("version") != VERSION:
+    if not is_this_format(data):
         raise TraceInputError(
             f"{where}: not a {FORMAT} version {VERSION} trace (format {data.get('format')!r}, "
             f"version {data.get('version')!r})"

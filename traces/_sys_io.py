@@ -21,7 +21,7 @@ from ledgerspec.spec._history import EventKind, Vocabulary
 from ledgerspec.spec.cursor_state._events import VOCABULARY as CURSOR_VOCABULARY
 from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._format import FORMAT, VERSION
+from ledgerspec.traces._format import FORMAT, VERSION, is_this_format
 from ledgerspec.traces._io import DATASET_HEADER, HEADER_KEYS, dataset_files, parse_spec, refuse_unknown_keys
 from ledgerspec.traces._jsonl import int64_problem, jsonl_header, jsonl_objects
 
@@ -177,7 +177,7 @@ def _has_system_columns(directory: Path) -> bool:
 
 
 def _header(data: Any, where: str) -> SystemHeader:
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+    if not is_this_format(data):
         raise TraceInputError(f"{where}: not a {FORMAT} version {VERSION} trace")
     name = data.get("system")
     if not isinstance(name, str) or name not in SYSTEMS:

@@ -101,3 +101,14 @@ def test_a_bad_line_names_its_row_as_the_row_checks_count_them(tmp_path, good):
     negative["seq"] = -1
     path.write_bytes(b"".join([*lines[:2], b"\n", lines[2], json.dumps(negative).encode() + b"\n", *lines[4:]]))
     assert error_of(check_local, path).startswith("<path>: row 2: field 'seq': -1 ")
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+@pytest.mark.parametrize("kind", ["cache", "system"])
+def test_a_version_that_only_compares_equal_to_1_is_not_version_1(tmp_path, good, kind, version):
+    """``true == 1`` and ``1.0 == 1`` in Python: such headers were read as version 1."""
+    lines = good[kind].read_text().splitlines()
+    header = {**json.loads(lines[0]), "version": version}
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert "not a ledgerspec-trace version 1 trace" in error_of(check_local if kind == "cache" else check_system, path)
