@@ -75,7 +75,7 @@ def _cursor_walk(  # noqa: C901 - one branch per move of the conformance machine
         if move == "ack":
             ledger, entry = rng.choice([1, 2]), rng.randint(0, 5)
             do(
-                cs.AckIndex(ledger=ledger, entry=entry, index=entry % 2)
+                cs.AckIndex(ledger=ledger, entry=entry, index=entry % min(2, config.batch_size))
                 if rng.random() < 0.3 and sendable(cs.AckIndex, capabilities)
                 else cs.Ack(ledger=ledger, entry=entry)
             )

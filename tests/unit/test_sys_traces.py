@@ -352,3 +352,12 @@ def test_a_bad_case_file_is_named_not_an_internal_error(tmp_path, capsys, case, 
     assert main([*argv, "--out", str(tmp_path / "t.jsonl")]) == 2
     assert named in capsys.readouterr().err
     assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_a_batch_of_one_message_records(tmp_path, capsys):
+    """The walk acknowledged index ``entry % 2`` of a batch: with ``batch_size`` 1, index 1 was outside it,
+    and every recording with that valid configuration stopped with an error."""
+    trace = record(tmp_path, "cursor-state", "reference-pip381", "--config", '{"batch_size": 1}')
+    assert any(row["kind"] == "ack_index" for row in lines(trace)[1:])
+    assert main(["traces", "check", "--engine", "local", str(trace)]) == 0
+    assert "OK: " in capsys.readouterr().out
