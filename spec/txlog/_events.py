@@ -110,7 +110,8 @@ def events(op: WriterOp, result: Any, sizes: Mapping[int, int]) -> list[dict[str
     fields = {"size": op.size, "record": len(sizes) + 1} if isinstance(op, Add) else {}
     if isinstance(op, Tick):
         fields = {"by": op.by}
-    return [row(_INPUT_OF[type(op)], **fields), *_outputs(op, result, sizes)]
+    known = {**sizes, len(sizes) + 1: op.size} if isinstance(op, Add) else sizes  # an add may write itself
+    return [row(_INPUT_OF[type(op)], **fields), *_outputs(op, result, known)]
 
 
 def operation(event: dict[str, Any]) -> WriterOp:

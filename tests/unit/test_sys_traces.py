@@ -361,3 +361,15 @@ def test_a_batch_of_one_message_records(tmp_path, capsys):
     assert any(row["kind"] == "ack_index" for row in lines(trace)[1:])
     assert main(["traces", "check", "--engine", "local", str(trace)]) == 0
     assert "OK: " in capsys.readouterr().out
+
+
+def test_an_entry_write_counts_the_bytes_of_the_record_whose_add_wrote_it():
+    """A record too large to batch is written by its own add: its size was not yet known, so 0 bytes."""
+    from ledgerspec.spec.txlog import Add
+    from ledgerspec.spec.txlog._events import events
+
+    written = events(Add(size=69), [["write", 1, [3], False, None]], {1: 32, 2: 1})
+    assert written[0] == {"kind": "add", "size": 69, "record": 3}
+    assert [row for row in written if row["kind"] == "entry_write"] == [
+        {"kind": "entry_write", "entry": 1, "records": [3], "bytes": 69}
+    ]
