@@ -10,20 +10,19 @@ could show it (a wrong bound, an append not offered).
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from ledgerspec.conformance._mutants import factory_for, load_mutants
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.spec.cache import (
     Append,
     CacheConfig,
     Configure,
     CursorAdd,
-    CursorRead,
     CursorRemove,
     CursorSeek,
     Get,
@@ -33,14 +32,21 @@ from ledgerspec.spec.cache import (
     Op,
 )
 from ledgerspec.traces._check import trace_invariants
-from ledgerspec.traces._format import Header
-from ledgerspec.traces._generate import Recorder, generate_trace
-from ledgerspec.traces._io import TraceWriter, open_trace
+from ledgerspec.traces._generate import generate_trace
+from ledgerspec.traces._io import open_trace
 from ledgerspec.traces._local import check_local
-from ledgerspec.traces._record import RecordingAdapter
 from ledgerspec.traces._replay import BrokerReplay, chunk_of
 
-CONFIG = CacheConfig(max_size=10_000, watermark=0.5, ttl=1_000, ttl_max=5_000)
+_SPEC = importlib.util.spec_from_file_location(
+    "_ledgerspec_ledger_traces", Path(__file__).with_name("ledger_traces.py")
+)
+assert _SPEC is not None
+assert _SPEC.loader is not None
+helpers = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = helpers
+_SPEC.loader.exec_module(helpers)
+CONFIG, record, broken, _written = helpers.CONFIG, helpers.record, helpers.broken, helpers.written
+
 BELOW, CLOSE = "CACHE-BELOW-SLOWEST", "CACHE-LEDGER-CLOSE"
 
 READ_AND_MOVE: list[Op] = [
@@ -57,32 +63,6 @@ LAST_LEAVES: list[Op] = [
     CursorRemove(now=4, ledger=1, cursor="a"),
     Insert(now=5, ledger=2, entry=1, size=10, expected_reads=1),
 ]
-
-
-def _adapter(name: str):
-    mutants = {m.name: m for m in load_mutants()}
-    return factory_for(mutants[name])() if name in mutants else load_adapter(name)()
-
-
-def record(name: str, profile: str, ops: list[Op], path: Path, config: CacheConfig = CONFIG) -> Path:
-    """The trace ``traces record`` writes of ``ops`` run by ``name`` (a reference or a mutant)."""
-    events = Recorder("b1")
-    recording = RecordingAdapter(_adapter(name), events)
-    recording.start(config)
-    for op in ops:
-        recording.apply(op)
-    with TraceWriter(path, Header(profile=profile, config=config.to_dict(), description=name)) as writer:
-        writer.write_columns(events.take())
-    return path
-
-
-def broken(path: Path) -> dict[str, list[str]]:
-    result = check_local(str(path))
-    found: dict[str, list[str]] = {}
-    for violation in result.violations:
-        found.setdefault(violation.invariant, []).append(violation.message)
-    assert (result.verdict == "VIOLATION") == bool(found)
-    return found
 
 
 def test_the_recorded_invalidation_names_the_cursor_that_made_it(tmp_path):
@@ -123,14 +103,6 @@ def test_a_departure_at_the_end_of_a_chunk_is_judged_by_the_next(tmp_path, cut):
     replay = replayed_in_two(path, cut)
     assert [f.invariant for f in replay.findings] == [CLOSE]
     assert "its last active cursor 'a' leaving" in replay.findings[0].message
-
-
-def _written(tmp_path: Path, profile: str, config: dict, events: list[dict]) -> Path:
-    path = tmp_path / "hand.jsonl"
-    header = {"format": "ledgerspec-trace", "version": 1, "profile": profile, "config": config}
-    rows = [{"broker": "b1", "seq": seq, "time": seq, **event} for seq, event in enumerate(events, start=1)]
-    path.write_text("\n".join(json.dumps(row) for row in [header, *rows]) + "\n")
-    return path
 
 
 def _legacy_move(bound: int | None) -> list[dict]:
@@ -278,98 +250,6 @@ def test_removing_a_cursor_that_was_not_active_is_no_departure(tmp_path):
     assert list(broken(_written(tmp_path, "legacy", {"max_size": 10_000}, events))) == [CLOSE]
 
 
-BACKLOG = "CACHE-BACKLOG-CACHING"
-
-
-def _read_of(*events: dict) -> list[dict]:
-    """Cursor ``a`` at 0 and ``b`` at 5 on ledger 1; ``a`` reads from 0: ``events``, in order."""
-    return [
-        {"kind": "cursor_add", "ledger": 1, "cursor": "a", "entry": 0},
-        {"kind": "cursor_add", "ledger": 1, "cursor": "b", "entry": 5},
-        {"kind": "cursor_read", "ledger": 1, "cursor": "a", "entry": 0},
-        *events,
-    ]
-
-
-MISS_0 = {"kind": "miss", "ledger": 1, "entry": 0}
-SEEK_A = {"kind": "cursor_seek", "ledger": 1, "cursor": "a", "entry": 1}
-
-
-def _cached_0(count: int) -> list[dict]:
-    """Entry 0 cached with ``count`` (at time 5, the fifth event), then the reader's copy."""
-    return [
-        {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "count": count, "timestamp": 5},
-        {"kind": "hit", "ledger": 1, "entry": 0, "copy": 1, "count": count},
-    ]
-
-
-@pytest.mark.parametrize(
-    ("events", "message"),
-    [
-        ([MISS_0, *_cached_0(1), SEEK_A], None),
-        ([MISS_0, *_cached_0(2), SEEK_A], "cached with count 2"),
-        ([MISS_0, SEEK_A], "not cached"),
-        ([MISS_0, *_cached_0(1)[:1], SEEK_A], "cached, but the reader got no copy of it"),
-        ([MISS_0, {**SEEK_A, "entry": 0}], None),  # a rewind, not a move past the read: a read that failed
-        ([MISS_0, {"kind": "size_sample", "size": 0}, SEEK_A], None),  # cut short by another event
-    ],
-)
-def test_a_read_from_storage_is_judged_when_the_reader_moves_past_it(tmp_path, events, message):
-    found = broken(_written(tmp_path, "pip430", {"max_size": 10_000}, _read_of(*events)))
-    if message is None:
-        assert found == {}
-    else:
-        assert list(found) == [BACKLOG]
-        assert found[BACKLOG][0].endswith(message)
-        assert "(1, 0) read from storage by 'a' (seq 3) counting 1" in found[BACKLOG][0]
-
-
-def test_with_tracking_off_a_read_from_storage_is_not_cached(tmp_path):
-    events = _read_of(MISS_0, *_cached_0(1), SEEK_A)
-    assert broken(_written(tmp_path, "pip430", {"max_size": 10_000, "track_reads": False}, events)) == {
-        BACKLOG: ["(1, 0) read from storage by 'a' (seq 3) counting 0: cached with count 1"]
-    }
-
-
-def test_a_read_across_a_reopen_counts_each_part_at_its_start(tmp_path):
-    """Entries 0-1 stored before a close, 2 after it: ``a`` reads 0..2 in two parts, and ``b`` (at 1)
-    counts in the second one only (``OpReadEntry.checkReadCompletion``, managed-ledger 4.2.4)."""
-    ops: list[Op] = [
-        Append(now=1, ledger=1, entry=0, size=10),
-        Append(now=2, ledger=1, entry=1, size=10),
-        LedgerClose(now=3, ledger=1),
-        Append(now=4, ledger=1, entry=2, size=10),
-        CursorAdd(now=5, ledger=1, cursor="a", entry=0),
-        CursorAdd(now=6, ledger=1, cursor="b", entry=1),
-        CursorRead(now=7, ledger=1, cursor="a", last=2),
-    ]
-    trace = record("reference-pulsar-master", "pulsar-master", ops, tmp_path / "ok.jsonl")
-    assert [json.loads(line)["kind"] for line in trace.read_text().splitlines()[1:]].count("cursor_read") == 2
-    assert broken(trace) == {}
-    found = broken(record("pulsar-master-one-read-across-reopens", "pulsar-master", ops, tmp_path / "bad.jsonl"))
-    assert found == {BACKLOG: ["(1, 2) read from storage by 'a' (seq 21) counting 2: cached with count 1"]}
-
-
-@pytest.mark.parametrize("profile", ["pip430", "pulsar-master"])
-@pytest.mark.parametrize(("at_start", "later"), [(10_000, 0), (0, 10_000)])
-def test_whether_a_read_from_storage_is_cached_goes_by_the_cache_enabled_at_start(tmp_path, profile, at_start, later):
-    """A cache disabled at start stays ``EntryCacheDisabled`` (it caches nothing), and one enabled at start
-    stays a cache whatever ``max_size`` becomes: a run-time ``max_size`` does not decide what a read caches.
-    Judged by the run-time value, both of the reference's traces were false violations."""
-    ops: list[Op] = [
-        Configure(now=1, max_size=later),
-        Append(now=2, ledger=1, entry=0, size=10),  # no cursor yet: stored, not offered to the cache
-        CursorAdd(now=3, ledger=1, cursor="c", entry=0),
-        CursorRead(now=4, ledger=1, cursor="c", last=0),
-    ]
-    config = CONFIG.replace(max_size=at_start)
-    trace = record(f"reference-{profile}", profile, ops, tmp_path / "t.jsonl", config)
-    kinds = [json.loads(line)["kind"] for line in trace.read_text().splitlines()[1:]]
-    assert "cursor_read" in kinds
-    assert ("insert" in kinds) == (at_start > 0)  # the read from storage cached it only if enabled at start
-    assert broken(trace) == {}
-
-
 def _cut(path: Path, after_kind: str) -> Path:
     """The trace cut right after its last ``after_kind`` event (a broker's trace may stop anywhere)."""
     lines = path.read_text().splitlines()
@@ -431,32 +311,6 @@ def test_a_trace_ending_on_an_append_is_unknown_when_the_append_needed_an_event_
             (
                 f"broker 'b1': CACHE-APPEND-CACHING: the trace ends right after {append}: "
                 "the event offering it to the cache would come next"
-            )
-        ]
-
-
-@pytest.mark.parametrize(
-    ("events", "config", "pending"),
-    [
-        ([MISS_0], {}, "[(1, 0)]"),  # missed, counting 1: must be cached before the reader moves on
-        ([MISS_0, *_cached_0(1)[:1]], {}, "[(1, 0)]"),  # cached: the reader's copy must follow
-        ([MISS_0, *_cached_0(1)], {}, None),  # cached and copied: the reader's move would judge nothing
-        ([MISS_0], {"track_reads": False}, None),  # counting 0: not caching it is already right
-        ([], {}, None),  # nothing read yet
-    ],
-)
-def test_a_trace_ending_inside_a_read_is_unknown_when_its_end_would_judge_something(tmp_path, events, config, pending):
-    """The reader's move past a read judges what it read from storage; cut before it, the trace does
-    not show whether the read went right, so the verdict is UNKNOWN, never OK, naming the read."""
-    result = check_local(str(_written(tmp_path, "pip430", {"max_size": 10_000, **config}, _read_of(*events))))
-    if pending is None:
-        assert (result.verdict, result.unknown) == ("OK", [])
-    else:
-        assert (result.verdict, result.violations) == ("UNKNOWN", [])
-        assert result.unknown == [
-            (
-                f"broker 'b1': {BACKLOG}: the trace ends inside the read of ledger 1 by 'a' (seq 3): {pending} "
-                "read from storage are judged when the reader moves past it"
             )
         ]
 
@@ -599,7 +453,7 @@ def test_a_move_after_tracking_was_on_for_a_while_is_judged_from_where_the_slowe
     trace = record("reference-pip430", "pip430", ops, tmp_path / "ok.jsonl", untracked)
     assert '"cursor":"b"' in trace.read_text().splitlines()[-4]  # the invalidation b made
     assert broken(trace) == {}
-    adapter, monitor = _adapter("reference-pip430"), Monitor("pip430", untracked)
+    adapter, monitor = helpers.adapter("reference-pip430"), Monitor("pip430", untracked)
     adapter.start(untracked)
     for op in ops:
         assert monitor.check(op, adapter.apply(op), adapter.observe()) == []
