@@ -111,8 +111,7 @@ def _steps(
                 yield event, outputs
             event, outputs = current, []
         elif role == OUTPUT:
-            allowed = vocabulary.outputs_of.get(event["kind"], ()) if event is not None else ()
-            if current["kind"] not in allowed:
+            if event is None or current["kind"] not in vocabulary.outputs_of.get(event["kind"], ()):
                 after = f"after {event['kind']!r}" if event is not None else "before any operation"
                 yield current, f"field 'kind': {current['kind']!r} cannot come {after}"
                 return
