@@ -101,8 +101,9 @@ def load_mutants(path: str | Path | None = None) -> list[Mutant]:
         raise InputError(f"{path}: importing it failed: {type(error).__name__}: {error}") from error
     mutants = getattr(module, "MUTANTS", None)
     if not isinstance(mutants, list | tuple) or not mutants:
-        found = f"a {type(mutants).__name__}" if not isinstance(mutants, list | tuple) else "an empty one"
-        found = "none" if mutants is None else found
+        found = "an empty one" if isinstance(mutants, list | tuple) else f"a {type(mutants).__name__}"
+        if mutants is None:
+            found = "none"
         raise InputError(
             f"{path}: MUTANTS must be a non-empty list of mutants (each with name, profile, description and "
             f"cache_class, as ledgerspec.conformance.mutants.Mutant); found {found}"

@@ -123,8 +123,10 @@ class _BacklogCaching(Check):
     def finish(self, view: EndView) -> str | None:
         """A read under way at the end with entries its end judges: what it cached, or missed and must cache."""
         read: _Read | None = view.state()
-        pending = sorted(read.cached | (read.missed if read.count > 0 else set())) if read is not None else []
-        if read is None or not pending:
+        if read is None:
+            return None
+        pending = sorted(read.cached | (read.missed if read.count > 0 else set()))
+        if not pending:
             return None
         return (
             f"the trace ends inside the read of ledger {read.ledger} by {read.cursor!r} (seq {read.seq}): "
