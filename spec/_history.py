@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-INPUT, OUTPUT, INSIDE = "input", "output", "inside"
+INPUT, OUTPUT, INSIDE, END = "input", "output", "inside", "end"
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,22 @@ class Vocabulary:
     @property
     def outputs(self) -> tuple[str, ...]:
         return tuple(k for k, v in self.kinds.items() if v.role == OUTPUT)
+
+
+END_KIND = EventKind(
+    "end",
+    END,
+    (),
+    (),
+    "the operation before it is complete: all its outputs came before (written by `traces record`; optional)",
+)
+"""The end mark of an operation, in every system's vocabulary.
+
+Without it a trace cut after an operation's input and before all its outputs looks like a candidate
+that answered less; a trace whose header lists ``end`` has one after every operation, so a cut there
+is told apart (the cut operation is not judged: UNKNOWN), and a missing end before the next
+operation is bad input.
+"""
 
 
 def row(kind: str, **fields: Any) -> dict[str, Any]:

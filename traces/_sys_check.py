@@ -31,6 +31,8 @@ class SystemCheckResult(CheckResult):
 
     system: str = "cache"
     not_decided: dict[str, str] = field(default_factory=dict)
+    cut: list[str] = field(default_factory=list)
+    """Histories the trace ends inside an operation of (its last, without its end mark): not judged."""
 
     def statuses(self) -> dict[str, Status]:
         result = {}
@@ -39,7 +41,7 @@ class SystemCheckResult(CheckResult):
                 result[inv.id] = Status.NOT_CLAIMED
             elif self.counts.get(inv.id):
                 result[inv.id] = Status.VIOLATION
-            elif inv.id in self.not_decided:
+            elif inv.id in self.not_decided or self.cut:
                 result[inv.id] = Status.UNKNOWN
             else:
                 result[inv.id] = Status.OK
@@ -82,7 +84,7 @@ def check_system(path: str, *, engine: str = "local", spark: SparkSession | None
 
 
 def _report(trace: SystemTrace, findings: list[SysFinding], engine: str, started: float) -> SystemCheckResult:
-    errors = sorted((f for f in findings if f.invariant is None), key=lambda f: f.row)
+    errors = sorted((f for f in findings if f.invariant is None and not f.cut), key=lambda f: f.row)
     if errors:
         raise TraceInputError(f"{trace.path}: {errors[0].message}")
     system = SYSTEMS[trace.header.system]
@@ -96,11 +98,13 @@ def _report(trace: SystemTrace, findings: list[SysFinding], engine: str, started
         brokers=len({row["broker"] for row in trace.rows}),
         system=trace.header.system,
         not_decided=unknown,
+        cut=[f.message for f in sorted(findings, key=lambda f: f.row) if f.cut],
     )
-    result.unknown = list(unknown.values())
+    result.unknown = [*unknown.values(), *result.cut]
     kept: dict[str, int] = {}
     brokers = by_broker(trace.rows)
-    for finding in sorted(findings, key=lambda f: (f.row, order[f.invariant or ""])):
+    violations = (f for f in findings if f.invariant is not None)
+    for finding in sorted(violations, key=lambda f: (f.row, order[f.invariant or ""])):
         invariant = finding.invariant or ""
         result.counts[invariant] = result.counts.get(invariant, 0) + 1
         if kept.get(invariant, 0) < KEEP_PER_INVARIANT:

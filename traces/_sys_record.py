@@ -2,7 +2,8 @@
 
 The recorder wraps any candidate of the system (a reference, a mutant, an ``exec:`` process) and
 writes, for each operation, the rows of the system's vocabulary (``spec/<system>/_events.py``): the
-operation, then what the candidate answered. The operations come from a seeded random walk over the
+operation, then what the candidate answered, then the ``end`` mark that tells a complete operation
+from one a cut trace ends inside. The operations come from a seeded random walk over the
 same moves as the conformance machine (``conformance/<system>/_machine.py``), or from a case file's
 steps (a counterexample ``conform`` printed), so that a trace and ``conform`` can be compared on the
 same steps.
@@ -18,6 +19,7 @@ from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance.cursor_state._machine import FAULTS, codecs, sendable
 from ledgerspec.spec import cursor_state as cs
 from ledgerspec.spec import txlog as tx
+from ledgerspec.spec._history import END, END_KIND, INPUT
 from ledgerspec.traces._sys_io import SYSTEMS, SystemHeader, SystemTraceWriter
 
 
@@ -43,7 +45,7 @@ class Recorder:
         elif not self.vocabulary.clocked:
             self.time = self.seq
         made = self.vocabulary.writes(self.inner) or []
-        for event in [*self.vocabulary.events(op, result, self.sizes), *made]:
+        for event in [*self.vocabulary.events(op, result, self.sizes), *made, {"kind": END_KIND.name}]:
             self.write({"broker": self.broker, "seq": self.seq, "time": self.time, **event})
             self.seq += 1
         if isinstance(op, tx.Add):
@@ -187,8 +189,14 @@ def record_history(
     header = SystemHeader(system, profile, config.to_dict(), kinds, description)
     writer = SystemTraceWriter(out, header)
 
+    kept = True  # the current operation's input was written: so is its end mark
+
     def write(event: dict[str, Any]) -> None:
-        if event["kind"] in kinds:
+        nonlocal kept
+        role = vocabulary.kinds[event["kind"]].role
+        if role == INPUT:
+            kept = event["kind"] in kinds
+        if event["kind"] in kinds and (role != END or kept):
             writer.write(event)
 
     applied: list[list[Any]] = []

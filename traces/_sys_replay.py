@@ -2,11 +2,12 @@
 
 One history per ``broker`` (one cursor, or one writer): the model's state is the instance's, so the
 histories are independent and each is replayed alone, in row order, by either engine. Each input row
-and the output rows after it make one step; the model steps on the operation, the outputs are the
-candidate's result, and every invariant the profile claims, in its one home
-(``spec/cursor_state/invariants.py``, ``spec/txlog/invariants.py``), judges the very ``Step`` that
-conformance gives it. An invariant whose check reads an output kind the trace does not record is
-not run (UNKNOWN). Order and structure problems come back as errors, not exceptions, so that the
+and the output rows after it (up to its ``end`` mark, where the trace records them) make one step;
+the model steps on the operation, the outputs are the candidate's result, and every invariant the
+profile claims, in its one home (``spec/cursor_state/invariants.py``, ``spec/txlog/invariants.py``),
+judges the very ``Step`` that conformance gives it. An invariant whose check reads an output kind
+the trace does not record is not run (UNKNOWN), nor is a last operation the trace was cut inside (no
+``end``: UNKNOWN). Order and structure problems come back as errors, not exceptions, so that the
 Spark workers hand them to the driver like findings.
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerspec.spec import SpecError
-from ledgerspec.spec._history import INPUT, OUTPUT
+from ledgerspec.spec._history import END, END_KIND, INPUT, OUTPUT
 from ledgerspec.traces._sys_io import SYSTEMS, LockstepSystem
 
 
@@ -33,13 +34,22 @@ class Plan:
 
 @dataclass(frozen=True)
 class SysFinding:
-    """A violation (``invariant`` set) or an input error (``invariant`` None) at a row."""
+    """A violation (``invariant`` set), an input error (``invariant`` None) or a cut operation at a row."""
 
     broker: str
     seq: int
     row: int
     invariant: str | None
     message: str
+    cut: bool = False
+    """The history ends inside this operation (no end mark): it is not judged, and the verdict is UNKNOWN."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The output rows of a history's last operation, which has no end mark: the trace was cut there."""
+
+    outputs: list[dict[str, Any]]
 
 
 def decidable(system: LockstepSystem, profile: str, recorded: Iterable[str]) -> tuple[list[Any], dict[str, str]]:
@@ -64,11 +74,12 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
     model = system.init(plan.profile, system.config.from_dict(plan.config))
     steps = list(_steps(rows, vocabulary, recorded))
     previous: dict[str, Any] | None = None
-    for event, outputs in steps:
+    for event, outputs, end in steps:
         if isinstance(outputs, str):
             yield _error(event, outputs)
             return
-        for current in (event, *outputs):
+        shown = outputs.outputs if isinstance(outputs, Cut) else outputs
+        for current in (event, *shown, *end):
             problem = _order(current, previous)
             if problem:
                 yield _error(current, problem)
@@ -81,9 +92,20 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
         except (SpecError, TypeError, ValueError) as error:
             yield _error(event, f"field 'kind': {event['kind']!r} is not possible here: {error}")
             return
-        late = [e for e in (event, *outputs) if vocabulary.clocked and e["time"] != model.now]
+        late = [e for e in (event, *shown, *end) if vocabulary.clocked and e["time"] != model.now]
         if late:
             yield _error(late[0], f"field 'time': {late[0]['time']}, but the clock events give {model.now}")
+            return
+        if isinstance(outputs, Cut):
+            yield SysFinding(
+                event["broker"],
+                event["seq"],
+                event["row"],
+                None,
+                f"history {event['broker']!r} ends inside its {event['kind']!r} at row {event['row']} "
+                "(no 'end' after it): the trace was cut there, and that operation is not judged",
+                cut=True,
+            )
             return
         answer = vocabulary.result(event, outputs, recorded)
         facts = system.facts(before, model, op, answer, expected, **vocabulary.facts(outputs, recorded))
@@ -95,36 +117,72 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
 
 def _steps(
     rows: list[dict[str, Any]], vocabulary: Any, recorded: frozenset[str]
-) -> Iterator[tuple[dict[str, Any], Any]]:
-    """(input row, its output rows) in order; an output out of place gives a message instead of its rows."""
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]] | str | Cut, list[dict[str, Any]]]]:
+    """(input row, its output rows, its end mark row if any) in order; a row out of place gives a message.
+
+    With ``end`` recorded, each operation closes with its end mark: one missing before the next
+    operation is a message; the last operation without it was cut (:class:`Cut`: not judged).
+    """
     event: dict[str, Any] | None = None
     outputs: list[dict[str, Any]] = []
+    end: list[dict[str, Any]] = []
+    ends = END_KIND.name in recorded
     pairs = {a: b for a, b in vocabulary.pairs.items() if a in recorded and b in recorded}
     for current in rows:
         role = vocabulary.kinds[current["kind"]].role
         problem = _pairing(outputs[-1] if outputs else None, current, pairs)
+        problem = problem or _placement(event, outputs, bool(end), current, vocabulary, ends)
         if problem:
-            yield current, problem
+            yield current, problem, []
             return
         if role == INPUT:
             if event is not None:
-                yield event, outputs
-            event, outputs = current, []
+                yield event, outputs, end
+            event, outputs, end = current, [], []
         elif role == OUTPUT:
-            if event is None or current["kind"] not in vocabulary.outputs_of.get(event["kind"], ()):
-                after = f"after {event['kind']!r}" if event is not None else "before any operation"
-                yield current, f"field 'kind': {current['kind']!r} cannot come {after}"
-                return
-            if vocabulary.kinds[current["kind"]].once and any(o["kind"] == current["kind"] for o in outputs):
-                yield current, f"field 'kind': a second {current['kind']!r} after one {event['kind']!r}"
-                return
             outputs.append(current)
+        elif role == END:
+            end = [current]
     last = outputs[-1] if outputs else None
-    if last is not None and last["kind"] in pairs:
-        yield last, f"field 'kind': the trace ends after {last['kind']!r}, without its {pairs[last['kind']]!r}"
-        return
-    if event is not None:
-        yield event, outputs
+    if event is not None and ends and not end:
+        yield event, Cut(outputs), []
+    elif last is not None and last["kind"] in pairs:
+        yield last, f"field 'kind': the trace ends after {last['kind']!r}, without its {pairs[last['kind']]!r}", []
+    elif event is not None:
+        yield event, outputs, end
+
+
+def _placement(  # noqa: PLR0911 - one return per rule
+    event: dict[str, Any] | None,
+    outputs: list[dict[str, Any]],
+    ended: bool,
+    current: dict[str, Any],
+    vocabulary: Any,
+    ends: bool,
+) -> str | None:
+    """Why ``current`` cannot come after ``event``, its ``outputs`` and (``ended``) its end mark, or None.
+
+    ``ends``: the trace records end marks, so an operation needs its own before the next one starts.
+    """
+    kind, role = current["kind"], vocabulary.kinds[current["kind"]].role
+    if role == INPUT:
+        if ends and event is not None and not ended:
+            return (
+                f"field 'kind': {kind!r} starts an operation; the {event['kind']!r} at row {event['row']} has no 'end'"
+            )
+        return None
+    if event is None:
+        return f"field 'kind': {kind!r} cannot come before any operation"
+    if ended:
+        what = "a second 'end' for" if role == END else f"{kind!r} after the 'end' of"
+        return f"field 'kind': {what} the {event['kind']!r} at row {event['row']}"
+    if role == END:
+        return None
+    if kind not in vocabulary.outputs_of.get(event["kind"], ()):
+        return f"field 'kind': {kind!r} cannot come after {event['kind']!r}"
+    if vocabulary.kinds[kind].once and any(o["kind"] == kind for o in outputs):
+        return f"field 'kind': a second {kind!r} after one {event['kind']!r}"
+    return None
 
 
 def _pairing(previous: dict[str, Any] | None, current: dict[str, Any], pairs: dict[str, str]) -> str | None:

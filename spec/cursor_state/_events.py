@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ledgerspec.spec._history import INPUT, OUTPUT, EventKind, Vocabulary, row, unrepresentable
+from ledgerspec.spec._history import END_KIND, INPUT, OUTPUT, EventKind, Vocabulary, row, unrepresentable
 from ledgerspec.spec.cursor_state._model import Write
 from ledgerspec.spec.cursor_state._ops import (
     Ack,
@@ -93,7 +93,7 @@ _KINDS = (
         "the metadata store's cursor record was updated (`ledger` -1: the state itself went there), or failed",
     ),
 )
-KINDS: dict[str, EventKind] = {kind.name: kind for kind in _KINDS}
+KINDS: dict[str, EventKind] = {kind.name: kind for kind in (*_KINDS, END_KIND)}
 WRITES = ("chunk_write", "footer", "meta_update")
 """What an adapter with the capability ``writes`` reports, after the operation that made the writes."""
 _ADDS = ("chunk_write", "footer")

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ledgerspec.spec._history import INPUT, OUTPUT, EventKind, Vocabulary, row, unrepresentable
+from ledgerspec.spec._history import END_KIND, INPUT, OUTPUT, EventKind, Vocabulary, row, unrepresentable
 from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
 
 _KINDS = (
@@ -69,7 +69,7 @@ _KINDS = (
         "its position (`entry`; batched: `count` records, `index` in the entry), or failed when `error` is set",
     ),
 )
-KINDS: dict[str, EventKind] = {kind.name: kind for kind in _KINDS}
+KINDS: dict[str, EventKind] = {kind.name: kind for kind in (*_KINDS, END_KIND)}
 _RESULTS = ("flush", "entry_write", "callback")
 OUTPUTS_OF = dict.fromkeys(("add", "clock", "write_complete", "write_failed", "close"), _RESULTS)
 _INPUT_OF: dict[type[WriterOp], str] = {

@@ -103,6 +103,21 @@ def test_bad_input_gets_the_same_error_from_both_engines(spark, groups, tmp_path
         assert f"{path}: row 2" in messages[0], messages[0]
 
 
+def test_a_cut_history_gets_the_same_unknown_from_both_engines(spark, groups, tmp_path):
+    """A history cut inside its last operation (no ``end`` after it) is not judged, on either engine."""
+    recordings = next(r for r in groups.values() if len(r) > 1 and not any(x.expected()[0] for x in r))
+    whole = together(recordings, tmp_path / "whole.jsonl")
+    header, *rows = (json.loads(line) for line in whole.read_text().splitlines())
+    last = max(i for i, row in enumerate(rows) if row["broker"] == "r0")
+    assert rows[last]["kind"] == "end"
+    path = tmp_path / "cut.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in [header, *rows[:last], *rows[last + 1 :]]))
+    reports = [comparable(check_system(str(path), engine=e, spark=spark)) for e in ("local", "spark")]
+    assert reports[0] == reports[1]
+    assert reports[0]["verdict"] == Verdict.UNKNOWN
+    assert [u for u in reports[0]["unknown"] if u.startswith("history 'r0' ends inside its ")], reports[0]["unknown"]
+
+
 def spark_dataset(spark, trace: Path, directory: Path) -> Path:
     """The trace's rows as a dataset directory written by Spark (part files, ``_SUCCESS``).
 

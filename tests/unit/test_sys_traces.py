@@ -151,7 +151,8 @@ def test_bad_input_names_the_file_row_and_field(tmp_path, capsys):
 
 def test_a_recovery_answers_once_with_its_state_or_its_error(tmp_path, capsys):
     """A ``recovered`` with neither was an internal error (KeyError); a second one was silently ignored."""
-    header = lines(record(tmp_path, "cursor-state", "reference-pip381"))[0]
+    recorded = lines(record(tmp_path, "cursor-state", "reference-pip381"))[0]
+    header = {**recorded, "events": [k for k in recorded["events"] if k != "end"]}  # rows without end marks
     crash = [{"broker": "h0", "seq": 0, "time": 0, "kind": "crash", "keep": 0}]
     crash.append({"broker": "h0", "seq": 1, "time": 1, "kind": "recover"})
     state = json.dumps({"mark_delete": [1, -1], "acked": [], "batch": [], "properties": {}})
@@ -261,8 +262,14 @@ def test_a_flush_comes_right_before_its_entry_write(tmp_path, capsys):
     without_write = [header, *events[: flush + 1], *events[flush + 2 :]]
     assert f"row {flush + 1}: field 'kind':" in _bad(tmp_path, capsys, without_write)
     assert "wants its 'entry_write'" in _bad(tmp_path, capsys, without_write)
-    ends = [header, *events[: flush + 1]]
+    unmarked = {**header, "events": [k for k in header["events"] if k != "end"]}
+    ends = [unmarked, *(e for e in events[: flush + 1] if e["kind"] != "end")]
     assert "the trace ends after 'flush', without its 'entry_write'" in _bad(tmp_path, capsys, ends)
+    cut = check_system(str(rewrite(tmp_path / "cut.jsonl", [header, *events[: flush + 1]])))
+    assert cut.verdict == "UNKNOWN"  # with end marks, that is a cut: the operation is not judged
+    op = max(i for i in range(flush) if TXLOG_KINDS[events[i]["kind"]].role == "input")
+    message = f"history 'h0' ends inside its {events[op]['kind']!r} at row {op} (no 'end' after it): "
+    assert cut.cut == [message + "the trace was cut there, and that operation is not judged"]
 
 
 def _dataset(trace: Path, directory: Path, sidecar: bool) -> Path:
