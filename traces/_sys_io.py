@@ -372,6 +372,10 @@ def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tupl
             return f"field 'data': invalid JSON: {error.msg}"
         if not isinstance(value, dict):
             return "field 'data': want a JSON object"
+        shape = vocabulary.kinds[kind].data
+        problem = shape(value) if shape is not None else None
+        if problem:
+            return f"field 'data': {problem}"
     return None
 
 
