@@ -10,6 +10,7 @@ answer. traces/FORMAT.md documents each system's kinds.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,9 @@ class EventKind:
     """Optional fields of which exactly one is set (a recovery's state or its error)."""
     once: bool = False
     """An output that comes at most once after its input (a recovery gives one answer)."""
+    data: Callable[[Any], str | None] | None = None
+    """The shape of its ``data`` field's JSON value: why a parsed value has it not (a path inside
+    ``data`` and the problem), or None; a trace row that breaks it is bad input."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,14 @@ operation is bad input.
 def row(kind: str, **fields: Any) -> dict[str, Any]:
     """An event row: its kind and the fields that are set."""
     return {"kind": kind, **{name: value for name, value in fields.items() if value is not None}}
+
+
+def integer_problem(value: Any, path: str) -> str | None:
+    """Why a JSON value at ``path`` is not an integer (a boolean is not one, though Python's ``True == 1``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None
+    shown = json.dumps(value)
+    return f"{path}: want an integer, got {shown if len(shown) <= 60 else shown[:57] + '...'}"
 
 
 def unrepresentable(op: Any, result: Any) -> ValueError:

@@ -56,6 +56,8 @@ SYSTEM_SCHEMA = pa.schema(
 )
 """The columns of a system trace (every one nullable; the row checks name a missing field)."""
 COLUMNS = tuple(SYSTEM_SCHEMA.names)
+COMMON = ("broker", "seq", "time", "kind")
+"""The fields of every row, whatever its kind (the others are the kind's: ``EventKind.required``, ``optional``)."""
 SYSTEM_HEADER_KEYS = HEADER_KEYS | {"events"}
 """A lockstep system trace header's keys: a cache trace's, and the event kinds it records."""
 _TYPES = {f.name: f.type for f in SYSTEM_SCHEMA}
@@ -347,7 +349,7 @@ def _type_problem(kind: pa.DataType, value: Any) -> str:
 
 def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tuple[str, ...]) -> str | None:  # noqa: C901, PLR0911 - one return per row check, in the order FORMAT.md lists them
     """Why one row is bad input (None if it is not), naming the field; the order checks are the replay's."""
-    for name in ("broker", "seq", "time", "kind"):
+    for name in COMMON:
         if event.get(name) is None:
             return f"field {name!r} is null"
     kind = event["kind"]
@@ -370,16 +372,28 @@ def row_problem(event: Mapping[str, Any], vocabulary: Vocabulary, recorded: tupl
             return f"field 'data': invalid JSON: {error.msg}"
         if not isinstance(value, dict):
             return "field 'data': want a JSON object"
+        shape = vocabulary.kinds[kind].data
+        problem = shape(value) if shape is not None else None
+        if problem:
+            return f"field 'data': {problem}"
     return None
 
 
 def _fields_problem(event: Mapping[str, Any], kind: EventKind) -> str | None:
-    """A field the kind requires that is not set, or not exactly one of those it wants one of."""
+    """A field the kind requires that is not set, not exactly one of those it wants one of, or one it has not.
+
+    ``event`` holds the fields that are set (JSON lines leave out a null, Parquet a null column value) and
+    the reader's ``row``: a field set that the kind does not have is information the checks never read.
+    """
     for name in kind.required:
         if event.get(name) is None:
             return f"field {name!r} is required for {kind.name!r}"
     if kind.one_of and sum(event.get(name) is not None for name in kind.one_of) != 1:
         return f"fields {' / '.join(repr(name) for name in kind.one_of)}: exactly one is set in {kind.name!r}"
+    allowed = (*COMMON, *kind.required, *kind.optional)
+    extra = next((name for name, value in event.items() if value is not None and name not in (*allowed, "row")), None)
+    if extra is not None:
+        return f"field {extra!r} is not a field of {kind.name!r}; its fields are {', '.join(allowed)}"
     return None
 
 

@@ -15,7 +15,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ledgerspec.spec._history import END_KIND, INPUT, OUTPUT, EventKind, Vocabulary, row, unrepresentable
+from ledgerspec.spec._history import (
+    END_KIND,
+    INPUT,
+    OUTPUT,
+    EventKind,
+    Vocabulary,
+    integer_problem,
+    row,
+    unrepresentable,
+)
 from ledgerspec.spec.cursor_state._model import Write
 from ledgerspec.spec.cursor_state._ops import (
     Ack,
@@ -31,6 +40,50 @@ from ledgerspec.spec.cursor_state._ops import (
     Rollover,
     Unreadable,
 )
+
+_STATE_KEYS = ("mark_delete", "acked", "batch", "properties")
+
+
+def _position_problem(value: Any, path: str) -> str | None:
+    if not (isinstance(value, list) and len(value) == 2):
+        return f"{path}: want a position [ledger, entry], got {json.dumps(value)[:60]}"
+    return integer_problem(value[0], f"{path}[0]") or integer_problem(value[1], f"{path}[1]")
+
+
+def _list_problem(value: Any, path: str, item: Any) -> str | None:
+    if not isinstance(value, list):
+        return f"{path}: want a list, got {json.dumps(value)[:60]}"
+    return next((p for i, v in enumerate(value) if (p := item(v, f"{path}[{i}]"))), None)
+
+
+def _batch_problem(value: Any, path: str) -> str | None:
+    if not (isinstance(value, list) and len(value) == 2):
+        return f"{path}: want [position, indexes], got {json.dumps(value)[:60]}"
+    return _position_problem(value[0], f"{path}[0]") or _list_problem(value[1], f"{path}[1]", integer_problem)
+
+
+def state_problem(value: Any, path: str = "data") -> str | None:
+    """Why a recovered state (``AckState.to_dict``'s form, parsed from JSON) has not that form, naming the path.
+
+    Exactly its four keys; an integer wherever one is expected, never a boolean (``true == 1`` in Python).
+    """
+    if not isinstance(value, dict):
+        return f"{path}: want an object with {', '.join(_STATE_KEYS)}"
+    missing = [key for key in _STATE_KEYS if key not in value]
+    unknown = [str(key) for key in value if key not in _STATE_KEYS]
+    if missing or unknown:
+        what = f"lacks {', '.join(missing)}" if missing else f"has the unknown key(s) {', '.join(unknown)}"
+        return f"{path}: {what}; a recovered state has {', '.join(_STATE_KEYS)}"
+    properties = value["properties"]
+    if not isinstance(properties, dict):
+        return f"{path}.properties: want an object of integers, got {json.dumps(properties)[:60]}"
+    return (
+        _position_problem(value["mark_delete"], f"{path}.mark_delete")
+        or _list_problem(value["acked"], f"{path}.acked", _position_problem)
+        or _list_problem(value["batch"], f"{path}.batch", _batch_problem)
+        or next((p for k, v in properties.items() if (p := integer_problem(v, f"{path}.properties.{k}"))), None)
+    )
+
 
 _KINDS = (
     EventKind("ack", INPUT, ("ledger", "entry"), (), "an individual acknowledgement (`asyncDelete`)"),
@@ -76,6 +129,7 @@ _KINDS = (
         "(`mark_delete`, `acked`, `batch`, `properties`), or `error` when it failed",
         one_of=("data", "error"),
         once=True,
+        data=state_problem,
     ),
     EventKind(
         "chunk_write",

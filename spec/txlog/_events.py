@@ -13,8 +13,35 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ledgerspec.spec._history import END_KIND, INPUT, OUTPUT, EventKind, Vocabulary, row, unrepresentable
+from ledgerspec.spec._history import (
+    END_KIND,
+    INPUT,
+    OUTPUT,
+    EventKind,
+    Vocabulary,
+    integer_problem,
+    row,
+    unrepresentable,
+)
 from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
+
+
+def counters_problem(value: Any, path: str = "data") -> str | None:
+    """Why the metrics read (parsed from JSON) are not counters: an object of integers (``delay`` may be null).
+
+    A boolean is no integer (``true == 1`` in Python); which counters there are, the check compares.
+    """
+    if not isinstance(value, dict):
+        return f"{path}: want an object of counters"
+    return next(
+        (
+            problem
+            for name, count in value.items()
+            if not (name == "delay" and count is None) and (problem := integer_problem(count, f"{path}.{name}"))
+        ),
+        None,
+    )
+
 
 _KINDS = (
     EventKind(
@@ -41,6 +68,7 @@ _KINDS = (
         (),
         "the metrics were read: `data` the counters as JSON (each trigger's "
         "count, and `records`, `bytes`, `delay` summed over flushed batches)",
+        data=counters_problem,
     ),
     EventKind(
         "flush",
