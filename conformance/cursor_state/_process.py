@@ -16,6 +16,7 @@ from ledgerspec.conformance._errors import clip
 from ledgerspec.conformance.adapters._process import ProtocolViolation
 from ledgerspec.conformance.adapters._system_process import SystemAdapterInfo, SystemProcess
 from ledgerspec.spec.cursor_state import CAPABILITIES, PROFILES, CursorConfig, CursorOp, Recover
+from ledgerspec.spec.cursor_state._events import state_problem
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "cursor-state" / "v1"
 SYSTEM = "cursor-state"
@@ -48,9 +49,8 @@ def _result_problem(op: CursorOp, result: Any) -> str | None:
             isinstance(c, list) and len(c) == 2 and isinstance(c[0], int) and isinstance(c[1], bool) for c in result
         )
     elif isinstance(op, Recover):
-        ok = result == "failed" or (
-            isinstance(result, dict) and set(result) == {"mark_delete", "acked", "batch", "properties"}
-        )
+        problem = None if result == "failed" else state_problem(result, "result")
+        return None if problem is None else f"{kind}: a result of the wrong shape: {problem}"
     else:
         ok = result is None
     return None if ok else f"{kind}: a result of the wrong shape: {clip(repr(result), 300)}"

@@ -61,6 +61,30 @@ def test_a_process_that_forgets_an_acknowledgement_fails_with_a_short_counterexa
     assert len(case["steps"]) <= 8
 
 
+def test_a_process_recovering_a_boolean_where_an_integer_belongs_is_a_protocol_fault(tmp_path, capsys):
+    """``[true, 3]`` equals ``[1, 3]`` in Python: the state's shape is checked, not only its keys."""
+    liar = tmp_path / "liar.py"
+    liar.write_text(
+        textwrap.dedent(
+            """
+            from ledgerspec.conformance.cursor_state import process_reference as p
+            handle = p.handle
+            def lying(adapter, request):
+                result = handle(adapter, request)
+                recovered = result["results"][0] if request["cmd"] == "apply" else None
+                if isinstance(recovered, dict) and recovered["mark_delete"][0] == 1:
+                    recovered["mark_delete"][0] = True
+                return result
+            p.handle = lying
+            p.serve("pulsar-master")
+            """
+        )
+    )
+    assert main([*_conform(f"{sys.executable} {liar}", "--seed", "1")]) == 3
+    out = capsys.readouterr().out
+    assert "recover: a result of the wrong shape: result.mark_delete[0]: want an integer, got true" in out
+
+
 def test_a_cache_process_is_refused_as_another_systems(capsys):
     cache = f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"
     assert main(_conform(cache)) == 3
