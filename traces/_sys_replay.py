@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerspec.spec import SpecError
+from ledgerspec.spec._errors import OperationError
 from ledgerspec.spec._history import INPUT, OUTPUT
 from ledgerspec.traces._sys_io import SYSTEMS, LockstepSystem
 
@@ -76,6 +77,10 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
             previous = current
         try:
             op = vocabulary.operation(event)
+        except OperationError as error:  # a value the operation refuses names its field
+            yield _error(event, str(error))
+            return
+        try:
             before = model
             model, expected = system.step(before, op)
         except (SpecError, TypeError, ValueError) as error:
