@@ -45,13 +45,23 @@ def _case(system: str, path: str) -> tuple[Any, list[Any], str | None]:
             raise InputError(f"--case {path}: step {number}: want an operation object, got {step!r}")
     if data.get("system", system) != system:
         raise InputError(f"--case {path}: field 'system': {data.get('system')!r}, but --system is {system}")
-    op_from_dict = cursor_state.op_from_dict if system == "cursor-state" else txlog.op_from_dict
     try:
         config = SYSTEMS[system].config.from_dict(data.get("config", {}))
-        steps = [op_from_dict(step) for step in data["steps"]]
     except (SpecError, TypeError, KeyError) as error:
         raise InputError(f"--case {path}: {error}") from None
-    return config, steps, data.get("profile")
+    return config, _steps(system, path, data["steps"]), data.get("profile")
+
+
+def _steps(system: str, path: str, steps: list[dict[str, Any]]) -> list[Any]:
+    """The case's operations; a bad one names its step (from 1) and kind."""
+    op_from_dict = cursor_state.op_from_dict if system == "cursor-state" else txlog.op_from_dict
+    ops = []
+    for number, step in enumerate(steps, 1):
+        try:
+            ops.append(op_from_dict(step))
+        except (SpecError, TypeError, KeyError) as error:
+            raise InputError(f"--case {path}: step {number} ({step.get('op')!r}): {error}") from None
+    return ops
 
 
 def refuse_ignored(args: argparse.Namespace) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerspec.spec import SpecError
+from ledgerspec.spec._errors import OperationError
 from ledgerspec.spec._history import END, END_KIND, INPUT, OUTPUT
 from ledgerspec.traces._sys_io import SYSTEMS, LockstepSystem
 
@@ -78,34 +79,16 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
         if isinstance(outputs, str):
             yield _error(event, outputs)
             return
-        shown = outputs.outputs if isinstance(outputs, Cut) else outputs
-        for current in (event, *shown, *end):
-            problem = _order(current, previous)
-            if problem:
-                yield _error(current, problem)
-                return
-            previous = current
-        try:
-            op = vocabulary.operation(event)
-            before = model
-            model, expected = system.step(before, op)
-        except (SpecError, TypeError, ValueError) as error:
-            yield _error(event, f"field 'kind': {event['kind']!r} is not possible here: {error}")
+        step_rows = [event, *(outputs.outputs if isinstance(outputs, Cut) else outputs), *end]
+        stepped = _out_of_order(step_rows, previous) or _advance(system, model, step_rows)
+        if isinstance(stepped, SysFinding):
+            yield stepped
             return
-        late = [e for e in (event, *shown, *end) if vocabulary.clocked and e["time"] != model.now]
-        if late:
-            yield _error(late[0], f"field 'time': {late[0]['time']}, but the clock events give {model.now}")
-            return
+        previous, before, (op, model, expected) = step_rows[-1], model, stepped
         if isinstance(outputs, Cut):
-            yield SysFinding(
-                event["broker"],
-                event["seq"],
-                event["row"],
-                None,
-                f"history {event['broker']!r} ends inside its {event['kind']!r} at row {event['row']} "
-                "(no 'end' after it): the trace was cut there, and that operation is not judged",
-                cut=True,
-            )
+            message = f"history {event['broker']!r} ends inside its {event['kind']!r} at row {event['row']} "
+            message += "(no 'end' after it): the trace was cut there, and that operation is not judged"
+            yield SysFinding(event["broker"], event["seq"], event["row"], None, message, cut=True)
             return
         answer = vocabulary.result(event, outputs, recorded)
         facts = system.facts(before, model, op, answer, expected, **vocabulary.facts(outputs, recorded))
@@ -113,6 +96,33 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
             message = inv.check(facts)
             if message is not None:
                 yield SysFinding(event["broker"], event["seq"], event["row"], inv.id, message)
+
+
+def _out_of_order(step_rows: list[dict[str, Any]], previous: dict[str, Any] | None) -> SysFinding | None:
+    """The first row of a step whose ``seq`` or ``time`` does not follow the row before it."""
+    for current in step_rows:
+        problem = _order(current, previous)
+        if problem:
+            return _error(current, problem)
+        previous = current
+    return None
+
+
+def _advance(system: LockstepSystem, model: Any, step_rows: list[dict[str, Any]]) -> tuple[Any, Any, Any] | SysFinding:
+    """(the operation, the model after it, what the model answers), or the input error that stops the replay."""
+    vocabulary, event = system.vocabulary, step_rows[0]
+    try:
+        op = vocabulary.operation(event)
+    except OperationError as error:  # a value the operation refuses names its field
+        return _error(event, str(error))
+    try:
+        after, expected = system.step(model, op)
+    except (SpecError, TypeError, ValueError) as error:
+        return _error(event, f"field 'kind': {event['kind']!r} is not possible here: {error}")
+    late = [e for e in step_rows if vocabulary.clocked and e["time"] != after.now]
+    if late:
+        return _error(late[0], f"field 'time': {late[0]['time']}, but the clock events give {after.now}")
+    return op, after, expected
 
 
 def _steps(

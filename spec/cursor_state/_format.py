@@ -57,18 +57,30 @@ def _position(field: int, position: Position) -> bytes:
     return _message(field, _int(1, position[0]) + _int(2, position[1]))
 
 
-def _words(indexes: frozenset[int] | set[int]) -> list[int]:
-    """``BitSet.toLongArray``: bit i is bit (i mod 64) of word i // 64; no trailing zero words."""
-    if not indexes:
-        return []
-    words = [0] * (max(indexes) // 64 + 1)
+def _words(indexes: frozenset[int] | set[int]) -> dict[int, int]:
+    """``BitSet.toLongArray``, sparse: word i // 64 holds bit i mod 64; only the words not zero."""
+    words: dict[int, int] = {}
     for i in indexes:
-        words[i // 64] |= 1 << (i % 64)
-    return [w - (1 << 64) if w >= 1 << 63 else w for w in words]
+        words[i // 64] = words.get(i // 64, 0) | 1 << (i % 64)
+    return words
 
 
-def _bits(words: list[int]) -> set[int]:
-    return {i * 64 + b for i, w in enumerate(words) for b in range(64) if (w >> b) & 1}
+def _long_array(field: int, indexes: frozenset[int] | set[int]) -> bytes:
+    """The words as repeated varint ``field``s, up to the last one set, each zero word 2 bytes.
+
+    Built without a Python step per zero word: an entry id up to 2^31 - 2 (``ops.MAX_ENTRY``) is 2^25 words.
+    """
+    words, out, at = _words(indexes), [], 0
+    zero = _int(field, 0)
+    for index in sorted(words):
+        word = words[index]
+        out += [zero * (index - at), _int(field, word - (1 << 64) if word >= 1 << 63 else word)]
+        at = index + 1
+    return b"".join(out)
+
+
+def _bits(words: dict[int, int]) -> set[int]:
+    return {i * 64 + b for i, w in words.items() if w for b in range(64) if (w >> b) & 1}
 
 
 @dataclass(frozen=True)
@@ -125,11 +137,8 @@ def encode(state: AckState, layout: Layout) -> bytes:
     head = _int(1, state.mark_delete[0]) + _int(2, state.mark_delete[1])
     ranges = b"" if ledgers else b"".join(_range(run) for run in capped_runs(state, layout))
     props = b"".join(_message(4, _message(1, k.encode()) + _int(2, v)) for k, v in state.properties)
-    batch = b"".join(_message(5, _position(1, p) + b"".join(_int(2, w) for w in _words(s))) for p, s in state.batch)
-    bitsets = b"".join(
-        _message(6, _int(1, ledger) + b"".join(_int(2, w) for w in _words(entries)))
-        for ledger, entries in ledgers.items()
-    )
+    batch = b"".join(_message(5, _position(1, p) + _long_array(2, s)) for p, s in state.batch)
+    bitsets = b"".join(_message(6, _int(1, ledger) + _long_array(2, entries)) for ledger, entries in ledgers.items())
     return head + ranges + props + batch + bitsets  # by field number, as protobuf and PositionInfoUtils do
 
 
@@ -161,14 +170,41 @@ def _read_tag(data: bytes, at: int) -> tuple[int, int]:
     return key & 0xFFFFFFFF, at
 
 
-def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
+@dataclass(frozen=True)
+class Zeros:
+    """``count`` (two or more) fields 2 in a row, each the varint 0: the zero words of a long array, read at once."""
+
+    count: int
+
+
+_ZERO = _int(2, 0)
+
+
+def _zeros_at(data: bytes, at: int) -> int:
+    """How many zero words (``_ZERO``) start at ``at``: galloping ``startswith``, a memcmp, not a step per word."""
+    count, step = 0, 1
+    while data.startswith(_ZERO * step, at):
+        count, at, step = count + step, at + 2 * step, step * 2
+    while step > 1:
+        step //= 2
+        if data.startswith(_ZERO * step, at):
+            count, at = count + step, at + 2 * step
+    return count
+
+
+def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes | Zeros]]:
     """(field, wire type, value) of a message, as protobuf-java reads it.
 
     Fixed-width fields come as bytes, groups are skipped; a stray end-group tag or wire type 6 or 7
-    is malformed.
+    is malformed. A run of field-2 zeros comes as one :class:`Zeros` (a long array's zero words).
     """
     at = 0
     while at < len(data):
+        zeros = _zeros_at(data, at) if data.startswith(_ZERO * 2, at) else 0
+        if zeros:
+            yield 2, VARINT, Zeros(zeros)
+            at += 2 * zeros
+            continue
         key, at = _read_tag(data, at)
         field, wire = key >> 3, key & 7
         if field <= 0:
@@ -216,19 +252,21 @@ VARINT, MESSAGE = 0, 2
 
 def _scalars(
     data: bytes, wanted: dict[int, tuple[str, int]], repeated: frozenset[int] = frozenset()
-) -> dict[str, list[int | bytes]]:
+) -> dict[str, list[int | bytes | Zeros]]:
     """The known fields of a message, every occurrence; the fields not ``repeated`` are required.
 
     ``wanted`` maps a field number to its name and wire type. A field that comes with another wire
     type is an unknown field, skipped, as protobuf-java does; a repeated varint field may also come
     packed (length-delimited).
     """
-    got: dict[str, list[int | bytes]] = {name: [] for name, _ in wanted.values()}
+    got: dict[str, list[int | bytes | Zeros]] = {name: [] for name, _ in wanted.values()}
     for field, wire, value in _fields(data):
         if field not in wanted:
             continue
         name, expected = wanted[field]
-        if wire == expected:
+        if isinstance(value, Zeros):
+            got[name].extend([value] if field in repeated else [0])  # not repeated: the last (a 0) wins
+        elif wire == expected:
             got[name].append(value)
         elif expected == VARINT and field in repeated and wire == MESSAGE and isinstance(value, bytes):
             at = 0
@@ -241,18 +279,32 @@ def _scalars(
     return got
 
 
-def _one_int(got: dict[str, list[int | bytes]], name: str) -> int:
+def _one_int(got: dict[str, list[int | bytes | Zeros]], name: str) -> int:
     value = got[name][-1]
     if not isinstance(value, int):
         raise FormatError(f"{name} is not a varint")
     return value
 
 
-def _nested_position(data: int | bytes) -> Position:
+def _nested_position(data: int | bytes | Zeros) -> Position:
     if not isinstance(data, bytes):
         raise FormatError("position is not a message")
     got = _scalars(data, {1: ("ledgerId", VARINT), 2: ("entryId", VARINT)})
     return _one_int(got, "ledgerId"), _one_int(got, "entryId")
+
+
+def _word_map(values: list[int | bytes | Zeros]) -> dict[int, int]:
+    """The long array a repeated varint field holds: word index to word, the zero runs counted, not stored."""
+    words: dict[int, int] = {}
+    at = 0
+    for value in values:
+        if isinstance(value, Zeros):
+            at += value.count
+        elif isinstance(value, int):
+            if value:
+                words[at] = value & (1 << 64) - 1
+            at += 1
+    return words
 
 
 def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo field
@@ -281,8 +333,7 @@ def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo f
             if not isinstance(blob, bytes):
                 raise FormatError("bitset is not a message")
             entry = _scalars(blob, {1: ("key", VARINT), 2: ("values", VARINT)}, frozenset({2}))
-            words = [w for w in entry["values"] if isinstance(w, int)]
-            acked.update((_one_int(entry, "key"), e) for e in _bits(words))
+            acked.update((_one_int(entry, "key"), e) for e in _bits(_word_map(entry["values"])))
     properties = []
     for blob in got["props"]:
         if not isinstance(blob, bytes):
@@ -297,8 +348,7 @@ def decode(data: bytes) -> AckState:  # noqa: C901 - one loop per PositionInfo f
         if not isinstance(blob, bytes):
             raise FormatError("batch info is not a message")
         info = _scalars(blob, {1: ("position", MESSAGE), 2: ("deleteSet", VARINT)}, frozenset({2}))
-        words = [w for w in info["deleteSet"] if isinstance(w, int)]
-        batch[_nested_position(info["position"][-1])] = frozenset(_bits(words))
+        batch[_nested_position(info["position"][-1])] = frozenset(_bits(_word_map(info["deleteSet"])))
     return AckState(
         mark,
         frozenset(p for p in acked if p > mark),

@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ledgerspec.spec._errors import ConfigError
+from ledgerspec.spec._errors import ConfigError, OperationError
 from ledgerspec.spec._records import Operation, config_from_dict, operation_from_dict
 from ledgerspec.spec.cursor_state._format import CODECS
 
@@ -54,12 +54,33 @@ class CursorConfig:
         return dataclasses.asdict(self)
 
 
+MAX_ENTRY = 2**31 - 2
+"""The largest entry id an ``Ack``, ``AckIndex`` or ``MarkDelete`` may name (``Integer.MAX_VALUE - 1``).
+
+The cursor keeps its individually acknowledged entries in pulsar-common's ``OpenLongPairRangeSet`` (a
+``RoaringBitSet`` per ledger, ``RangeSetWrapper`` with ``unackedRangesOpenCacheSetEnabled``, true by default),
+which casts each entry id to ``int``: ``addOpenClosed`` sets ``[(int) lower, (int) upper + 1)`` and
+``remove`` (under ``removeAtMost``) clears the same. 2^31 - 2 is the last id whose ``(int) id + 1`` does not
+overflow; past it the bitset throws, and past 2^32 the cast wraps to another entry's bit (SPEC.md §2).
+"""
+
+
 @dataclass(frozen=True, kw_only=True)
 class CursorOp(Operation):
     """Base of all operations."""
 
     capability: ClassVar[str | None] = None
     """The capability an adapter claims to be sent this operation; None: every adapter must take it."""
+
+    def __post_init__(self) -> None:
+        entry = getattr(self, "entry", None)
+        if isinstance(entry, int) and entry > MAX_ENTRY:
+            raise OperationError(
+                f"field 'entry': {entry} is past {MAX_ENTRY} (Integer.MAX_VALUE - 1), the largest entry id a "
+                "Pulsar cursor can acknowledge: OpenLongPairRangeSet.addOpenClosed and removeAtMost cast it to "
+                "int for a bitset (apache/pulsar v4.2.4 and v4.0.8, pulsar-common), which throws past it or "
+                "sets another entry's bit"
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
