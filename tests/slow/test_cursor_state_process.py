@@ -34,27 +34,32 @@ def test_the_reference_process_passes_with_every_line_validated(profile, tmp_pat
     )
 
 
-def test_a_process_that_forgets_an_acknowledgement_fails_with_a_short_counterexample(tmp_path, capsys):
+def _liar(tmp_path, change: str) -> str:
+    """The reference process, with ``change`` applied to each recovered state (``recovered``) it answers."""
     liar = tmp_path / "liar.py"
     liar.write_text(
         textwrap.dedent(
             """
-            import sys
             from ledgerspec.conformance.cursor_state import process_reference as p
             handle = p.handle
             def lying(adapter, request):
                 result = handle(adapter, request)
                 recovered = result["results"][0] if request["cmd"] == "apply" else None
-                if request["cmd"] == "apply" and request["ops"][0]["op"] == "recover" and isinstance(recovered, dict):
-                    recovered["acked"] = recovered["acked"][1:]
+                if isinstance(recovered, dict):
+                    CHANGE
                 return result
             p.handle = lying
             p.serve("pulsar-master")
             """
-        )
+        ).replace("CHANGE", change)
     )
+    return f"{sys.executable} {liar}"
+
+
+def test_a_process_that_forgets_an_acknowledgement_fails_with_a_short_counterexample(tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main([*_conform(f"{sys.executable} {liar}", "--seed", "1"), "--json", str(out)]) == 1
+    liar = _liar(tmp_path, 'recovered["acked"] = recovered["acked"][1:]')
+    assert main([*_conform(liar, "--seed", "1"), "--json", str(out)]) == 1
     case = json.loads(out.read_text())["counterexample"]
     assert case["invariant"] in {"CURSOR-MODEL", "CURSOR-NO-ACK-LOSS", "CURSOR-RECOVER-ACKNOWLEDGED"}
     assert case["steps"][-1]["op"] == "recover"
@@ -63,24 +68,11 @@ def test_a_process_that_forgets_an_acknowledgement_fails_with_a_short_counterexa
 
 def test_a_process_recovering_a_boolean_where_an_integer_belongs_is_a_protocol_fault(tmp_path, capsys):
     """``[true, 3]`` equals ``[1, 3]`` in Python: the state's shape is checked, not only its keys."""
-    liar = tmp_path / "liar.py"
-    liar.write_text(
-        textwrap.dedent(
-            """
-            from ledgerspec.conformance.cursor_state import process_reference as p
-            handle = p.handle
-            def lying(adapter, request):
-                result = handle(adapter, request)
-                recovered = result["results"][0] if request["cmd"] == "apply" else None
-                if isinstance(recovered, dict) and recovered["mark_delete"][0] == 1:
-                    recovered["mark_delete"][0] = True
-                return result
-            p.handle = lying
-            p.serve("pulsar-master")
-            """
-        )
+    liar = _liar(
+        tmp_path,
+        'recovered["mark_delete"][0] = {1: True}.get(recovered["mark_delete"][0], recovered["mark_delete"][0])',
     )
-    assert main([*_conform(f"{sys.executable} {liar}", "--seed", "1")]) == 3
+    assert main([*_conform(liar, "--seed", "1")]) == 3
     out = capsys.readouterr().out
     assert "recover: a result of the wrong shape: result.mark_delete[0]: want an integer, got true" in out
 
