@@ -79,7 +79,7 @@ END_KIND = EventKind(
     (),
     "the operation before it is complete: all its outputs came before (written by `traces record`; optional)",
 )
-"""The end mark of an operation, in every system's vocabulary.
+"""The end mark of an operation, in each lockstep system's vocabulary (cursor-state, txlog-writer).
 
 Without it a trace cut after an operation's input and before all its outputs looks like a candidate
 that answered less; a trace whose header lists ``end`` has one after every operation, so a cut there

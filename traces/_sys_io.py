@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError, cursor_state, txlog
-from ledgerspec.spec._history import EventKind, Vocabulary
+from ledgerspec.spec._history import END, EventKind, Vocabulary
 from ledgerspec.spec.cursor_state._events import VOCABULARY as CURSOR_VOCABULARY
 from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
 from ledgerspec.traces._errors import TraceInputError
@@ -196,7 +196,7 @@ def _header(data: Any, where: str) -> SystemHeader:
         system.config.from_dict(data["config"])
     except (ConfigError, TypeError) as error:
         raise TraceInputError(f"{where}: field 'config': {error}") from None
-    events = data.get("events", list(system.vocabulary.kinds))
+    events = data.get("events", [k for k, kind in system.vocabulary.kinds.items() if kind.role != END])
     if not isinstance(events, list) or not all(isinstance(k, str) for k in events):
         raise TraceInputError(f"{where}: field 'events' must be a list of event kinds")
     unknown = [k for k in events if k not in system.vocabulary.kinds]

@@ -74,38 +74,26 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
     recorded = frozenset(plan.recorded)
     model = system.init(plan.profile, system.config.from_dict(plan.config))
     steps = list(_steps(rows, vocabulary, recorded))
-    previous: dict[str, Any] | None = None
     for event, outputs, end in steps:
         if isinstance(outputs, str):
             yield _error(event, outputs)
             return
-        step_rows = [event, *(outputs.outputs if isinstance(outputs, Cut) else outputs), *end]
-        stepped = _out_of_order(step_rows, previous) or _advance(system, model, step_rows)
+        stepped = _advance(system, model, [event, *(outputs.outputs if isinstance(outputs, Cut) else outputs), *end])
         if isinstance(stepped, SysFinding):
             yield stepped
             return
-        previous, before, (op, model, expected) = step_rows[-1], model, stepped
-        if isinstance(outputs, Cut):
+        before, (op, model, expected) = model, stepped
+        if isinstance(outputs, Cut):  # the last step, or the one before a bad row: its rows checked, not judged
             message = f"history {event['broker']!r} ends inside its {event['kind']!r} at row {event['row']} "
             message += "(no 'end' after it): the trace was cut there, and that operation is not judged"
             yield SysFinding(event["broker"], event["seq"], event["row"], None, message, cut=True)
-            return
+            continue
         answer = vocabulary.result(event, outputs, recorded)
         facts = system.facts(before, model, op, answer, expected, **vocabulary.facts(outputs, recorded))
         for inv in checks:
             message = inv.check(facts)
             if message is not None:
                 yield SysFinding(event["broker"], event["seq"], event["row"], inv.id, message)
-
-
-def _out_of_order(step_rows: list[dict[str, Any]], previous: dict[str, Any] | None) -> SysFinding | None:
-    """The first row of a step whose ``seq`` or ``time`` does not follow the row before it."""
-    for current in step_rows:
-        problem = _order(current, previous)
-        if problem:
-            return _error(current, problem)
-        previous = current
-    return None
 
 
 def _advance(system: LockstepSystem, model: Any, step_rows: list[dict[str, Any]]) -> tuple[Any, Any, Any] | SysFinding:
@@ -131,20 +119,26 @@ def _steps(
     """(input row, its output rows, its end mark row if any) in order; a row out of place gives a message.
 
     With ``end`` recorded, each operation closes with its end mark: one missing before the next
-    operation is a message; the last operation without it was cut (:class:`Cut`: not judged).
+    operation is a message; the last operation without it was cut (:class:`Cut`: not judged). Before
+    a message, the operation still open comes as a :class:`Cut`, so that a problem in its own rows (the
+    model refusing it, its time) is reported first: the first input error is the smallest row.
     """
     event: dict[str, Any] | None = None
     outputs: list[dict[str, Any]] = []
     end: list[dict[str, Any]] = []
     ends = END_KIND.name in recorded
     pairs = {a: b for a, b in vocabulary.pairs.items() if a in recorded and b in recorded}
+    previous: dict[str, Any] | None = None
     for current in rows:
         role = vocabulary.kinds[current["kind"]].role
-        problem = _pairing(outputs[-1] if outputs else None, current, pairs)
+        problem = _order(current, previous) or _pairing(outputs[-1] if outputs else None, current, pairs)
         problem = problem or _placement(event, outputs, bool(end), current, vocabulary, ends)
         if problem:
+            if event is not None:
+                yield event, Cut(outputs), end
             yield current, problem, []
             return
+        previous = current
         if role == INPUT:
             if event is not None:
                 yield event, outputs, end
@@ -153,12 +147,21 @@ def _steps(
             outputs.append(current)
         elif role == END:
             end = [current]
+    if event is not None:
+        yield from _last_step(event, outputs, end, ends, pairs)
+
+
+def _last_step(
+    event: dict[str, Any], outputs: list[dict[str, Any]], end: list[dict[str, Any]], ends: bool, pairs: dict[str, str]
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]] | str | Cut, list[dict[str, Any]]]]:
+    """The history's last operation: whole, cut (no end mark), or ending in half a pair (bad input)."""
     last = outputs[-1] if outputs else None
-    if event is not None and ends and not end:
-        yield event, Cut(outputs), []
+    if ends and not end:
+        yield event, Cut(outputs), end
     elif last is not None and last["kind"] in pairs:
+        yield event, Cut(outputs), end
         yield last, f"field 'kind': the trace ends after {last['kind']!r}, without its {pairs[last['kind']]!r}", []
-    elif event is not None:
+    else:
         yield event, outputs, end
 
 

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from ledgerspec.conformance._errors import clip
 from ledgerspec.conformance.adapters._process import ProtocolViolation
 from ledgerspec.conformance.adapters._system_process import SystemAdapterInfo, SystemProcess
+from ledgerspec.spec._history import integer_problem
 from ledgerspec.spec.cursor_state import CAPABILITIES, PROFILES, CursorConfig, CursorOp, Recover
 from ledgerspec.spec.cursor_state._events import state_problem
 
@@ -46,7 +47,8 @@ def _result_problem(op: CursorOp, result: Any) -> str | None:
         ok = (isinstance(result, int) and not isinstance(result, bool)) or (kind == "rollover" and result is None)
     elif kind in {"confirm", "fail_add"}:
         ok = isinstance(result, list) and all(
-            isinstance(c, list) and len(c) == 2 and isinstance(c[0], int) and isinstance(c[1], bool) for c in result
+            isinstance(c, list) and len(c) == 2 and integer_problem(c[0], "") is None and isinstance(c[1], bool)
+            for c in result
         )
     elif isinstance(op, Recover):
         problem = None if result == "failed" else state_problem(result, "result")

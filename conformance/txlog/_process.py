@@ -17,6 +17,7 @@ from ledgerspec.conformance._errors import clip
 from ledgerspec.conformance.adapters._process import ProtocolViolation
 from ledgerspec.conformance.adapters._system_process import SystemAdapterInfo, SystemProcess
 from ledgerspec.conformance.txlog._schemas import METRIC_SUMS, SCHEMA_DIR
+from ledgerspec.spec._history import integer_problem
 from ledgerspec.spec.txlog import CAPABILITIES, PROFILES, TRIGGERS, Metrics, WriterConfig, WriterOp
 
 SYSTEM = "txlog-writer"
@@ -40,7 +41,7 @@ class TxlogProcess(SystemProcess):
 
 
 def _is_int(value: Any, *, null: bool = False) -> bool:
-    return (value is None and null) or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+    return (value is None and null) or (integer_problem(value, "") is None and value >= 0)
 
 
 _FIELDS: dict[str, tuple[str, ...]] = {

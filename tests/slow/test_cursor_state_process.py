@@ -9,8 +9,9 @@ import textwrap
 import pytest
 from ledgerspec.conformance.adapters._system_process import render
 from ledgerspec.conformance.cli import main
-from ledgerspec.conformance.cursor_state._process import SCHEMA_DIR
+from ledgerspec.conformance.cursor_state._process import SCHEMA_DIR, _result_problem
 from ledgerspec.conformance.cursor_state._schemas import schemas
+from ledgerspec.spec.cursor_state import Confirm
 
 REFERENCE = f"{sys.executable} -m ledgerspec.conformance.cursor_state.process_reference"
 
@@ -75,6 +76,12 @@ def test_a_process_recovering_a_boolean_where_an_integer_belongs_is_a_protocol_f
     assert main([*_conform(liar, "--seed", "1")]) == 3
     out = capsys.readouterr().out
     assert "recover: a result of the wrong shape: result.mark_delete[0]: want an integer, got true" in out
+
+
+def test_a_callbacks_persist_number_is_an_integer_not_a_boolean():
+    """``[true, true]`` for persist 1's callback passed conformance (found by a review)."""
+    assert _result_problem(Confirm(), [[1, True]]) is None
+    assert _result_problem(Confirm(), [[True, True]]) == "confirm: a result of the wrong shape: [[True, True]]"
 
 
 def test_a_cache_process_is_refused_as_another_systems(capsys):

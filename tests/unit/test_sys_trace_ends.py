@@ -81,8 +81,10 @@ def test_a_mutants_violation_is_kept_and_a_cut_before_it_is_not_judged(tmp_path)
     assert cut.unknown == [_cut_message(rows, end - 1)]
 
 
-def _bad(tmp_path: Path, capsys, header: dict, rows: list[dict]) -> str:
+def _bad(tmp_path: Path, capsys, header: dict, rows: list[dict], *, renumber: bool = True) -> str:
+    """The error for ``rows``; ``renumber``: their ``seq`` in their new order, so only their structure is wrong."""
     path = tmp_path / "bad.jsonl"
+    rows = [{**row, "seq": seq} for seq, row in enumerate(rows)] if renumber else rows
     path.write_text("".join(json.dumps(row) + "\n" for row in [header, *rows]))
     assert main(["traces", "check", str(path)]) == 2
     err = capsys.readouterr().err
@@ -124,3 +126,33 @@ def test_a_trace_without_end_marks_is_read_as_before(tmp_path):
     unmarked = {**header, "events": [k for k in header["events"] if k != "end"]}
     kept = [row for row in rows if row["kind"] != "end"]
     assert _check(tmp_path, unmarked, kept).verdict == Verdict.OK
+
+
+def test_a_header_without_events_records_every_kind_but_end(tmp_path):
+    """``events`` left out means every kind but ``end``: such traces (ledgerspec 0.1.0) stay OK."""
+    header = {"format": "ledgerspec-trace", "version": 1, "system": "cursor-state", "profile": "pip381", "config": {}}
+    rows = [
+        {"broker": "h0", "seq": 0, "time": 0, "kind": "ack", "ledger": 1, "entry": 3},
+        {"broker": "h0", "seq": 1, "time": 1, "kind": "mark_delete", "ledger": 1, "entry": 2},
+    ]
+    result = _check(tmp_path, header, rows)
+    assert (result.verdict, result.unknown) == (Verdict.OK, [])
+
+
+def test_the_first_input_error_is_the_smallest_row_even_inside_an_open_operation(tmp_path, capsys):
+    """A row's ``seq``, and the model's refusal of an operation, come before a later row's misplacement."""
+    header, rows = _record(tmp_path, "cursor-state", "reference-pip381")
+    first_end = next(i for i, row in enumerate(rows) if row["kind"] == "end")
+    second_end = next(i for i in range(first_end + 1, len(rows)) if rows[i]["kind"] == "end")
+    repeated = [dict(row) for row in rows[: second_end + 3]]
+    repeated[first_end + 1]["seq"] = repeated[first_end]["seq"]  # the second operation's input repeats a seq
+    del repeated[second_end]  # and its end is missing: the later row is the second problem
+    repeats = f"row {first_end + 1}: field 'seq': {rows[first_end]['seq']} repeats"
+    assert repeats in _bad(tmp_path, capsys, header, repeated, renumber=False)
+    refused = [dict(row) for row in rows[: first_end + 1]]
+    refused.append({"broker": "h0", "seq": 10**6, "time": 10**6, "kind": "recover"})  # no crash before it
+    refused.append({"broker": "h0", "seq": 10**6 + 1, "time": 10**6, "kind": "end"})
+    refused.append({"broker": "h0", "seq": 10**6 + 2, "time": 10**6, "kind": "end"})
+    assert f"row {first_end + 1}: field 'kind': 'recover' is not possible here" in _bad(
+        tmp_path, capsys, header, refused, renumber=False
+    )
