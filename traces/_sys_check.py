@@ -31,8 +31,8 @@ class SystemCheckResult(CheckResult):
 
     system: str = "cache"
     not_decided: dict[str, str] = field(default_factory=dict)
-    cut: list[str] = field(default_factory=list)
-    """Histories the trace ends inside an operation of (its last, without its end mark): not judged."""
+    unjudged: list[str] = field(default_factory=list)
+    """Where histories are not judged from: a last operation cut (no end mark), the rest after a violation."""
 
     def statuses(self) -> dict[str, Status]:
         result = {}
@@ -41,7 +41,7 @@ class SystemCheckResult(CheckResult):
                 result[inv.id] = Status.NOT_CLAIMED
             elif self.counts.get(inv.id):
                 result[inv.id] = Status.VIOLATION
-            elif inv.id in self.not_decided or self.cut:
+            elif inv.id in self.not_decided or self.unjudged:
                 result[inv.id] = Status.UNKNOWN
             else:
                 result[inv.id] = Status.OK
@@ -84,7 +84,7 @@ def check_system(path: str, *, engine: str = "local", spark: SparkSession | None
 
 
 def _report(trace: SystemTrace, findings: list[SysFinding], engine: str, started: float) -> SystemCheckResult:
-    errors = sorted((f for f in findings if f.invariant is None and not f.cut), key=lambda f: f.row)
+    errors = sorted((f for f in findings if f.invariant is None and not f.unjudged), key=lambda f: f.row)
     if errors:
         raise TraceInputError(f"{trace.path}: {errors[0].message}")
     system = SYSTEMS[trace.header.system]
@@ -98,9 +98,9 @@ def _report(trace: SystemTrace, findings: list[SysFinding], engine: str, started
         brokers=len({row["broker"] for row in trace.rows}),
         system=trace.header.system,
         not_decided=unknown,
-        cut=[f.message for f in sorted(findings, key=lambda f: f.row) if f.cut],
+        unjudged=[f.message for f in sorted(findings, key=lambda f: f.row) if f.unjudged],
     )
-    result.unknown = [*unknown.values(), *result.cut]
+    result.unknown = [*unknown.values(), *result.unjudged]
     kept: dict[str, int] = {}
     brokers = by_broker(trace.rows)
     violations = (f for f in findings if f.invariant is not None)

@@ -35,15 +35,15 @@ class Plan:
 
 @dataclass(frozen=True)
 class SysFinding:
-    """A violation (``invariant`` set), an input error (``invariant`` None) or a cut operation at a row."""
+    """A violation (``invariant`` set), an input error (``invariant`` None), or where a history's judging stops."""
 
     broker: str
     seq: int
     row: int
     invariant: str | None
     message: str
-    cut: bool = False
-    """The history ends inside this operation (no end mark): it is not judged, and the verdict is UNKNOWN."""
+    unjudged: bool = False
+    """The history is not judged from this row on (a cut operation, or the rest after a violation): UNKNOWN."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
     recorded = frozenset(plan.recorded)
     model = system.init(plan.profile, system.config.from_dict(plan.config))
     steps = list(_steps(rows, vocabulary, recorded))
-    for event, outputs, end in steps:
+    for index, (event, outputs, end) in enumerate(steps):
         if isinstance(outputs, str):
             yield _error(event, outputs)
             return
@@ -86,14 +86,33 @@ def replay_history(plan: Plan, rows: list[dict[str, Any]]) -> Iterator[SysFindin
         if isinstance(outputs, Cut):  # the last step, or the one before a bad row: its rows checked, not judged
             message = f"history {event['broker']!r} ends inside its {event['kind']!r} at row {event['row']} "
             message += "(no 'end' after it): the trace was cut there, and that operation is not judged"
-            yield SysFinding(event["broker"], event["seq"], event["row"], None, message, cut=True)
+            yield SysFinding(event["broker"], event["seq"], event["row"], None, message, unjudged=True)
             continue
         answer = vocabulary.result(event, outputs, recorded)
         facts = system.facts(before, model, op, answer, expected, **vocabulary.facts(outputs, recorded))
-        for inv in checks:
-            message = inv.check(facts)
-            if message is not None:
-                yield SysFinding(event["broker"], event["seq"], event["row"], inv.id, message)
+        broken = [(inv.id, m) for inv in checks if (m := inv.check(facts)) is not None]
+        for invariant, message in broken:
+            yield SysFinding(event["broker"], event["seq"], event["row"], invariant, message)
+        if broken:
+            yield from _rest_unjudged(event, steps[index + 1 :])
+            return
+
+
+def _rest_unjudged(event: dict[str, Any], rest: list[Any]) -> Iterator[SysFinding]:
+    """After a step broke an invariant the model's state is not the candidate's: the later steps are not judged.
+
+    Judged against the model, they would show violations of the divergence, not of the candidate (a
+    callback "completed twice" that the candidate gave once); conformance stops at its first failing step
+    too. A bad row among them is still bad input.
+    """
+    if not rest:
+        return
+    first = rest[0][0]
+    problems = [_error(e, outputs) for e, outputs, _ in rest if isinstance(outputs, str)]
+    yield from problems[:1]
+    message = f"history {event['broker']!r} is not judged after row {event['row']}, whose operation broke an "
+    message += "invariant: the model's state is no longer the candidate's there"
+    yield SysFinding(first["broker"], first["seq"], first["row"], None, message, unjudged=True)
 
 
 def _advance(system: LockstepSystem, model: Any, step_rows: list[dict[str, Any]]) -> tuple[Any, Any, Any] | SysFinding:

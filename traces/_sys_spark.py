@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ledgerspec.traces._sys_io import SystemTrace
     from pyspark.sql import SparkSession
 
-FINDINGS = "broker string, seq long, row long, invariant string, message string, cut boolean"
+FINDINGS = "broker string, seq long, row long, invariant string, message string, unjudged boolean"
 
 
 def _replay_partition(plan: Plan) -> Any:
@@ -38,7 +38,7 @@ def _replay_partition(plan: Plan) -> Any:
                     ("row", pa.int64()),
                     ("invariant", pa.string()),
                     ("message", pa.string()),
-                    ("cut", pa.bool_()),
+                    ("unjudged", pa.bool_()),
                 ]
             ),
         )
@@ -62,7 +62,7 @@ def replay_spark(trace: SystemTrace, plan: Plan, spark: SparkSession | None) -> 
         frame = spark.createDataFrame(table)
     frame = frame.repartition("broker").sortWithinPartitions("broker", "row")
     found = frame.mapInArrow(_replay_partition(plan), FINDINGS).collect()
-    return [SysFinding(r.broker, r.seq, r.row, r.invariant, r.message, r.cut) for r in found]
+    return [SysFinding(r.broker, r.seq, r.row, r.invariant, r.message, r.unjudged) for r in found]
 
 
 __all__ = ["replay_spark"]

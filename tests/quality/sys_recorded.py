@@ -20,7 +20,7 @@ from ledgerspec.conformance.cli._systems import SYSTEMS as CLI
 from ledgerspec.conformance.cursor_state import CURSOR_STATE
 from ledgerspec.conformance.txlog._machine import TXLOG_WRITER
 from ledgerspec.spec import cursor_state, txlog
-from ledgerspec.traces._sys_io import SYSTEMS
+from ledgerspec.traces._sys_io import SYSTEMS, read_system_trace
 from ledgerspec.traces._sys_record import record_history, walk
 from ledgerspec.traces._sys_replay import decidable
 
@@ -71,6 +71,20 @@ class Recording:
         ids = tuple(inv.id for inv in checks)
         run = LockstepRun(LOCKSTEP[c.system], c.factory, c.profile, ids)
         return replay(run, self.config, self.steps), list(unknown.values())
+
+
+def unjudged_after(path: Path, system: str, result: Any) -> list[str]:
+    """The report's lines for the histories whose first violation has operations after it (not judged)."""
+    rows = read_system_trace(str(path)).rows
+    inputs = SYSTEMS[system].vocabulary.inputs
+    lines = []
+    for broker in dict.fromkeys(v.broker for v in result.violations):
+        first = min(v.row for v in result.violations if v.broker == broker)
+        after = [r["row"] for r in rows if r["broker"] == broker and r["row"] > first and r["kind"] in inputs]
+        if after:
+            message = f"history {broker!r} is not judged after row {first}, whose operation broke an invariant: "
+            lines.append((after[0], message + "the model's state is no longer the candidate's there"))
+    return [line for _, line in sorted(lines)]
 
 
 def histories(candidate: Candidate) -> list[tuple[Any, list[Any]]]:

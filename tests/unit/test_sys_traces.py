@@ -269,7 +269,7 @@ def test_a_flush_comes_right_before_its_entry_write(tmp_path, capsys):
     assert cut.verdict == "UNKNOWN"  # with end marks, that is a cut: the operation is not judged
     op = max(i for i in range(flush) if TXLOG_KINDS[events[i]["kind"]].role == "input")
     message = f"history 'h0' ends inside its {events[op]['kind']!r} at row {op} (no 'end' after it): "
-    assert cut.cut == [message + "the trace was cut there, and that operation is not judged"]
+    assert cut.unjudged == [message + "the trace was cut there, and that operation is not judged"]
 
 
 def _dataset(trace: Path, directory: Path, sidecar: bool) -> Path:
