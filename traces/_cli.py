@@ -98,7 +98,9 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     record.add_argument("--histories", type=COUNT, help="lockstep systems: histories (brokers) to record (default 1)")
     record.add_argument("--case", metavar="FILE", help="lockstep systems: record a conform counterexample's steps")
     record.add_argument("--seed", type=SEED, help="seed of the workload or the walks (default 0)")
-    record.add_argument("--config", metavar="JSON", help="cache configuration overrides, as a JSON object")
+    record.add_argument(
+        "--config", metavar="JSON", help="configuration overrides, as a JSON object (the --system's configuration)"
+    )
     record.add_argument("--out", required=True)
     record.set_defaults(run=run_record)
 

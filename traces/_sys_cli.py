@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.spec import SpecError, cursor_state, txlog
+from ledgerspec.conformance._lockstep_case import read_case, read_json
+from ledgerspec.spec import SpecError
 from ledgerspec.traces._sys_io import SYSTEMS
 from ledgerspec.traces._sys_record import record_history, resolve_adapter, unclaimed, walk
 
@@ -26,42 +26,6 @@ def _config(system: str, text: str | None) -> Any:
         raise InputError(f"--config: invalid JSON: {error.msg}") from None
     except (SpecError, TypeError) as error:
         raise InputError(f"--config: {error}") from None
-
-
-def _case(system: str, path: str) -> tuple[Any, list[Any], str | None]:
-    """(config, steps, profile) of a counterexample: a case object, or a ``conform --json`` report holding one."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"--case {path}: cannot read a JSON case: {error}") from None
-    if isinstance(data, dict) and isinstance(data.get("counterexample"), dict):
-        data = data["counterexample"]
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
-        raise InputError(f"--case {path}: want an object with 'config' and 'steps' (a conform counterexample)")
-    if not isinstance(data.get("config", {}), dict):
-        raise InputError(f"--case {path}: field 'config': want an object, got {data['config']!r}")
-    for number, step in enumerate(data["steps"], 1):
-        if not isinstance(step, dict):
-            raise InputError(f"--case {path}: step {number}: want an operation object, got {step!r}")
-    if data.get("system", system) != system:
-        raise InputError(f"--case {path}: field 'system': {data.get('system')!r}, but --system is {system}")
-    try:
-        config = SYSTEMS[system].config.from_dict(data.get("config", {}))
-    except (SpecError, TypeError, KeyError) as error:
-        raise InputError(f"--case {path}: {error}") from None
-    return config, _steps(system, path, data["steps"]), data.get("profile")
-
-
-def _steps(system: str, path: str, steps: list[dict[str, Any]]) -> list[Any]:
-    """The case's operations; a bad one names its step (from 1) and kind."""
-    op_from_dict = cursor_state.op_from_dict if system == "cursor-state" else txlog.op_from_dict
-    ops = []
-    for number, step in enumerate(steps, 1):
-        try:
-            ops.append(op_from_dict(step))
-        except (SpecError, TypeError, KeyError) as error:
-            raise InputError(f"--case {path}: step {number} ({step.get('op')!r}): {error}") from None
-    return ops
 
 
 def refuse_ignored(args: argparse.Namespace) -> None:
@@ -88,8 +52,8 @@ def run_record_system(args: argparse.Namespace) -> int:
     default, factory, process, capabilities = resolve_adapter(system, args.adapter)
     try:
         if args.case:
-            config, steps, case_profile = _case(system, args.case)
-            histories = [steps]
+            case = read_case(system, read_json(args.case, f"--case {args.case}"), f"--case {args.case}")
+            config, case_profile, histories = case.config, case.profile, [case.steps]
         else:
             config, case_profile = _config(system, args.config), None
         profile = args.profile or case_profile or default

@@ -220,16 +220,23 @@ def _recorded(vocabulary: Any) -> tuple[str, ...]:
     return tuple(kind for kind, spec in vocabulary.kinds.items() if spec.role != "inside")
 
 
-def resolve_adapter(system: str, name: str) -> tuple[str, Callable[[], Any], Any, frozenset[str]]:
-    """(default profile, factory, process to close or None, capabilities) of a reference, a mutant or ``exec:COMMAND``.
+def resolve_adapter(
+    system: str, name: str, *, timeout: float = 60.0, validate: bool = False
+) -> tuple[str, Callable[[], Any], Any, frozenset[str]]:
+    """(default profile, factory, process to close or None, capabilities) of a reference, mutant, real code, ``exec:``.
 
     A process claims its capabilities in its start reply; an in-process candidate takes everything.
     """
     from ledgerspec.conformance.cli._systems import SYSTEMS as CLI  # noqa: PLC0415 - the CLI's adapter table
 
     entry = CLI[system]
-    if name.startswith("exec:") and entry.process is not None:
-        process = entry.process(name[5:], timeout=60.0, validate=False)
+    command = name[5:] if name.startswith("exec:") else None
+    if name in entry.real:
+        from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES  # noqa: PLC0415 - Maven only when asked
+
+        command = SYSTEM_HARNESSES[name][1].command()  # builds the harnesses if needed
+    if command is not None and entry.process is not None:
+        process = entry.process(command, timeout=timeout, validate=validate)
         return process.profiles[0], process, process, frozenset(process.capabilities)
     everything = frozenset(CAPABILITIES[system])
     if name in entry.adapters:
@@ -239,7 +246,7 @@ def resolve_adapter(system: str, name: str) -> tuple[str, Callable[[], Any], Any
     mutant = mutants.get(name.removeprefix("mutant:"))
     if mutant is not None:
         return mutant.profile, mutant.adapter, None, everything
-    known = ", ".join([*entry.adapters, *(f"mutant:{m}" for m in mutants)])
+    known = ", ".join([*entry.adapters, *entry.real, *(f"mutant:{m}" for m in mutants)])
     raise InputError(
         f"--adapter {name}: {system} adapters are {known}" + (", or exec:COMMAND" if entry.process else "")
     )

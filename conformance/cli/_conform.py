@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shlex
 import sys
@@ -11,6 +12,7 @@ from typing import Any
 
 from ledgerspec.conformance._case import Case, load_case
 from ledgerspec.conformance._engine import Report, conform
+from ledgerspec.conformance._lockstep_case import lockstep_system_of
 from ledgerspec.conformance._machine import Run
 from ledgerspec.conformance._presets import PRESETS, SETTINGS
 from ledgerspec.conformance._replay import replay
@@ -23,6 +25,7 @@ from ledgerspec.conformance.adapters._harness import Harness
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_cache_profile, check_outputs, seconds
+from ledgerspec.conformance.cli._sys_replay import run_replay_system
 from ledgerspec.spec.cache import PROFILES
 from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
 from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
@@ -69,7 +72,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(run=run_conform)
 
     parser = subcommands.add_parser("replay", help="re-run a saved case against an adapter")
-    parser.add_argument("case", help="a case file (JSON)")
+    parser.add_argument("case", help="a case file (JSON), or a lockstep system's conform --json report")
     add_adapter_options(parser)
     parser.add_argument("--all", action="store_true", help="check every claimed invariant, not only the case's")
     parser.set_defaults(run=run_replay)
@@ -203,7 +206,14 @@ def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    """Replay a case and say whether the adapter passes it now."""
+    """Replay a case and say whether the adapter passes it now (a lockstep system's: ``_sys_replay``)."""
+    try:
+        data = json.loads(Path(args.case).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        data = None  # the cache's reader says what is wrong with it
+    system = lockstep_system_of(data)
+    if system is not None:
+        return run_replay_system(args, system, data)
     case = load_case(args.case)
     factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
     outcome = replay(case, factory, every_invariant=args.all)

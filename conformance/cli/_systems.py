@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shlex
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -203,6 +204,8 @@ def run_conform(args: argparse.Namespace) -> int:
         page.write(args.html)
     if args.json:
         Path(args.json).write_text(json.dumps(_report_json(report, args.adapter), indent=2) + "\n", encoding="utf-8")
+        if report.violation is not None:  # pastes back as is
+            out.text(f"replay: {shlex.join(['ledgerspec', 'replay', args.json, '--adapter', args.adapter])}")
     return {Verdict.PASS: EXIT_OK, Verdict.FAIL: EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
 
 

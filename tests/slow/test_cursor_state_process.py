@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import textwrap
 
@@ -65,6 +66,10 @@ def test_a_process_that_forgets_an_acknowledgement_fails_with_a_short_counterexa
     assert case["invariant"] in {"CURSOR-MODEL", "CURSOR-NO-ACK-LOSS", "CURSOR-RECOVER-ACKNOWLEDGED"}
     assert case["steps"][-1]["op"] == "recover"
     assert len(case["steps"]) <= 8
+    hint = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("replay: "))
+    assert main(shlex.split(hint.removeprefix("replay: "))[1:]) == 1  # the printed command replays the case
+    assert f"FAIL: {case['invariant']}: " in capsys.readouterr().out
+    assert main(["replay", str(out), "--adapter", "reference-pulsar-master"]) == 0
 
 
 def test_a_process_recovering_a_boolean_where_an_integer_belongs_is_a_protocol_fault(tmp_path, capsys):

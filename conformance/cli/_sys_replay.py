@@ -1,0 +1,64 @@
+"""``ledgerspec replay`` of a lockstep system's counterexample: its steps against an adapter, once.
+
+The file is what ``conform --system S --json`` wrote (or its ``counterexample``); the adapter is any
+the system takes (a reference, a mutant, real code, ``exec:COMMAND``). The model steps on each
+operation in lockstep with the adapter, as in the search, and the case's invariant (every claimed
+one with ``--all``) judges each step: exit 1 if one breaks, 0 if every step holds, 3 on an adapter
+fault. So a fix is checked against the very steps that showed the bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
+from ledgerspec.conformance._lockstep import LockstepRun, replay
+from ledgerspec.conformance._lockstep_case import read_case
+from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
+from ledgerspec.conformance.cursor_state import CURSOR_STATE
+from ledgerspec.conformance.txlog import TXLOG_WRITER
+from ledgerspec.spec import SpecError
+
+EXIT_FAIL = 1
+MACHINES = {"cursor-state": CURSOR_STATE, "txlog-writer": TXLOG_WRITER}
+
+
+def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
+    """Replay the case in ``data`` (read from ``args.case``) against ``args.adapter``."""
+    from ledgerspec.traces._sys_io import SYSTEMS  # noqa: PLC0415 - the profiles, as traces know them
+    from ledgerspec.traces._sys_record import resolve_adapter, unclaimed  # noqa: PLC0415
+
+    case = read_case(system, data, args.case)
+    default, factory, process, capabilities = resolve_adapter(
+        system, args.adapter, timeout=args.timeout or 60.0, validate=args.validate_protocol
+    )
+    try:
+        profile = case.profile or default
+        if profile not in SYSTEMS[system].profiles:
+            profiles = ", ".join(SYSTEMS[system].profiles)
+            raise InputError(f"{args.case}: field 'profile': {profile!r}; the {system} system has {profiles}")
+        problem = unclaimed(system, case.config, case.steps, capabilities)
+        if problem is not None:
+            raise InputError(f"{args.case}: {problem}, which {args.adapter} does not claim")
+        which = () if args.all or case.invariant is None else (case.invariant,)
+        run = LockstepRun(MACHINES[system], factory, profile, which, capabilities)
+        what = "every claimed invariant" if not which else case.invariant
+        head = f"{system}: {len(case.steps)} steps of {args.case} against {args.adapter} / {profile}, judged by {what}"
+        try:
+            broken = replay(run, case.config, case.steps, strict=True)
+        except AdapterFault as fault:
+            print(head)
+            print("\n".join(shown_lines(str(fault), "ADAPTER FAULT: ", "")))
+            return EXIT_ADAPTER_FAULT
+        except SpecError as error:
+            raise InputError(f"{args.case}: the steps are not possible for {profile}: {error}") from None
+    finally:
+        if process is not None:
+            process.close()
+    print(head)
+    if broken is not None:
+        print(f"FAIL: {broken[0]}: {broken[1]}")
+        return EXIT_FAIL
+    print(f"PASS: every step held ({what}; the case said: {case.invariant or 'nothing'})")
+    return EXIT_OK
