@@ -37,6 +37,8 @@ def read_json(path: str, label: str) -> Any:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise InputError(f"{label}: cannot read a JSON case: {error}") from None
+    except RecursionError:
+        raise InputError(f"{label}: cannot read a JSON case: nested too deeply") from None
 
 
 def lockstep_system_of(data: Any) -> str | None:

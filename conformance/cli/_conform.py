@@ -209,7 +209,7 @@ def run_replay(args: argparse.Namespace) -> int:
     """Replay a case and say whether the adapter passes it now (a lockstep system's: ``_sys_replay``)."""
     try:
         data = json.loads(Path(args.case).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         data = None  # the cache's reader says what is wrong with it
     system = lockstep_system_of(data)
     if system is not None:
