@@ -186,6 +186,18 @@ class SweepInsteadOfDeadline(BufferedWriter):
     sweeps = True
 
 
+class ClosedStillWritesUnbatched(BufferedWriter):
+    """With batching off, a closed writer still writes each record (the state is checked on the batched
+    path only). Breaks TXLOG-CLOSE; the search sent no ``close`` with batching off until it was added.
+    """
+
+    def add(self, record: int, size: int, callback: Callback) -> None:
+        if self.state != "OPEN" and not self.batching:
+            self._write([(record, size, self.timer.now, callback)], batched=False, trigger=None)
+            return
+        super().add(record, size, callback)
+
+
 @dataclass(frozen=True)
 class TxlogMutant:
     """A named mutant of one profile's reference writer."""
@@ -219,4 +231,5 @@ TXLOG_MUTANTS: tuple[TxlogMutant, ...] = (
     TxlogMutant("pulsar-master-delay-from-newest", "pulsar-master", DelayFromNewest),
     TxlogMutant("pip160-sweep-instead-of-deadline", "pip160", SweepInsteadOfDeadline),
     TxlogMutant("pip160-close-drops-buffered", "pip160", CloseDropsBuffered),
+    TxlogMutant("pulsar-master-closed-still-writes-unbatched", "pulsar-master", ClosedStillWritesUnbatched),
 )

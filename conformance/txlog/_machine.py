@@ -70,10 +70,10 @@ def make_txlog_machine(run: LockstepRun) -> type[Lockstep]:
             for _ in range(times):
                 self.do(Fail() if fail else Complete())
 
-        @precondition(lambda self: bool(self.model.batch))
+        @precondition(lambda self: bool(self.model.batch) or not self.model.config.batching)
         @rule(now=st.sampled_from([False, False, True]))
         def close(self, now: bool) -> None:
-            """Sometimes, with records buffered: close fails them, and every record after it."""
+            """Sometimes, with records buffered (or batching off): close fails them, and every record after it."""
             if now:
                 self.do(Close())
 
