@@ -15,6 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 from ledgerspec.conformance.cli import main
 
+pytestmark = pytest.mark.slow  # Spark: the spark tox environment
+
 ENGINES = ["local", "spark"]
 
 

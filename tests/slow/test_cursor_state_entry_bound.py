@@ -19,6 +19,8 @@ from ledgerspec.spec._errors import OperationError
 from ledgerspec.spec.cursor_state import op_from_dict
 from ledgerspec.spec.cursor_state._ops import MAX_ENTRY
 
+pytestmark = pytest.mark.slow  # Spark: the spark tox environment
+
 HEADER = {
     "format": "ledgerspec-trace",
     "version": 1,
