@@ -26,7 +26,6 @@ MACHINES = {"cursor-state": CURSOR_STATE, "txlog-writer": TXLOG_WRITER}
 
 def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
     """Replay the case in ``data`` (read from ``args.case``) against ``args.adapter``."""
-    from ledgerspec.traces._sys_io import SYSTEMS  # noqa: PLC0415 - the profiles, as traces know them
     from ledgerspec.traces._sys_record import resolve_adapter, unclaimed  # noqa: PLC0415
 
     case = read_case(system, data, args.case)
@@ -35,8 +34,8 @@ def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
     )
     try:
         profile = case.profile or default
-        if profile not in SYSTEMS[system].profiles:
-            profiles = ", ".join(SYSTEMS[system].profiles)
+        if profile not in MACHINES[system].profiles:
+            profiles = ", ".join(MACHINES[system].profiles)
             raise InputError(f"{args.case}: field 'profile': {profile!r}; the {system} system has {profiles}")
         problem = unclaimed(system, case.config, case.steps, capabilities)
         if problem is not None:
