@@ -365,7 +365,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         @precondition(lambda machine: any(offered(op)(machine) for op in TARGETED))
         @rule(
             kind=st.sampled_from(TARGETED),
-            aim=st.sampled_from(["entry", "entry-1", "entry+1", "all", "all+1", "one"]),
+            aim=st.sampled_from(["entry", "entry-1", "entry+1", "all", "all+1", "one", "behind"]),
             pick=st.integers(0, 7),
             position=st.one_of(positions, st.tuples(ledgers, entries)),
             span=st.integers(0, 3),
@@ -386,12 +386,24 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
                 self.step(RemoveRange(now=now, ledger=ledger, first=first, last=first + span, inclusive=inclusive))
 
         def evict_bytes(self, aim: str, pick: int) -> None:
-            """``evictLeastAccessedEntries(bytes)``: a cached entry's size, one byte either side, all, one byte."""
+            """``evictLeastAccessedEntries(bytes)``: a cached entry's size, one byte either side, all, one byte.
+
+            ``behind``: first remove the entry queued right behind the oldest, leaving its tombstone there,
+            then free exactly the oldest's size: a pass that has freed enough must still drain the tombstone
+            at the head (MISSING is decided before the bytes, managed-ledger 4.2.4).
+            """
             seen = self.history[-1].observation if self.history else None
+            if aim == "behind" and seen is not None and len(seen.entries) > 1 and run.sends(RemoveRange):
+                oldest, behind = sorted(seen.entries, key=lambda e: (e.timestamp is None, e.timestamp or 0))[:2]
+                now, (ledger, entry) = self.tick(), (behind.ledger, behind.entry)
+                self.step(RemoveRange(now=now, ledger=ledger, first=entry, last=entry, inclusive=True))
+                self.step(EvictBytes(now=self.tick(), bytes=oldest.size))
+                return
             sizes = [e.size for e in seen.entries] if seen is not None else []
             one = sizes[pick % len(sizes)] if sizes else 1
             total = seen.size if seen is not None else 0
             wanted = {"entry": one, "entry-1": one - 1, "entry+1": one + 1, "all": total, "all+1": total + 1, "one": 1}
+            wanted["behind"] = one  # fewer than two entries cached: as "entry"
             self.step(EvictBytes(now=self.tick(), bytes=max(1, wanted[aim])))
 
         def evict_before(self, aim: str, pick: int) -> None:

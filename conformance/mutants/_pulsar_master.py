@@ -152,6 +152,25 @@ class PulsarMasterTombstoneNotQueued(PulsarMasterCache):
         self._queue._queue = deque(w for w in self._queue._queue if id(w) not in gone)  # noqa: SLF001 - the bug
 
 
+class PulsarMasterFreeStopsBeforeTombstones(PulsarMasterCache):
+    """The size walk tests the bytes freed before it peeks, so once enough is freed it never drops the
+    tombstones in front of the next live entry (managed-ledger 4.2.4 decides MISSING before any verdict).
+
+    Breaks CACHE-MODEL (``queue_length``: the stale wrappers the pass had to drain; needs
+    observe_queue_length). Found by the search's ``behind`` aim of ``evict_bytes``.
+    """
+
+    def _free(self, to_free: int, now: int) -> tuple[int, int]:
+        removed, entries = 0, 0
+        while removed < to_free and (head := self._queue.peek()) is not None:  # bug: the operands swapped
+            if self._should_requeue(head):
+                self._requeue(now)
+            else:
+                self._evict_head(head, "removed_size")
+                removed, entries = removed + head.size, entries + 1
+        return entries, removed
+
+
 class PulsarMasterNonEvictableThePipWay(PulsarMasterCache):
     """``getNonEvictableSize`` computed the PIP way (``!canEvict()``): an entry without a handler is not
     counted, where managed-ledger 4.2.4 counts it (E5).
@@ -446,6 +465,12 @@ MUTANTS: list[Mutant] = [
         "pulsar-master",
         "a forced removal leaves no tombstone in the queue",
         PulsarMasterTombstoneNotQueued,
+    ),
+    Mutant(
+        "pulsar-master-free-stops-before-tombstones",
+        "pulsar-master",
+        "a size pass that has freed enough leaves the tombstones at the head",
+        PulsarMasterFreeStopsBeforeTombstones,
     ),
     Mutant(
         "pulsar-master-non-evictable-pip-way",

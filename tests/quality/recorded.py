@@ -66,6 +66,7 @@ NOT_IN_TRACES = {
     "pulsar-master-extend-ttl-ignored": "the edge workload never turns extend_ttl off",
     "pulsar-master-tombstone-not-queued": "the queue's length is an observation: no event shows a tombstone",
     "pulsar-master-non-evictable-pip-way": "non_evictable_size is an observation, not an event",
+    "pulsar-master-free-stops-before-tombstones": "the queue's length is an observation: no event shows a tombstone",
 }
 """Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
 
