@@ -67,6 +67,22 @@ def test_a_recorded_mutant_is_a_violation_with_its_event(tmp_path, capsys):
     assert report["violations"][0]["event"]["kind"] == "write_complete"
 
 
+UNBATCHED = {"pulsar-master-closed-still-writes-unbatched"}
+"""Its bug needs batching off, and the default configuration batches."""
+
+
+@pytest.mark.parametrize("mutant", [m.name for m in TXLOG_MUTANTS if m.name not in UNBATCHED])
+def test_three_default_txlog_recordings_show_every_batching_mutant(tmp_path, capsys, mutant):
+    """The walk fills batches by count, by count and size at once, and closes with records buffered.
+
+    Before its bursts of a batch's worth of records, no default recording filled a batch by count, so a
+    writer that credited such a flush to ``max_size`` recorded an OK trace while ``conform`` failed it.
+    """
+    trace = record(tmp_path, "txlog-writer", f"mutant:{mutant}", "--histories", "3")
+    assert main(["traces", "check", str(trace)]) == 1
+    assert "VIOLATION" in capsys.readouterr().out
+
+
 def test_a_conform_counterexample_records_and_fails_the_same_way(tmp_path, capsys):
     mutant = next(m for m in TXLOG_MUTANTS if m.name == "pulsar-master-close-drops-buffered")
     report = conform_txlog(mutant.adapter, mutant.profile, settings_name="ci", seed=1)  # killed on 20/20 seeds at ci
