@@ -377,7 +377,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             """A removal with its own target, of the kind drawn if the adapter offers it, else the next one."""
             offers = [op for op in TARGETED if offered(op)(self)]
             kind = kind if kind in offers else offers[pick % len(offers)]
-            if kind is EvictBytes:
+            if kind is EvictBytes or (aim == "behind" and EvictBytes in offers):  # a removal, then bytes
                 self.evict_bytes(aim, pick)
             elif kind is EvictBefore:
                 self.evict_before({"entry": "at", "entry-1": "at-1", "entry+1": "at+1"}.get(aim, "now"), pick)
@@ -394,7 +394,10 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             """
             seen = self.history[-1].observation if self.history else None
             if aim == "behind" and seen is not None and len(seen.entries) > 1 and run.sends(RemoveRange):
-                oldest, behind = sorted(seen.entries, key=lambda e: (e.timestamp is None, e.timestamp or 0))[:2]
+                queued = sorted(seen.entries, key=lambda e: (e.timestamp is None, e.timestamp or 0))
+                idle = [i for i, e in enumerate(queued[:-1]) if not e.count and not e.accessed]  # likely removed
+                at = idle[0] if idle else 0
+                oldest, behind = queued[at], queued[at + 1]
                 now, (ledger, entry) = self.tick(), (behind.ledger, behind.entry)
                 self.step(RemoveRange(now=now, ledger=ledger, first=entry, last=entry, inclusive=True))
                 self.step(EvictBytes(now=self.tick(), bytes=oldest.size))
