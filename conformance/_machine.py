@@ -377,7 +377,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             """A removal with its own target, of the kind drawn if the adapter offers it, else the next one."""
             offers = [op for op in TARGETED if offered(op)(self)]
             kind = kind if kind in offers else offers[pick % len(offers)]
-            if kind is EvictBytes or (aim == "behind" and EvictBytes in offers):  # a removal, then bytes
+            if kind is EvictBytes or (aim == "behind" and EvictBytes in offers):  # behind: whatever kind was drawn
                 self.evict_bytes(aim, pick)
             elif kind is EvictBefore:
                 self.evict_before({"entry": "at", "entry-1": "at-1", "entry+1": "at+1"}.get(aim, "now"), pick)
@@ -388,9 +388,10 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         def evict_bytes(self, aim: str, pick: int) -> None:
             """``evictLeastAccessedEntries(bytes)``: a cached entry's size, one byte either side, all, one byte.
 
-            ``behind``: first remove the entry queued right behind the oldest, leaving its tombstone there,
-            then free exactly the oldest's size: a pass that has freed enough must still drain the tombstone
-            at the head (MISSING is decided before the bytes, managed-ledger 4.2.4).
+            ``behind``: first remove the entry queued right behind the oldest one without expected reads
+            (queue order told by timestamps), leaving its tombstone there, then free exactly that one's size:
+            a pass that has freed enough must still drain the tombstone at the head (MISSING is decided
+            before the bytes, managed-ledger 4.2.4).
             """
             seen = self.history[-1].observation if self.history else None
             if aim == "behind" and seen is not None and len(seen.entries) > 1 and run.sends(RemoveRange):
