@@ -157,7 +157,7 @@ class PulsarMasterFreeStopsBeforeTombstones(PulsarMasterCache):
     tombstones in front of the next live entry (managed-ledger 4.2.4 decides MISSING before any verdict).
 
     Breaks CACHE-MODEL (``queue_length``: the stale wrappers the pass had to drain; needs
-    observe_queue_length). Found by the search's ``behind`` aim of ``evict_bytes``.
+    observe_queue_length). Found by the targeted-removal rule's ``behind`` aim.
     """
 
     def _free(self, to_free: int, now: int) -> tuple[int, int]:
