@@ -407,8 +407,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             one = sizes[pick % len(sizes)] if sizes else 1
             total = seen.size if seen is not None else 0
             wanted = {"entry": one, "entry-1": one - 1, "entry+1": one + 1, "all": total, "all+1": total + 1, "one": 1}
-            wanted["behind"] = one  # fewer than two entries cached: as "entry"
-            self.step(EvictBytes(now=self.tick(), bytes=max(1, wanted[aim])))
+            self.step(EvictBytes(now=self.tick(), bytes=max(1, wanted.get(aim, one))))  # behind, too few: as entry
 
         def evict_before(self, aim: str, pick: int) -> None:
             """``evictLEntriesBeforeTimestamp(cutoff)``: at a cached entry's timestamp, one either side, or now."""
