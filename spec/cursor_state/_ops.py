@@ -14,6 +14,12 @@ from ledgerspec.spec._errors import ConfigError, OperationError
 from ledgerspec.spec._records import Operation, config_from_dict, operation_from_dict
 from ledgerspec.spec.cursor_state._format import CODECS
 
+MAX_BATCH = 65_536
+"""The largest ``batch_size``: the model and the references hold a batch's unacknowledged indexes one by one
+(as the cursor's ``BitSetRecyclable`` holds one bit each), so a batch of 10^9 would exhaust memory at its first
+``AckIndex``. Pulsar's producers batch at most ``batchingMaxMessages`` messages, 1,000 by default
+(pulsar-client ``ProducerConfigurationData``)."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class CursorConfig:
@@ -31,13 +37,18 @@ class CursorConfig:
     compression: str = "none"
     """``cursorInfoCompressionType`` of the cursor ledger (pip381 only): ``none`` or ``zlib``."""
     batch_size: int = 4
-    """Messages per batch entry (``AckIndex``)."""
+    """Messages per batch entry (``AckIndex``), at most :data:`MAX_BATCH`."""
 
     def __post_init__(self) -> None:
         for name in ("chunk_size", "max_entry_size", "batch_size"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"config field {name!r}: want an integer > 0, got {value!r}")
+        if self.batch_size > MAX_BATCH:
+            raise ConfigError(
+                f"config field 'batch_size': want at most {MAX_BATCH} (the model holds every unacknowledged"
+                f" index of a batch), got {self.batch_size!r}"
+            )
         if not isinstance(self.max_ranges, int) or isinstance(self.max_ranges, bool) or self.max_ranges < 0:
             raise ConfigError(f"config field 'max_ranges': want an integer >= 0, got {self.max_ranges!r}")
         if self.compression not in CODECS:

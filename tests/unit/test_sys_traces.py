@@ -396,3 +396,21 @@ def test_an_entry_write_counts_the_bytes_of_the_record_whose_add_wrote_it():
     assert [row for row in written if row["kind"] == "entry_write"] == [
         {"kind": "entry_write", "entry": 1, "records": [3], "bytes": 69}
     ]
+
+
+def test_a_batch_too_large_to_model_is_bad_input_not_a_process_killed(tmp_path, capsys):
+    """A ``batch_size`` of 10^9 held a set of every index at the first ``AckIndex``: the recorder was killed
+    for memory. Now the option and a trace's header name the field and the bound; at the bound it records."""
+    argv = ["traces", "record", "--system", "cursor-state", "--adapter", "reference-pip381", "--config"]
+    assert main([*argv, '{"batch_size": 65537}', "--out", str(tmp_path / "big.jsonl")]) == 2
+    assert "--config: config field 'batch_size': want at most 65536" in capsys.readouterr().err
+    assert not (tmp_path / "big.jsonl").exists()
+    trace = record(tmp_path, "cursor-state", "reference-pip381", "--config", '{"batch_size": 65536}')
+    assert main(["traces", "check", "--engine", "local", str(trace)]) == 0
+    rows = lines(trace)
+    header = {**rows[0], "config": {**rows[0]["config"], "batch_size": 10**9}}
+    bad = rewrite(tmp_path / "bad.jsonl", [header, *rows[1:]])
+    capsys.readouterr()
+    assert main(["traces", "check", "--engine", "local", str(bad)]) == 2
+    named = "line 1 (the header): field 'config': config field 'batch_size': want at most 65536"
+    assert named in capsys.readouterr().err
