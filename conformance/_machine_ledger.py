@@ -2,8 +2,8 @@
 
 One rule draws among the layer's operations: appends (cached iff the ledger has an active cursor), a
 cursor reading up to a point (what storage returns cached iff its count is positive, then the cursor
-moves and, in legacy mode, the cache below the slowest cursor goes), a ledger closing (and, a quarter
-of the time in tracking mode, coming back on a new BookKeeper ledger for two cursors to read across),
+moves and, in legacy mode, the cache below the slowest cursor goes), a ledger closing (and, half of
+the time in tracking mode, coming back on a new BookKeeper ledger for two cursors to read across),
 every cursor of a ledger leaving (in legacy mode the last one clears the cache), and the
 expected-read-count tracking switched (``track_reads``). One rule, not five: Hypothesis enables a
 random subset of the rules in each example, and every rule added makes the others rarer. But the rule
@@ -99,8 +99,11 @@ def ledger_rules(  # noqa: C901 - a rule class: its nested functions count here
                 clears = not self.counts_reads()  # where the last cursor leaving must clear
                 kind = "leave" if span and clears else "close"
                 ledger = self.aimed(kind, ledger, ahead)
+                reopen = kind == "close" and span > 0  # it comes back (a topic loaded again): tracking mode only
+                if reopen and not self.stored_end(ledger):  # a new BookKeeper ledger follows one holding entries
+                    self.append(ledger, size, 1)
                 self.ledger_ends(kind, ledger, size)
-                if kind == "close" and span == 2 and self.reopens(ledger):  # it comes back (a topic loaded again)
+                if reopen:
                     self.append(ledger, size, 1)  # on a new BookKeeper ledger
                     return multiple(*self.read_past_reopen(ledger, size))
                 return multiple()
