@@ -12,13 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.spec import SpecError, cursor_state, txlog
-
-PARSERS: dict[str, tuple[Any, Any]] = {
-    "cursor-state": (cursor_state.CursorConfig.from_dict, cursor_state.op_from_dict),
-    "txlog-writer": (txlog.WriterConfig.from_dict, txlog.op_from_dict),
-}
-"""Per lockstep system: (its config from a dict, an operation from a dict)."""
+from ledgerspec.spec import SpecError
+from ledgerspec.spec._lockstep import SYSTEMS
 
 
 @dataclass(frozen=True)
@@ -46,7 +41,7 @@ def lockstep_system_of(data: Any) -> str | None:
     if isinstance(data, dict) and isinstance(data.get("counterexample"), dict):
         data = data["counterexample"]
     system = data.get("system") if isinstance(data, dict) else None
-    return system if system in PARSERS else None
+    return system if system in SYSTEMS else None
 
 
 def read_case(system: str, data: Any, label: str) -> LockstepCase:
@@ -62,7 +57,7 @@ def read_case(system: str, data: Any, label: str) -> LockstepCase:
             raise InputError(f"{label}: step {number}: want an operation object, got {step!r}")
     if data.get("system", system) != system:
         raise InputError(f"{label}: field 'system': {data.get('system')!r}, but --system is {system}")
-    config_from_dict, op_from_dict = PARSERS[system]
+    config_from_dict, op_from_dict = SYSTEMS[system].config.from_dict, SYSTEMS[system].op_from_dict
     try:
         config = config_from_dict(data.get("config", {}))
     except (SpecError, TypeError, KeyError) as error:

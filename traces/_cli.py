@@ -17,12 +17,12 @@ from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, wor
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, master_problem, seconds
 from ledgerspec.spec import ConfigError
+from ledgerspec.spec._lockstep import SYSTEMS as LOCKSTEP_SYSTEMS
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
 from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
 from ledgerspec.traces._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
-from ledgerspec.traces._sys_io import SYSTEMS as LOCKSTEP_SYSTEMS
 from ledgerspec.traces._sys_io import peek_system
 
 SYSTEM_NAMES = tuple(LOCKSTEP_SYSTEMS)

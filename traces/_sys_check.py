@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._verdict import Status
+from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._sys_io import SYSTEMS, SystemTrace, read_system_trace
+from ledgerspec.traces._sys_io import SystemTrace, read_system_trace
 from ledgerspec.traces._sys_replay import Plan, SysFinding, by_broker, decidable, replay_history
 
 if TYPE_CHECKING:

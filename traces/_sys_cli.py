@@ -9,7 +9,7 @@ from typing import Any
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._lockstep_case import read_case, read_json
 from ledgerspec.spec import SpecError
-from ledgerspec.traces._sys_io import SYSTEMS
+from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._sys_record import record_history, resolve_adapter, unclaimed, walk
 
 DEFAULT_STEPS = 200

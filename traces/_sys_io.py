@@ -16,10 +16,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from ledgerspec.spec import ConfigError, cursor_state, txlog
+from ledgerspec.spec import ConfigError
 from ledgerspec.spec._history import END, EventKind, Vocabulary
-from ledgerspec.spec.cursor_state._events import VOCABULARY as CURSOR_VOCABULARY
-from ledgerspec.spec.txlog._events import VOCABULARY as TXLOG_VOCABULARY
+from ledgerspec.spec._lockstep import SYSTEMS, LockstepSystem
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import FORMAT, VERSION, is_this_format
 from ledgerspec.traces._io import DATASET_HEADER, HEADER_KEYS, dataset_files, parse_spec, refuse_unknown_keys
@@ -62,44 +61,6 @@ SYSTEM_HEADER_KEYS = HEADER_KEYS | {"events"}
 """A lockstep system trace header's keys: a cache trace's, and the event kinds it records."""
 _TYPES = {f.name: f.type for f in SYSTEM_SCHEMA}
 NON_NEGATIVE = ("seq", "time", "entry", "index", "value", "number", "keep", "by", "size", "record", "count", "bytes")
-
-
-@dataclass(frozen=True)
-class LockstepSystem:
-    """What the trace checkers need of a system: its vocabulary, model and invariants."""
-
-    vocabulary: Vocabulary
-    profiles: tuple[str, ...]
-    init: Any
-    step: Any
-    facts: Any
-    invariants: tuple[Any, ...]
-    config: Any
-
-    def claimed(self, profile: str) -> tuple[Any, ...]:
-        return tuple(inv for inv in self.invariants if profile in inv.profiles)
-
-
-SYSTEMS: dict[str, LockstepSystem] = {
-    "cursor-state": LockstepSystem(
-        CURSOR_VOCABULARY,
-        cursor_state.PROFILES,
-        cursor_state.init,
-        cursor_state.step,
-        cursor_state.Step,
-        cursor_state.INVARIANTS,
-        cursor_state.CursorConfig,
-    ),
-    "txlog-writer": LockstepSystem(
-        TXLOG_VOCABULARY,
-        txlog.PROFILES,
-        txlog.init,
-        txlog.step,
-        txlog.Step,
-        txlog.INVARIANTS,
-        txlog.WriterConfig,
-    ),
-}
 
 
 def required_inputs(system: LockstepSystem) -> tuple[str, ...]:

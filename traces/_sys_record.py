@@ -20,7 +20,8 @@ from ledgerspec.conformance.cursor_state._machine import FAULTS, codecs, sendabl
 from ledgerspec.spec import cursor_state as cs
 from ledgerspec.spec import txlog as tx
 from ledgerspec.spec._history import END, END_KIND, INPUT
-from ledgerspec.traces._sys_io import SYSTEMS, SystemHeader, SystemTraceWriter
+from ledgerspec.spec._lockstep import SYSTEMS
+from ledgerspec.traces._sys_io import SystemHeader, SystemTraceWriter
 
 
 class Recorder:

@@ -20,7 +20,7 @@ from typing import Any
 from ledgerspec.spec import SpecError
 from ledgerspec.spec._errors import OperationError
 from ledgerspec.spec._history import END, END_KIND, INPUT, OUTPUT
-from ledgerspec.traces._sys_io import SYSTEMS, LockstepSystem
+from ledgerspec.spec._lockstep import SYSTEMS, LockstepSystem
 
 
 @dataclass(frozen=True)

@@ -33,13 +33,13 @@ from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import TXLOG_WRITER, TxlogAdapter, conform_txlog
 from ledgerspec.conformance.txlog._process import TxlogProcessFactory
-from ledgerspec.spec import cursor_state, txlog
+from ledgerspec.spec._lockstep import SYSTEMS as SPEC
 
 EXIT_FAIL = 1
 
 
 @dataclass(frozen=True)
-class LockstepSystem:
+class SystemCommands:
     """What the command line needs of one system."""
 
     name: str
@@ -61,25 +61,25 @@ def _harnesses_of(system: str) -> tuple[str, ...]:
     return tuple(name for name, (of, _) in SYSTEM_HARNESSES.items() if of == system)
 
 
-SYSTEMS: dict[str, LockstepSystem] = {
-    "cursor-state": LockstepSystem(
+SYSTEMS: dict[str, SystemCommands] = {
+    "cursor-state": SystemCommands(
         "cursor-state",
-        cursor_state.PROFILES,
-        cursor_state.INVARIANTS,
-        cursor_state.claimed,
-        {f"reference-{p}": (p, lambda p=p: CursorStateAdapter(p)) for p in cursor_state.PROFILES},  # type: ignore[misc]
+        SPEC["cursor-state"].profiles,
+        SPEC["cursor-state"].invariants,
+        SPEC["cursor-state"].claimed,
+        {f"reference-{p}": (p, lambda p=p: CursorStateAdapter(p)) for p in SPEC["cursor-state"].profiles},  # type: ignore[misc]
         conform_cursor,
         CURSOR_MUTANTS,
         CursorProcessFactory,
         _harnesses_of("cursor-state"),
         capabilities=CURSOR_STATE.capabilities,
     ),
-    "txlog-writer": LockstepSystem(
+    "txlog-writer": SystemCommands(
         "txlog-writer",
-        txlog.PROFILES,
-        txlog.INVARIANTS,
-        txlog.claimed,
-        {f"reference-{p}": (p, lambda p=p: TxlogAdapter(p)) for p in txlog.PROFILES},  # type: ignore[misc]
+        SPEC["txlog-writer"].profiles,
+        SPEC["txlog-writer"].invariants,
+        SPEC["txlog-writer"].claimed,
+        {f"reference-{p}": (p, lambda p=p: TxlogAdapter(p)) for p in SPEC["txlog-writer"].profiles},  # type: ignore[misc]
         conform_txlog,
         TXLOG_MUTANTS,
         TxlogProcessFactory,
@@ -106,7 +106,7 @@ def harness_lines(name: str, harness: Harness) -> list[str]:
     ]
 
 
-def adapter_lines(system: LockstepSystem) -> list[str]:
+def adapter_lines(system: SystemCommands) -> list[str]:
     """One system's adapters for ``ledgerspec adapters``: references, real-code harnesses, ``exec:``."""
     lines = [f"system {system.name} (--system {system.name}):"]
     claims = ", ".join(system.capabilities) or "none (the system has no capability)"
@@ -120,14 +120,14 @@ def adapter_lines(system: LockstepSystem) -> list[str]:
     return lines
 
 
-def _profile(system: LockstepSystem, args: argparse.Namespace, default: str) -> str:
+def _profile(system: SystemCommands, args: argparse.Namespace, default: str) -> str:
     profile = getattr(args, "profile", None) or default
     if profile not in system.profiles:
         raise InputError(f"--profile {profile}: the {system.name} system has profiles {', '.join(system.profiles)}")
     return profile
 
 
-def _invariants(system: LockstepSystem, args: argparse.Namespace, profile: str) -> tuple[str, ...]:
+def _invariants(system: SystemCommands, args: argparse.Namespace, profile: str) -> tuple[str, ...]:
     wanted = tuple(getattr(args, "invariant", None) or ())
     ids = {inv.id for inv in system.claimed(profile)}
     unknown = [name for name in wanted if name not in ids]

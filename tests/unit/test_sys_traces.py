@@ -14,11 +14,11 @@ import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import conform_txlog
+from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.spec.cursor_state._events import KINDS as CURSOR_KINDS
 from ledgerspec.spec.cursor_state._events import WRITES
 from ledgerspec.spec.txlog._events import KINDS as TXLOG_KINDS
 from ledgerspec.traces._sys_check import check_system
-from ledgerspec.traces._sys_io import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[2]
 
