@@ -17,11 +17,21 @@ instead of hanging; the watchdog changes nothing until the livelock.
 from __future__ import annotations
 
 from ledgerspec.conformance._mutants import Mutant
-from ledgerspec.conformance.mutants import _cursor_counts, _ledger, _legacy, _pip430, _pulsar_master, _segmented, _stash
+from ledgerspec.conformance.mutants import (
+    _cursor_counts,
+    _ledger,
+    _legacy,
+    _pip430,
+    _pulsar_master,
+    _requeue,
+    _segmented,
+    _stash,
+)
 
 MUTANTS: list[Mutant] = [
     *_pip430.MUTANTS,
     *_pulsar_master.MUTANTS,
+    *_requeue.MUTANTS,
     *_legacy.MUTANTS,
     *_segmented.MUTANTS,
     *_ledger.MUTANTS,

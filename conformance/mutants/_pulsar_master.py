@@ -9,7 +9,6 @@ from ledgerspec.reference.cache import (
     ActiveCursors,
     MergedReadCount,
     PulsarMasterCache,
-    RemovalQueue,
     Wrapper,
 )
 
@@ -66,76 +65,6 @@ class PulsarMasterUnboundedRequeue(_LivelockWatchdog):
         if self._config.extend_ttl and wrapper.accessed:
             return True
         return wrapper.handler is not None and wrapper.handler.has_expected_reads()  # bug: no budget test
-
-
-class _KeepsAccessedQueue(RemovalQueue):
-    """``markRequeued()`` that forgets to clear ``accessed``."""
-
-    def requeue(self, now: int) -> Wrapper:
-        head = self._queue.popleft()
-        head.ts = now  # bug: no ``head.accessed = False``
-        head.requeues += 1
-        self._queue.append(head)
-        return head
-
-
-class PulsarMasterAccessedNeverCleared(_LivelockWatchdog):
-    """Accessed flag never cleared: one read extends an entry's TTL on every pass, for ever.
-
-    Breaks CACHE-TTL / CACHE-MODEL (an entry read once is requeued again on the next pass instead of
-    removed).
-    """
-
-    def _setup(self) -> None:
-        super()._setup()
-        self._queue = _KeepsAccessedQueue()
-
-
-class _KeepsTimestampQueue(RemovalQueue):
-    """``markRequeued()`` that moves the wrapper to the tail but forgets to stamp ``now``."""
-
-    def requeue(self, now: int) -> Wrapper:  # noqa: ARG002 - the bug: the argument is ignored
-        head = self._queue.popleft()
-        head.accessed = False  # bug: no ``head.ts = now``
-        head.requeues += 1
-        self._queue.append(head)
-        return head
-
-
-class PulsarMasterRequeueKeepsTimestamp(PulsarMasterCache):
-    """Requeue that keeps the old timestamp: the entry goes to the tail still looking expired, so the
-    same pass meets it again and spends its whole requeue budget at once.
-
-    Breaks CACHE-FIFO (timestamps change on requeue) and CACHE-TTL.
-    """
-
-    def _setup(self) -> None:
-        super()._setup()
-        self._queue = _KeepsTimestampQueue()
-
-
-class _UncountedRequeueQueue(RemovalQueue):
-    """``markRequeued()`` that forgets ``requeueCount++``."""
-
-    def requeue(self, now: int) -> Wrapper:
-        head = self._queue.popleft()
-        head.ts = now
-        head.accessed = False  # bug: no ``head.requeues += 1``
-        self._queue.append(head)
-        return head
-
-
-class PulsarMasterRequeueUncounted(_LivelockWatchdog):
-    """A counter not incremented: ``markRequeued()`` forgets ``requeueCount++``, so the requeue budget is
-    never spent and an entry with expected reads is protected for ever.
-
-    Breaks CACHE-QUEUE-ACCOUNTING (a requeue adds one to requeues; needs observe_requeues) and
-    CACHE-BOUNDED-PROTECTION.
-    """
-
-    def _setup(self) -> None:
-        super()._setup()
-        self._queue = _UncountedRequeueQueue()
 
 
 class PulsarMasterTombstoneNotQueued(PulsarMasterCache):
@@ -388,18 +317,6 @@ MUTANTS: list[Mutant] = [
         PulsarMasterUnboundedRequeue,
     ),
     Mutant(
-        "pulsar-master-accessed-never-cleared",
-        "pulsar-master",
-        "requeue does not clear the accessed flag",
-        PulsarMasterAccessedNeverCleared,
-    ),
-    Mutant(
-        "pulsar-master-requeue-keeps-timestamp",
-        "pulsar-master",
-        "requeue does not stamp now",
-        PulsarMasterRequeueKeepsTimestamp,
-    ),
-    Mutant(
         "pulsar-master-no-release-decrement",
         "pulsar-master",
         "no D7 extra markRead on removal",
@@ -454,12 +371,6 @@ MUTANTS: list[Mutant] = [
         PulsarMasterInvalidateInclusive,
     ),
     Mutant("pulsar-master-miss-not-counted", "pulsar-master", "a miss is not counted", PulsarMasterMissNotCounted),
-    Mutant(
-        "pulsar-master-requeue-uncounted",
-        "pulsar-master",
-        "a requeue does not add to requeueCount",
-        PulsarMasterRequeueUncounted,
-    ),
     Mutant(
         "pulsar-master-tombstone-not-queued",
         "pulsar-master",

@@ -67,6 +67,8 @@ NOT_IN_TRACES = {
     "pulsar-master-tombstone-not-queued": "the queue's length is an observation: no event shows a tombstone",
     "pulsar-master-non-evictable-pip-way": "non_evictable_size is an observation, not an event",
     "pulsar-master-free-stops-before-tombstones": "the queue's length is an observation: no event shows a tombstone",
+    "pulsar-master-access-requeue-free": "a requeue's count is an observation: its event is the same either way, and"
+    " the edge workload requeues no entry for an access and then for its reads past the budget",
 }
 """Mutants (issue 16) whose bug the recorded traces cannot show, with why; conformance kills each of them."""
 

@@ -1,0 +1,137 @@
+"""Mutants of the merged code's ``markRequeued()``: each swaps the removal queue's ``requeue`` for a buggy one.
+
+A requeue stamps ``now``, clears ``accessed``, adds one to ``requeueCount`` whatever the reason, and moves
+the wrapper to the tail (apache/pulsar#24623, ``RangeCacheEntryWrapper.markRequeued``); each mutant here
+forgets or bends one of the four.
+"""
+
+from __future__ import annotations
+
+from ledgerspec.conformance._mutants import Mutant
+from ledgerspec.conformance.mutants._pulsar_master import _LivelockWatchdog
+from ledgerspec.reference.cache import PulsarMasterCache, RemovalQueue, Wrapper
+
+
+class _KeepsAccessedQueue(RemovalQueue):
+    """``markRequeued()`` that forgets to clear ``accessed``."""
+
+    def requeue(self, now: int) -> Wrapper:
+        head = self._queue.popleft()
+        head.ts = now  # bug: no ``head.accessed = False``
+        head.requeues += 1
+        self._queue.append(head)
+        return head
+
+
+class PulsarMasterAccessedNeverCleared(_LivelockWatchdog):
+    """Accessed flag never cleared: one read extends an entry's TTL on every pass, for ever.
+
+    Breaks CACHE-TTL / CACHE-MODEL (an entry read once is requeued again on the next pass instead of
+    removed).
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._queue = _KeepsAccessedQueue()
+
+
+class _KeepsTimestampQueue(RemovalQueue):
+    """``markRequeued()`` that moves the wrapper to the tail but forgets to stamp ``now``."""
+
+    def requeue(self, now: int) -> Wrapper:  # noqa: ARG002 - the bug: the argument is ignored
+        head = self._queue.popleft()
+        head.accessed = False  # bug: no ``head.ts = now``
+        head.requeues += 1
+        self._queue.append(head)
+        return head
+
+
+class PulsarMasterRequeueKeepsTimestamp(PulsarMasterCache):
+    """Requeue that keeps the old timestamp: the entry goes to the tail still looking expired, so the
+    same pass meets it again and spends its whole requeue budget at once.
+
+    Breaks CACHE-FIFO (timestamps change on requeue) and CACHE-TTL.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._queue = _KeepsTimestampQueue()
+
+
+class _UncountedRequeueQueue(RemovalQueue):
+    """``markRequeued()`` that forgets ``requeueCount++``."""
+
+    def requeue(self, now: int) -> Wrapper:
+        head = self._queue.popleft()
+        head.ts = now
+        head.accessed = False  # bug: no ``head.requeues += 1``
+        self._queue.append(head)
+        return head
+
+
+class PulsarMasterRequeueUncounted(_LivelockWatchdog):
+    """A counter not incremented: ``markRequeued()`` forgets ``requeueCount++``, so the requeue budget is
+    never spent and an entry with expected reads is protected for ever.
+
+    Breaks CACHE-QUEUE-ACCOUNTING (a requeue adds one to requeues; needs observe_requeues) and
+    CACHE-BOUNDED-PROTECTION.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._queue = _UncountedRequeueQueue()
+
+
+class _ReadsOnlyBudgetQueue(RemovalQueue):
+    """``markRequeued()`` that counts a requeue only when the entry still has expected reads."""
+
+    def requeue(self, now: int) -> Wrapper:
+        head = self._queue.popleft()
+        head.ts = now
+        head.accessed = False
+        if head.handler is not None and head.handler.has_expected_reads():  # bug: an access requeue is free
+            head.requeues += 1
+        self._queue.append(head)
+        return head
+
+
+class PulsarMasterAccessRequeueFree(PulsarMasterCache):
+    """A requeue for an access alone spends no budget: an entry read often, then awaited, is protected
+    longer than ``max_requeue`` allows. Written blind by an outside implementation of the merged code
+    (its requeue-budget variant), which a ``ci`` search missed on one seed of two.
+
+    Breaks CACHE-QUEUE-ACCOUNTING (a requeue adds one to requeues; needs observe_requeues) and
+    CACHE-MODEL.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._queue = _ReadsOnlyBudgetQueue()
+
+
+MUTANTS = [
+    Mutant(
+        "pulsar-master-accessed-never-cleared",
+        "pulsar-master",
+        "requeue does not clear the accessed flag",
+        PulsarMasterAccessedNeverCleared,
+    ),
+    Mutant(
+        "pulsar-master-requeue-keeps-timestamp",
+        "pulsar-master",
+        "requeue does not stamp now",
+        PulsarMasterRequeueKeepsTimestamp,
+    ),
+    Mutant(
+        "pulsar-master-requeue-uncounted",
+        "pulsar-master",
+        "a requeue does not add to requeueCount",
+        PulsarMasterRequeueUncounted,
+    ),
+    Mutant(
+        "pulsar-master-access-requeue-free",
+        "pulsar-master",
+        "a requeue for an access alone does not add to requeueCount",
+        PulsarMasterAccessRequeueFree,
+    ),
+]
