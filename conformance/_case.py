@@ -152,6 +152,11 @@ def _check_pointers(data: dict[str, Any], steps: int, where: str) -> None:
 
 def load_case(path: str | Path) -> Case:
     """Read a case file; a missing or binary file, bad JSON or a schema violation is an :class:`InputError`."""
+    return Case.from_dict(read_case_json(path), where=str(path))
+
+
+def read_case_json(path: str | Path) -> Any:
+    """The JSON of a case file (any system's); a missing or binary file or bad JSON is an :class:`InputError`."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -167,7 +172,7 @@ def load_case(path: str | Path) -> Case:
         raise InputError(f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to be a case (a case nests a few levels)") from None
-    return Case.from_dict(data, where=str(path))
+    return data
 
 
 _SCHEMA: dict[str, Any] | None = None

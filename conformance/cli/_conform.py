@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._case import Case, load_case
+from ledgerspec.conformance._case import Case, read_case_json
 from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance._lockstep_case import lockstep_system_of
 from ledgerspec.conformance._machine import Run
@@ -207,14 +206,11 @@ def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:
 
 def run_replay(args: argparse.Namespace) -> int:
     """Replay a case and say whether the adapter passes it now (a lockstep system's: ``_sys_replay``)."""
-    try:
-        data = json.loads(Path(args.case).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        data = None  # the cache's reader says what is wrong with it
+    data = read_case_json(args.case)  # read once: a lockstep system's case, or the cache's
     system = lockstep_system_of(data)
     if system is not None:
         return run_replay_system(args, system, data)
-    case = load_case(args.case)
+    case = Case.from_dict(data, where=str(args.case))
     factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
     outcome = replay(case, factory, every_invariant=args.all)
     print(outcome.render())
