@@ -172,6 +172,8 @@ def read_case_json(path: str | Path) -> Any:
         raise InputError(f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to be a case (a case nests a few levels)") from None
+    except ValueError as error:  # an integer of more digits than Python converts
+        raise InputError(f"{path}: not a case: {error}") from None
     return data
 
 

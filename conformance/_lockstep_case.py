@@ -6,9 +6,7 @@ and ``traces record --case`` (the steps recorded as a trace).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
@@ -25,15 +23,6 @@ class LockstepCase:
     steps: list[Any]
     profile: str | None
     invariant: str | None
-
-
-def read_json(path: str, label: str) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"{label}: cannot read a JSON case: {error}") from None
-    except RecursionError:
-        raise InputError(f"{label}: cannot read a JSON case: nested too deeply") from None
 
 
 def lockstep_system_of(data: Any) -> str | None:

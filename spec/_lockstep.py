@@ -1,8 +1,9 @@
 """The lockstep systems (a cursor's persisted state, the transaction-log writer), each in one place.
 
-What the conformance engine, case files and both trace engines read of a system: its model, its
-invariants, its configuration and operations as JSON, and the trace events it speaks. The cache, with
-its observation monitor, has a richer interface of its own (``spec/cache``).
+What case files, both trace engines and the command line read of a system: its model, its invariants,
+its configuration and operations as JSON, what an implementation may claim, and the trace events it
+speaks; the lockstep search's ``conformance._lockstep.System`` is built from it. The cache, with its
+observation monitor, has a richer interface of its own (``spec/cache``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class LockstepSystem:
     """An operation from its JSON object."""
     claimed: Any
     """The invariants a profile claims, in catalogue order."""
+    capabilities: tuple[str, ...]
+    """Every capability an implementation may claim (the in-process references claim all of it)."""
 
 
 SYSTEMS: dict[str, LockstepSystem] = {
@@ -47,6 +50,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         cursor_state.CursorConfig,
         cursor_state.op_from_dict,
         cursor_state.claimed,
+        cursor_state.CAPABILITIES,
     ),
     "txlog-writer": LockstepSystem(
         TXLOG_VOCABULARY,
@@ -58,6 +62,7 @@ SYSTEMS: dict[str, LockstepSystem] = {
         txlog.WriterConfig,
         txlog.op_from_dict,
         txlog.claimed,
+        txlog.CAPABILITIES,
     ),
 }
 """Every lockstep system, by the name ``--system`` and a trace header give it."""

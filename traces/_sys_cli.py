@@ -6,8 +6,9 @@ import argparse
 import json
 from typing import Any
 
+from ledgerspec.conformance._case import read_case_json
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._lockstep_case import read_case, read_json
+from ledgerspec.conformance._lockstep_case import read_case
 from ledgerspec.spec import SpecError
 from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._sys_record import record_history, resolve_adapter, unclaimed, walk
@@ -52,7 +53,7 @@ def run_record_system(args: argparse.Namespace) -> int:
     default, factory, process, capabilities = resolve_adapter(system, args.adapter)
     try:
         if args.case:
-            case = read_case(system, read_json(args.case, f"--case {args.case}"), f"--case {args.case}")
+            case = read_case(system, read_case_json(args.case), f"--case {args.case}")
             config, case_profile, histories = case.config, case.profile, [case.steps]
         else:
             config, case_profile = _config(system, args.config), None

@@ -134,7 +134,6 @@ def _txlog_walk(
     return ops
 
 
-CAPABILITIES: dict[str, tuple[str, ...]] = {"cursor-state": cs.CAPABILITIES, "txlog-writer": tx.CAPABILITIES}
 """Every capability of each system: what an in-process candidate (a reference, a mutant) takes."""
 
 WALKS: dict[str, Callable[[random.Random, str, Any, int, frozenset[str]], list[Any]]] = {
@@ -150,7 +149,7 @@ def walk(
 
     ``capabilities``: the adapter's claims (None: every capability of the system, as an in-process candidate).
     """
-    claims = frozenset(CAPABILITIES[system]) if capabilities is None else capabilities
+    claims = frozenset(SYSTEMS[system].capabilities) if capabilities is None else capabilities
     return WALKS[system](random.Random(seed), profile, config, count, claims)
 
 
@@ -243,7 +242,7 @@ def resolve_adapter(
     if command is not None and entry.process is not None:
         process = entry.process(command, timeout=timeout, validate=validate)
         return process.profiles[0], process, process, frozenset(process.capabilities)
-    everything = frozenset(CAPABILITIES[system])
+    everything = frozenset(SYSTEMS[system].capabilities)
     if name in entry.adapters:
         profile, factory = entry.adapters[name]
         return profile, factory, None, everything

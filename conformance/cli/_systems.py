@@ -33,7 +33,7 @@ from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
 from ledgerspec.conformance.txlog import TXLOG_WRITER, TxlogAdapter, conform_txlog
 from ledgerspec.conformance.txlog._process import TxlogProcessFactory
-from ledgerspec.spec._lockstep import SYSTEMS as SPEC
+from ledgerspec.spec._lockstep import SYSTEMS as SPEC_SYSTEMS
 
 EXIT_FAIL = 1
 
@@ -64,10 +64,10 @@ def _harnesses_of(system: str) -> tuple[str, ...]:
 SYSTEMS: dict[str, SystemCommands] = {
     "cursor-state": SystemCommands(
         "cursor-state",
-        SPEC["cursor-state"].profiles,
-        SPEC["cursor-state"].invariants,
-        SPEC["cursor-state"].claimed,
-        {f"reference-{p}": (p, lambda p=p: CursorStateAdapter(p)) for p in SPEC["cursor-state"].profiles},  # type: ignore[misc]
+        SPEC_SYSTEMS["cursor-state"].profiles,
+        SPEC_SYSTEMS["cursor-state"].invariants,
+        SPEC_SYSTEMS["cursor-state"].claimed,
+        {f"reference-{p}": (p, lambda p=p: CursorStateAdapter(p)) for p in SPEC_SYSTEMS["cursor-state"].profiles},  # type: ignore[misc]
         conform_cursor,
         CURSOR_MUTANTS,
         CursorProcessFactory,
@@ -76,10 +76,10 @@ SYSTEMS: dict[str, SystemCommands] = {
     ),
     "txlog-writer": SystemCommands(
         "txlog-writer",
-        SPEC["txlog-writer"].profiles,
-        SPEC["txlog-writer"].invariants,
-        SPEC["txlog-writer"].claimed,
-        {f"reference-{p}": (p, lambda p=p: TxlogAdapter(p)) for p in SPEC["txlog-writer"].profiles},  # type: ignore[misc]
+        SPEC_SYSTEMS["txlog-writer"].profiles,
+        SPEC_SYSTEMS["txlog-writer"].invariants,
+        SPEC_SYSTEMS["txlog-writer"].claimed,
+        {f"reference-{p}": (p, lambda p=p: TxlogAdapter(p)) for p in SPEC_SYSTEMS["txlog-writer"].profiles},  # type: ignore[misc]
         conform_txlog,
         TXLOG_MUTANTS,
         TxlogProcessFactory,

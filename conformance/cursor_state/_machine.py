@@ -13,9 +13,9 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 from ledgerspec.conformance._lockstep import Candidate, Lockstep, LockstepRun, Report, System, search
+from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.spec.cursor_state import (
     CAPABILITIES,
-    PROFILES,
     Ack,
     AckIndex,
     Confirm,
@@ -28,22 +28,19 @@ from ledgerspec.spec.cursor_state import (
     Persist,
     Recover,
     Rollover,
-    Step,
     Unreadable,
-    claimed,
-    init,
-    step,
 )
 from ledgerspec.spec.cursor_state._events import reported
 
+_SPEC = SYSTEMS["cursor-state"]
 CURSOR_STATE = System(
     "cursor-state",
-    PROFILES,
-    init,
-    step,
-    claimed,
-    Step,
-    CAPABILITIES,
+    _SPEC.profiles,
+    _SPEC.init,
+    _SPEC.step,
+    _SPEC.claimed,
+    _SPEC.facts,
+    _SPEC.capabilities,
     reported=lambda candidate: {"writes": reported(candidate)},
     reads={"CURSOR-WRITES": "writes"},
 )

@@ -6,7 +6,8 @@ off-by-one comparison, a forgotten line, the wrong end of a deque. Each docstrin
 the invariant it should break. ``ledgerspec mutants`` runs the conformance suite against every
 mutant and prints the kill matrix; tests/quality/test_mutants.py checks each one is killed.
 They ship in the package so that ``ledgerspec mutants`` runs from an installed wheel; one module per
-profile, each with its classes and its ``MUTANTS`` entries.
+profile (and one for pulsar-master's ``markRequeued()``), each with its classes and its ``MUTANTS``
+entries.
 
 Mutants keep the snapshot/observation contract of the reference: they are judged on behaviour
 only. Where a bug would livelock a size pass (a requeue that never ends), the mutant carries a

@@ -13,7 +13,7 @@ from ledgerspec.reference.cache import (
 )
 
 
-class _LivelockWatchdog(PulsarMasterCache):
+class LivelockWatchdog(PulsarMasterCache):
     """Ends a size pass after a whole cycle of requeues with no removal.
 
     Only the mutants whose bug makes the requeue endless use it: the real code would spin forever
@@ -55,7 +55,7 @@ class PulsarMasterTtlInclusive(PulsarMasterCache):
         self._pass_end("ttl")
 
 
-class PulsarMasterUnboundedRequeue(_LivelockWatchdog):
+class PulsarMasterUnboundedRequeue(LivelockWatchdog):
     """Unbounded requeue: an entry with expected reads is requeued whatever its requeue count.
 
     Breaks CACHE-BOUNDED-PROTECTION (requeues for expected reads alone stop at ``max_requeue``).

@@ -8,7 +8,7 @@ forgets or bends one of the four.
 from __future__ import annotations
 
 from ledgerspec.conformance._mutants import Mutant
-from ledgerspec.conformance.mutants._pulsar_master import _LivelockWatchdog
+from ledgerspec.conformance.mutants._pulsar_master import LivelockWatchdog
 from ledgerspec.reference.cache import PulsarMasterCache, RemovalQueue, Wrapper
 
 
@@ -23,7 +23,7 @@ class _KeepsAccessedQueue(RemovalQueue):
         return head
 
 
-class PulsarMasterAccessedNeverCleared(_LivelockWatchdog):
+class PulsarMasterAccessedNeverCleared(LivelockWatchdog):
     """Accessed flag never cleared: one read extends an entry's TTL on every pass, for ever.
 
     Breaks CACHE-TTL / CACHE-MODEL (an entry read once is requeued again on the next pass instead of
@@ -69,7 +69,7 @@ class _UncountedRequeueQueue(RemovalQueue):
         return head
 
 
-class PulsarMasterRequeueUncounted(_LivelockWatchdog):
+class PulsarMasterRequeueUncounted(LivelockWatchdog):
     """A counter not incremented: ``markRequeued()`` forgets ``requeueCount++``, so the requeue budget is
     never spent and an entry with expected reads is protected for ever.
 
@@ -97,8 +97,8 @@ class _ReadsOnlyBudgetQueue(RemovalQueue):
 
 class PulsarMasterAccessRequeueFree(PulsarMasterCache):
     """A requeue for an access alone spends no budget: an entry read often, then awaited, is protected
-    longer than ``max_requeue`` allows. Written blind by an outside implementation of the merged code
-    (its requeue-budget variant), which a ``ci`` search missed on one seed of two.
+    longer than ``max_requeue`` allows. The bug of a variant of an outside implementation of the merged
+    code, written from the docs, that passed a ``ci`` search of it (BENCHMARKS.md, "Mutant power").
 
     Breaks CACHE-QUEUE-ACCOUNTING (a requeue adds one to requeues; needs observe_requeues) and
     CACHE-MODEL.

@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 from ledgerspec.conformance._lockstep import Lockstep, LockstepRun, Report, System, search
+from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.spec.txlog import (
     CAPABILITIES,
-    PROFILES,
     Add,
     Close,
     Complete,
@@ -25,12 +25,12 @@ from ledgerspec.spec.txlog import (
     Step,
     Tick,
     WriterConfig,
-    claimed,
-    init,
-    step,
 )
 
-TXLOG_WRITER = System("txlog-writer", PROFILES, init, step, claimed, Step, CAPABILITIES)
+_SPEC = SYSTEMS["txlog-writer"]
+TXLOG_WRITER = System(
+    "txlog-writer", _SPEC.profiles, _SPEC.init, _SPEC.step, _SPEC.claimed, _SPEC.facts, _SPEC.capabilities
+)
 CONFIGS = st.builds(
     WriterConfig,
     batch_enabled=st.sampled_from([True, True, True, False]),

@@ -14,10 +14,11 @@ from ledgerspec.spec._errors import ConfigError, OperationError
 from ledgerspec.spec._records import Operation, config_from_dict, operation_from_dict
 from ledgerspec.spec.cursor_state._format import CODECS
 
-MAX_BATCH = 65_536
-"""The largest ``batch_size``: the model and the references hold a batch's unacknowledged indexes one by one
-(as the cursor's ``BitSetRecyclable`` holds one bit each), so a batch of 10^9 would exhaust memory at its first
-``AckIndex``. Pulsar's producers batch at most ``batchingMaxMessages`` messages, 1,000 by default
+MAX_BATCH = 4_096
+"""The largest ``batch_size``. The model and the references hold each partly acknowledged batch as the set of
+its unacknowledged indexes (the cursor's ``BitSetRecyclable`` holds a bit each), about 0.4 MB per batch at
+this size: a batch of 10^9 exhausted memory at its first ``AckIndex``, and 65,536 took gigabytes over a few
+hundred batches. Pulsar's producers batch at most ``batchingMaxMessages`` messages, 1,000 by default
 (pulsar-client ``ProducerConfigurationData``)."""
 
 

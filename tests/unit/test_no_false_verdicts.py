@@ -129,12 +129,19 @@ INSERT = {"op": "insert", "now": 1, "ledger": 1, "entry": 0, "size": 1, "expecte
         ("binary.json", bytes(range(256)), "binary.json: not UTF-8 text (byte 128)"),
         ("bom.json", b"\xff\xfe{}", "bom.json: not UTF-8 text (byte 0)"),
         ("deep.json", b"[" * 100_000 + b"]" * 100_000, "deep.json: nested too deeply"),
+        ("huge.json", b'{"steps": [' + b"9" * 5000 + b"]}", "huge.json: not a case: Exceeds the limit (4300 digits)"),
     ],
 )
 def test_an_unreadable_case_file_is_an_input_error_naming_it(tmp_path, capsys, name, content, message):
+    """The same for a cache case (``replay``) and a lockstep system's (``traces record --case``): one reader."""
     path = tmp_path / name
     path.write_bytes(content)
     assert main(["replay", str(path), "--adapter", "reference-pip430"]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "internal-error" not in err
+    argv = ["traces", "record", "--system", "cursor-state", "--adapter", "reference-pulsar-master", "--case", str(path)]
+    assert main([*argv, "--out", str(tmp_path / "t.jsonl")]) == 2
     err = capsys.readouterr().err
     assert message in err
     assert "internal-error" not in err

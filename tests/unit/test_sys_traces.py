@@ -402,15 +402,15 @@ def test_a_batch_too_large_to_model_is_bad_input_not_a_process_killed(tmp_path, 
     """A ``batch_size`` of 10^9 held a set of every index at the first ``AckIndex``: the recorder was killed
     for memory. Now the option and a trace's header name the field and the bound; at the bound it records."""
     argv = ["traces", "record", "--system", "cursor-state", "--adapter", "reference-pip381", "--config"]
-    assert main([*argv, '{"batch_size": 65537}', "--out", str(tmp_path / "big.jsonl")]) == 2
-    assert "--config: config field 'batch_size': want at most 65536" in capsys.readouterr().err
+    assert main([*argv, '{"batch_size": 4097}', "--out", str(tmp_path / "big.jsonl")]) == 2
+    assert "--config: config field 'batch_size': want at most 4096" in capsys.readouterr().err
     assert not (tmp_path / "big.jsonl").exists()
-    trace = record(tmp_path, "cursor-state", "reference-pip381", "--config", '{"batch_size": 65536}')
+    trace = record(tmp_path, "cursor-state", "reference-pip381", "--config", '{"batch_size": 4096}')
     assert main(["traces", "check", "--engine", "local", str(trace)]) == 0
     rows = lines(trace)
     header = {**rows[0], "config": {**rows[0]["config"], "batch_size": 10**9}}
     bad = rewrite(tmp_path / "bad.jsonl", [header, *rows[1:]])
     capsys.readouterr()
     assert main(["traces", "check", "--engine", "local", str(bad)]) == 2
-    named = "line 1 (the header): field 'config': config field 'batch_size': want at most 65536"
+    named = "line 1 (the header): field 'config': config field 'batch_size': want at most 4096"
     assert named in capsys.readouterr().err
