@@ -5,7 +5,7 @@ Append, CursorRead and LedgerClose and the layer's four invariants are checked o
 ManagedLedgerImpl, OpAddEntry and ManagedCursorImpl. It does not claim ``switch_track_reads``: Pulsar
 fixes ``cacheEvictionByExpectedReadCount`` when a managed ledger is created (L1, L2 in the README), so the
 searches run in tracking mode. ``quick`` and ``ci`` at seed 1 find nothing but R2 (a declared bug of the
-container the harness's cursors share, DEVIATIONS.md), and ``ci`` at seed 1 once found R1:
+container the harness's cursors share, DEVIATIONS.md) and what it breaks, and ``ci`` at seed 1 once found R1:
 
 * R1: a cursor read across a reopened managed ledger's BookKeeper ledgers. Pulsar reads one BookKeeper
   ledger per read (``OpReadEntry``), so the entries past the boundary are a second read whose count is
@@ -15,6 +15,7 @@ container the harness's cursors share, DEVIATIONS.md), and ``ci`` at seed 1 once
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -33,12 +34,22 @@ LAYER = {"CACHE-APPEND-CACHING", "CACHE-BACKLOG-CACHING", "CACHE-BELOW-SLOWEST",
 
 
 def _as_declared(report: Report) -> None:
-    """Nothing but the target's declared deviations (R2) failed, and every layer invariant held."""
+    """Nothing but the target's declared deviation (R2) failed, and every layer invariant R2 leaves alone held.
+
+    R2's miscount also breaks CACHE-BACKLOG-CACHING (declared as its ``also``): a new cursor reading from
+    storage caches the count the container got wrong, one off. The ci search at seed 1 reaches that since
+    closes in tracking mode come back half of the time (a tail cursor moved back, then a backlog read).
+    """
     assert report.fault is None, report.fault
     assert surprises(TARGET, report) == [], [(row.invariant, row.detail) for row in report.failed()]
-    assert {row.invariant for row in report.failed()} <= {"CACHE-MODEL", "CACHE-CURSOR-COUNT"}
-    for invariant in LAYER:
+    declared = {invariant for d in TARGET.deviations for invariant in (d.invariant, *d.also)}
+    assert {row.invariant for row in report.failed()} <= {"CACHE-MODEL", *declared}
+    for invariant in LAYER - declared:
         assert report.row(invariant).status.name == "PASS", (invariant, report.row(invariant).status)
+    if report.row("CACHE-BACKLOG-CACHING").status.name == "FAIL":  # R2's signature: one off, not another bug
+        counted = re.findall(r"counting (\d+): cached with count (\d+)", report.row("CACHE-BACKLOG-CACHING").detail)
+        assert counted, report.row("CACHE-BACKLOG-CACHING").detail
+        assert all(abs(int(want) - int(got)) == 1 for want, got in counted), counted
 
 def _search(settings: str, seed: int) -> Report:
     assert shutil.which("java"), "a JDK 17 is required for the real-code harnesses"
