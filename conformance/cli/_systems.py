@@ -7,6 +7,7 @@ transaction-log writer); the cache, the default, has commands of its own.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import shlex
@@ -27,11 +28,11 @@ from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness, is_built
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.cursor_state import CURSOR_STATE, CursorStateAdapter, conform_cursor
+from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
 from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
-from ledgerspec.conformance.txlog import TXLOG_WRITER, TxlogAdapter, conform_txlog
+from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
 from ledgerspec.conformance.txlog._process import TxlogProcessFactory
 from ledgerspec.spec._lockstep import SYSTEMS as SPEC_SYSTEMS
 
@@ -40,12 +41,9 @@ EXIT_FAIL = 1
 
 @dataclass(frozen=True)
 class SystemCommands:
-    """What the command line needs of one system."""
+    """What the command line needs of one system; the spec's part is read from ``spec/_lockstep.py``."""
 
     name: str
-    profiles: tuple[str, ...]
-    invariants: Sequence[Any]
-    claimed: Callable[[str], Sequence[Any]]
     adapters: dict[str, tuple[str, Callable[[], Candidate]]]
     conform: Callable[..., Report]
     mutants: Sequence[Any]
@@ -53,38 +51,49 @@ class SystemCommands:
     """``exec:COMMAND`` adapters, where the system has a process protocol."""
     real: tuple[str, ...] = ()
     """Harnesses of real code speaking that protocol (``SYSTEM_HARNESSES``), built on first use."""
-    capabilities: tuple[str, ...] = ()
-    """What an implementation may claim (the in-process references claim all of it)."""
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        return tuple(SPEC_SYSTEMS[self.name].profiles)
+
+    @property
+    def invariants(self) -> Sequence[Any]:
+        return tuple(SPEC_SYSTEMS[self.name].invariants)
+
+    def claimed(self, profile: str) -> Sequence[Any]:
+        """The invariants ``profile`` claims, in catalogue order."""
+        return tuple(SPEC_SYSTEMS[self.name].claimed(profile))
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        """What an implementation may claim (the in-process references claim all of it)."""
+        return tuple(SPEC_SYSTEMS[self.name].capabilities)
 
 
 def _harnesses_of(system: str) -> tuple[str, ...]:
     return tuple(name for name, (of, _) in SYSTEM_HARNESSES.items() if of == system)
 
 
+def _references(system: str, adapter: Callable[[str], Candidate]) -> dict[str, tuple[str, Callable[[], Candidate]]]:
+    return {f"reference-{p}": (p, functools.partial(adapter, p)) for p in SPEC_SYSTEMS[system].profiles}
+
+
 SYSTEMS: dict[str, SystemCommands] = {
     "cursor-state": SystemCommands(
         "cursor-state",
-        SPEC_SYSTEMS["cursor-state"].profiles,
-        SPEC_SYSTEMS["cursor-state"].invariants,
-        SPEC_SYSTEMS["cursor-state"].claimed,
-        {f"reference-{p}": (p, lambda p=p: CursorStateAdapter(p)) for p in SPEC_SYSTEMS["cursor-state"].profiles},  # type: ignore[misc]
+        _references("cursor-state", CursorStateAdapter),
         conform_cursor,
         CURSOR_MUTANTS,
         CursorProcessFactory,
         _harnesses_of("cursor-state"),
-        capabilities=CURSOR_STATE.capabilities,
     ),
     "txlog-writer": SystemCommands(
         "txlog-writer",
-        SPEC_SYSTEMS["txlog-writer"].profiles,
-        SPEC_SYSTEMS["txlog-writer"].invariants,
-        SPEC_SYSTEMS["txlog-writer"].claimed,
-        {f"reference-{p}": (p, lambda p=p: TxlogAdapter(p)) for p in SPEC_SYSTEMS["txlog-writer"].profiles},  # type: ignore[misc]
+        _references("txlog-writer", TxlogAdapter),
         conform_txlog,
         TXLOG_MUTANTS,
         TxlogProcessFactory,
         _harnesses_of("txlog-writer"),
-        capabilities=TXLOG_WRITER.capabilities,
     ),
 }
 CHOICES = ("cache", *SYSTEMS)

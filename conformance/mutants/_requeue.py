@@ -2,7 +2,7 @@
 
 A requeue stamps ``now``, clears ``accessed``, adds one to ``requeueCount`` whatever the reason, and moves
 the wrapper to the tail (apache/pulsar#24623, ``RangeCacheEntryWrapper.markRequeued``); each mutant here
-forgets or bends one of the four.
+forgets or bends one of the four: the reference's requeue runs, then the mutant undoes its part.
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ class _KeepsAccessedQueue(RemovalQueue):
     """``markRequeued()`` that forgets to clear ``accessed``."""
 
     def requeue(self, now: int) -> Wrapper:
-        head = self._queue.popleft()
-        head.ts = now  # bug: no ``head.accessed = False``
-        head.requeues += 1
-        self._queue.append(head)
+        accessed = self._queue[0].accessed
+        head = super().requeue(now)
+        head.accessed = accessed  # bug: not cleared
         return head
-
 
 class PulsarMasterAccessedNeverCleared(LivelockWatchdog):
     """Accessed flag never cleared: one read extends an entry's TTL on every pass, for ever.
@@ -38,13 +36,11 @@ class PulsarMasterAccessedNeverCleared(LivelockWatchdog):
 class _KeepsTimestampQueue(RemovalQueue):
     """``markRequeued()`` that moves the wrapper to the tail but forgets to stamp ``now``."""
 
-    def requeue(self, now: int) -> Wrapper:  # noqa: ARG002 - the bug: the argument is ignored
-        head = self._queue.popleft()
-        head.accessed = False  # bug: no ``head.ts = now``
-        head.requeues += 1
-        self._queue.append(head)
+    def requeue(self, now: int) -> Wrapper:
+        ts = self._queue[0].ts
+        head = super().requeue(now)
+        head.ts = ts  # bug: not stamped ``now``
         return head
-
 
 class PulsarMasterRequeueKeepsTimestamp(PulsarMasterCache):
     """Requeue that keeps the old timestamp: the entry goes to the tail still looking expired, so the
@@ -62,12 +58,9 @@ class _UncountedRequeueQueue(RemovalQueue):
     """``markRequeued()`` that forgets ``requeueCount++``."""
 
     def requeue(self, now: int) -> Wrapper:
-        head = self._queue.popleft()
-        head.ts = now
-        head.accessed = False  # bug: no ``head.requeues += 1``
-        self._queue.append(head)
+        head = super().requeue(now)
+        head.requeues -= 1  # bug: not counted
         return head
-
 
 class PulsarMasterRequeueUncounted(LivelockWatchdog):
     """A counter not incremented: ``markRequeued()`` forgets ``requeueCount++``, so the requeue budget is
@@ -86,14 +79,10 @@ class _ReadsOnlyBudgetQueue(RemovalQueue):
     """``markRequeued()`` that counts a requeue only when the entry still has expected reads."""
 
     def requeue(self, now: int) -> Wrapper:
-        head = self._queue.popleft()
-        head.ts = now
-        head.accessed = False
-        if head.handler is not None and head.handler.has_expected_reads():  # bug: an access requeue is free
-            head.requeues += 1
-        self._queue.append(head)
+        head = super().requeue(now)
+        if head.handler is None or not head.handler.has_expected_reads():
+            head.requeues -= 1  # bug: an access requeue is free
         return head
-
 
 class PulsarMasterAccessRequeueFree(PulsarMasterCache):
     """A requeue for an access alone spends no budget: an entry read often, then awaited, is protected
