@@ -22,7 +22,8 @@ class Preset:
     config: CacheConfig
     ledgers: tuple[int, ...]
     entries: int
-    """Entry ids are drawn from 0 .. entries - 1 (tailing writes go on past it)."""
+    """Entry ids are drawn from ``base .. base + entries - 1``, one base per example (the machine's
+    ``ENTRY_BASES``); tailing writes go on past them."""
     sizes: tuple[int, ...]
     max_sizes: tuple[int, ...]
     watermarks: tuple[float, ...]

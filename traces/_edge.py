@@ -143,7 +143,7 @@ class EdgeWorkload:
         """The ledger is trimmed, deleted or the cache cleared under held copies, which are then replayed."""
         cache, choice = self.cache, self.rng.random()
         if choice < 0.6:
-            cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=max(0, topic.tail - 8))
+            cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=max(topic.first, topic.tail - 8))
         elif choice < 0.85:
             cache.invalidate_ledger(now=self.tick(), ledger=topic.ledger)
         else:

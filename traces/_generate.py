@@ -8,7 +8,8 @@ replay queue, and fan-out subscriptions. The eviction executor runs the size evi
 leaves the cache above the trigger, and a timer runs the TTL pass. Everything is deterministic by seed:
 brokers are generated independently, each from ``seed`` and its index.
 
-The ``edge`` workload is ``mixed`` plus the edge cases of ``_edge.py``, and a topic without cursors.
+The ``edge`` workload is ``mixed`` plus the edge cases of ``_edge.py``, and a topic without cursors;
+its topics' entry ids start at 0 or just below 2^31 or 2^32 (``EDGE_FIRST_ENTRIES``), in turn.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from ledgerspec.traces._edge import NANOS_PER_MICRO, EdgeWorkload, Feed
 from ledgerspec.traces._format import COLUMNS, PASS_KINDS
 
 WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed", "edge")
+EDGE_FIRST_ENTRIES = (0, 2**31 - 16, 2**32 - 16)
+"""Where the edge workload's topics start their entry ids, in turn: an implementation that casts an entry id
+to ``int`` or packs it into 32 bits goes wrong once a topic writes past the boundary."""
 EXECUTOR_DELAY = 1_000_000
 """Triggers within 1 ms of a size eviction join it (``triggerEvictionWhenNeeded`` and its future)."""
 DEFAULT_CONFIG = CacheConfig(
@@ -85,6 +89,8 @@ class Topic:
     """One topic: its ledger, the next entry id, and its subscriptions."""
 
     ledger: int
+    first: int = 0
+    """The first entry id (``EDGE_FIRST_ENTRIES``)."""
     tail: int = 0
     subscriptions: list[Subscription] = field(default_factory=list)
 
@@ -111,7 +117,11 @@ class Broker(EdgeWorkload):
         self.edge = workload == "edge"
         self.recent: list[tuple[int, int, int]] = []
         """(ledger, entry, time) of the last inserts (the edge workload)."""
-        self.topics = [self._topic(ledger, "mixed" if self.edge else workload) for ledger in topics]
+        firsts = EDGE_FIRST_ENTRIES if self.edge else (0,)
+        self.topics = [
+            self._topic(ledger, "mixed" if self.edge else workload, firsts[i % len(firsts)])
+            for i, ledger in enumerate(topics)
+        ]
         if self.edge:
             self.topics.append(Topic(ledger=max(topics) + 1))  # a topic nobody reads: entries with no reads
         self.feed = Feed(ledger=max(topics) + 2)
@@ -119,8 +129,8 @@ class Broker(EdgeWorkload):
             for sub in topic.subscriptions:
                 self.cache.cursor_add(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)
 
-    def _topic(self, ledger: int, workload: str) -> Topic:
-        topic = Topic(ledger=ledger)
+    def _topic(self, ledger: int, workload: str, first: int) -> Topic:
+        topic = Topic(ledger=ledger, first=first, tail=first)
         rng = self.rng
         kind = rng.choice(["tailing", "catchup", "key-shared", "fanout"]) if workload == "mixed" else workload
         count = {"fanout": rng.randint(4, 12), "tailing": rng.randint(1, 2)}.get(kind, rng.randint(1, 3))
@@ -128,7 +138,7 @@ class Broker(EdgeWorkload):
             self.serial += 1
             lag = 0 if kind in ("tailing", "fanout") and rng.random() < 0.7 else rng.randint(5, 400)
             topic.subscriptions.append(
-                Subscription(name=f"sub-{self.serial}", position=0, lag=lag, key_shared=kind == "key-shared")
+                Subscription(name=f"sub-{self.serial}", position=first, lag=lag, key_shared=kind == "key-shared")
             )
         return topic
 
@@ -203,7 +213,7 @@ class Broker(EdgeWorkload):
         """Rare: a consumer goes and comes back, or a ledger is deleted under a new one."""
         cache, rng = self.cache, self.rng
         if not topic.subscriptions:  # nobody reads it: the ledger is trimmed
-            cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=topic.tail // 2)
+            cache.invalidate_before(now=self.tick(), ledger=topic.ledger, entry=(topic.first + topic.tail) // 2)
             return
         sub = rng.choice(topic.subscriptions)
         if rng.random() < 0.5:
@@ -211,7 +221,7 @@ class Broker(EdgeWorkload):
                 cache.release(now=self.tick(), copy=copy)
             sub.held.clear()
             cache.cursor_remove(now=self.tick(), ledger=topic.ledger, cursor=sub.name)
-            sub.position = max(0, topic.tail - rng.randint(0, 50))
+            sub.position = max(topic.first, topic.tail - rng.randint(0, 50))
             cache.cursor_add(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)
         else:
             slowest = min(s.position for s in topic.subscriptions)

@@ -5,8 +5,8 @@ some of them."""
 from __future__ import annotations
 
 import pytest
-from ledgerspec.conformance._engine import _cut, dispatched_copies
-from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._engine import _cut, conform, dispatched_copies
+from ledgerspec.conformance._machine import ENTRY_BASES, Step
 from ledgerspec.conformance._machine_cursors import edge_move, recount
 from ledgerspec.conformance._machine_marks import segment_end
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
@@ -16,6 +16,7 @@ from ledgerspec.spec.cache import (
     CursorAdd,
     CursorRead,
     Get,
+    Insert,
     Op,
     Release,
     ReplayIncrement,
@@ -83,3 +84,22 @@ def test_the_recount_asks_the_group_the_moved_cursor_joined_else_left_else_itsel
     assert recount(left, (1, "c3"), left=5) == (1, "c1")
     alone = {(1, "c1"): 2, (1, "c3"): 6, (2, "c4"): 5}
     assert recount(alone, (1, "c3"), left=5) == (1, "c3")  # c4 of another ledger is no member
+
+
+def test_the_search_starts_some_examples_entry_ids_past_each_32_bit_boundary() -> None:
+    """An example's entry ids start at a base (``ENTRY_BASES``): past 2^31 and 2^32 some of the time."""
+    seen: list[int] = []
+
+    class Spy(ReferenceAdapter):
+        def apply(self, op: Op) -> object:
+            if isinstance(op, Insert | Get):
+                seen.append(op.entry)
+            return super().apply(op)
+
+    report = conform(lambda: Spy("pulsar-master"), profile="pulsar-master", settings="ci", examples=60, seed=1)
+    assert report.verdict == "PASS"
+    assert set(ENTRY_BASES) == {0, 60, 2**31 - 4, 2**32 - 4}
+    assert any(entry < 60 for entry in seen)
+    assert any(2**31 - 4 <= entry < 2**31 for entry in seen)  # an (int) cast keeps these
+    assert any(2**31 <= entry < 2**32 - 4 for entry in seen)  # and turns these negative
+    assert any(entry >= 2**32 for entry in seen)  # the low 32 bits wrap to 0 here

@@ -1,0 +1,61 @@
+"""Mutants of how a cache keys its positions: bugs that show only at large entry ids.
+
+The search starts an example's entry ids at a boundary now and then (``ENTRY_BASES`` in the lockstep
+machine); these mutants are why: each is correct below 2^31 and wrong past it, so a search drawing
+small ids alone lets it pass.
+"""
+
+from __future__ import annotations
+
+from ledgerspec.conformance._mutants import Mutant
+from ledgerspec.reference.cache import PulsarMasterCache, RangeCaches, Wrapper
+
+
+def _as_int(entry: int) -> int:
+    """Java's ``(int) entryId``: the low 32 bits, signed."""
+    return (entry + 2**31) % 2**32 - 2**31
+
+
+class _IntKeyedRanges(RangeCaches[Wrapper]):
+    """Range caches that key each ledger's entries by ``(int) entryId``, as an int-keyed map would."""
+
+    def get(self, ledger: int, entry: int) -> Wrapper | None:
+        return super().get(ledger, _as_int(entry))
+
+    def put(self, ledger: int, entry: int, value: Wrapper) -> None:
+        super().put(ledger, _as_int(entry), value)
+
+    def pop(self, ledger: int, entry: int) -> Wrapper:
+        return super().pop(ledger, _as_int(entry))
+
+    def first(self, ledger: int) -> tuple[int, Wrapper] | None:
+        return super().first(ledger)  # the lowest key: an entry past 2^31 - 1 comes before entry 0
+
+    def pop_before(self, ledger: int, entry: int) -> list[Wrapper]:
+        return super().pop_before(ledger, _as_int(entry))
+
+    def pop_range(self, ledger: int, first: int, end: int) -> list[Wrapper]:
+        return super().pop_range(ledger, _as_int(first), _as_int(end))
+
+
+class PulsarMasterIntEntryKeys(PulsarMasterCache):
+    """Entry ids cast to ``int`` as keys: past 2^31 - 1 they turn negative and sort before entry 0.
+
+    Invalidating below a position past 2^31 then removes only what was cached past 2^31 and keeps the
+    entries just below it; a range removal across 2^31 removes nothing. Breaks CACHE-NO-STALE-READ and
+    CACHE-MODEL; below 2^31 it is the reference.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._ranges = _IntKeyedRanges()
+
+
+MUTANTS = [
+    Mutant(
+        "pulsar-master-int-entry-keys",
+        "pulsar-master",
+        "entry ids keyed as (int) entryId: past 2^31 - 1 they sort before 0",
+        PulsarMasterIntEntryKeys,
+    ),
+]
