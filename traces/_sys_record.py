@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance.cursor_state._machine import FAULTS, codecs, sendable
+from ledgerspec.conformance.cursor_state._machine import DATA_LEDGERS, FAULTS, FIRST_ENTRIES, SPAN, codecs, sendable
 from ledgerspec.spec import cursor_state as cs
 from ledgerspec.spec import txlog as tx
 from ledgerspec.spec._history import END, END_KIND, INPUT
@@ -60,7 +60,8 @@ def _cursor_walk(  # noqa: C901 - one branch per move of the conformance machine
     """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules.
 
     Only operations the adapter claims, by the machine's own rule (``sendable``); with every capability
-    claimed, the walk of a seed is the one it always was.
+    claimed, the walk of a seed is the one it always was. Its entry ids start where the machine's may
+    (``FIRST_ENTRIES``, drawn first).
     """
     model = cs.init(profile, config)
     ops: list[cs.CursorOp] = []
@@ -73,17 +74,18 @@ def _cursor_walk(  # noqa: C901 - one branch per move of the conformance machine
         ops.append(op)
         return answer
 
+    first = rng.choice(FIRST_ENTRIES)
     while len(ops) < count:
         move = rng.choice(moves)
         if move == "ack":
-            ledger, entry = rng.choice([1, 2]), rng.randint(0, 5)
+            ledger, entry = rng.choice(DATA_LEDGERS), rng.randint(first, first + SPAN - 1)
             do(
                 cs.AckIndex(ledger=ledger, entry=entry, index=entry % min(2, config.batch_size))
                 if rng.random() < 0.3 and sendable(cs.AckIndex, capabilities)
                 else cs.Ack(ledger=ledger, entry=entry)
             )
         elif move == "mark":
-            do(cs.MarkDelete(ledger=rng.choice([1, 2]), entry=rng.randint(0, 5)))
+            do(cs.MarkDelete(ledger=rng.choice(DATA_LEDGERS), entry=rng.randint(first, first + SPAN - 1)))
         elif move == "persist":
             do(cs.Persist(value=rng.randint(0, 3)))
             for _ in range(rng.randint(0, 6)):

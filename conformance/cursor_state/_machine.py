@@ -74,10 +74,21 @@ def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:
     )
 
 
-POSITIONS = [(ledger, entry) for ledger in (1, 2) for entry in range(6)]
-"""The positions acknowledged, in order: two data ledgers of six entries."""
-LEDGERS = st.sampled_from(sorted({ledger for ledger, _ in POSITIONS}))
-ENTRIES = st.integers(0, max(entry for _, entry in POSITIONS))
+DATA_LEDGERS, SPAN = (1, 2), 6
+"""The positions acknowledged: two data ledgers of six entries each, from the example's first entry id."""
+FIRST_ENTRIES = (0, 0, 30, 60)
+"""Where an example's entry ids start. Half of the examples start at 0; the others cross bit 32 of a word
+of the long array (``BitSet.toLongArray``: a ``1 << bit`` shift in 32 bits goes wrong there) or its
+second word at 64. Not near 2^31: a ledger's long array is then 2^25 words."""
+LEDGERS = st.sampled_from(DATA_LEDGERS)
+FIRST = st.shared(st.sampled_from(FIRST_ENTRIES), key="cursor-first-entry")
+ENTRIES = FIRST.flatmap(lambda first: st.integers(first, first + SPAN - 1))
+
+
+def positions(first: int) -> list[tuple[int, int]]:
+    """The positions an example acknowledges, in order."""
+    return [(ledger, entry) for ledger in DATA_LEDGERS for entry in range(first, first + SPAN)]
+
 FAULTS: tuple[type[CursorOp], ...] = (FailAdd, FailMeta, Rollover)
 """The faults a persist may meet, in the order the machine and the recorder draw them."""
 
@@ -93,9 +104,11 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
         def __init__(self) -> None:
             super().__init__()
             self.dead = False
+            self.first = 0
 
-        @initialize(config=configs(run.capabilities))
-        def start(self, config: CursorConfig) -> None:
+        @initialize(config=configs(run.capabilities), first=FIRST)
+        def start(self, config: CursorConfig, first: int = 0) -> None:
+            self.first = first
             self.begin(config)
 
         def live(self) -> bool:
@@ -235,7 +248,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
                     break
                 self.persist_whole(value)
             mark = self.model.memory.mark_delete if self.model.memory is not None else (0, -1)
-            later = [position for position in POSITIONS if position > mark]
+            later = [position for position in positions(self.first) if position > mark]
             if len(later) >= ahead:
                 self.do(MarkDelete(ledger=later[ahead - 1][0], entry=later[ahead - 1][1]))
             self.persist_whole(value)

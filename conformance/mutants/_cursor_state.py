@@ -155,6 +155,30 @@ class BatchBitsInverted(ReferenceCursor):
         super()._write_state(ledger, Snapshot(state.mark_delete, state.acked, flipped, state.properties), done)
 
 
+def _int_shift_words(bits: set[int]) -> list[int]:
+    """Java's ``words[bit >> 6] |= 1 << bit`` with an ``int`` one.
+
+    The shift is taken mod 32, and bit 31 turns the int negative, which widens to a long with bits 31 to 63 set.
+    """
+    words = [0] * (max(bits) // 64 + 1) if bits else []
+    for bit in bits:
+        shift = bit & 31
+        words[bit >> 6] |= (1 << 64) - (1 << 31) if shift == 31 else 1 << shift
+    return words
+
+
+class LongArrayIntShift(ReferenceCursor):
+    """The long array (field 6) built with ``1 << bit`` instead of ``1L << bit``: an entry id whose bit in
+    its word is 32 or more is written as another entry's (or, at 31 and 63, as 33 of them).
+
+    Breaks CURSOR-WRITES (the write is not the spec's ``PositionInfo``) and, once recovered from,
+    CURSOR-NO-ACK-LOSS; below bit 31 of a word it is the reference.
+    """
+
+    def _encode(self, state: Snapshot) -> bytes:
+        return write(state, self.caps, long_words=_int_shift_words)
+
+
 class RecoverRollsBack(ReferenceCursor):
     """Recovery from a cursor ledger starts from the metadata store's mark-delete position."""
 
@@ -264,4 +288,5 @@ CURSOR_MUTANTS: tuple[CursorMutant, ...] = (
     CursorMutant("pip381-first-write-is-the-persist", "pip381", FirstWriteIsThePersist),
     CursorMutant("pulsar-master-fallback-as-asked", "pulsar-master", FallbackAsAsked),
     CursorMutant("pulsar-master-rollover-settles", "pulsar-master", RolloverSettles),
+    CursorMutant("pulsar-master-long-array-int-shift", "pulsar-master", LongArrayIntShift),
 )

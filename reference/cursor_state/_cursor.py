@@ -197,13 +197,17 @@ class ReferenceCursor:
 
     def _write_state(self, ledger: Ledger, state: Snapshot, done: Callback) -> None:
         """One entry, or the chunks and the footer; the last decides."""
-        data = write(state, self.caps)
+        data = self._encode(state)
         parts = (
             split(pack(data, self.config.compression), self.config.chunk_size) if self.profile == "pip381" else [data]
         )
         for part in parts[:-1]:
             self.bk.add(ledger, part, lambda _ok: None)
         self.bk.add(ledger, parts[-1], done)
+
+    def _encode(self, state: Snapshot) -> bytes:
+        """The ``PositionInfo`` a ledger write carries."""
+        return write(state, self.caps)
 
     def _after_ledger_write(self, entry: Entry, callback: Callback) -> Callback:
         def done(ok: bool) -> None:

@@ -96,7 +96,7 @@ def test_the_search_starts_some_examples_entry_ids_past_each_32_bit_boundary() -
                 seen.append(op.entry)
             return super().apply(op)
 
-    report = conform(lambda: Spy("pulsar-master"), profile="pulsar-master", settings="ci", examples=60, seed=1)
+    report = conform(lambda: Spy("pulsar-master"), profile="pulsar-master", settings="ci", examples=80, seed=1)
     assert report.verdict == "PASS"
     assert set(ENTRY_BASES) == {0, 60, 2**31 - 4, 2**32 - 4}
     assert any(entry < 60 for entry in seen)

@@ -36,8 +36,9 @@ import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore;
  * PulsarMockBookKeeper, every cursor-ledger add held until the runner confirms or fails it) and pulsar-metadata's
  * in-memory store behind a FaultInjectionMetadataStore per broker. A crash abandons the broker (its factory and
  * store wrapper) and recovery is a second factory on the same bookies and store, as Pulsar's ManagedCursorTest does.
- * The spec's ledgers 1 and 2 are the managed ledger's first two ledgers, of 7 entries each (the spec acks entries
- * 0-5; the seventh keeps every run inside its ledger, as the spec's ranges are). Acks and mark-deletes change the
+ * The spec's ledgers 1 and 2 are the managed ledger's first two ledgers, of 67 entries each (the spec acks six
+ * entries from 0, 30 or 60, its search's FIRST_ENTRIES; the last keeps every run inside its ledger, as the spec's
+ * ranges are). Acks and mark-deletes change the
  * cursor only: a mark-delete rate limiter whose one permit is spent defers their persist (asyncDelete and
  * asyncMarkDelete end there when it refuses), and {@code persist} is the persist they would make,
  * internalAsyncMarkDelete(markDeletePosition, {p: value}). Compiled against managed-ledger 4.0.8 and 4.2.4.
@@ -46,7 +47,7 @@ public final class CursorHarness {
     private static final String LEDGER = "cursor-state";
     private static final String CURSOR = "c";
     private static final String CURSOR_PATH = "/managed-ledgers/" + LEDGER + "/" + CURSOR;
-    private static final int ENTRIES_PER_LEDGER = 7;
+    private static final int ENTRIES_PER_LEDGER = 67;
     private static final int FRAME_TOO_LARGE = BKException.Code.WriteException;
 
     private final String release;
