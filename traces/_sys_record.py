@@ -59,9 +59,8 @@ def _cursor_walk(  # noqa: C901 - one branch per move of the conformance machine
 ) -> list[Any]:
     """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules.
 
-    Only operations the adapter claims, by the machine's own rule (``sendable``); with every capability
-    claimed, the walk of a seed is the one it always was. Its entry ids start where the machine's may
-    (``FIRST_ENTRIES``, drawn first).
+    Only operations the adapter claims, by the machine's own rule (``sendable``). Its entry ids start where
+    the machine's may (``FIRST_ENTRIES``, drawn first).
     """
     model = cs.init(profile, config)
     ops: list[cs.CursorOp] = []

@@ -172,7 +172,7 @@ class LongArrayIntShift(ReferenceCursor):
     its word is 32 or more is written as another entry's (or, at 31 and 63, as 33 of them).
 
     Breaks CURSOR-WRITES (the write is not the spec's ``PositionInfo``) and, once recovered from,
-    CURSOR-NO-ACK-LOSS; below bit 31 of a word it is the reference.
+    CURSOR-NO-ACK-LOSS and CURSOR-NO-PHANTOM-ACK; below bit 31 of a word it is the reference.
     """
 
     def _encode(self, state: Snapshot) -> bytes:

@@ -28,9 +28,6 @@ class _IntKeyedRanges(RangeCaches[Wrapper]):
     def pop(self, ledger: int, entry: int) -> Wrapper:
         return super().pop(ledger, _as_int(entry))
 
-    def first(self, ledger: int) -> tuple[int, Wrapper] | None:
-        return super().first(ledger)  # the lowest key: an entry past 2^31 - 1 comes before entry 0
-
     def pop_before(self, ledger: int, entry: int) -> list[Wrapper]:
         return super().pop_before(ledger, _as_int(entry))
 
@@ -42,8 +39,9 @@ class PulsarMasterIntEntryKeys(PulsarMasterCache):
     """Entry ids cast to ``int`` as keys: past 2^31 - 1 they turn negative and sort before entry 0.
 
     Invalidating below a position past 2^31 then removes only what was cached past 2^31 and keeps the
-    entries just below it; a range removal across 2^31 removes nothing. Breaks CACHE-NO-STALE-READ and
-    CACHE-MODEL; below 2^31 it is the reference.
+    entries just below it; a range removal across 2^31 removes nothing; ``first`` answers the cast key.
+    Past 2^32 an id aliases the id 2^32 below it (entry 2^32 reads entry 0's value; an insert there is
+    refused). Breaks CACHE-NO-STALE-READ and CACHE-MODEL; below 2^31 it is the reference.
     """
 
     def _setup(self) -> None:

@@ -1,15 +1,24 @@
 """The search aims at boundaries (issue 16 items 4 and 5): the marks it lands on, the cursors it moves
 and counts, and the minimizer keeping the copies it renumbers straight when a cursor read dispatched
-some of them."""
+some of them. And entry ids past the 32-bit boundaries (``ENTRY_BASES``, ``FIRST_ENTRIES``), with the
+Java arithmetic of the two mutants only such ids show."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
+from hypothesis.stateful import run_state_machine_as_test
 from ledgerspec.conformance._engine import _cut, conform, dispatched_copies
-from ledgerspec.conformance._machine import ENTRY_BASES, Step
+from ledgerspec.conformance._lockstep import LockstepRun
+from ledgerspec.conformance._machine import Step
 from ledgerspec.conformance._machine_cursors import edge_move, recount
 from ledgerspec.conformance._machine_marks import segment_end
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cursor_state import CursorStateAdapter
+from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, FIRST_ENTRIES, SPAN, make_cursor_machine
+from ledgerspec.conformance.mutants._cursor_state import _int_shift_words
+from ledgerspec.conformance.mutants._positions import _as_int
+from ledgerspec.reference.cursor_state._position_info import _long_words
 from ledgerspec.spec.cache import (
     Append,
     CacheConfig,
@@ -22,6 +31,7 @@ from ledgerspec.spec.cache import (
     ReplayIncrement,
 )
 from ledgerspec.spec.cache.segmented import geometry
+from ledgerspec.spec.cursor_state import Ack, AckIndex, MarkDelete
 
 CONFIG = CacheConfig(max_size=1000, watermark=0.5, ttl=10, ttl_max=50, max_requeue=1)
 
@@ -98,8 +108,39 @@ def test_the_search_starts_some_examples_entry_ids_past_each_32_bit_boundary() -
 
     report = conform(lambda: Spy("pulsar-master"), profile="pulsar-master", settings="ci", examples=80, seed=1)
     assert report.verdict == "PASS"
-    assert set(ENTRY_BASES) == {0, 60, 2**31 - 4, 2**32 - 4}
     assert any(entry < 60 for entry in seen)
     assert any(2**31 - 4 <= entry < 2**31 for entry in seen)  # an (int) cast keeps these
     assert any(2**31 <= entry < 2**32 - 4 for entry in seen)  # and turns these negative
     assert any(entry >= 2**32 for entry in seen)  # the low 32 bits wrap to 0 here
+
+
+def test_the_int_cast_mutant_keys_as_java_casts_a_long_to_int() -> None:
+    cases = {0: 0, 2**31 - 1: 2**31 - 1, 2**31: -(2**31), 2**32 - 1: -1, 2**32 + 5: 5, 2**63 - 1: -1}
+    assert {entry: _as_int(entry) for entry in cases} == cases
+
+
+def test_the_int_shift_mutant_writes_words_as_java_does_with_an_int_one() -> None:
+    assert _int_shift_words({0, 5, 30}) == _long_words({0, 5, 30})  # below bit 31: the reference's words
+    assert _int_shift_words({32}) == [1]  # 1 << 32 is 1 << 0 in 32 bits
+    assert _int_shift_words({31}) == [0xFFFF_FFFF_8000_0000]  # a negative int widened to a long
+    assert _int_shift_words({64 + 33}) == [0, 2]
+    assert _long_words({64 + 33}) == [0, 1 << 33]
+
+
+def test_the_cursor_search_acknowledges_entries_from_each_first_entry() -> None:
+    """Entries from 30 and 60 reach bit 32 of a word and a second word (``FIRST_ENTRIES``)."""
+    seen: set[int] = set()
+
+    class Spy(CursorStateAdapter):
+        def apply(self, op: object) -> object:
+            if isinstance(op, Ack | AckIndex | MarkDelete):
+                seen.add(op.entry)
+            return super().apply(op)
+
+    run = LockstepRun(CURSOR_STATE, lambda: Spy("pulsar-master"), "pulsar-master")
+    run_state_machine_as_test(
+        make_cursor_machine(run), settings=settings(max_examples=60, database=None, derandomize=True)
+    )
+    for first in FIRST_ENTRIES:
+        assert seen & set(range(first, first + SPAN)), first
+    assert seen <= set().union(*(range(first, first + SPAN) for first in FIRST_ENTRIES))
