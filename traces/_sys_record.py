@@ -74,17 +74,18 @@ def _cursor_walk(  # noqa: C901 - one branch per move of the conformance machine
         return answer
 
     first = rng.choice(FIRST_ENTRIES)
+    last = first + SPAN - 1
     while len(ops) < count:
         move = rng.choice(moves)
         if move == "ack":
-            ledger, entry = rng.choice(DATA_LEDGERS), rng.randint(first, first + SPAN - 1)
+            ledger, entry = rng.choice(DATA_LEDGERS), rng.randint(first, last)
             do(
                 cs.AckIndex(ledger=ledger, entry=entry, index=entry % min(2, config.batch_size))
                 if rng.random() < 0.3 and sendable(cs.AckIndex, capabilities)
                 else cs.Ack(ledger=ledger, entry=entry)
             )
         elif move == "mark":
-            do(cs.MarkDelete(ledger=rng.choice(DATA_LEDGERS), entry=rng.randint(first, first + SPAN - 1)))
+            do(cs.MarkDelete(ledger=rng.choice(DATA_LEDGERS), entry=rng.randint(first, last)))
         elif move == "persist":
             do(cs.Persist(value=rng.randint(0, 3)))
             for _ in range(rng.randint(0, 6)):

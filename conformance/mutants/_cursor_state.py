@@ -4,6 +4,7 @@ recovering a cursor's state, each named by what it breaks. The suite must kill e
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,6 +16,7 @@ from ledgerspec.reference.cursor_state._position_info import (
     CorruptEntryError,
     Position,
     Snapshot,
+    _long_words,
     pack,
     read,
     split,
@@ -155,16 +157,17 @@ class BatchBitsInverted(ReferenceCursor):
         super()._write_state(ledger, Snapshot(state.mark_delete, state.acked, flipped, state.properties), done)
 
 
-def _int_shift_words(bits: set[int]) -> list[int]:
-    """Java's ``words[bit >> 6] |= 1 << bit`` with an ``int`` one.
+def _int_one(bit: int) -> int:
+    """Java's ``1 << bit`` with an ``int`` one, widened to the long word it is or-ed into.
 
     The shift is taken mod 32, and bit 31 turns the int negative, which widens to a long with bits 31 to 63 set.
     """
-    words = [0] * (max(bits) // 64 + 1) if bits else []
-    for bit in bits:
-        shift = bit & 31
-        words[bit >> 6] |= (1 << 64) - (1 << 31) if shift == 31 else 1 << shift
-    return words
+    shift = bit & 31
+    return (1 << 64) - (1 << 31) if shift == 31 else 1 << shift
+
+
+_int_shift_words = functools.partial(_long_words, one=_int_one)
+"""``words[bit >> 6] |= 1 << bit``: the reference's words, each bit's value as :func:`_int_one` has it."""
 
 
 class LongArrayIntShift(ReferenceCursor):

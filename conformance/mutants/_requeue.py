@@ -21,6 +21,7 @@ class _KeepsAccessedQueue(RemovalQueue):
         head.accessed = accessed  # bug: not cleared
         return head
 
+
 class PulsarMasterAccessedNeverCleared(LivelockWatchdog):
     """Accessed flag never cleared: one read extends an entry's TTL on every pass, for ever.
 
@@ -42,6 +43,7 @@ class _KeepsTimestampQueue(RemovalQueue):
         head.ts = ts  # bug: not stamped ``now``
         return head
 
+
 class PulsarMasterRequeueKeepsTimestamp(PulsarMasterCache):
     """Requeue that keeps the old timestamp: the entry goes to the tail still looking expired, so the
     same pass meets it again and spends its whole requeue budget at once.
@@ -61,6 +63,7 @@ class _UncountedRequeueQueue(RemovalQueue):
         head = super().requeue(now)
         head.requeues -= 1  # bug: not counted
         return head
+
 
 class PulsarMasterRequeueUncounted(LivelockWatchdog):
     """A counter not incremented: ``markRequeued()`` forgets ``requeueCount++``, so the requeue budget is
@@ -83,6 +86,7 @@ class _ReadsOnlyBudgetQueue(RemovalQueue):
         if head.handler is None or not head.handler.has_expected_reads():
             head.requeues -= 1  # bug: an access requeue is free
         return head
+
 
 class PulsarMasterAccessRequeueFree(PulsarMasterCache):
     """A requeue for an access alone spends no budget: an entry read often, then awaited, is protected

@@ -83,10 +83,16 @@ def _pos(position: Position) -> _Writer:
     return _Writer().number(1, position[0]).number(2, position[1])
 
 
-def _long_words(bits: set[int]) -> list[int]:
+def _one_bit(bit: int) -> int:
+    """``1L << bit``: the word value of ``bit`` (Java takes a long shift mod 64)."""
+    return 1 << (bit & 63)
+
+
+def _long_words(bits: set[int], one: Callable[[int], int] = _one_bit) -> list[int]:
+    """``BitSet.toLongArray``; ``one``: a bit's value in its word (mutants bend it)."""
     words = [0] * (max(bits) // 64 + 1) if bits else []
     for bit in bits:
-        words[bit >> 6] |= 1 << (bit & 63)
+        words[bit >> 6] |= one(bit)
     return words
 
 
