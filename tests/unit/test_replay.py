@@ -145,3 +145,50 @@ def test_a_chunk_ending_inside_a_size_pass_that_went_round_changes_nothing(tmp_p
     assert whole == replay(trace, after_requeues)  # the pass's end, and what follows, in the next chunk
     assert whole == replay(trace, [*range(1, len(kinds))])
     assert all(not counts for _, counts, _ in whole.values())
+
+
+
+def _keeps_invalidated() -> type:
+    """A pulsar-master cache whose invalidations remove nothing."""
+    from ledgerspec.reference.cache import PulsarMasterCache
+
+    class KeepsInvalidated(PulsarMasterCache):
+        def invalidate_before(self, *, now, ledger, entry):
+            self._check_clock(now)
+            self._now = now
+            self._pass_start("invalidate", ledger=ledger, entry=entry)
+            self._pass_end("invalidate")
+
+        def invalidate_ledger(self, *, now, ledger):
+            self._check_clock(now)
+            self._now = now
+            self._pass_start("invalidate", ledger=ledger)
+            self._pass_end("invalidate")
+
+    return KeepsInvalidated
+
+
+@pytest.mark.parametrize("ledger", [7, 2**31 - 2, 2**31 - 1, 2**31, 2**32 + 1])
+@pytest.mark.parametrize("entry", [10, 2**32 - 6])
+def test_a_ledger_kept_after_its_invalidation_is_seen_at_any_ids(ledger, entry):
+    """A pass end reads one ledger's run of keys: at ledger 2^31 - 1 its end was 2^63, past int64, and
+    numpy's float comparison dropped the entries near 2^32 from the run (the kept ledger went unseen)."""
+    from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+    from ledgerspec.spec.cache import CacheConfig, Insert, InvalidateLedger
+    from ledgerspec.spec.cache._monitor import Monitor
+
+    config = CacheConfig(max_size=1000, watermark=0.5, ttl=10, ttl_max=50, max_requeue=1)
+    ops = [
+        Insert(now=1, ledger=ledger, entry=entry, size=10, expected_reads=0),
+        Insert(now=2, ledger=ledger, entry=entry + 1, size=10, expected_reads=0),
+        InvalidateLedger(now=3, ledger=ledger),
+    ]
+    found = []
+    for cache in (None, _keeps_invalidated()):
+        adapter = ReferenceAdapter("pulsar-master", cache)
+        adapter.start(config)
+        monitor = Monitor("pulsar-master", config)
+        found.append({v.invariant for op in ops for v in monitor.check(op, adapter.apply(op), adapter.observe())})
+    reference, keeps = found
+    assert reference == set()
+    assert "CACHE-NO-STALE-READ" in keeps

@@ -20,8 +20,12 @@ from typing import Any
 import numpy as np
 from ledgerspec.spec.cache.invariants._chunk import Bools, Ints
 
-NARROW_LEDGER, NARROW_ENTRY = 1 << 31, 1 << 32
-"""A position is keyed ``ledger << 32 | entry`` when ledger and entry are below these (else a negative id)."""
+NARROW_LEDGER, NARROW_ENTRY = (1 << 31) - 1, 1 << 32
+"""A position is keyed ``ledger << 32 | entry`` when ledger and entry are below these (else a negative id).
+
+Ledger 2^31 - 1 is wide too: the end of a narrow ledger's run of keys, ``(ledger + 1) << 32``, must be an
+int64 (2^63 is not, and numpy compares it as a float, which rounds the ledger's last keys up to it).
+"""
 
 
 def _ints(values: Any = ()) -> Ints:
