@@ -20,7 +20,16 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initial
 from ledgerspec.conformance._machine_cursors import cursor_rules
 from ledgerspec.conformance._machine_fill import fill_rules
 from ledgerspec.conformance._machine_ledger import LAYER, ledger_rules
-from ledgerspec.conformance._machine_marks import AFTER_REMOVAL, CUTOFFS, TARGETED, cutoffs
+from ledgerspec.conformance._machine_marks import (
+    AFTER_REMOVAL,
+    CUTOFFS,
+    TARGETED,
+    cutoffs,
+    entry_base,
+    entry_ids,
+    ledger_base,
+    ledger_ids,
+)
 from ledgerspec.conformance._machine_settings import settings_rules
 from ledgerspec.conformance._machine_ttl import ttl_rules
 from ledgerspec.conformance._presets import Preset
@@ -92,24 +101,10 @@ class Run:
         return get_profile(self.profile).knows(op) and self.info.supports_kind(op) and op.kind not in self.exclude
 
 
-ENTRY_BASES = (0, 0, 0, 0, 60, 2**31 - 4, 2**31 - 4, 2**32 - 4)
-"""Where an example's entry ids start (one base per example, the drawn ids and tailing writes past it).
-
-Half of the examples start at 0, where the shrinker takes them. The others straddle a boundary an
-implementation may break at: a page of 64 slots (managed-ledger 5.0.1's ``RangeCache``), an ``(int)``
-cast of an entry id at 2^31 (a quarter of the examples: the likeliest bug), and a 32-bit field of a
-packed ``ledgerId << 32 | entryId`` key at 2^32. The managed-ledger layer's appends start at 0 whatever
-the base, as a BookKeeper ledger's do. What the bases cost the mutants that need no large id (one seed
-of one mutant in the 20-seed matrix) is in BENCHMARKS.md, "Mutant power".
-"""
-
-
 def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A state machine class bound to one adapter, profile, preset and set of invariants."""
     preset, info = run.preset, run.info
-    ledgers = st.sampled_from(preset.ledgers)
-    base = st.shared(st.sampled_from(ENTRY_BASES), key="entry-base")
-    entries = base.flatmap(lambda first: st.integers(first, first + preset.entries - 1))
+    ledgers, entries = ledger_ids(preset), entry_ids(preset)
     sizes = st.sampled_from(preset.sizes)
     reads = st.integers(0, 3)
     # pip430 gives every entry a handler unless it is created without one (None): sometimes it is
@@ -152,7 +147,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             self.history: list[Step] = []
             self.now = 0
             self.tail: dict[int, int] = dict.fromkeys(preset.ledgers, preset.entries)
-            """Where each ledger's tailing writes go next: past the drawn entry ids (``entry_base`` moves it)."""
+            """Where each ledger's tailing writes go next: past the drawn entry ids (``id_bases`` moves them)."""
             self.cursor_positions: dict[tuple[int, str], int] = {}
             self.held: dict[int, tuple[int, int]] = {}
             """Open copies and the positions they were read from (``invalidate`` aims at them)."""
@@ -168,10 +163,13 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         def teardown(self) -> None:
             guard(self.adapter.stop, self.history, stage="stop")
 
-        @initialize(first=base)
-        def entry_base(self, first: int) -> None:
-            """The example's entry ids start at ``first`` (``ENTRY_BASES``); tailing writes go on past them."""
-            self.tail = dict.fromkeys(preset.ledgers, first + preset.entries)
+        @initialize(first=entry_base(), offset=ledger_base())
+        def id_bases(self, first: int, offset: int) -> None:
+            """Entry ids from ``first``, ledger ids offset by ``offset`` (``ENTRY_BASES``, ``LEDGER_BASES``).
+
+            Tailing writes go on past the drawn entry ids.
+            """
+            self.tail = {offset + ledger: first + preset.entries for ledger in preset.ledgers}
 
         # --- plumbing ---------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, multiple, precondition, rule
+from ledgerspec.conformance._machine_marks import ledger_ids
 from ledgerspec.spec.cache import EvictBytes, EvictSize, EvictTimestamp, Get, Insert, Release
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def ttl_rules(run: Run) -> type:  # noqa: C901 - a rule class: its nested functi
         @precondition(lambda _self: wanted)
         @rule(
             target=copies,
-            ledger=st.sampled_from(preset.ledgers),
+            ledger=ledger_ids(preset),
             older_reads=reads,
             newer_reads=reads,
             below=st.booleans(),
@@ -106,7 +107,7 @@ def ttl_rules(run: Run) -> type:  # noqa: C901 - a rule class: its nested functi
 
         @precondition(lambda _self: spare)
         @rule(
-            ledger=st.sampled_from(preset.ledgers),
+            ledger=ledger_ids(preset),
             count=st.integers(1, 3),
             reads=st.integers(1, 2),
             gap=st.sampled_from(preset.ticks),

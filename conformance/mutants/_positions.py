@@ -1,8 +1,8 @@
-"""Mutants of how a cache keys its positions: bugs that show only at large entry ids.
+"""Mutants of how a cache keys its positions: bugs that show only at large entry or ledger ids.
 
-The search starts an example's entry ids at a boundary now and then (``ENTRY_BASES`` in the lockstep
-machine); these mutants are why: each is correct below 2^31 and wrong past it, so a search drawing
-small ids alone lets it pass.
+The search starts an example's entry ids, and offsets its ledger ids, at a boundary now and then
+(``ENTRY_BASES`` and ``LEDGER_BASES`` of the lockstep machine); these mutants are why: each is correct
+below 2^31 - 1 and wrong from there on, so a search drawing small ids alone lets it pass.
 """
 
 from __future__ import annotations
@@ -14,6 +14,11 @@ from ledgerspec.reference.cache import PulsarMasterCache, RangeCaches, Wrapper
 def _as_int(entry: int) -> int:
     """Java's ``(int) entryId``: the low 32 bits, signed."""
     return (entry + 2**31) % 2**32 - 2**31
+
+
+def _as_long(value: int) -> int:
+    """Java's ``long`` arithmetic: the low 64 bits, signed."""
+    return (value + 2**63) % 2**64 - 2**63
 
 
 class _IntKeyedRanges(RangeCaches[Wrapper]):
@@ -49,11 +54,43 @@ class PulsarMasterIntEntryKeys(PulsarMasterCache):
         self._ranges = _IntKeyedRanges()
 
 
+class _PackedLedgerRanges(RangeCaches[Wrapper]):
+    """Range caches that drop a ledger as the range of its packed keys, ``[ledger << 32, (ledger + 1) << 32)``.
+
+    As a map keyed by one ``long`` per position (``ledgerId << 32 | entryId``) would: in Java's long
+    arithmetic the end of ledger 2^31 - 1's range is -2^63, below its start, and a walk up to the end
+    removes nothing.
+    """
+
+    def pop_ledger(self, ledger: int) -> list[Wrapper]:
+        if _as_long((ledger + 1) << 32) <= _as_long(ledger << 32):
+            return []
+        return super().pop_ledger(ledger)
+
+
+class PulsarMasterPackedLedgerRange(PulsarMasterCache):
+    """A whole ledger removed as the range of its packed keys: ledger 2^31 - 1's range is empty.
+
+    Invalidating (or closing) that ledger leaves every entry of it cached; every other ledger is
+    removed as the reference removes it. Breaks CACHE-NO-STALE-READ and CACHE-MODEL at ledger 2^31 - 1.
+    """
+
+    def _setup(self) -> None:
+        super()._setup()
+        self._ranges = _PackedLedgerRanges()
+
+
 MUTANTS = [
     Mutant(
         "pulsar-master-int-entry-keys",
         "pulsar-master",
         "entry ids keyed as (int) entryId: past 2^31 - 1 they sort before 0",
         PulsarMasterIntEntryKeys,
+    ),
+    Mutant(
+        "pulsar-master-packed-ledger-range",
+        "pulsar-master",
+        "a ledger removed as its packed keys' range [L << 32, (L + 1) << 32): empty in long arithmetic at 2^31 - 1",
+        PulsarMasterPackedLedgerRange,
     ),
 ]

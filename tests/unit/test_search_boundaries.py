@@ -1,7 +1,7 @@
 """The search aims at boundaries (issue 16 items 4 and 5): the marks it lands on, the cursors it moves
 and counts, and the minimizer keeping the copies it renumbers straight when a cursor read dispatched
-some of them. And entry ids past the 32-bit boundaries (``ENTRY_BASES``, ``FIRST_ENTRIES``), with the
-Java arithmetic of the two mutants only such ids show."""
+some of them. And entry and ledger ids past the 32-bit boundaries (``ENTRY_BASES``, ``LEDGER_BASES``,
+``FIRST_ENTRIES``), with the Java arithmetic of the mutants only such ids show."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, FIRST_ENTRIES, SPAN, make_cursor_machine
 from ledgerspec.conformance.mutants._cursor_state import _int_shift_words
-from ledgerspec.conformance.mutants._positions import _as_int
+from ledgerspec.conformance.mutants._positions import _as_int, _as_long
 from ledgerspec.reference.cursor_state._position_info import _long_words
 from ledgerspec.spec.cache import (
     Append,
@@ -26,6 +26,8 @@ from ledgerspec.spec.cache import (
     CursorRead,
     Get,
     Insert,
+    InvalidateLedger,
+    LedgerClose,
     Op,
     Release,
     ReplayIncrement,
@@ -96,22 +98,35 @@ def test_the_recount_asks_the_group_the_moved_cursor_joined_else_left_else_itsel
     assert recount(alone, (1, "c3"), left=5) == (1, "c3")  # c4 of another ledger is no member
 
 
-def test_the_search_starts_some_examples_entry_ids_past_each_32_bit_boundary() -> None:
-    """An example's entry ids start at a base (``ENTRY_BASES``): past 2^31 and 2^32 some of the time."""
-    seen: list[int] = []
+def test_the_search_starts_some_examples_ids_past_each_32_bit_boundary() -> None:
+    """An example's entry ids start at a base (``ENTRY_BASES``), its ledger ids are offset by another
+    (``LEDGER_BASES``): past 2^31 and 2^32 some of the time, every ledger rule included."""
+    entries: list[int] = []
+    ledgers: list[int] = []
 
     class Spy(ReferenceAdapter):
         def apply(self, op: Op) -> object:
             if isinstance(op, Insert | Get):
-                seen.append(op.entry)
+                entries.append(op.entry)
+            if isinstance(op, InvalidateLedger | LedgerClose):
+                ledgers.append(op.ledger)
             return super().apply(op)
 
     report = conform(lambda: Spy("pulsar-master"), profile="pulsar-master", settings="ci", examples=80, seed=1)
     assert report.verdict == "PASS"
-    assert any(entry < 60 for entry in seen)
-    assert any(2**31 - 4 <= entry < 2**31 for entry in seen)  # an (int) cast keeps these
-    assert any(2**31 <= entry < 2**32 - 4 for entry in seen)  # and turns these negative
-    assert any(entry >= 2**32 for entry in seen)  # the low 32 bits wrap to 0 here
+    assert any(entry < 60 for entry in entries)
+    assert any(2**31 - 4 <= entry < 2**31 for entry in entries)  # an (int) cast keeps these
+    assert any(2**31 <= entry < 2**32 - 4 for entry in entries)  # and turns these negative
+    assert any(entry >= 2**32 for entry in entries)  # the low 32 bits wrap to 0 here
+    assert any(ledger <= 3 for ledger in ledgers)
+    assert 2**31 - 1 in ledgers  # the end of its packed keys, (ledger + 1) << 32, overflows a long
+    assert any(2**31 <= ledger < 2**32 - 1 for ledger in ledgers)  # (int) turns these negative
+    assert any(ledger >= 2**32 for ledger in ledgers)  # past a 32-bit ledger field
+
+
+def test_the_packed_range_mutant_computes_a_ledgers_key_range_as_java_longs_do() -> None:
+    cases = {0: 0, 2**63 - 1: 2**63 - 1, 2**63: -(2**63), (2**31 - 1) << 32: 2**63 - 2**32, 2**64 + 5: 5}
+    assert {value: _as_long(value) for value in cases} == cases
 
 
 def test_the_int_cast_mutant_keys_as_java_casts_a_long_to_int() -> None:
