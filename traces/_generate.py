@@ -9,7 +9,8 @@ leaves the cache above the trigger, and a timer runs the TTL pass. Everything is
 brokers are generated independently, each from ``seed`` and its index.
 
 The ``edge`` workload is ``mixed`` plus the edge cases of ``_edge.py``, and a topic without cursors;
-its topics' entry ids start at 0 or just below 2^31 or 2^32 (``EDGE_FIRST_ENTRIES``), in turn.
+its topics' entry ids start at 0 or just below 2^31 or 2^32 (``EDGE_FIRST_ENTRIES``), in turn, and its
+managed ledger is ledger 2^31 - 1 (``EDGE_FEED_LEDGER``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed", "edge")
 EDGE_FIRST_ENTRIES = (0, 2**31 - 16, 2**32 - 16)
 """Where the edge workload's topics start their entry ids, in turn: an implementation that casts an entry id
 to ``int`` or packs it into 32 bits goes wrong once a topic writes past the boundary."""
+EDGE_FEED_LEDGER = 2**31 - 1
+"""The edge workload's managed ledger (appended to, closed, read across its reopen): the last ledger whose
+packed keys (``ledgerId << 32 | entryId``) are positive, and whose end, ``(ledgerId + 1) << 32``, overflows
+a long. A cache that removes a ledger as that key range keeps this one on its close."""
 EXECUTOR_DELAY = 1_000_000
 """Triggers within 1 ms of a size eviction join it (``triggerEvictionWhenNeeded`` and its future)."""
 DEFAULT_CONFIG = CacheConfig(
@@ -124,7 +129,7 @@ class Broker(EdgeWorkload):
         ]
         if self.edge:
             self.topics.append(Topic(ledger=max(topics) + 1))  # a topic nobody reads: entries with no reads
-        self.feed = Feed(ledger=max(topics) + 2)
+        self.feed = Feed(ledger=EDGE_FEED_LEDGER if self.edge else max(topics) + 2)
         for topic in self.topics:
             for sub in topic.subscriptions:
                 self.cache.cursor_add(now=self.tick(), ledger=topic.ledger, cursor=sub.name, entry=sub.position)
