@@ -24,7 +24,7 @@ from ledgerspec.conformance._case import Case, expected_observations, model_dive
 from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
 from ledgerspec.conformance._machine import Broken, Run, Step, make_machine
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
-from ledgerspec.conformance._search import Faulted, hunt
+from ledgerspec.conformance._search import Faulted, hunt, judged
 from ledgerspec.conformance._verdict import Status, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec import SpecError
@@ -174,7 +174,24 @@ def conform(  # noqa: C901 - one branch per option of a run, read top to bottom
         if callable(closer):
             closer()
     report.seconds = time.perf_counter() - started
+    _refuse_nothing_checked(report)
     return report
+
+
+def _refuse_nothing_checked(report: Report) -> None:
+    """A run that checked no invariant on any step has no verdict: a usage error, never a PASS."""
+    if report.fault is not None or report.verdict == Verdict.FAIL:
+        return
+    if not any(row.status == Status.PASS for row in report.rows):
+        raise InputError(
+            f"nothing to check: no invariant of profile {report.profile} is both claimed and checkable on "
+            f"{report.adapter.name} (`ledgerspec spec show --profile {report.profile}` lists what each needs)"
+        )
+    if report.steps == 0:
+        raise InputError(
+            f"nothing was checked: the search sent no operation in {report.examples} example(s) "
+            "(the first example is the empty one); ask for more with --examples"
+        )
 
 
 def _refuse_unchecked_selection(report: Report, selected: list[str]) -> None:
@@ -376,15 +393,16 @@ def _enlarge_one(run: Run, invariant: str, best: Any, config: Any) -> Any:
 def replay_steps(run: Run, invariant: str, ops: list[Op], config: Any) -> tuple[list[Step], list[Violation]] | None:
     """Run ops on a fresh adapter; the history up to the step where ``invariant`` breaks, or None."""
     adapter = run.factory()
-    monitor = Monitor(run.profile, config, invariants=[invariant], project=lambda o: mask(o, run.info.capabilities))
+    observed = run.info.observed_in(run.profile)
+    monitor = Monitor(run.profile, config, invariants=[invariant], project=lambda o: mask(o, observed))
     history: list[Step] = []
     try:
         adapter.start(config)
         for op in ops:
             result = adapter.apply(op)
-            observation = mask(adapter.observe(), run.info.capabilities)
+            observation = mask(adapter.observe(), observed)
             history.append(Step(op, result, observation))
-            violations = monitor.check(op, result, observation)
+            violations = judged(monitor, op, result, observation)
             if violations:
                 return history, violations
     except (AdapterFault, SpecError):
@@ -416,7 +434,7 @@ def _record(run: Run, ops: list[Op], config: Any) -> list[tuple[Any, Any]] | Non
     adapter = run.factory()
     try:
         adapter.start(config)
-        return [(adapter.apply(op), mask(adapter.observe(), run.info.capabilities)) for op in ops]
+        return [(adapter.apply(op), mask(adapter.observe(), run.info.observed_in(run.profile))) for op in ops]
     except AdapterFault:
         return None
     finally:
@@ -444,7 +462,7 @@ def _case(
     steps = [step.op for step in history] + ([pending] if pending is not None else [])
     what = invariant or "adapter fault"
     divergence = model_divergence(
-        report.profile, config, history, project=lambda o: mask(o, report.adapter.capabilities)
+        report.profile, config, history, project=lambda o: mask(o, report.adapter.observed_in(report.profile))
     )
     comment = None
     if divergence is not None:

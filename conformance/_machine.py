@@ -33,7 +33,7 @@ from ledgerspec.conformance._machine_marks import (
 from ledgerspec.conformance._machine_settings import settings_rules
 from ledgerspec.conformance._machine_ttl import ttl_rules
 from ledgerspec.conformance._presets import Preset
-from ledgerspec.conformance._search import guard
+from ledgerspec.conformance._search import guard, judged
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec.cache import (
     Append,
@@ -104,6 +104,7 @@ class Run:
 def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A state machine class bound to one adapter, profile, preset and set of invariants."""
     preset, info = run.preset, run.info
+    observed = info.observed_in(run.profile)
     ledgers, entries = ledger_ids(preset), entry_ids(preset)
     sizes = st.sampled_from(preset.sizes)
     reads = st.integers(0, 3)
@@ -156,7 +157,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
                 run.profile,
                 self.config,
                 invariants=run.invariants,
-                project=lambda observation: mask(observation, info.capabilities),
+                project=lambda observation: mask(observation, observed),
             )
             guard(lambda: self.adapter.start(self.config), self.history, stage="start")
 
@@ -176,9 +177,9 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
         def step(self, op: Op) -> Any:
             run.steps += 1
             result = guard(lambda: self.adapter.apply(op), self.history, op)
-            observation = mask(guard(self.adapter.observe, self.history, op), info.capabilities)
+            observation = mask(guard(self.adapter.observe, self.history, op), observed)
+            violations = guard(lambda: judged(self.monitor, op, result, observation), self.history, op)
             self.history.append(Step(op, result, observation))
-            violations = self.monitor.check(op, result, observation)
             if violations:
                 raise Broken(violations, list(self.history))
             if isinstance(op, Configure):

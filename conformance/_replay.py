@@ -8,6 +8,7 @@ from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import dispatched_copies, needs
 from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
 from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._search import judged
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
 from ledgerspec.spec.cache import Monitor, Release, ReplayIncrement, Violation, claimed
@@ -80,7 +81,8 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
     if unchecked:
         adapter.stop()
         raise InputError(f"{case.source or repr(case.description)}: {unchecked}")
-    monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, info.capabilities))
+    observed = info.observed_in(case.profile)
+    monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, observed))
     open_copies: set[int] = set()
     try:
         adapter.start(case.config)
@@ -94,12 +96,12 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
                     f"not open: {info.name} holds {held} open here, so the case does not apply to it"
                 )
             result = adapter.apply(op)
-            observation = mask(adapter.observe(), info.capabilities)
+            observation = mask(adapter.observe(), observed)
             outcome.history.append(Step(op, result, observation))
             open_copies.update(dispatched_copies(outcome.history[-1]))
             if isinstance(op, Release):
                 open_copies.discard(op.copy)
-            outcome.violations = monitor.check(op, result, observation)
+            outcome.violations = judged(monitor, op, result, observation)
             if outcome.violations:
                 break
     except AdapterFault as fault:

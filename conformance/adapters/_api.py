@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 import json
 import json.encoder
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -76,7 +77,44 @@ def parse_line(line: str) -> Any:
     rest = line[end:]
     if rest and rest.strip(_BLANKS):
         raise json.JSONDecodeError("Extra data", line, end + len(rest) - len(rest.lstrip(_BLANKS)))
+    if _LONG_DIGITS.search(line) is not None:  # only a run of 19 digits may be past a long: walk then
+        _check_longs(value, "")
     return value
+
+
+class RequestLabel:
+    """Names a request in fault messages; made on every step, so it is formatted only when one is raised."""
+
+    __slots__ = ("cmd", "seq", "what")
+
+    def __init__(self, cmd: str, what: Any = None, seq: int | None = None) -> None:
+        self.cmd, self.what, self.seq = cmd, what, seq
+
+    def __str__(self) -> str:
+        describe = getattr(self.what, "describe", None)  # an operation of any system
+        text = self.cmd + (f" of {describe()}" if callable(describe) else "")
+        return text if self.seq is None else f"{text} (seq {self.seq})"
+
+
+class OutOfRangeError(ValueError):
+    """A JSON integer outside a Java ``long``: every integer of the protocol is one (ids, sizes, counts)."""
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")
+_LONG = range(-(2**63), 2**63)
+
+
+def _check_longs(value: Any, path: str) -> None:
+    """Raise :class:`OutOfRangeError` naming the first integer of ``value`` outside a long, by its JSON path."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value not in _LONG:
+            raise OutOfRangeError(f"{path or 'the value'} = {clip(str(value), 40)} is outside a 64-bit signed integer")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_longs(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_longs(item, f"{path}[{index}]")
 
 
 CAPABILITIES: dict[str, str] = {
@@ -122,6 +160,20 @@ NEEDS_BY_OPERATION: dict[type[Op], str] = {
 }
 
 
+_NO_QUEUE = frozenset({"observe_queue_length", "observe_requeues", "observe_accessed", "observe_non_evictable_size"})
+NOT_OBSERVED = {
+    "pip430": frozenset({"observe_queue_length", "observe_requeues", "observe_accessed"}),
+    "legacy": frozenset({"observe_counts", "observe_evictions", "observe_hit_bytes"}) | _NO_QUEUE,
+    "segmented": frozenset({"observe_counts", "observe_timestamps", "observe_evictions", "observe_hit_bytes"})
+    | _NO_QUEUE,
+}
+"""What a profile's cache does not have at all: legacy keeps no read counts; the ring no timestamps; neither
+has the merged factory's statistics (``ManagedLedgerFactoryMBeanImpl``, apache/pulsar#24623) nor a removal
+queue. pip430 has no requeue count or accessed flag (the merged code's, apache/pulsar#24623), and its queue
+length is left open: the PIP text does not say how the stash holds removed entries nor when a pass drops
+one it finds (pip-430.md at cf3d7d17d9, "MISSING")."""
+
+
 @dataclass(frozen=True)
 class AdapterInfo:
     """Who the candidate is and what it claims: sent in the handshake, printed in reports."""
@@ -150,6 +202,15 @@ class AdapterInfo:
         """Whether operations of this kind may be sent: the adapter claims what they need, if anything."""
         need = NEEDS_BY_OPERATION.get(kind)
         return need is None or need in self.capabilities
+
+    def observed_in(self, profile: str) -> frozenset[str]:
+        """The claims an observation is compared by under ``profile``: less what its cache does not have.
+
+        Checked against another profile (pulsar-master's cache against pip430, say), a field that profile
+        lacks (the queue's length) would differ at every step: it is blanked on both sides, like a field
+        the adapter does not observe (``mask``).
+        """
+        return self.capabilities - NOT_OBSERVED.get(profile, frozenset())
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for reports."""

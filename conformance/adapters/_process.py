@@ -30,6 +30,8 @@ from ledgerspec.conformance.adapters._api import (
     NEEDS_BY_OPERATION,
     NO_COMMAND,
     AdapterInfo,
+    OutOfRangeError,
+    RequestLabel,
     json_line,
     parse_line,
     result_problem,
@@ -113,7 +115,7 @@ class ProcessAdapter:
         process = self._process
         observe = "delta" if process.deltas else True
         reply = process.request("apply", ops=[op.to_dict()], observe=observe, what=op, need=need)
-        where = _Label("apply", op, process.seq)
+        where = RequestLabel("apply", op, process.seq)
         results = reply.get("results")
         if not isinstance(results, list) or len(results) != 1:
             raise ProtocolViolation(f"{where}: expected one result, got {clip(repr(results), 300)}")
@@ -134,7 +136,7 @@ class ProcessAdapter:
             self._observation = None
         return result
 
-    def _check_delta(self, where: _Label) -> None:
+    def _check_delta(self, where: RequestLabel) -> None:
         """--validate-protocol: the observation rebuilt from deltas must equal a full ``observe``."""
         full = _observation(self._process.request("observe"), "observe")
         if full != self._observation:
@@ -152,20 +154,6 @@ class ProcessAdapter:
 
     def stop(self) -> None:
         """Nothing: the process serves the next example. ``process_factory(...).close()`` ends it."""
-
-
-class _Label:
-    """Names a request in fault messages; made on every step, so it is formatted only when one is raised."""
-
-    __slots__ = ("cmd", "seq", "what")
-
-    def __init__(self, cmd: str, what: Any = None, seq: int | None = None) -> None:
-        self.cmd, self.what, self.seq = cmd, what, seq
-
-    def __str__(self) -> str:
-        describe = getattr(self.what, "describe", None)  # an operation of any system
-        text = self.cmd + (f" of {describe()}" if callable(describe) else "")
-        return text if self.seq is None else f"{text} (seq {self.seq})"
 
 
 def _observation(data: Any, where: object) -> Observation:
@@ -224,6 +212,14 @@ class _Process:
         except OSError as error:
             raise InputError(f"exec:{self.command}: cannot start it: {error.strerror}") from None
         self._open_pipes(self.popen)
+        try:
+            return self._handshake()
+        except BaseException:
+            self.kill()  # a process that fails its handshake does not outlive it
+            raise
+
+    def _handshake(self) -> AdapterInfo:
+        """``start``: the protocol version, then what the implementation is and claims."""
         reply = self.request("start", version=PROTOCOL_VERSION)
         if reply.get("version") != PROTOCOL_VERSION:
             raise ProtocolViolation(f"start: the implementation speaks version {reply.get('version')!r}, not 1")
@@ -317,7 +313,7 @@ class _Process:
         """Send one request and return its ``result``; every failure is an :class:`AdapterFault`."""
         self.seq += 1
         message = {"cmd": cmd, "seq": self.seq, **fields}
-        label = _Label(cmd, what, self.seq)
+        label = RequestLabel(cmd, what, self.seq)
         if self.validators is not None:
             self._validate(cmd, "request", message, json.dumps(message))
         line = self._exchange(json_line(message), label)
@@ -327,6 +323,8 @@ class _Process:
             raise ProtocolViolation(f"{label}: reply is not JSON ({error.msg}): {line[:300]!r}") from None
         except RecursionError:
             raise ProtocolViolation(f"{label}: reply nests too deeply to parse: {line[:300]!r}") from None
+        except OutOfRangeError as error:
+            raise ProtocolViolation(f"{label}: reply field {error}: {line[:300]!r}") from None
         if not isinstance(reply, dict) or reply.get("seq") != self.seq:
             got = reply.get("seq") if isinstance(reply, dict) else reply
             raise ProtocolViolation(f"{label}: reply seq {clip(repr(got), 100)}, expected {self.seq}: {line[:300]!r}")
@@ -337,7 +335,7 @@ class _Process:
             self._refused(reply, label, line, need)
         return result
 
-    def _refused(self, reply: dict[str, Any], label: _Label, line: str, need: str | None) -> NoReturn:
+    def _refused(self, reply: dict[str, Any], label: RequestLabel, line: str, need: str | None) -> NoReturn:
         """Raise the fault for a reply that is not one plain result: skipped, errored, or malformed."""
         kinds = [k for k in ("result", "skipped", "errored") if k in reply]
         if len(kinds) != 1:
@@ -354,7 +352,7 @@ class _Process:
             raise CapabilityLie(f"{label}: skipped ({why}), but {claim}")
         raise ProtocolViolation(f"{label}: result must be an object, got {reply['result']!r}")
 
-    def _exchange(self, data: bytes, label: _Label) -> str:
+    def _exchange(self, data: bytes, label: RequestLabel) -> str:
         """Write one request and return the next reply line (without its newline)."""
         popen = self.popen
         if popen is None or popen.poll() is not None:
@@ -400,7 +398,7 @@ class _Process:
             if chunk is None:
                 os.sched_yield()
 
-    def _read_line(self, label: _Label) -> None:
+    def _read_line(self, label: RequestLabel) -> None:
         """Read stdout into the buffer until it holds a whole line, within the timeout."""
         assert self.selector is not None
         deadline = time.monotonic() + self.timeout

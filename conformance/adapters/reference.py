@@ -12,22 +12,9 @@ from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION, AdapterInfo
+from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION, NOT_OBSERVED, AdapterInfo
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
-
-_NO_QUEUE = frozenset({"observe_queue_length", "observe_requeues", "observe_accessed", "observe_non_evictable_size"})
-NOT_OBSERVED = {
-    "pip430": frozenset({"observe_queue_length", "observe_requeues", "observe_accessed"}),
-    "legacy": frozenset({"observe_counts", "observe_evictions", "observe_hit_bytes"}) | _NO_QUEUE,
-    "segmented": frozenset({"observe_counts", "observe_timestamps", "observe_evictions", "observe_hit_bytes"})
-    | _NO_QUEUE,
-}
-"""What a profile's cache does not have at all: legacy keeps no read counts; the ring no timestamps; neither
-has the merged factory's statistics (``ManagedLedgerFactoryMBeanImpl``, apache/pulsar#24623) nor a removal
-queue. pip430 has no requeue count or accessed flag (the merged code's, apache/pulsar#24623), and its queue
-length is left open: the PIP text does not say how the stash holds removed entries nor when a pass drops
-one it finds (pip-430.md at cf3d7d17d9, "MISSING")."""
 
 
 def profile_capabilities(profile: str) -> frozenset[str]:

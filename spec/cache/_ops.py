@@ -289,6 +289,14 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+INT64 = range(-(2**63), 2**63)
+"""What an operation's integer may be: a Java ``long``, as every implementation and the protocol carry it."""
+_MINIMUM = {"now": 0, "ledger": 0, "entry": 0, "first": 0, "last": 0, "copy": 0, "cutoff": 0, "expected_reads": 0}
+_MINIMUM |= {"size": 1, "bytes": 1}
+"""The least value of an operation's field: ids, times and counts are never negative, sizes are positive (the
+preconditions a runner keeps: the reference refuses anything else, so a case breaking them is bad input)."""
+
+
 def op_from_dict(data: Any, *, where: str = "operation") -> Op:
     """Build an operation from plain data, naming the place and the field of any problem."""
     if not isinstance(data, dict):
@@ -314,5 +322,19 @@ def op_from_dict(data: Any, *, where: str = "operation") -> Op:
             raise OperationError(
                 f"{where}: field {name!r} of {kind}: expected {field.type}, got {value!r} ({type(value).__name__})"
             )
+        _check_range(value, name, kind, where)
         values[name] = value
+    if "first" in values and "last" in values and values["first"] > values["last"]:
+        raise OperationError(f"{where}: {kind}: first {values['first']} is after last {values['last']}")
     return cls(**values)  # type: ignore[arg-type]  # each value was checked against its field's type
+
+
+def _check_range(value: Any, name: str, kind: str, where: str) -> None:
+    """An integer within a long and at least the field's minimum (``_MINIMUM``)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return
+    if value not in INT64:
+        raise OperationError(f"{where}: field {name!r} of {kind}: {value} is outside a 64-bit signed integer")
+    low = _MINIMUM.get(name)
+    if low is not None and value < low:
+        raise OperationError(f"{where}: field {name!r} of {kind}: must be >= {low}, got {value}")

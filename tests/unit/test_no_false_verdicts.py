@@ -352,3 +352,17 @@ def test_two_output_options_naming_one_file_are_refused(tmp_path, monkeypatch, c
     captured = capsys.readouterr()
     assert "--html ./r.out: the same file as --json" in captured.err
     assert captured.out == ""
+
+
+def test_a_field_the_checked_profile_does_not_have_is_not_compared(tmp_path, capsys):
+    """pulsar-master's cache checked as pip430: its queue length, requeues and accessed flags are fields pip430
+    lacks, so CACHE-MODEL compared them with nothing and failed at the first insert; now both sides blank them."""
+    steps = [{"op": "insert", "now": 1, "ledger": 3, "entry": 68, "size": 1, "expected_reads": 1}]
+    path = _case_with(tmp_path, "cross.json", steps=steps, failing_step=None, expected=None, invariant="CACHE-MODEL")
+    data = json.loads(path.read_text())
+    data["profile"] = "pip430"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path), "--adapter", "reference-pulsar-master"]) == 0, capsys.readouterr().out
+    report = conform(lambda: ReferenceAdapter("pulsar-master"), profile="pip430", seed=1, invariants=["CACHE-MODEL"])
+    assert report.verdict == "FAIL"  # the two profiles do differ (D1-D12), on what pip430 has
+    assert "queue_length" not in report.row("CACHE-MODEL").detail
