@@ -59,7 +59,7 @@ SCRIPT: tuple[Op, ...] = (
 class SmokeResult:
     """What was checked and the first problem, if any."""
 
-    name: str = "?"
+    name: str = ""
     lines: list[str] = field(default_factory=list)
     problem: str | None = None
 

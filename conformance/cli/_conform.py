@@ -222,7 +222,7 @@ def run_smoke(args: argparse.Namespace) -> int:
     outcome = smoke(load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol))
     print("\n".join(outcome.lines))
     if outcome.problem:
-        print(f"SMOKE FAILED ({outcome.name}): {outcome.problem}")
+        print(f"SMOKE FAILED ({outcome.name or args.adapter}): {outcome.problem}")
         return EXIT_ADAPTER_FAULT
     print(f"SMOKE OK: {outcome.name} is wired right (this says nothing about conformance)")
     return EXIT_OK

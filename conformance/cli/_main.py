@@ -84,5 +84,5 @@ def diagnose(code: str, message: str, hint: str | None) -> None:
     """Print ``error[code]: message`` and the first paragraph of the error's docstring as a hint."""
     print(f"error[{code}]: {message}", file=sys.stderr)
     if hint:
-        first = " ".join(hint.strip().split("\n\n")[0].split())
+        first = " ".join(hint.strip().split("\n\n")[0].split()).replace("``", "`")  # a docstring's markup
         print(f"  hint: {first}", file=sys.stderr)
