@@ -86,7 +86,7 @@ def jsonl_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                data = _loads(line, where)
+                data = _loads(line.rstrip("\r\n"), where)  # a column of this line, not of the next
             except json.JSONDecodeError as error:
                 raise TraceInputError(f"{where}: invalid JSON: {error.msg} (column {error.colno})") from None
             if not isinstance(data, dict):

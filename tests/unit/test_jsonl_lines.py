@@ -22,6 +22,7 @@ BAD_LINES = {
     "a list": (b"[1, 2]", "line 3 (row 1): an event must be a JSON object, got [1, 2]"),
     "a number": (b"7", "line 3 (row 1): an event must be a JSON object, got 7"),
     "bad JSON": (b'{"kind": oops}', "line 3 (row 1): invalid JSON: Expecting value (column 10)"),
+    "a cut line": (b'{"broker":"broker-0"', "line 3 (row 1): invalid JSON: Expecting ',' delimiter (column 21)"),
     "not UTF-8": (b'{"broker": "br\xf6ker"}', "line 3 (row 1): not UTF-8 (byte 0xf6 at column 15)"),
     "a lone surrogate": (  # JSON can escape it; no UTF-8 text holds it (Spark's encoder once crashed on it)
         b'{"broker": "b\\ud800"}',
