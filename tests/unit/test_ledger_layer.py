@@ -351,7 +351,8 @@ def test_the_layer_is_sent_and_checked_only_to_adapters_that_claim_it(layer: boo
         adapter.sent = seen
         return adapter
 
-    report = conform(factory, profile="pulsar-master", settings="quick", examples=40, seed=3)
+    # Seed 1: at seed 3 the 40 examples sent no cursor read once each drew a ledger base (seeds 1-2, 4-6 do).
+    report = conform(factory, profile="pulsar-master", settings="quick", examples=40, seed=1)
     assert report.verdict == "PASS", report
     kinds = {op.kind for op in LEDGER_OPERATIONS}
     assert (seen & kinds == kinds) if layer else not (seen & kinds)
