@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._options import SEED, check_outputs
@@ -57,6 +58,7 @@ def run_main_job(args: argparse.Namespace) -> int:
     from ledgerspec.conformance._term import Out  # noqa: PLC0415 - heavy imports only here
 
     check_outputs(args, files=("html",))
+    samples = sample_expectations(Path(args.samples))  # before part 1: a bad --samples must not cost its run
     out = Out.for_args(args)
     page = None
     if args.html:
@@ -64,11 +66,7 @@ def run_main_job(args: argparse.Namespace) -> int:
 
         page = HtmlReport("ledgerspec run")
     ok = _references(args, out, page)
-    traces = _sample_traces(Path(args.samples))
-    if not traces:
-        print(f"no sample traces in {args.samples}")
-        return 2
-    ok &= _samples(args, out, page, traces)
+    ok &= _samples(args, out, page, samples)
     ok &= _real(args, out, page)
     verdict = "All as expected." if ok else "SOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above)."
     out.text()
@@ -82,10 +80,44 @@ def run_main_job(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def _sample_traces(samples: Path) -> list[Path]:
+def sample_expectations(samples: Path) -> dict[Path, dict[str, Any]]:
+    """Each sample trace in ``samples`` and what its ``*.expected.json`` says it gets, read and checked.
+
+    An input error (exit 2) naming ``--samples`` or the expected file: a folder that is missing or holds
+    no trace, or a trace whose expected file is missing, unreadable, not JSON, or not of the shape
+    ``{"verdict": str, "violations": [{"invariant": str, "broker": str, "seq": int}, ...]}``.
+    """
     if not samples.is_dir():
-        return []
-    return sorted(p for p in samples.iterdir() if p.suffix in {".jsonl", ".parquet"})
+        problem = "no such folder" if not samples.exists() else "not a folder"
+        raise InputError(f"--samples {samples}: {problem} (of traces, *.jsonl or *.parquet, and their *.expected.json)")
+    traces = sorted(p for p in samples.iterdir() if p.suffix in {".jsonl", ".parquet"})
+    if not traces:
+        raise InputError(f"--samples {samples}: no sample traces (*.jsonl, *.parquet) in the folder")
+    return {trace: _expected(trace) for trace in traces}
+
+
+def _expected(trace: Path) -> dict[str, Any]:
+    path = expected_file(trace)
+    if not path.is_file():
+        raise InputError(f"{path}: missing; each sample trace ({trace.name}) needs its expected verdict there")
+    try:
+        expected = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"{path}: not JSON: {error}") from None
+    if not isinstance(expected, dict):
+        raise InputError(f"{path}: must be a JSON object with 'verdict' and 'violations'")
+    if not isinstance(expected.get("verdict"), str):
+        raise InputError(f"{path}: field 'verdict': expected a string, got {expected.get('verdict')!r}")
+    violations = expected.get("violations")
+    if not isinstance(violations, list):
+        raise InputError(f"{path}: field 'violations': expected a list, got {violations!r}")
+    for index, violation in enumerate(violations):
+        fields = {"invariant": str, "broker": str, "seq": int}
+        if not isinstance(violation, dict) or any(not isinstance(violation.get(k), t) for k, t in fields.items()):
+            raise InputError(f"{path}: field 'violations/{index}': expected an object with invariant, broker and seq")
+    return expected
 
 
 def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> bool:
@@ -128,7 +160,7 @@ def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> 
     return ok
 
 
-def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, traces: list[Path]) -> bool:
+def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, samples: dict[Path, dict[str, Any]]) -> bool:
     """Part 2: each sample trace against the verdict and violations it is expected to get."""
     from ledgerspec.traces._cli import check_one  # noqa: PLC0415 - heavy imports only here
 
@@ -152,9 +184,8 @@ def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, traces
     out.text(f"   {'trace':<32} {'profile':<14} {'events':>7}  {'expected':<10} {'verdict':<10} match")
     rows: list[list[object]] = []
     results = []
-    with out.progress("sample traces checked", total=len(traces)) as advance:
-        for trace in traces:
-            expected = json.loads(expected_file(trace).read_text(encoding="utf-8"))
+    with out.progress("sample traces checked", total=len(samples)) as advance:
+        for trace, expected in samples.items():
             with out.spark_stages(spark, f"Spark: {trace.name}"):
                 result = check_one(str(trace), args.engine, args.master, None, spark)
             results.append(result)

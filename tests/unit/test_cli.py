@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from ledgerspec.conformance._engine import needs
@@ -159,6 +161,53 @@ def test_bad_case_files_name_the_place(tmp_path, capsys):
     )
     assert main(["replay", str(wrong), "--adapter", "reference-pip430"]) == 2
     assert "steps/0" in capsys.readouterr().err
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "traces" / "samples"
+RUN = ["run", "--skip-real", "--engine", "local", "--plain"]
+
+
+@pytest.mark.parametrize(
+    ("expected", "message"),
+    [
+        ('{"verdict": "OK", ', "pip430-ok.expected.json: not JSON: Expecting property name"),
+        (None, "pip430-ok.expected.json: missing; each sample trace (pip430-ok.jsonl) needs"),
+        ("[]", "pip430-ok.expected.json: must be a JSON object with 'verdict' and 'violations'"),
+        ('{"verdict": "OK"}', "pip430-ok.expected.json: field 'violations': expected a list, got None"),
+        ('{"verdict": "OK", "violations": [{"seq": 1}]}', "pip430-ok.expected.json: field 'violations/0':"),
+    ],
+    ids=["not-json", "missing", "not-an-object", "no-violations", "bad-violation"],
+)
+def test_run_names_a_bad_expected_file_before_part_1(tmp_path, capsys, expected, message):
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    shutil.copy(SAMPLES / "pip430-ok.jsonl", samples)
+    if expected is not None:
+        (samples / "pip430-ok.expected.json").write_text(expected, encoding="utf-8")
+    assert main([*RUN, "--samples", str(samples)]) == 2
+    captured = capsys.readouterr()
+    assert f"error[input-error]: {samples / 'pip430-ok.expected.json'}" in captured.err
+    assert message in captured.err
+    assert "internal-error" not in captured.err
+    assert "Conformance of the reference adapters" not in captured.out  # refused before part 1 ran
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda path: None, "no such folder"),
+        (lambda path: path.write_text("x"), "not a folder"),
+        (lambda path: path.mkdir(), "no sample traces (*.jsonl, *.parquet) in the folder"),
+    ],
+    ids=["missing", "a-file", "empty"],
+)
+def test_run_checks_the_samples_folder_before_part_1(tmp_path, capsys, make, message):
+    samples = tmp_path / "samples"
+    make(samples)
+    assert main([*RUN, "--samples", str(samples)]) == 2
+    captured = capsys.readouterr()
+    assert f"error[input-error]: --samples {samples}: {message}" in captured.err
+    assert "Conformance of the reference adapters" not in captured.out
 
 
 def test_adapters_lists_the_references(capsys):
