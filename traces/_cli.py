@@ -274,8 +274,9 @@ def run_check(args: argparse.Namespace) -> int:
     out = Out.for_args(args)
     spark = None
     if args.engine == "spark":
-        from ledgerspec.traces._spark_input import spark_session  # noqa: PLC0415
+        from ledgerspec.traces._spark_input import check_master, spark_session  # noqa: PLC0415
 
+        check_master(args.master)  # also when this process has a Spark context, which the session would reuse
         spark = spark_session(args.master)
     verdicts: list[Verdict] = []
     body: list[dict[str, Any]] = []
@@ -407,8 +408,10 @@ def run_bench(args: argparse.Namespace) -> int:
 
     from ledgerspec.traces._bench import bench_engines, render  # noqa: PLC0415
     from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
+    from ledgerspec.traces._spark_input import check_master  # noqa: PLC0415
 
     check_outputs(args, files=("json",))
+    check_master(args.master)  # before the trace is generated and the local checker timed
     with tempfile.TemporaryDirectory(prefix="ledgerspec-bench-") as scratch:
         path = args.path
         if path is None:

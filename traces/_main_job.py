@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import Verdict
-from ledgerspec.conformance.cli._options import SEED, check_outputs
+from ledgerspec.conformance.cli._options import SEED, check_outputs, master_problem
 
 if TYPE_CHECKING:
     from ledgerspec.conformance._html import HtmlReport
@@ -59,6 +59,13 @@ def run_main_job(args: argparse.Namespace) -> int:
 
     check_outputs(args, files=("html",))
     samples = sample_expectations(Path(args.samples))  # before part 1: a bad --samples must not cost its run
+    problem = master_problem(args)
+    if problem is not None:
+        raise InputError(problem)
+    if args.engine == "spark":
+        from ledgerspec.traces._spark_input import check_master  # noqa: PLC0415
+
+        check_master(args.master)
     out = Out.for_args(args)
     page = None
     if args.html:

@@ -102,6 +102,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     refuse_ignored(args)
     sweep = sweep_of(args)
     check_outputs(args, files=("json", "html"))  # before the sweep: a bad path must not cost its minutes
+    if args.engine == "spark":
+        from ledgerspec.traces._spark_input import check_master  # noqa: PLC0415 - pyarrow only where Spark runs
+
+        check_master(args.master)
     if args.bench:
         return run_bench(sweep)
     out = Out.for_args(args)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._format import SCHEMA
 from ledgerspec.traces._io import BATCH_ROWS, TraceFile, find_unreadable
@@ -80,6 +82,11 @@ def spark_session(master: str | None = None, **conf: str) -> SparkSession:
     The Python workers run this interpreter locally (``spark.pyspark.python``); on a cluster,
     ``PYSPARK_PYTHON`` if set, else the same path. ``conf`` adds or overrides settings. If this
     process already has a Spark context, it is reused as it is (Spark's rule): only SQL settings apply.
+
+    A master Spark cannot start on or reach is an :class:`InputError` naming ``--master`` (exit 2, one
+    line; the JVM's own lines stay in its log). :func:`check_master` refuses the plain cases before the
+    JVM starts: a ``spark://`` master that takes no connection costs Spark three registration attempts
+    of 20 s each (fixed in Spark, no setting) before it gives up.
     """
     from pyspark import SparkConf, SparkContext  # noqa: PLC0415 - pyspark only where Spark runs
     from pyspark.java_gateway import launch_gateway  # noqa: PLC0415
@@ -116,16 +123,70 @@ def spark_session(master: str | None = None, **conf: str) -> SparkSession:
         settings["spark.driver.memory"] = "2g"
     settings.update(conf)
     spark_conf = SparkConf(loadDefaults=False).setMaster(master).setAll(list(settings.items()))
-    if SparkContext._gateway is None:  # noqa: SLF001 - the one way to give PySpark a gateway of our own
-        with jvm_log().open("ab") as log:
-            gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log, "stderr": log})
-        SparkContext._ensure_initialized(gateway=gateway)  # noqa: SLF001
-    builder = SparkSession.builder.master(master)
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    if SparkContext._active_spark_context is None:  # noqa: SLF001 - a running context is reused, whatever master
+        check_master(master)
+    logged = jvm_log().stat().st_size if jvm_log().is_file() else 0
+    try:
+        if SparkContext._gateway is None:  # noqa: SLF001 - the one way to give PySpark a gateway of our own
+            with jvm_log().open("ab") as log:
+                gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log, "stderr": log})
+            SparkContext._ensure_initialized(gateway=gateway)  # noqa: SLF001
+        builder = SparkSession.builder.master(master)
+        for key, value in settings.items():
+            builder = builder.config(key, value)
+        session = builder.getOrCreate()
+        session.sparkContext.setLogLevel("ERROR")
+    except Exception as error:  # noqa: BLE001 - whatever stopped Spark starting (PySpark's, Py4J's or the JVM's)
+        raise InputError(f"--master {master}: Spark could not start or reach it: {_why(error, logged)}") from None
     return session
+
+
+def check_master(master: str | None) -> None:
+    """Refuse, before any work, a ``--master`` Spark would not start on or could not reach (an :class:`InputError`).
+
+    Spark's own first test (spark-submit's: ``yarn``, or ``local``, ``spark`` or ``k8s`` at the start),
+    then, for ``spark://host:port[,host:port...]``, a TCP connection to each address until one takes
+    it. Anything else is left to Spark when the session starts.
+    """
+    if master is None or master == "yarn":
+        return
+    if not master.startswith(("local", "spark", "k8s")):
+        raise InputError(
+            f"--master {master}: Spark cannot start on it: not a master URL (local[N], spark://HOST:PORT, yarn, k8s://...)"
+        )
+    if not master.startswith("spark://"):
+        return
+    problems = []
+    for address in master[len("spark://") :].split(","):
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            host, port = address, "7077"
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+        except OSError as error:
+            problems.append(f"{host}:{port}: {error.strerror or error}")
+        else:
+            return
+    raise InputError(f"--master {master}: Spark could not reach it: {'; '.join(problems)}")
+
+
+def _why(error: Exception, logged: int) -> str:
+    """Why Spark did not start: the JVM's reason from what it logged since ``logged`` bytes, else the error's.
+
+    The JVM's reason is the message of an ``Exception in thread "main"`` line (a master URL it
+    refuses) or of a ``Reason:`` (masters that never answered); the error's is its Java exception's
+    line (``: java...Exception: ...``) or its first line.
+    """
+    with contextlib.suppress(OSError), jvm_log().open("rb") as log:
+        log.seek(logged)
+        for line in log.read(1 << 20).decode("utf-8", "replace").splitlines():
+            if line.startswith("Exception in thread") and ": " in line:
+                return f"{line.split(': ', 1)[1].strip()} (the JVM's log: {jvm_log()})"
+            if "Reason: " in line:
+                return f"{line.split('Reason: ', 1)[1].strip()} (the JVM's log: {jvm_log()})"
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    java = next((line[2:] for line in lines if line.startswith(": ")), None)
+    return f"{java or (lines[0] if lines else type(error).__name__)} (the JVM's log: {jvm_log()})"
 
 
 def spark_failure(error: Exception, trace: TraceFile) -> TraceError:

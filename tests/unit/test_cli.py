@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -208,6 +210,46 @@ def test_run_checks_the_samples_folder_before_part_1(tmp_path, capsys, make, mes
     captured = capsys.readouterr()
     assert f"error[input-error]: --samples {samples}: {message}" in captured.err
     assert "Conformance of the reference adapters" not in captured.out
+
+
+TRACE = str(SAMPLES / "pulsar-master-ok.parquet")
+SPARK = ["--engine", "spark", "--master"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["traces", "check", TRACE, *SPARK, "bogus://x"], "--master bogus://x: Spark cannot start on it: not a master"),
+        (
+            ["traces", "check", TRACE, *SPARK, "spark://127.0.0.1:1"],
+            "--master spark://127.0.0.1:1: Spark could not reach",
+        ),
+        (["run", "--skip-real", *SPARK, "bogus://x", "--plain"], "--master bogus://x: Spark cannot start on it"),
+        (["traces", "bench", TRACE, "--master", "bogus://x"], "--master bogus://x: Spark cannot start on it"),
+        (["simulate", "--profiles", "legacy", *SPARK, "bogus://x"], "--master bogus://x: Spark cannot start on it"),
+    ],
+    ids=["check", "check-unreachable", "run", "bench", "simulate"],
+)
+def test_a_master_spark_cannot_use_is_one_line_naming_it(argv, message, capsys):
+    """Once an internal error (PySpark's JAVA_GATEWAY_EXITED), or a Java stack trace after a minute."""
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error[input-error]: {message}"), captured.err
+    assert len(captured.err.splitlines()) == 2  # the error and its hint
+    assert "Conformance of the reference adapters" not in captured.out  # run: refused before part 1
+
+
+def test_a_master_the_jvm_refuses_is_one_line_naming_it():
+    """A master URL that passes the first test and that Spark's JVM refuses: the JVM's reason, no Java trace."""
+    command = [sys.executable, "-m", "ledgerspec.conformance.cli", "traces", "check", TRACE, *SPARK, "local[x]"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        "error[input-error]: --master local[x]: Spark could not start or reach it: "
+        "org.apache.spark.SparkException: Could not parse Master URL: 'local[x]' (the JVM's log: "
+    ), done.stderr
+    assert len(done.stderr.splitlines()) == 2
+    assert done.stdout == ""
 
 
 def test_adapters_lists_the_references(capsys):

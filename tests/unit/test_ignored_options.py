@@ -81,3 +81,8 @@ def test_the_defaults_still_run(tmp_path, capsys):
     cache = ["traces", "record", "--adapter", "reference-pip430", "--events", "50"]
     assert main([*cache, "--out", str(tmp_path / "t.jsonl")]) == 0
     capsys.readouterr()
+
+
+def test_run_refuses_master_with_the_local_engine(capsys):
+    named = "error[input-error]: --master local[1]: only with --engine spark"
+    refused(capsys, ["run", "--skip-real", "--engine", "local", "--master", "local[1]"], named)
