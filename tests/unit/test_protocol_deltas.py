@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import json.encoder
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from ledgerspec.conformance._schemas import protocol_common_schema
-from ledgerspec.conformance.adapters._api import _compact_encoder, json_line, parse_line
+from ledgerspec.conformance.adapters._api import OutOfRangeError, _compact_encoder, json_line, parse_line
 from ledgerspec.conformance.adapters._delta import DeltaDecoder, DeltaEncoder, _built
 from ledgerspec.spec.cache import CacheConfig, CachedEntry, Counters, EvictTimestamp, Monitor, Observation
 
@@ -36,8 +37,8 @@ def parse_or_error(text: str) -> object:
         return ("error", error.msg, error.pos)
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+json_values = st.recursive(  # the protocol's integers are longs (an integer past one is refused: below)
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=8,
 )
@@ -81,6 +82,20 @@ def test_a_line_parses_as_json_loads_would(value, tail, head):
     """The same value for a good line, the same message and position for a bad one."""
     line = head + json_line(value).decode().rstrip("\n") + tail
     assert parse_or_error(line) == loads_or_error(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ('{"seq": 1, "result": {"size": 9223372036854775808}}', "result.size = 9223372036854775808"),
+        ('{"seq": 1, "result": {"results": [1, -9223372036854775809]}}', "result.results[1] = -9223372036854775809"),
+        ("123456789012345678901234567890", "the value = 12345678901234567890123456789"),
+    ],
+)
+def test_an_integer_past_a_long_is_refused_naming_where_it_is(line, where):
+    with pytest.raises(OutOfRangeError, match=re.escape(where)):
+        parse_line(line)
+    assert parse_line('{"size": 9223372036854775807, "name": "c12345678901234567890"}')["size"] == 2**63 - 1
 
 
 @pytest.mark.parametrize("line", ["", "   ", "{", '{"seq": 1', "[1,]", "nul", '{"a": 1} {"b": 2}', "\u00e9"])
