@@ -16,6 +16,7 @@ as a local path on the driver. JSON-lines traces are read by the driver only.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import socket
 import sys
@@ -146,16 +147,23 @@ def check_master(master: str | None) -> None:
 
     Spark's own first test (spark-submit's: ``yarn``, or ``local``, ``spark`` or ``k8s`` at the start),
     then, for ``spark://host:port[,host:port...]``, a TCP connection to each address until one takes
-    it. Anything else is left to Spark when the session starts.
+    it. Anything else is left to Spark when the session starts. Then PySpark itself: without the
+    ``spark`` extra there is no Spark engine.
     """
-    if master is None or master == "yarn":
-        return
-    if not master.startswith(("local", "spark", "k8s")):
-        raise InputError(
-            f"--master {master}: Spark cannot start on it: not a master URL (local[N], spark://HOST:PORT, yarn, k8s://...)"
-        )
-    if not master.startswith("spark://"):
-        return
+    if master is not None and master != "yarn":
+        if not master.startswith(("local", "spark", "k8s")):
+            raise InputError(
+                f"--master {master}: Spark cannot start on it: not a master URL (local[N], spark://HOST:PORT, yarn, "
+                "k8s://...)"
+            )
+        if master.startswith("spark://"):
+            _reach(master)
+    if importlib.util.find_spec("pyspark") is None:
+        raise InputError("the Spark engine needs PySpark, which is not installed: pip install 'ledgerspec[spark]'")
+
+
+def _reach(master: str) -> None:
+    """A TCP connection to one of a ``spark://`` master's addresses, or an :class:`InputError` naming each failure."""
     problems = []
     for address in master[len("spark://") :].split(","):
         host, _, port = address.rpartition(":")

@@ -217,3 +217,20 @@ def test_spark_keeps_its_log_off_the_terminal(files, bad_parquet, tmp_path):
     assert done.stderr.startswith(f"error[trace-input-error]: {corrupt}: row group 1 (rows 500 to 999 of the file)")
     assert f"OK: {files['OK']} " in done.stdout
     assert f"VIOLATION: {bad_parquet} " in done.stdout
+
+
+SAMPLE = str(Path(__file__).resolve().parents[2] / "traces" / "samples" / "pulsar-master-ok.parquet")
+
+
+def test_a_master_the_jvm_refuses_is_one_line_naming_it():
+    """A master URL that passes the first test and that Spark's JVM refuses: the JVM's reason, no Java trace."""
+    command = [sys.executable, "-m", "ledgerspec.conformance.cli", "traces", "check", SAMPLE, "--engine", "spark"]
+    command += ["--master", "local[x]"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        "error[input-error]: --master local[x]: Spark could not start or reach it: "
+        "org.apache.spark.SparkException: Could not parse Master URL: 'local[x]' (the JVM's log: "
+    ), done.stderr
+    assert len(done.stderr.splitlines()) == 2
+    assert done.stdout == ""
