@@ -309,7 +309,7 @@ def op_from_dict(data: Any, *, where: str = "operation") -> Op:
     unknown = sorted(set(data) - set(fields) - {"op"})
     if unknown:
         raise OperationError(f"{where}: {kind} has no field(s) {', '.join(unknown)}")
-    values = {}
+    values: dict[str, Any] = {}
     for name, field in fields.items():
         if name not in data:
             if field.default is dataclasses.MISSING:
@@ -322,11 +322,11 @@ def op_from_dict(data: Any, *, where: str = "operation") -> Op:
             raise OperationError(
                 f"{where}: field {name!r} of {kind}: expected {field.type}, got {value!r} ({type(value).__name__})"
             )
-        _check_range(value, name, kind, where)
+        _check_range(value, name, cls.kind, where)
         values[name] = value
     if "first" in values and "last" in values and values["first"] > values["last"]:
         raise OperationError(f"{where}: {kind}: first {values['first']} is after last {values['last']}")
-    return cls(**values)  # type: ignore[arg-type]  # each value was checked against its field's type
+    return cls(**values)  # each value was checked against its field's type
 
 
 def _check_range(value: Any, name: str, kind: str, where: str) -> None:
