@@ -2,7 +2,7 @@
 
 The search starts an example's entry ids, and offsets its ledger ids, at a boundary now and then
 (``ENTRY_BASES`` and ``LEDGER_BASES`` of the lockstep machine); these mutants are why: each is correct
-below 2^31 - 1 and wrong from there on, so a search drawing small ids alone lets it pass.
+below 2^31 - 1 and wrong at some id from there on, so a search drawing small ids alone lets it pass.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class PulsarMasterPackedLedgerRange(PulsarMasterCache):
     """A whole ledger removed as the range of its packed keys: ledger 2^31 - 1's range is empty.
 
     Invalidating (or closing) that ledger leaves every entry of it cached; every other ledger is
-    removed as the reference removes it. Breaks CACHE-NO-STALE-READ and CACHE-MODEL at ledger 2^31 - 1.
+    removed as the reference removes it. Breaks CACHE-LEDGER-CLOSE, CACHE-NO-STALE-READ and CACHE-MODEL there.
     """
 
     def _setup(self) -> None:
