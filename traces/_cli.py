@@ -20,7 +20,7 @@ from ledgerspec.spec import ConfigError
 from ledgerspec.spec._lockstep import SYSTEMS as LOCKSTEP_SYSTEMS
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult
-from ledgerspec.traces._errors import TraceError, TraceInputError
+from ledgerspec.traces._errors import TraceError
 from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
 from ledgerspec.traces._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
 from ledgerspec.traces._sys_io import peek_system
@@ -147,7 +147,7 @@ def run_generate(args: argparse.Namespace) -> int:
         if name == "all":
             inject += injectable(args.profile)
         elif name not in INJECTIONS or name not in injectable(args.profile):
-            raise TraceInputError(
+            raise InputError(
                 f"--inject {name}: not an invariant the {args.profile} profile checks on traces; "
                 f"choose from: {', '.join(injectable(args.profile))} or all"
             )

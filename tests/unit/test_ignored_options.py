@@ -86,3 +86,11 @@ def test_the_defaults_still_run(tmp_path, capsys):
 def test_run_refuses_master_with_the_local_engine(capsys):
     named = "error[input-error]: --master local[1]: only with --engine spark"
     refused(capsys, ["run", "--skip-real", "--engine", "local", "--master", "local[1]"], named)
+
+
+def test_an_unknown_injection_is_an_option_error(tmp_path, capsys):
+    argv = ["traces", "generate", "--events", "100", "--inject", "NOSUCH", "--out", str(tmp_path / "t.jsonl")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error[input-error]: --inject NOSUCH: not an invariant the pulsar-master profile checks")
+    assert "not a valid ledgerspec trace" not in err  # the hint of a bad trace file, which this is not
