@@ -434,7 +434,8 @@ def _record(run: Run, ops: list[Op], config: Any) -> list[tuple[Any, Any]] | Non
     adapter = run.factory()
     try:
         adapter.start(config)
-        return [(adapter.apply(op), mask(adapter.observe(), run.info.observed_in(run.profile))) for op in ops]
+        observed = run.info.observed_in(run.profile)
+        return [(adapter.apply(op), mask(adapter.observe(), observed)) for op in ops]
     except AdapterFault:
         return None
     finally:
@@ -461,9 +462,8 @@ def _case(
     """The case of a failure at the last step of ``history``, or of a fault on ``pending`` after it."""
     steps = [step.op for step in history] + ([pending] if pending is not None else [])
     what = invariant or "adapter fault"
-    divergence = model_divergence(
-        report.profile, config, history, project=lambda o: mask(o, report.adapter.observed_in(report.profile))
-    )
+    observed = report.adapter.observed_in(report.profile)
+    divergence = model_divergence(report.profile, config, history, project=lambda o: mask(o, observed))
     comment = None
     if divergence is not None:
         comment = f"first difference from the {report.profile} model at step {divergence[0]}: {divergence[1]}"

@@ -103,6 +103,10 @@ def sample_expectations(samples: Path) -> dict[Path, dict[str, Any]]:
     return {trace: _expected(trace) for trace in traces}
 
 
+_VIOLATION = {"invariant": str, "broker": str, "seq": int}
+"""The fields of an expected violation and their types."""
+
+
 def _expected(trace: Path) -> dict[str, Any]:
     path = expected_file(trace)
     if not path.is_file():
@@ -121,8 +125,7 @@ def _expected(trace: Path) -> dict[str, Any]:
     if not isinstance(violations, list):
         raise InputError(f"{path}: field 'violations': expected a list, got {violations!r}")
     for index, violation in enumerate(violations):
-        fields = {"invariant": str, "broker": str, "seq": int}
-        if not isinstance(violation, dict) or any(not isinstance(violation.get(k), t) for k, t in fields.items()):
+        if not isinstance(violation, dict) or any(not isinstance(violation.get(k), t) for k, t in _VIOLATION.items()):
             raise InputError(f"{path}: field 'violations/{index}': expected an object with invariant, broker and seq")
     return expected
 
