@@ -413,31 +413,28 @@ def replay_steps(run: Run, invariant: str, ops: list[Op], config: Any) -> tuple[
 
 
 def _nondeterminism(run: Run, history: list[Step], config: Any) -> str | None:
-    """Run the failing steps twice more; an adapter that answers differently is at fault."""
+    """Run the failing steps twice more; a step answered otherwise than before, named by the run's journal."""
     ops = [step.op for step in history]
-    runs = [_record(run, ops, config) for _ in range(2)]
-    expected = [(step.result, step.observation) for step in history]
-    for attempt in runs:
-        if attempt is None:
-            continue
-        for index, (seen, want) in enumerate(zip(attempt, expected, strict=False), start=1):
-            if seen != want:
-                return (
-                    f"{run.info.name}: replaying the same steps, step {index} ({ops[index - 1].describe()}) answered "
-                    f"{seen[0]!r} with {len(seen[1].entries)} entries, and before {want[0]!r} with "
-                    f"{len(want[1].entries)} entries"
-                )
+    for _ in range(2):
+        try:
+            _record(run, ops, config)
+        except Faulted as faulted:
+            return str(faulted.fault)
     return None
 
 
-def _record(run: Run, ops: list[Op], config: Any) -> list[tuple[Any, Any]] | None:
+def _record(run: Run, ops: list[Op], config: Any) -> None:
+    """Send ``ops`` to a new adapter, each answer noted in the journal (:class:`Faulted` if it differs)."""
     adapter = run.factory()
+    node = run.journal.root(config)
+    observed = run.info.observed_in(run.profile)
     try:
         adapter.start(config)
-        observed = run.info.observed_in(run.profile)
-        return [(adapter.apply(op), mask(adapter.observe(), observed)) for op in ops]
+        for index, op in enumerate(ops):
+            answer = (adapter.apply(op), mask(adapter.observe(), observed))
+            node = run.journal.note(node, op, answer, ops[:index])
     except AdapterFault:
-        return None
+        return
     finally:
         adapter.stop()
 

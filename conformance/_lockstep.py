@@ -22,7 +22,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
 from ledgerspec.conformance._errors import AdapterFault, shown_lines
 from ledgerspec.conformance._presets import get_settings
-from ledgerspec.conformance._search import Faulted, guard, hunt
+from ledgerspec.conformance._search import Faulted, Journal, guard, hunt
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.spec import SpecError
 
@@ -89,6 +89,8 @@ class LockstepRun:
     """Invariants left out because the candidate does not report what they read (``System.reads``)."""
     on_example: Callable[[int, int], None] | None = None
     """Told (examples, steps) as each example starts: a progress bar's feed."""
+    journal: Journal = field(default_factory=lambda: Journal("the adapter"))
+    """Every answer by the steps that led to it: the same steps answered differently is nondeterminism."""
 
     def checks(self, candidate: Any = None) -> list[Checked]:
         """The invariants to check; given the candidate, not those reading what it does not report."""
@@ -118,6 +120,7 @@ class Lockstep(RuleBasedStateMachine):
     def begin(self, config: Any) -> None:
         self.config = config
         self.model = self.run.system.init(self.run.profile, config)
+        self.node = self.run.journal.root(config)
         guard(lambda: self.candidate.start(config), (), stage="start", config=config)
         self.started = True
 
@@ -135,6 +138,7 @@ class Lockstep(RuleBasedStateMachine):
         before = self.model
         self.model, expected = run.system.step(before, op)
         result = guard(lambda: self.candidate.apply(op), self.history, op, config=self.config)
+        self.node = run.journal.note(self.node, op, result, self.history, self.config)
         self.history.append(op)
         facts = run.system.facts(before, self.model, op, result, expected, **run.system.reported(self.candidate))
         for inv in self._checks:
@@ -325,7 +329,8 @@ def search(
     report = Report(run.system.name, run.profile, seed, settings_name, [inv.id for inv in run.checks()])
     report.unclaimed = sorted(set(run.system.capabilities) - run.capabilities)
     try:
-        faulted = hunt(hypothesis_seed(seed)(test), f"the {run.system.name} candidate")
+        run.journal.adapter = f"the {run.system.name} candidate"
+        faulted = hunt(hypothesis_seed(seed)(test), run.journal.adapter)
     except Violation as found:
         report.violation = minimize(run, found) if shrink else found
     else:

@@ -33,7 +33,7 @@ from ledgerspec.conformance._machine_marks import (
 from ledgerspec.conformance._machine_settings import settings_rules
 from ledgerspec.conformance._machine_ttl import ttl_rules
 from ledgerspec.conformance._presets import Preset
-from ledgerspec.conformance._search import guard, judged
+from ledgerspec.conformance._search import Journal, guard, judged
 from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.spec.cache import (
     Append,
@@ -95,6 +95,11 @@ class Run:
     examples: int = 0
     steps: int = 0
     on_example: Callable[[Run], None] = field(default=lambda _run: None)
+    journal: Journal = field(default_factory=lambda: Journal("the adapter"))
+    """Every answer by the steps that led to it: the same steps answered differently is nondeterminism."""
+
+    def __post_init__(self) -> None:
+        self.journal.adapter = self.info.name
 
     def sends(self, op: type[Op]) -> bool:
         """Whether the search may send ``op``: the profile has it, the adapter claims it, no rule excludes it."""
@@ -159,6 +164,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
                 invariants=run.invariants,
                 project=lambda observation: mask(observation, observed),
             )
+            self.node = run.journal.root(self.config)
             guard(lambda: self.adapter.start(self.config), self.history, stage="start")
 
         def teardown(self) -> None:
@@ -178,6 +184,7 @@ def make_machine(run: Run) -> type[RuleBasedStateMachine]:  # noqa: C901 - a Hyp
             run.steps += 1
             result = guard(lambda: self.adapter.apply(op), self.history, op)
             observation = mask(guard(self.adapter.observe, self.history, op), observed)
+            self.node = run.journal.note(self.node, op, (result, observation), self.history)
             violations = guard(lambda: judged(self.monitor, op, result, observation), self.history, op)
             self.history.append(Step(op, result, observation))
             if violations:

@@ -78,10 +78,50 @@ def hunt(test: Callable[[], None], adapter: str) -> Faulted | None:
             test()
     except Faulted as faulted:
         return _first(faulted)
-    except Flaky as error:
-        fault = Nondeterministic(f"{adapter}: the same steps gave different answers ({error})"[:2000])
+    except Flaky:
+        # the journal names a step that answered differently; this is what is left: a fault or a finding that
+        # did not recur when the same steps ran again (Hypothesis's own words would speak of data generation)
+        fault = Nondeterministic(
+            f"{adapter}: the same steps went differently when run again: a fault or a violation they showed the "
+            "first time did not recur"
+        )
         return Faulted(fault, [], None, stage="search")
     return None
+
+
+class Journal:
+    """Every answer an adapter gave in one search, by the configuration and the steps that led to it.
+
+    The search replays steps (to shrink, to confirm a failure): an adapter that answers the same steps
+    differently is nondeterministic, and :meth:`note` says so at the step where it shows, with both answers,
+    before Hypothesis notices that a replay went differently and reports it in its own words. The steps are
+    kept as a trie (one node per step), so memory grows with the steps sent, not with their prefixes.
+    """
+
+    def __init__(self, adapter: str) -> None:
+        self.adapter = adapter
+        self._nodes: dict[tuple[int, Any], tuple[int, Any]] = {}
+        self._roots: dict[str, int] = {}
+
+    def root(self, config: Any) -> int:
+        """The node the steps of an example under ``config`` start from."""
+        return self._roots.setdefault(repr(config), -1 - len(self._roots))
+
+    def note(self, node: int, op: Any, answer: Any, history: Sequence[Any], config: Any = None) -> int:
+        """The node after ``op``; :class:`Faulted` (nondeterministic) if these steps were answered otherwise before."""
+        try:
+            seen = self._nodes.setdefault((node, op), (len(self._nodes), answer))
+        except TypeError:  # an unhashable step: not journaled
+            return node
+        if seen[1] != answer:
+            describe = getattr(op, "describe", None)
+            said = describe() if callable(describe) else repr(op)
+            fault = Nondeterministic(
+                f"{self.adapter}: the same steps answered differently: step {len(history) + 1} ({said}) answered "
+                f"{clip(repr(answer), 600)}, and earlier in this search {clip(repr(seen[1]), 600)}"
+            )
+            raise Faulted(fault, history, op, config=config)
+        return seen[0]
 
 
 def _first(faulted: Faulted) -> Faulted:

@@ -9,8 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import ledgerspec.protocol.Json;
 import ledgerspec.protocol.Lines;
@@ -51,6 +49,7 @@ public final class CursorHarness {
     private static final int FRAME_TOO_LARGE = BKException.Code.WriteException;
 
     private final String release;
+    private World world;
     private OrderedExecutor executor;
     private HoldingBookKeeper bookKeeper;
     private MetadataStoreExtended base;
@@ -133,9 +132,13 @@ public final class CursorHarness {
         config.setUnackedRangesOpenCacheSetEnabled(true);
         config.setDeletionAtBatchIndexLevelEnabled(true);
         config.setThrottleMarkDelete(1e-6); // one permit, spent below: acks and mark-deletes do not persist
+        world = new World();
         executor = OrderedExecutor.newBuilder().numThreads(1).name("mock-bookkeeper").build();
+        world.captureOrdered(executor);
         bookKeeper = new HoldingBookKeeper(executor);
+        world.capture(bookKeeper);
         base = MetadataStoreExtended.create("memory:" + UUID.randomUUID(), MetadataStoreConfig.builder().build());
+        world.capture(base);
         ledger = (ManagedLedgerImpl) newFactory().open(LEDGER, config);
         cursor = (ManagedCursorImpl) ledger.openCursor(CURSOR);
         spendPermit();
@@ -159,9 +162,19 @@ public final class CursorHarness {
 
     private ManagedLedgerFactoryImpl newFactory() throws Exception {
         store = new CountingStore(base); // one per broker: a dead broker's failures stay with it
+        world.capture(store);
         ManagedLedgerFactoryConfig factoryConfig = new ManagedLedgerFactoryConfig();
         factoryConfig.setCursorPositionFlushSeconds(1_000_000); // no background flush of the deferred persists
         ManagedLedgerFactoryImpl factory = new ManagedLedgerFactoryImpl(store, bookKeeper, factoryConfig);
+        // the broker's scheduler (its managed ledgers' executors and its metadata callbacks) and cache eviction
+        if (world.capture(factory) == 0) {
+            throw new IllegalStateException("the managed-ledger factory has no executor the harness can capture");
+        }
+        for (String name : new String[] {"store", "entryCacheManager"}) {
+            Field field = ManagedLedgerFactoryImpl.class.getDeclaredField(name);
+            field.setAccessible(true);
+            world.capture(field.get(factory));
+        }
         factories.add(factory);
         return factory;
     }
@@ -196,6 +209,10 @@ public final class CursorHarness {
         if (executor != null) {
             executor.shutdownNow();
         }
+        if (world != null) {
+            world.end();
+        }
+        world = null;
         bookKeeper = null;
         base = null;
         executor = null;
@@ -293,7 +310,7 @@ public final class CursorHarness {
         }
         String record;
         try {
-            record = String.valueOf(CursorRecord.cursorsLedgerId(base.get(CURSOR_PATH).get(10, TimeUnit.SECONDS).orElseThrow().getValue()));
+            record = String.valueOf(CursorRecord.cursorsLedgerId(world.await(base.get(CURSOR_PATH), "the cursor's record").orElseThrow().getValue()));
         } catch (Exception e) {
             record = e.toString();
         }
@@ -368,7 +385,7 @@ public final class CursorHarness {
         synchronized (bookKeeper) {
             bookKeeper.held.remove(0);
         }
-        bookKeeper.confirm(add).get(10, TimeUnit.SECONDS);
+        world.await(bookKeeper.confirm(add), "the confirmed add");
         return true;
     }
 
@@ -401,7 +418,7 @@ public final class CursorHarness {
         }
         for (int i = 0; i < Math.min(keep, adds.size()); i++) {
             if (adds.get(i).data().length <= maxEntrySize) {
-                bookKeeper.persistSilently(adds.get(i)).get(10, TimeUnit.SECONDS);
+                world.await(bookKeeper.persistSilently(adds.get(i)), "the crash's durable add");
             }
         }
         // the broker is gone: its cursor gets no callback any more, so it writes nothing; recovery is a new one
@@ -410,7 +427,7 @@ public final class CursorHarness {
     }
 
     private void unreadable() throws Exception {
-        byte[] record = base.get(CURSOR_PATH).get(10, TimeUnit.SECONDS).orElseThrow().getValue();
+        byte[] record = world.await(base.get(CURSOR_PATH), "the cursor's record").orElseThrow().getValue();
         long cursorLedger = CursorRecord.cursorsLedgerId(record);
         var handle = bookKeeper.getLedgerMap().get(cursorLedger);
         if (cursorLedger >= 0 && handle != null && handle.getLastAddConfirmed() >= 0) {
@@ -459,35 +476,14 @@ public final class CursorHarness {
         return state;
     }
 
-    /** Wait until the cursor, BookKeeper and the store have done what the last step set going. */
+    /**
+     * Run what the last step set going (the cursor, BookKeeper, the store, a crashed broker's callbacks) until
+     * nothing is left: {@link World} runs every one of their tasks, in order, on one thread.
+     */
     private void settle() {
-        Object last = null;
-        for (int round = 0; round < 500; round++) {
-            try {
-                barrier(executor);
-                if (ledger != null) {
-                    barrier(ledger.getExecutor());
-                }
-                base.get(CURSOR_PATH).get(10, TimeUnit.SECONDS);
-                if (round > 1) {
-                    Thread.sleep(round > 3 ? 2 : 1);
-                }
-            } catch (Exception e) {
-                throw new IllegalStateException("settling after the step", e);
-            }
-            Object now;
-            synchronized (bookKeeper) {
-                now = List.of(bookKeeper.held.size(), completions.size(), store.inFlight.get(),
-                        cursor == null ? "crashed" : cursor.getState());
-            }
-            if (round > 3 && store.inFlight.get() == 0 && now.equals(last)) {
-                return;
-            }
-            last = now;
+        world.settle();
+        if (store.inFlight.get() != 0) {
+            throw new IllegalStateException(store.inFlight.get() + " metadata-store operations are in flight with nothing left to run");
         }
-    }
-
-    private static void barrier(Executor on) throws Exception {
-        CompletableFuture.runAsync(() -> { }, on).get(10, TimeUnit.SECONDS);
     }
 }
