@@ -44,8 +44,8 @@ the other.
 """
 TABLE = """### Verdicts at `{settings}` settings (seed {seed}, both presets)
 
-| Target | Real code | Profile | Preset | Verdict | Examples | Steps | Deviations |
-|---|---|---|---|---|---|---|---|
+| Target | Real code | Profile | Preset | Verdict | Deviations |
+|---|---|---|---|---|---|
 """
 
 
@@ -79,8 +79,7 @@ def run_real_deviations(output: Path, cases_dir: Path, settings: str, seed: int)
             report = run_target(target, preset=preset, settings=settings, seed=seed)
             failed = ", ".join(f"`{r.invariant}`" for r in report.failed()) or "none"
             rows.append(
-                f"| {target.label} | {harness.coordinates} | {target.profile} | {preset} | {report.verdict} "
-                f"| {report.examples} | {report.steps} | {failed} |"
+                f"| {target.label} | {harness.coordinates} | {target.profile} | {preset} | {report.verdict} | {failed} |"
             )
             problems += [f"{target.label}, {preset}: {p}" for p in surprises(target, report)]
             print(f"{target.label:<44} {preset:<16} {report.verdict:<5} {report.steps} steps")
