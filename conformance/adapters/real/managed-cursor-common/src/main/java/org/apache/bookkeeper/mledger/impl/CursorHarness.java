@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import ledgerspec.protocol.Json;
 import ledgerspec.protocol.Lines;
+import ledgerspec.world.World;
 import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.HoldingBookKeeper;
 import org.apache.bookkeeper.client.LedgerHandle;

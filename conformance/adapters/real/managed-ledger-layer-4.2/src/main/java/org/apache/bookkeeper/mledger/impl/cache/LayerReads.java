@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.EntryImpl;
@@ -85,8 +84,8 @@ final class LayerReads {
         Position start = ledger.position(from);
         org.apache.bookkeeper.client.api.ReadHandle handle;
         try {
-            handle = ((CompletableFuture<org.apache.bookkeeper.client.api.ReadHandle>) LEDGER_HANDLE.invoke(ledger.ml,
-                    start.getLedgerId())).get(10, TimeUnit.SECONDS);
+            handle = harness.await((CompletableFuture<org.apache.bookkeeper.client.api.ReadHandle>) LEDGER_HANDLE.invoke(
+                    ledger.ml, start.getLedgerId()), "getLedgerHandle");
         } catch (Exception error) {
             throw new IllegalStateException("getLedgerHandle(" + start.getLedgerId() + ")", error);
         }
@@ -107,7 +106,7 @@ final class LayerReads {
                 }, null);
         List<Entry> got;
         try {
-            got = done.get(10, TimeUnit.SECONDS); // the mock bookie answers on its own thread
+            got = harness.await(done, "the read"); // the mock bookie answers on the world's thread
         } catch (Exception error) {
             throw new IllegalStateException("the read of " + ledger.id + ":" + from + ".." + to + " failed", error);
         }

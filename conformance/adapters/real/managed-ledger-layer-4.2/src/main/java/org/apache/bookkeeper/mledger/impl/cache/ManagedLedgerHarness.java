@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import ledgerspec.protocol.CacheConfig;
@@ -20,6 +19,7 @@ import ledgerspec.protocol.NotAllowed;
 import ledgerspec.protocol.Observation;
 import ledgerspec.protocol.Op;
 import ledgerspec.protocol.Target;
+import ledgerspec.world.World;
 import org.apache.bookkeeper.client.LayerBookKeeper;
 import org.apache.bookkeeper.common.util.OrderedExecutor;
 import org.apache.bookkeeper.mledger.Entry;
@@ -45,9 +45,10 @@ import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
  * container, {@code invalidateEntriesUpToSlowestReaderPosition}, close), {@link ManagedCursorImpl} for the
  * cursors, over Pulsar's {@code PulsarMockBookKeeper} and pulsar-metadata's {@code memory:} store. The
  * factory's cache-eviction executor is replaced by a manual one (its periodic {@code doCacheEviction}
- * never fires): what an insert's size trigger submits waits for {@code evict_size}. After every step the
- * mock's executor and each managed ledger's executor run a barrier task until both are idle (see
- * {@link #settle()}), so the invalidation a cursor move submits is the step's.
+ * never fires): what an insert's size trigger submits waits for {@code evict_size}. Every other executor (the
+ * mock bookie's, the metadata store's, the factory's scheduler that runs each managed ledger) is one counted
+ * thread, {@link World}, and after every step it runs until nothing is left (see {@link #settle()}), so the
+ * invalidation a cursor move submits is the step's, in one order whatever the machine's load.
  */
 public final class ManagedLedgerHarness extends MasterTarget {
     private static final List<String> CAPABILITIES = capabilities();
@@ -58,6 +59,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
     private static final boolean SET_CONFIG = "1".equals(System.getenv("LEDGERSPEC_ML_SETCONFIG"));
 
     private OrderedExecutor bookieExecutor;
+    private World world;
     private LayerBookKeeper bookKeeper;
     private MetadataStoreExtended store;
     private ManagedLedgerFactoryImpl factory;
@@ -108,10 +110,17 @@ public final class ManagedLedgerHarness extends MasterTarget {
         factoryConfig.setCursorPositionFlushSeconds(1_000_000);
         factoryConfig.setNumManagedLedgerSchedulerThreads(1);
         try {
+            world = new World();
             bookieExecutor = OrderedExecutor.newBuilder().numThreads(1).name("mock-bookkeeper").build();
+            world.captureOrdered(bookieExecutor);
             bookKeeper = new LayerBookKeeper(bookieExecutor);
+            world.capture(bookKeeper);
             store = MetadataStoreExtended.create("memory:" + UUID.randomUUID(), MetadataStoreConfig.builder().build());
+            world.capture(store);
             factory = new ManagedLedgerFactoryImpl(store, bookKeeper, factoryConfig);
+            if (!world.captureOrdered(factory.getScheduledExecutor())) {
+                throw new IllegalStateException("the factory's scheduler was captured already");
+            }
         } catch (Exception error) {
             throw new IllegalStateException("building the managed-ledger factory", error);
         }
@@ -147,6 +156,10 @@ public final class ManagedLedgerHarness extends MasterTarget {
         if (bookieExecutor != null) {
             bookieExecutor.shutdownNow();
         }
+        if (world != null) {
+            world.end();
+        }
+        world = null;
         factory = null;
         bookKeeper = null;
         store = null;
@@ -423,29 +436,14 @@ public final class ManagedLedgerHarness extends MasterTarget {
         return found;
     }
 
-    /**
-     * Wait until the step's asynchronous work is done: a barrier task on the mock bookie's executor and on
-     * each open managed ledger's executor (where {@code invalidateEntriesUpToSlowestReaderPosition} submits
-     * its invalidation), three rounds, so work one executor hands the other also runs. The factory's
-     * cache-eviction executor is manual and runs nothing here.
-     */
+    /** Run what the step set going (bookie, metadata store, managed ledgers) until nothing is left: {@link World}. */
     void settle() {
-        for (int round = 0; round < 3; round++) {
-            barrier(bookieExecutor);
-            for (LayerLedger ledger : ledgers.values()) {
-                if (ledger.ml != null) {
-                    barrier(ledger.ml.getExecutor());
-                }
-            }
-        }
+        world.settle();
     }
 
-    private static void barrier(Executor on) {
-        try {
-            CompletableFuture.runAsync(() -> { }, on).get(10, TimeUnit.SECONDS);
-        } catch (Exception error) {
-            throw new IllegalStateException("waiting for the executors after the step", error);
-        }
+    /** The future's value once everything has run; not done by then is the harness's error. */
+    <T> T await(CompletableFuture<T> future, String what) {
+        return world.await(future, what);
     }
 
     /**

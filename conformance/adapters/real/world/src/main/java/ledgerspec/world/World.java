@@ -1,4 +1,4 @@
-package org.apache.bookkeeper.mledger.impl;
+package ledgerspec.world;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import java.lang.reflect.Field;
