@@ -62,6 +62,7 @@ def test_the_references_pass_smoke(adapter, capsys):
     assert main(["smoke", "--adapter", adapter]) == 0
     out = capsys.readouterr().out
     assert "SMOKE OK" in out
+    assert ("(beyond cursor-driven invalidation, this says" in out) == (adapter == "reference-legacy")
     assert (f"  rule {RULE}, on a fresh cache:" in out) == (adapter == "reference-legacy")
     assert ("expected_reads=None) -> True" in out) == (adapter == "reference-pip430")
 
