@@ -227,6 +227,16 @@ def test_smoke_checks_wiring_not_conformance(capsys):
     assert main(["smoke", "--adapter", crash]) == 3
 
 
+def test_smoke_sends_pip430_a_null_expected_reads_first(capsys):
+    # An adapter that parses expected_reads as an int dies on pip430's first null: smoke shows it, naming the insert.
+    crash = f"exec:{PYTHON} {shlex.quote(str(FAKE))} null-reads"
+    assert main(["smoke", "--adapter", crash, "--profile", "pip430"]) == 3
+    out = capsys.readouterr().out
+    assert "SMOKE FAILED (python-reference-pip430): apply of Insert(now=3, ledger=1, entry=2, size=5, " in out
+    assert "expected_reads=None) (seq 5): the process closed stdout (exit 1)" in out
+    assert "fake: int(None): TypeError" in out
+
+
 def test_unknown_command_is_a_usage_error(capsys):
     assert main(["smoke", "--adapter", "exec:/nonexistent/adapter --x"]) == 2
     assert "cannot start it" in capsys.readouterr().err

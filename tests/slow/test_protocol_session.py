@@ -32,7 +32,8 @@ STEPS: list[Op] = [
     GetRange(now=4, ledger=1, first=1, last=2),
     Release(now=5, copy=0),
     EvictTimestamp(now=20),
-    Release(now=21, copy=7),  # never dispatched: the implementation answers errored
+    Insert(now=21, ledger=1, entry=2, size=30, expected_reads=None),  # pip430 only: an entry without a handler
+    Release(now=22, copy=7),  # never dispatched: the implementation answers errored
 ]
 VALIDATED_STEPS: list[Op] = STEPS[:1]
 

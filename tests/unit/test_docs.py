@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION
-from ledgerspec.spec.cache import CATALOGUE, OPERATIONS, PROFILES, CacheConfig
+from ledgerspec.spec.cache import CATALOGUE, OPERATIONS, PROFILES, CacheConfig, CursorSeek
 from ledgerspec.traces._format import KINDS, SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,3 +86,27 @@ def test_protocol_operation_table_matches_the_operations_and_capabilities():
 def test_protocol_capability_table_lists_every_capability():
     rows = table_rows(PROTOCOL.read_text(), "Capability")
     assert sorted(row[0].strip("`") for row in rows) == sorted(CAPABILITIES)
+
+
+RULE_ANCHOR = "cursor-driven-invalidation"
+
+
+def _applies_to_paragraph(spec: str) -> str:
+    """The first paragraph under SPEC.md's heading of the rule that starts with **Applies to**, one line."""
+    section = spec.split("#### Cursor-driven invalidation\n", 1)[1].split("\n#", 1)[0]
+    paragraph = next(p for p in section.split("\n\n") if p.startswith("**Applies to**"))
+    return " ".join(paragraph.split())
+
+
+def test_cursor_driven_invalidation_is_stated_once_and_quoted_by_the_protocol_page():
+    """SPEC.md states the rule under its anchor; the protocol page links it and quotes who it applies to."""
+    spec_path = ROOT / "spec/cache/SPEC.md"  # the heading's GitHub slug is the anchor (test_markdown_links.py)
+    assert "\n#### Cursor-driven invalidation\n" in spec_path.read_text()
+    page = PROTOCOL.read_text()
+    assert f"(../../spec/cache/SPEC.md#{RULE_ANCHOR})" in page
+    applies = _applies_to_paragraph(spec_path.read_text())
+    # the trigger the spec names is the capability the runner sends the cursor operations under
+    assert f"claims `{NEEDS_BY_OPERATION[CursorSeek]}`," in applies
+    quotes = re.findall(r"(?:^ *> .*\n)+", page, re.MULTILINE)
+    quoted = {" ".join(re.sub(r"^ *> ", "", quote, flags=re.MULTILINE).split()) for quote in quotes}
+    assert applies in quoted

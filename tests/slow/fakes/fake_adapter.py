@@ -39,6 +39,9 @@ def main() -> None:  # noqa: C901, PLR0912, PLR0915 - a broken fake: one branch 
         if request["cmd"] == "apply":
             applies += 1
             kind = request["ops"][0]["op"]
+            if mode == "null-reads" and kind == "insert" and request["ops"][0].get("expected_reads", 0) is None:
+                print("fake: int(None): TypeError, an adapter that reads expected_reads as an int", file=sys.stderr)
+                os._exit(1)
             if mode == "crash" and applies == 3:
                 print("fake: simulated crash in native code", file=sys.stderr, flush=True)
                 os._exit(134)
