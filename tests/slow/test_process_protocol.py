@@ -193,7 +193,8 @@ def test_a_fault_case_ends_with_the_request_that_faulted(tmp_path, capsys):
 def test_a_fault_before_the_first_step_saves_a_case_the_printed_command_replays(mode, fault, tmp_path, capsys):
     # The case has no steps (failing_step 0); once it was refused as "steps: [] should be non-empty", exit 2.
     adapter = f"exec:{PYTHON} {shlex.quote(str(FAKE))} {mode}"
-    argv = ["conform", "--adapter", adapter, "--timeout", "1", "--seed", "1", "--cases-dir", str(tmp_path)]
+    # a timeout well above a loaded machine's Python start-up: the fault must come at configure, not at start
+    argv = ["conform", "--adapter", adapter, "--timeout", "5", "--seed", "1", "--cases-dir", str(tmp_path)]
     assert main(argv) == 3
     (saved,) = tmp_path.glob("*.json")
     case = json.loads(saved.read_text())
@@ -203,7 +204,7 @@ def test_a_fault_before_the_first_step_saves_a_case_the_printed_command_replays(
     hint = next(line for line in out.splitlines() if "replay: " in line)
     argv = shlex.split(hint.split("replay: ", 1)[1])
     assert argv[:3] == ["ledgerspec", "replay", str(saved)]
-    assert main([*argv[1:], "--timeout", "1"]) == 3
+    assert main([*argv[1:], "--timeout", "5"]) == 3
     captured = capsys.readouterr()
     assert f"adapter fault: {fault}: configure (seq 2): " in captured.out
     assert "input-error" not in captured.err
