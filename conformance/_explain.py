@@ -38,7 +38,11 @@ def config_lines(
     values, defaults = dataclasses.asdict(config), dataclasses.asdict(type(config)())
     notes = sizes or {}
     shown = ", ".join(f"{name} {_value(values[name])}{notes.get(name, '')}" for name in fields)
-    changed = [f"{name} {_value(values[name])} (default {_value(defaults[name])})" for name in fields if values[name] != defaults[name]]
+    changed = [
+        f"{name} {_value(values[name])} (default {_value(defaults[name])})"
+        for name in fields
+        if values[name] != defaults[name]
+    ]
     where = f" ({', '.join(origin)})" if origin else ""
     diff = ", ".join(changed) if changed else "nothing"
     return [f"config{where}: {shown}", f"differs from the {defaults_of} defaults: {diff}"]
@@ -49,7 +53,9 @@ def cache_config_lines(config: CacheConfig, profile: str, preset: str | None, co
     origin = [f"preset {preset}"] if preset else []
     origin += [f"config preset {config_preset}"] if config_preset else []
     sizes = {"max_size": f" B (eviction trigger {config.trigger_size} B, watermark {config.watermark_size} B)"}
-    return config_lines(config, USED_BY.get(profile, tuple(dataclasses.asdict(config))), defaults_of=profile, sizes=sizes, origin=origin)
+    return config_lines(
+        config, USED_BY.get(profile, tuple(dataclasses.asdict(config))), defaults_of=profile, sizes=sizes, origin=origin
+    )
 
 
 def lockstep_config_lines(system: str, profile: str, config: Any) -> list[str]:

@@ -102,12 +102,12 @@ def timeline(page: HtmlReport, case: Case, *, level: int = 3) -> None:
     """A counterexample as a timeline of the cache: a step table and a plot of size against trigger and watermark."""
     config = case.config
     page.heading(f"Counterexample: {case.invariant or 'adapter fault'} ({len(case.steps)} steps)", level)
-    for line in case_config_lines(case):
-        page.paragraph(line)
+    for said in case_config_lines(case):
+        page.paragraph(said)
     if case.message:
         page.preformatted(case.message)
-    for line in (case.comment or "").splitlines():
-        page.paragraph(line)
+    for said in (case.comment or "").splitlines():
+        page.paragraph(said)
     story = steps(case)
     page.table(
         ["#", "step", "spec result", "size", "cache after (ledger:entry=size/expected reads, oldest first)", "left"],

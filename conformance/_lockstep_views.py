@@ -92,10 +92,11 @@ def counterexample_table(report: Report) -> Any:
 
     violation = report.violation
     assert violation is not None
-    config = ", ".join(f"{k}={v}" for k, v in violation.config.to_dict().items())
+    config = violation.config
+    shown = ", ".join(f"{k}={v}" for k, v in config.to_dict().items())
     table = Table(
-        title=f"[bold red]{violation.invariant}[/] ({len(violation.steps)} steps; {escape(config)})",
-        caption=escape("\n".join([*lockstep_config_lines(report.system, report.profile, violation.config), violation.message])),
+        title=f"[bold red]{violation.invariant}[/] ({len(violation.steps)} steps; {escape(shown)})",
+        caption=escape("\n".join([*lockstep_config_lines(report.system, report.profile, config), violation.message])),
         title_justify="left",
         caption_justify="left",
     )

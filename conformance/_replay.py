@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from ledgerspec.conformance._case import Case, model_divergence
 from ledgerspec.conformance._engine import dispatched_copies, needs
 from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
-from ledgerspec.conformance._explain import cache_config_lines
 from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._report import case_config_lines
 from ledgerspec.conformance._search import judged
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
@@ -45,7 +45,7 @@ class ReplayOutcome:
         """Numbered steps with the candidate's results, and the verdict."""
         case = self.case
         lines = [f"{self.verdict}: case {case.description!r} against {self.adapter} (profile {case.profile})"]
-        lines += [f"  {line}" for line in cache_config_lines(case.config, case.profile, case.preset, case.config_preset)]
+        lines += [f"  {line}" for line in case_config_lines(case)]
         divergence = []
         if self.divergence is not None:
             at, difference = self.divergence

@@ -44,13 +44,20 @@ class RuleTable:
     rules: Mapping[str, Rule]
 
     def lookup(self, kind: str, aspects: Iterable[str] = ()) -> list[Rule]:
-        """The rules behind a step of ``kind`` whose ``aspects`` differ: the operation's, then each aspect's."""
-        found = [self.rules[kind]] if kind in self.rules else []
+        """The rules behind a step of ``kind`` whose ``aspects`` differ.
+
+        A ``kind/aspect`` rule is narrower than the operation's own and replaces it (a persist made with no
+        ledger open is the NoLedger rule, not State Open); a ``*/aspect`` rule adds to it (whatever the
+        operation, ``non_evictable_size`` is ``getNonEvictableSize``).
+        """
+        aspects = list(aspects)
+        narrower = [self.rules[key] for key in (f"{kind}/{aspect}" for aspect in aspects) if key in self.rules]
+        found = narrower or ([self.rules[kind]] if kind in self.rules else [])
         for aspect in aspects:
-            rule = self.rules.get(f"{kind}/{aspect}") or self.rules.get(f"*/{aspect}")
+            rule = self.rules.get(f"*/{aspect}")
             if rule is not None and rule not in found:
                 found.append(rule)
-        return found
+        return list(dict.fromkeys(found))
 
     def cite(self, kind: str, aspects: Iterable[str] = ()) -> str | None:
         """One line naming the rules and their upstream, or None when the table has none for ``kind``.

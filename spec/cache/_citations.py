@@ -44,7 +44,9 @@ def ledger_layer() -> dict[str, Rule]:
         "cursor_remove": moves,
         "append": Rule("3.2", "Append", ("OpAddEntry", "shouldCacheAddedEntry")),
         "cursor_read": Rule("3.2", "CursorRead", ("ManagedLedgerImpl.internalReadFromLedger", "readFromStorage")),
-        "ledger_close": Rule("3.2", "LedgerClose", ("ManagedLedgerImpl.close", "RangeEntryCacheManagerImpl.removeEntryCache")),
+        "ledger_close": Rule(
+            "3.2", "LedgerClose", ("ManagedLedgerImpl.close", "RangeEntryCacheManagerImpl.removeEntryCache")
+        ),
     }
 
 

@@ -162,7 +162,8 @@ def differing_aspects(expected: Observation, actual: Observation) -> list[str]:
         )
         return ["requeue"] if moved else []
     aspects = ["copies"] if expected.copy_counts() != actual.copy_counts() else []
-    aspects += [name for name in ("queue_length", "non_evictable_size", "size") if getattr(expected, name) != getattr(actual, name)]
+    parts = ("queue_length", "non_evictable_size", "size")
+    aspects += [name for name in parts if getattr(expected, name) != getattr(actual, name)]
     stats = ("evictions", "hit_bytes")
     if [getattr(expected.counters, name) for name in stats] != [getattr(actual.counters, name) for name in stats]:
         aspects.append("statistics")

@@ -16,15 +16,25 @@ SPEC = "spec/cursor_state/SPEC.md"
 def _table(source: str, *, chunked: bool) -> RuleTable:
     """The rules of one profile; ``chunked``: [pip381]'s write path."""
     no_ledger = Rule("3", "NoLedger", ("createNewMetadataLedger",))
-    failure = Rule("3", "Failure", ("writeToBookKeeperLastChunk", "persistPositionMetaStore") if chunked else ("persistPositionMetaStore",))
-    state_open = Rule("3", "State Open", ("persistPositionToLedger", "writeToBookKeeperLastChunk") if chunked else ("persistPositionToLedger",))
+    failure = Rule(
+        "3",
+        "Failure",
+        ("writeToBookKeeperLastChunk", "persistPositionMetaStore") if chunked else ("persistPositionMetaStore",),
+    )
+    state_open = Rule(
+        "3",
+        "State Open",
+        ("persistPositionToLedger", "writeToBookKeeperLastChunk") if chunked else ("persistPositionToLedger",),
+    )
     return RuleTable(
         SPEC,
         source,
         {
             "ack": Rule("2", "Ack(ledger, entry)", ("asyncDelete",)),
             "ack_index": Rule("2", "AckIndex(ledger, entry, index)", ("asyncDelete",)),
-            "mark_delete": Rule("2", "MarkDelete(ledger, entry)", ("ManagedCursorImpl.setAcknowledgedPosition", "removeAtMost")),
+            "mark_delete": Rule(
+                "2", "MarkDelete(ledger, entry)", ("ManagedCursorImpl.setAcknowledgedPosition", "removeAtMost")
+            ),
             "persist": Rule("3", "State Open", ("internalMarkDelete", *state_open.methods)),
             "persist/no_ledger": no_ledger,
             "confirm": state_open,

@@ -83,8 +83,11 @@ def _model(step: Step) -> str | None:
 
 
 def _aspects(step: Step, expected: Any) -> list[str]:
-    """``unbatched``: batching is off; ``large``: a record of ``max_size`` bytes or more; ``flush``: the entries
-    written differ from the profile's."""
+    """The parts of the step that have a rule of their own (``_citations.py``).
+
+    ``unbatched``: batching is off; ``large``: a record of ``max_size`` bytes or more; ``flush``: the entries
+    written differ from the profile's.
+    """
 
     def writes(events: Any) -> list[Any]:
         return [e for e in events if isinstance(e, list) and e and e[0] == "write"] if isinstance(events, list) else []

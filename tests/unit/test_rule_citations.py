@@ -82,4 +82,5 @@ def test_a_lockstep_divergence_names_its_rule() -> None:
     check = next(inv for inv in cursor_state.INVARIANTS if inv.id == "CURSOR-MODEL").check
     said = check(cursor_state.Step(cursor, cursor_after, persist, 99, want))
     assert said is not None
-    assert said.splitlines()[-1].startswith('rule: spec/cursor_state/SPEC.md §3 "State Open": internalMarkDelete')
+    # no cursor ledger is open yet: the persist creates one first (NoLedger), not the State Open write
+    assert said.splitlines()[-1].startswith('rule: spec/cursor_state/SPEC.md §3 "NoLedger": createNewMetadataLedger')
