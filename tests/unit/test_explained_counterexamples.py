@@ -12,6 +12,7 @@ import contextlib
 import html
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ledgerspec.conformance._lockstep_views import counterexample_table as locks
 from ledgerspec.conformance._term import counterexample_table
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec import txlog
+from ledgerspec.spec.cache._config import FIELDS, USED_BY
 from rich.console import Console
 
 CACHE_CONFIG = (
@@ -106,7 +108,8 @@ def test_replay_of_another_invariant_names_the_first_model_difference_and_its_ru
     assert "  config (preset minimal): max_size 300 B (eviction trigger 294 B, watermark 150 B)" in out
     assert "      first difference from the pulsar-master model at step 3: EvictSize differs" in out
     assert (
-        '      rule: spec/cache/SPEC.md §5.2 "Size pass": RangeEntryCacheManagerImpl.doEvictToWatermarkWhenOverThreshold, '
+        '      rule: spec/cache/SPEC.md §5.2 "Size pass": '
+        "RangeEntryCacheManagerImpl.doEvictToWatermarkWhenOverThreshold, "
         "RangeCacheRemovalQueue.evictLeastAccessedEntries " + CACHE_UPSTREAM
     ) in out
 
@@ -117,7 +120,7 @@ LOCKSTEP = [
 ]
 
 
-@pytest.mark.parametrize(("system", "adapter", "rule"), LOCKSTEP)
+@pytest.mark.parametrize(("system", "adapter", "rule"), LOCKSTEP, ids=[system for system, _, _ in LOCKSTEP])
 def test_a_lockstep_counterexample_shows_its_config_and_rule_everywhere(
     system: str, adapter: str, rule: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -155,3 +158,13 @@ def test_the_rich_lockstep_table_shows_the_config_and_the_rule() -> None:
     assert "config: batch_enabled true, max_records 4, max_size 16, max_delay 5" in drawn
     assert "differs from the txlog-writer pulsar-master defaults: max_size 16 (default 64)" in drawn
     assert 'rule: spec/txlog/SPEC.md §1 "then is written alone, unbatched"' in drawn
+
+
+def test_the_fields_a_cache_counterexample_shows_are_spec_md_s_used_by_column() -> None:
+    """``USED_BY`` (what the config line shows per profile) is SPEC.md §1.2's table, row by row."""
+    spec = (Path(__file__).parents[2] / "spec" / "cache" / "SPEC.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", spec.split("### 1.2")[1].split("\n\n**Named")[0], re.MULTILINE)
+    assert {name for name, _ in rows} == set(FIELDS)
+    for name, used_by in rows:
+        for profile, fields in USED_BY.items():
+            assert (name in fields) == ("all" in used_by.split() or profile in used_by), (name, profile)
