@@ -12,7 +12,7 @@ from ledgerspec.conformance._report import case_config_lines
 from ledgerspec.conformance._search import judged
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
-from ledgerspec.spec.cache import Monitor, Release, ReplayIncrement, Violation, claimed
+from ledgerspec.spec.cache import Monitor, Observation, Release, ReplayIncrement, Violation, claimed
 from ledgerspec.spec.cache._monitor import MODEL
 
 
@@ -95,7 +95,11 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
         adapter.stop()
         raise InputError(f"{case.source or repr(case.description)}: {unchecked}")
     observed = info.observed_in(case.profile)
-    monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, observed))
+
+    def project(observation: Observation) -> Observation:
+        return mask(observation, observed)
+
+    monitor = Monitor(case.profile, case.config, invariants=invariants, project=project)
     open_copies: set[int] = set()
     try:
         adapter.start(case.config)
@@ -117,7 +121,6 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
             outcome.violations = judged(monitor, op, result, observation)
             if outcome.violations:
                 if all(violation.invariant != MODEL for violation in outcome.violations):
-                    project = lambda o: mask(o, observed)  # noqa: E731 - the monitor's own projection
                     outcome.divergence = model_divergence(case.profile, case.config, outcome.history, project=project)
                 break
     except AdapterFault as fault:
