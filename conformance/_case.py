@@ -49,6 +49,8 @@ class Case:
     found_with: str | None = None
     """The adapter that broke it."""
     preset: str | None = None
+    config_preset: str | None = None
+    """The named configuration the run started from (``conform --config-preset``), if any."""
     comment: str | None = None
     requires: list[str] = field(default_factory=list)
     expected: list[dict[str, Any]] | None = None
@@ -59,7 +61,12 @@ class Case:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (see case.schema.json)."""
         document: dict[str, Any] = {
-            "manifest": {"suite": SUITE, "spec_version": SPEC_VERSION, "preset": self.preset},
+            "manifest": {
+                "suite": SUITE,
+                "spec_version": SPEC_VERSION,
+                "preset": self.preset,
+                **({"config_preset": self.config_preset} if self.config_preset else {}),
+            },
             "description": self.description,
             "profile": self.profile,
             "config": self.config.to_dict(),
@@ -96,6 +103,7 @@ class Case:
             message=data.get("message"),
             found_with=data.get("found_with"),
             preset=data["manifest"].get("preset"),
+            config_preset=data["manifest"].get("config_preset"),
             comment=data.get("comment"),
             requires=list(data.get("requires", [])),
             expected=data.get("expected"),
@@ -267,6 +275,7 @@ def build_schema() -> dict[str, Any]:
                     "suite": {"const": SUITE},
                     "spec_version": {"const": SPEC_VERSION},
                     "preset": {"type": ["string", "null"]},
+                    "config_preset": {"type": "string"},
                 },
                 "additionalProperties": False,
             },

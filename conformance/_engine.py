@@ -474,6 +474,7 @@ def _case(
         message=message,
         found_with=report.adapter.name,
         preset=report.preset,
+        config_preset=report.named_config,
         comment=comment,
         expected=expected_observations(report.profile, config, steps) if steps else None,
     )

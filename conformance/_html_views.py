@@ -14,6 +14,7 @@ from typing import Any
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
 from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance._report import case_config_lines
 from ledgerspec.conformance._term import row_reason
 from ledgerspec.conformance._timeline import steps
 
@@ -101,10 +102,12 @@ def timeline(page: HtmlReport, case: Case, *, level: int = 3) -> None:
     """A counterexample as a timeline of the cache: a step table and a plot of size against trigger and watermark."""
     config = case.config
     page.heading(f"Counterexample: {case.invariant or 'adapter fault'} ({len(case.steps)} steps)", level)
+    for said in case_config_lines(case):
+        page.paragraph(said)
     if case.message:
         page.preformatted(case.message)
-    if case.comment:
-        page.paragraph(case.comment)
+    for said in (case.comment or "").splitlines():
+        page.paragraph(said)
     story = steps(case)
     page.table(
         ["#", "step", "spec result", "size", "cache after (ledger:entry=size/expected reads, oldest first)", "left"],

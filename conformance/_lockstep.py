@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
 from ledgerspec.conformance._errors import AdapterFault, shown_lines
+from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._search import Faulted, Journal, guard, hunt
 from ledgerspec.conformance._verdict import Verdict
@@ -239,8 +240,10 @@ class Report:
         if self.violation is not None:
             config = json.dumps(self.violation.config.to_dict())
             lines.append(f"counterexample ({len(self.violation.steps)} steps, config {config}):")
+            lines += [f"  {line}" for line in lockstep_config_lines(self.system, self.profile, self.violation.config)]
             lines += [f"  {i}. {op.describe()}" for i, op in enumerate(self.violation.steps, 1)]
-            lines.append(f"  {self.violation.invariant}: {self.violation.message}")
+            first, *rest = self.violation.message.splitlines() or [""]
+            lines += [f"  {self.violation.invariant}: {first}", *(f"    {line}" for line in rest)]
         lines.append(f"verdict: {self.verdict.value}")
         return "\n".join(lines)
 

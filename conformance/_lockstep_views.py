@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ledgerspec.conformance._errors import shown_lines
+from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._html import HtmlReport, new_figure
 from ledgerspec.conformance._lockstep import Report
 from ledgerspec.conformance._lockstep_story import COLUMNS, StoryStep, position, story
@@ -91,10 +92,11 @@ def counterexample_table(report: Report) -> Any:
 
     violation = report.violation
     assert violation is not None
-    config = ", ".join(f"{k}={v}" for k, v in violation.config.to_dict().items())
+    config = violation.config
+    shown = ", ".join(f"{k}={v}" for k, v in config.to_dict().items())
     table = Table(
-        title=f"[bold red]{violation.invariant}[/] ({len(violation.steps)} steps; {escape(config)})",
-        caption=escape(violation.message),
+        title=f"[bold red]{violation.invariant}[/] ({len(violation.steps)} steps; {escape(shown)})",
+        caption=escape("\n".join([*lockstep_config_lines(report.system, report.profile, config), violation.message])),
         title_justify="left",
         caption_justify="left",
     )
@@ -130,7 +132,8 @@ def section(page: HtmlReport, report: Report, adapter: str) -> None:
         return
     page.heading(f"Counterexample: {violation.invariant} ({len(violation.steps)} steps)", 3)
     page.preformatted(violation.message)
-    page.paragraph("Config: " + ", ".join(f"{k}={v}" for k, v in violation.config.to_dict().items()))
+    for line in lockstep_config_lines(report.system, report.profile, violation.config):
+        page.paragraph(line)
     steps = story(report)
     page.table(
         ["#", "step", "spec result", *COLUMNS[report.system]],

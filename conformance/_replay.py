@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ledgerspec.conformance._case import Case
+from ledgerspec.conformance._case import Case, model_divergence
 from ledgerspec.conformance._engine import dispatched_copies, needs
 from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
 from ledgerspec.conformance._machine import Step
+from ledgerspec.conformance._report import case_config_lines
 from ledgerspec.conformance._search import judged
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
 from ledgerspec.conformance.adapters import AdapterFactory, mask
-from ledgerspec.spec.cache import Monitor, Release, ReplayIncrement, Violation, claimed
+from ledgerspec.spec.cache import Monitor, Observation, Release, ReplayIncrement, Violation, claimed
+from ledgerspec.spec.cache._monitor import MODEL
 
 
 @dataclass
@@ -24,6 +26,8 @@ class ReplayOutcome:
     violations: list[Violation] = field(default_factory=list)
     fault: str | None = None
     skipped: list[str] = field(default_factory=list)
+    divergence: tuple[int, str] | None = None
+    """Where the candidate first left the model, and the rule it broke, when the broken invariant is another."""
 
     @property
     def verdict(self) -> Verdict:
@@ -39,10 +43,19 @@ class ReplayOutcome:
 
     def render(self) -> str:
         """Numbered steps with the candidate's results, and the verdict."""
-        lines = [f"{self.verdict}: case {self.case.description!r} against {self.adapter} (profile {self.case.profile})"]
+        case = self.case
+        lines = [f"{self.verdict}: case {case.description!r} against {self.adapter} (profile {case.profile})"]
+        lines += [f"  {line}" for line in case_config_lines(case)]
+        divergence = []
+        if self.divergence is not None:
+            at, difference = self.divergence
+            divergence = f"first difference from the {case.profile} model at step {at}: {difference}".splitlines()
         for index, step in enumerate(self.history, start=1):
             lines.append(f"  {index:>2}. {step.op.describe()}  -> {step.result!r}")
-        lines += [f"      {violation.invariant}: {violation.message}" for violation in self.violations]
+        for violation in self.violations:
+            first, *rest = violation.message.splitlines() or [""]
+            lines += [f"      {violation.invariant}: {first}", *(f"        {line}" for line in rest)]
+        lines += [f"      {line}" for line in divergence]
         if not self.case.steps and not self.fault:
             lines.append(
                 "  no steps: the adapter started, was configured and stopped without a fault (the case recorded one)"
@@ -82,7 +95,11 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
         adapter.stop()
         raise InputError(f"{case.source or repr(case.description)}: {unchecked}")
     observed = info.observed_in(case.profile)
-    monitor = Monitor(case.profile, case.config, invariants=invariants, project=lambda o: mask(o, observed))
+
+    def project(observation: Observation) -> Observation:
+        return mask(observation, observed)
+
+    monitor = Monitor(case.profile, case.config, invariants=invariants, project=project)
     open_copies: set[int] = set()
     try:
         adapter.start(case.config)
@@ -103,6 +120,8 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
                 open_copies.discard(op.copy)
             outcome.violations = judged(monitor, op, result, observation)
             if outcome.violations:
+                if all(violation.invariant != MODEL for violation in outcome.violations):
+                    outcome.divergence = model_divergence(case.profile, case.config, outcome.history, project=project)
                 break
     except AdapterFault as fault:
         outcome.fault = f"{type(fault).__name__}: {fault}"

@@ -10,6 +10,7 @@ from xml.etree import ElementTree as ET
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
 from ledgerspec.conformance._errors import shown_lines
+from ledgerspec.conformance._explain import cache_config_lines
 from ledgerspec.conformance._verdict import SKIPPED, Status
 from ledgerspec.conformance._version import VERSION
 
@@ -50,7 +51,7 @@ def counterexample(case: Case, *, replay_hint: str | None = None, message: bool 
     in the table above).
     """
     header = f"{case.invariant or 'ADAPTER FAULT'} (profile {case.profile}, adapter {case.found_with})"
-    lines = [header]
+    lines = [header, *(f"      {line}" for line in case_config_lines(case))]
     expected = case.expected or []
     for index, op in enumerate(case.steps, start=1):
         marker = "   <- breaks here" if index == case.failing_step else ""
@@ -63,10 +64,15 @@ def counterexample(case: Case, *, replay_hint: str | None = None, message: bool 
     if case.message and message:
         lines += shown_lines(case.message, f"{case.invariant or 'fault'}: ", "      ", "in the case file")
     if case.comment and case.invariant != "CACHE-MODEL":
-        lines.append(f"      {case.comment}")
+        lines += [f"      {line}" for line in case.comment.splitlines()]
     if replay_hint:
         lines.append(f"      replay: {replay_hint}")
     return "\n".join(lines)
+
+
+def case_config_lines(case: Case) -> list[str]:
+    """The configuration the case's run started from, and what differs from its profile's defaults."""
+    return cache_config_lines(case.config, case.profile, case.preset, case.config_preset)
 
 
 def _short(value: Any) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import shown_lines
-from ledgerspec.conformance._report import NO_STEP_TAKEN
+from ledgerspec.conformance._report import NO_STEP_TAKEN, case_config_lines
 from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status
 
@@ -252,9 +252,12 @@ def counterexample_table(case: Case, *, replay_hint: str | None = None) -> Any:
         f"[bold red]{case.invariant or 'ADAPTER FAULT'}[/] (profile {case.profile}, adapter {case.found_with}; "
         f"max {config.max_size} B, trigger {config.trigger_size} B, watermark {config.watermark_size} B)"
     )
-    caption_lines = [f"no steps: {NO_STEP_TAKEN}"] if case.failing_step == 0 else []
+    caption_lines = [escape(line) for line in case_config_lines(case)]
+    caption_lines += [f"no steps: {NO_STEP_TAKEN}"] if case.failing_step == 0 else []
     if case.message:
         caption_lines += [escape(line) for line in shown_lines(case.message, "", "", "in the case file")]
+    if case.comment and case.invariant != "CACHE-MODEL":
+        caption_lines += [escape(line) for line in case.comment.splitlines()]
     if replay_hint:
         caption_lines.append(escape(f"replay: {replay_hint}"))
     table = Table(title=title, caption="\n".join(caption_lines), title_justify="left", caption_justify="left")

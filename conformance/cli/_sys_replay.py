@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
+from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._lockstep import LockstepRun, replay
 from ledgerspec.conformance._lockstep_case import read_case
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
@@ -56,8 +57,10 @@ def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
         if process is not None:
             process.close()
     print(head)
+    print("\n".join(f"  {line}" for line in lockstep_config_lines(system, profile, case.config)))
     if broken is not None:
-        print(f"FAIL: {broken[0]}: {broken[1]}")
+        first, *rest = broken[1].splitlines() or [""]
+        print("\n".join([f"FAIL: {broken[0]}: {first}", *(f"  {line}" for line in rest)]))
         return EXIT_FAIL
     print(f"PASS: every step held ({what}; the case said: {case.invariant or 'nothing'})")
     return EXIT_OK

@@ -102,6 +102,14 @@ _BOOLS = ("extend_ttl", "track_reads")
 
 FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(CacheConfig))
 
+USED_BY: dict[str, tuple[str, ...]] = {
+    "pip430": ("max_size", "watermark", "trigger", "ttl", "ttl_max", "track_reads"),
+    "pulsar-master": ("max_size", "watermark", "trigger", "ttl", "max_requeue", "extend_ttl", "track_reads"),
+    "legacy": ("max_size", "watermark", "trigger", "ttl"),
+    "segmented": ("max_size", "segment_size_max"),
+}
+"""The fields each profile reads (SPEC.md §1.2, "Used by"): what a counterexample's configuration shows."""
+
 
 def config_problems(values: dict[str, Any]) -> list[str]:
     """Every problem with the given field values, worded as expected / name / value / type."""

@@ -138,7 +138,36 @@ class Monitor:
             lines.append(f"result: expected {best.result!r}, candidate {result!r}")
         lines += describe_difference(seen(best), after)
         alternatives = "" if len(outcomes) == 1 else f" (closest of {len(outcomes)} allowed outcomes)"
-        return [f"{type(op).__name__} differs from the {self.profile.name} model{alternatives}: " + "; ".join(lines)]
+        message = f"{type(op).__name__} differs from the {self.profile.name} model{alternatives}: " + "; ".join(lines)
+        rule = self.profile.citations.cite(op.kind, differing_aspects(seen(best), after))
+        return [message if rule is None else f"{message}\n{rule}"]
+
+
+def differing_aspects(expected: Observation, actual: Observation) -> list[str]:
+    """The parts of two observations that differ and have a rule of their own (the profiles' ``CITATIONS``).
+
+    The operation's own rule explains entries cached or not; only when the same entries are cached does
+    a narrower part name a rule: ``requeue`` (an entry stamped, requeued or flagged differently),
+    and, with the entries equal, ``copies`` (a count through an open copy: a removal's ``markRead``,
+    pip430's ``markEvicted``), ``queue_length``, ``non_evictable_size``, ``size`` and ``statistics``.
+    """
+    want, got = expected.by_position(), actual.by_position()
+    if set(want) != set(got):
+        return []
+    if want != got:
+        moved = any(
+            (want[pos].timestamp, want[pos].requeues, want[pos].accessed)
+            != (got[pos].timestamp, got[pos].requeues, got[pos].accessed)
+            for pos in want
+        )
+        return ["requeue"] if moved else []
+    aspects = ["copies"] if expected.copy_counts() != actual.copy_counts() else []
+    parts = ("queue_length", "non_evictable_size", "size")
+    aspects += [name for name in parts if getattr(expected, name) != getattr(actual, name)]
+    stats = ("evictions", "hit_bytes")
+    if [getattr(expected.counters, name) for name in stats] != [getattr(actual.counters, name) for name in stats]:
+        aspects.append("statistics")
+    return aspects
 
 
 __all__ = ["Monitor", "Violation"]

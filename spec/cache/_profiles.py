@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerspec.spec._errors import UnknownProfileError
+from ledgerspec.spec._rules import RuleTable
 from ledgerspec.spec.cache import legacy, pip430, pulsar_master, segmented
 from ledgerspec.spec.cache._base import Outcome
 from ledgerspec.spec.cache._config import CacheConfig
@@ -26,6 +27,8 @@ class Profile:
     observe: Callable[[Any], Observation]
     operations: frozenset[type[Op]]
     """The operations the profile has (its model's rules); any other is refused by ``step``."""
+    citations: RuleTable
+    """Which SPEC.md section and upstream method each rule follows: a model divergence names them."""
 
     def knows(self, op: Op | type[Op]) -> bool:
         """Whether the profile has this operation (Pulsar or BookKeeper has its counterpart)."""
@@ -43,6 +46,7 @@ PROFILES: dict[str, Profile] = {
             step=pip430.step,
             observe=pip430.observe,
             operations=frozenset(pip430.RULES),
+            citations=pip430.CITATIONS,
         ),
         Profile(
             name=pulsar_master.NAME,
@@ -52,6 +56,7 @@ PROFILES: dict[str, Profile] = {
             step=pulsar_master.step,
             observe=pulsar_master.observe,
             operations=frozenset(pulsar_master.RULES),
+            citations=pulsar_master.CITATIONS,
         ),
         Profile(
             name=legacy.NAME,
@@ -61,6 +66,7 @@ PROFILES: dict[str, Profile] = {
             step=legacy.step,
             observe=legacy.observe,
             operations=frozenset(legacy.RULES),
+            citations=legacy.CITATIONS,
         ),
         Profile(
             name=segmented.NAME,
@@ -70,6 +76,7 @@ PROFILES: dict[str, Profile] = {
             step=segmented.step,
             observe=segmented.observe,
             operations=frozenset(segmented.RULES),
+            citations=segmented.CITATIONS,
         ),
     )
 }

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from ledgerspec.spec._errors import SpecError
+from ledgerspec.spec._rules import Rule, RuleTable
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
@@ -29,6 +30,7 @@ from ledgerspec.spec.cache._base import (
     require,
     run_step,
 )
+from ledgerspec.spec.cache._citations import SPEC, ledger_layer
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._kernels import legacy_expired
 from ledgerspec.spec.cache._ledger import ledger_rules
@@ -346,4 +348,27 @@ _CACHE_RULES: dict[type[Op], Handler] = {
 RULES = {**_CACHE_RULES, **ledger_rules(_CACHE_RULES, _shared_by, always_legacy=True)}
 """The cache's rules and the managed-ledger layer over them (``_ledger.py``)."""
 
-__all__ = ["NAME", "State", "init", "observe", "step"]
+_NO_COUNTS = Rule("5.3", "No queue, no read counts")
+_TTL = Rule("5.3", "TTL pass", ("RangeEntryCacheImpl.invalidateEntriesBeforeTimestamp",))
+CITATIONS = RuleTable(
+    SPEC,
+    "apache/pulsar before PR #24363, managed-ledger 4.0.8",
+    {
+        **ledger_layer(),
+        "insert": Rule("5.3", "Insert", ("RangeEntryCacheManagerImpl.hasSpaceInCache", "RangeEntryCacheImpl.insert")),
+        "get": Rule("5.3", "Reads", ("RangeCache.get",)),
+        "get_range": Rule("5.3", "Reads", ("RangeEntryCacheImpl.doAsyncReadEntriesByPosition",)),
+        "release": _NO_COUNTS,
+        "replay_increment": _NO_COUNTS,
+        "invalidate_before": Rule("3", "InvalidateBefore", ("invalidateEntries",)),
+        "invalidate_ledger": Rule("3", "InvalidateLedger", ("invalidateAllEntries",)),
+        "clear": Rule("3", "Clear", ("clear",)),
+        "remove_range": Rule("3", "RemoveRange", ("RangeCache.removeRange",)),
+        "evict_timestamp": _TTL,
+        "evict_before": _TTL,
+        "evict_size": Rule("5.3", "Size eviction", ("EntryCacheDefaultEvictionPolicy.doEviction",)),
+    },
+)
+"""Which rule of SPEC.md §5.3 (and §3, §3.2) gives each operation's expectation, for a model divergence."""
+
+__all__ = ["CITATIONS", "NAME", "State", "init", "observe", "step"]

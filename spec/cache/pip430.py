@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ledgerspec.spec._rules import Rule, RuleTable
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
@@ -19,6 +20,7 @@ from ledgerspec.spec.cache._base import (
     require,
     run_step,
 )
+from ledgerspec.spec.cache._citations import SPEC, ledger_layer
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._kernels import (
     Verdict,
@@ -368,4 +370,42 @@ _CACHE_RULES: dict[type[Op], Handler] = {
 RULES = {**_CACHE_RULES, **ledger_rules(_CACHE_RULES, _shared_by, always_legacy=False)}
 """The cache's rules and the managed-ledger layer over them (``_ledger.py``)."""
 
-__all__ = ["NAME", "State", "Wrapper", "init", "observe", "step"]
+_FORCED = Rule("5.1", "Forced removal", ("markEvicted",))
+_FORCED_KINDS = (
+    "invalidate_before",
+    "invalidate_ledger",
+    "clear",
+    "remove_range",
+    "ledger_close",
+    "cursor_seek",
+    "cursor_remove",
+    "cursor_read",
+)
+"""Forced removals (``ledger_close`` and, in legacy mode, the layer's cursor moves too): open copies show EVICTED."""
+_TIMESTAMP = Rule("5.1", "Timestamp pass")
+_SIZE = Rule("5.1", "Size pass", ("evictLeastAccessedEntries",))
+CITATIONS = RuleTable(
+    SPEC,
+    "the PIP-430 text, apache/pulsar pip/pip-430.md at cf3d7d17d9",
+    {
+        **ledger_layer(),
+        "insert": Rule("5.1", "Insert", ("RangeEntryCacheImpl.insert", "increaseReadCount")),
+        "get": Rule("5.1", "Reads"),
+        "get_range": Rule("5.1", "Reads"),
+        "release": Rule("5.1", "Release", ("markRead",)),
+        "replay_increment": Rule("5.1", "ReplayIncrement", ("incrementExpectedReadCount",)),
+        "invalidate_before": _FORCED,
+        "invalidate_ledger": _FORCED,
+        "clear": _FORCED,
+        "remove_range": _FORCED,
+        "evict_timestamp": _TIMESTAMP,
+        "evict_size": _SIZE,
+        "evict_bytes": _SIZE,
+        **{f"{kind}/copies": _FORCED for kind in _FORCED_KINDS},
+        "*/non_evictable_size": Rule("3.1", "non_evictable_size", ("canEvict",)),
+        "*/statistics": Rule("2", "counters", ("ManagedLedgerFactoryMBeanImpl.recordCacheEviction",)),
+    },
+)
+"""Which rule of SPEC.md §5.1 (and §3, §3.2) gives each operation's expectation, for a model divergence."""
+
+__all__ = ["CITATIONS", "NAME", "State", "Wrapper", "init", "observe", "step"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from ledgerspec.spec._rules import Rule, RuleTable
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
@@ -24,6 +25,7 @@ from ledgerspec.spec.cache._base import (
     require,
     run_step,
 )
+from ledgerspec.spec.cache._citations import SPEC, ledger_layer, on_removals
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._kernels import (
     Verdict,
@@ -392,4 +394,42 @@ _CACHE_RULES: dict[type[Op], Handler] = {
 RULES = {**_CACHE_RULES, **ledger_rules(_CACHE_RULES, _shared_by, always_legacy=False)}
 """The cache's rules and the managed-ledger layer over them (``_ledger.py``)."""
 
-__all__ = ["NAME", "State", "Wrapper", "init", "is_non_evictable", "observe", "step"]
+_TTL = Rule("5.2", "TTL pass", ("RangeCacheRemovalQueue.evictLEntriesBeforeTimestamp",))
+_SIZE = Rule("5.2", "Size pass", ("RangeCacheRemovalQueue.evictLeastAccessedEntries",))
+_REMOVAL = Rule("5.2", "Removal", ("EntryReadCountHandlerImpl.markRead",))
+_REQUEUE = Rule("5.2", "Requeue rule", ("shouldRequeue",))
+CITATIONS = RuleTable(
+    SPEC,
+    "apache/pulsar PR #24623, managed-ledger 4.2.4",
+    {
+        **ledger_layer(),
+        "insert": Rule("5.2", "Insert", ("RangeEntryCacheImpl.insert",)),
+        "get": Rule("5.2", "Reads", ("RangeCache.get",)),
+        "get_range": Rule("5.2", "Reads", ("RangeCache.getRange",)),
+        "release": Rule("5.2", "Release", ("EntryReadCountHandlerImpl.markRead",)),
+        "replay_increment": Rule("5.2", "ReplayIncrement", ("EntryReadCountHandlerImpl.incrementExpectedReadCount",)),
+        "invalidate_before": Rule("5.2", "Removal", ("RangeEntryCacheImpl.invalidateEntries",)),
+        "invalidate_ledger": Rule("5.2", "Removal", ("RangeEntryCacheImpl.invalidateAllEntries",)),
+        "clear": Rule("5.2", "Removal", ("RangeEntryCacheManagerImpl.clear",)),
+        "remove_range": Rule("5.2", "Tombstones", ("RangeCache.removeRange",)),
+        "evict_timestamp": _TTL,
+        "evict_before": _TTL,
+        "evict_size": Rule(
+            "5.2",
+            "Size pass",
+            (
+                "RangeEntryCacheManagerImpl.doEvictToWatermarkWhenOverThreshold",
+                "RangeCacheRemovalQueue.evictLeastAccessedEntries",
+            ),
+        ),
+        "evict_bytes": _SIZE,
+        **on_removals("copies", _REMOVAL),
+        **on_removals("queue_length", Rule("5.2", "Tombstones", ("RangeCacheRemovalQueue.evaluateEvictionPredicate",))),
+        **{f"{kind}/requeue": _REQUEUE for kind in ("evict_timestamp", "evict_before", "evict_size", "evict_bytes")},
+        "*/non_evictable_size": Rule("3.1", "E5", ("RangeCacheRemovalQueue.getNonEvictableSize",)),
+        "*/statistics": Rule("2", "counters", ("ManagedLedgerFactoryMBeanImpl.recordCacheEviction",)),
+    },
+)
+"""Which rule of SPEC.md §5.2 (and §3, §3.2) gives each operation's expectation, for a model divergence."""
+
+__all__ = ["CITATIONS", "NAME", "State", "Wrapper", "init", "is_non_evictable", "observe", "step"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ledgerspec.spec._rules import Rule, RuleTable
 from ledgerspec.spec.cache._base import (
     COMMON_RULES,
     Base,
@@ -21,6 +22,7 @@ from ledgerspec.spec.cache._base import (
     require,
     run_step,
 )
+from ledgerspec.spec.cache._citations import SPEC
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._kernels import align64
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
@@ -213,4 +215,31 @@ RULES = {
     EvictSize: deterministic(_nothing),
 }
 
-__all__ = ["NAME", "State", "geometry", "init", "observe", "step"]
+_NOTHING = Rule("5.4", "do nothing")
+_NO_COUNTS = Rule("5.4", "no read counts")
+_CONTAINER = Rule("3", "The cursor container")
+CITATIONS = RuleTable(
+    SPEC,
+    "apache/bookkeeper ReadCache.java at 9590a97f67",
+    {
+        "configure": Rule("3", "Configure"),
+        "cursor_add": _CONTAINER,
+        "cursor_remove": _CONTAINER,
+        "cursor_seek": _CONTAINER,
+        "cursor_count": _CONTAINER,
+        "insert": Rule("5.4", "Insert", ("ReadCache.put",)),
+        "get": Rule("5.4", "Reads", ("ReadCache.get",)),
+        "get_range": Rule("5.4", "Reads", ("ReadCache.get",)),
+        "release": _NO_COUNTS,
+        "replay_increment": _NO_COUNTS,
+        "invalidate_before": _NOTHING,
+        "invalidate_ledger": _NOTHING,
+        "clear": _NOTHING,
+        "evict_timestamp": _NOTHING,
+        "evict_size": _NOTHING,
+        "*/size": Rule("5.4", "Size", ("ReadCache.size",)),
+    },
+)
+"""Which rule of SPEC.md §5.4 gives each operation's expectation, for a model divergence."""
+
+__all__ = ["CITATIONS", "NAME", "State", "geometry", "init", "observe", "step"]

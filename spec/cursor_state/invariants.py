@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ledgerspec.spec.cursor_state._citations import CITATIONS
 from ledgerspec.spec.cursor_state._model import PROFILES, Model, Result, Write
 from ledgerspec.spec.cursor_state._ops import CursorOp, Recover
 from ledgerspec.spec.cursor_state._state import AckState, initial
@@ -104,8 +105,15 @@ def _written_newer(model: Model) -> list[AckState]:
 
 def _model(step: Step) -> str | None:
     if step.result != step.expected:
-        return f"{step.op.describe()} gave {step.result!r}; the profile gives {step.expected!r}"
+        return _cited(step, f"{step.op.describe()} gave {step.result!r}; the profile gives {step.expected!r}")
     return None
+
+
+def _cited(step: Step, message: str, *aspects: str) -> str:
+    """The message of a divergence from the model, and on a line of its own the rule that gave the expectation."""
+    where = ("no_ledger",) if step.before.open_ledger is None else ()
+    rule = CITATIONS[step.before.profile].cite(step.op.kind, (*where, *aspects))
+    return message if rule is None else f"{message}\n{rule}"
 
 
 def _writes(step: Step) -> str | None:
@@ -123,9 +131,11 @@ def _writes(step: Step) -> str | None:
     at = next((i for i, (a, b) in pairs if a != b), min(len(want), len(step.writes)))
     got = _shown(step.writes[at]) if at < len(step.writes) else "nothing"
     wanted = _shown(want[at]) if at < len(want) else "nothing"
-    return (
+    return _cited(
+        step,
         f"{step.op.describe()} made {len(step.writes)} writes, the profile {len(want)}; "
-        f"write {at + 1} is {got}, the profile's {wanted}"
+        f"write {at + 1} is {got}, the profile's {wanted}",
+        "writes",
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ledgerspec.spec.txlog._citations import CITATIONS
 from ledgerspec.spec.txlog._model import PROFILES, TRIGGERS, Model
 from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
 
@@ -75,8 +76,29 @@ def _unmeasured(step: Step, want: Any) -> Any:
 def _model(step: Step) -> str | None:
     expected = _unmeasured(step, step.expected)
     if step.result != expected:
-        return f"{step.op.describe()} gave {step.result!r}; the profile gives {expected!r}"
+        message = f"{step.op.describe()} gave {step.result!r}; the profile gives {expected!r}"
+        rule = CITATIONS[step.before.profile].cite(step.op.kind, _aspects(step, expected))
+        return message if rule is None else f"{message}\n{rule}"
     return None
+
+
+def _aspects(step: Step, expected: Any) -> list[str]:
+    """The parts of the step that have a rule of their own (``_citations.py``).
+
+    ``unbatched``: batching is off; ``large``: a record of ``max_size`` bytes or more; ``flush``: the entries
+    written differ from the profile's.
+    """
+
+    def writes(events: Any) -> list[Any]:
+        return [e for e in events if isinstance(e, list) and e and e[0] == "write"] if isinstance(events, list) else []
+
+    config = step.before.config
+    aspects = [] if config.batching else ["unbatched"]
+    if isinstance(step.op, Add) and step.op.size >= config.max_size:
+        aspects.append("large")
+    if not isinstance(step.op, Metrics) and writes(step.result) != writes(expected):
+        aspects.append("flush")
+    return aspects
 
 
 def _callback_once(step: Step) -> str | None:
