@@ -11,18 +11,16 @@ not merely assert it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._lockstep import LockstepRun, Report, Violation, replay
+from ledgerspec.conformance._lockstep import LockstepRun, Report, Violation, claiming, replay
 from ledgerspec.conformance._lockstep_case import LockstepCase, read_case
 from ledgerspec.conformance._lockstep_story import story
 from ledgerspec.conformance.cursor_state import CURSOR_STATE, CursorStateAdapter
-from ledgerspec.spec.cursor_state import INVARIANTS
 
 FINDINGS_DIR = Path(__file__).parent / "cursor_state" / "findings"
 """The committed cases of P1-P4 (installed with the package)."""
@@ -74,15 +72,6 @@ def load_findings(folder: Path | None = None) -> list[Finding]:
     return findings
 
 
-def _judged_also_by(invariant: str) -> Any:
-    """The cursor system, its profile claiming ``invariant`` besides its own (the finding's judge)."""
-
-    def claimed(profile: str) -> list[Any]:
-        return [inv for inv in INVARIANTS if profile in inv.profiles or inv.id == invariant]
-
-    return dataclasses.replace(CURSOR_STATE, claimed=claimed)
-
-
 def show(finding: Finding) -> Shown:
     """Replay the finding on the pip381 reference, then on pulsar-master's.
 
@@ -91,7 +80,7 @@ def show(finding: Finding) -> Shown:
     case = finding.case
     assert case.invariant is not None  # load_findings checked it
     design = LockstepRun(
-        _judged_also_by(case.invariant), lambda: CursorStateAdapter(DESIGN), DESIGN, capabilities=frozenset()
+        claiming(CURSOR_STATE, case.invariant), lambda: CursorStateAdapter(DESIGN), DESIGN, capabilities=frozenset()
     )
     fixed = LockstepRun(CURSOR_STATE, lambda: CursorStateAdapter(FIXED), FIXED, (case.invariant,))
     return Shown(finding, replay(design, case.config, case.steps), replay(fixed, case.config, case.steps))

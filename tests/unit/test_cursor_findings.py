@@ -64,3 +64,21 @@ def test_a_malformed_case_is_an_input_error_naming_the_file(tmp_path, body, erro
     (tmp_path / "bad.json").write_text(body)
     with pytest.raises(InputError, match=rf"bad\.json: .*{error}"):
         findings.load_findings(tmp_path)
+
+
+def test_replay_judges_a_findings_invariant_its_profile_does_not_claim(capsys):
+    """``replay`` of a case whose invariant its profile does not claim checked nothing and said PASS."""
+    case = str(findings.FINDINGS_DIR / "p3-later-chunk-skips-unacknowledged.json")
+    assert main(["replay", case, "--adapter", "reference-pip381"]) == 1
+    text = capsys.readouterr().out
+    assert "judged by CURSOR-NO-PHANTOM-ACK (which pip381 does not claim)" in text
+    assert "FAIL: CURSOR-NO-PHANTOM-ACK: recovered acknowledgements never made: mark-delete (1, 2)" in text
+    assert main(["replay", case, "--adapter", "reference-pulsar-master"]) == 0
+
+
+def test_replay_of_an_invariant_the_system_lacks_is_an_input_error(tmp_path, capsys):
+    data = json.loads((findings.FINDINGS_DIR / "p3-later-chunk-skips-unacknowledged.json").read_text())
+    case = tmp_path / "c.json"
+    case.write_text(json.dumps({**data, "invariant": "CURSOR-NOPE"}))
+    assert main(["replay", str(case), "--adapter", "reference-pip381"]) == 2
+    assert f"{case}: field 'invariant': 'CURSOR-NOPE'; the cursor-state system has" in capsys.readouterr().err
