@@ -80,15 +80,18 @@ def run_main_job(args: argparse.Namespace) -> int:
     document = RunDocument(seed=args.seed, engine=args.engine, real_skipped=args.skip_real)
     try:
         ok = _references(args, out, page, document)
+        document.finished.add("references")
         ok &= _samples(args, out, page, samples, document)
+        document.finished.add("samples")
         ok &= _real(args, out, page, document)
+        document.finished.add("real")
         document.ok = ok
     except BaseException as error:  # the reports are written whatever stopped the run, then it goes on up
         document.error = f"{type(error).__name__}: {error}".rstrip(": ")
         raise
     finally:
         _write_reports(args, out, page, document)
-    verdict = ALL_AS_EXPECTED if ok else DIFFERS.replace("below", "above")
+    verdict = ALL_AS_EXPECTED if ok else f"{DIFFERS} (see above)."
     out.text()
     out.verdict(("PASS: " if ok else "FAIL: ") + verdict if out.mode != "plain" else verdict)
     return 0 if ok else 1

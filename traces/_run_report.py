@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ledgerspec.conformance._html import HtmlReport
 
 ALL_AS_EXPECTED = "All as expected."
-DIFFERS = "SOMETHING DIFFERS FROM WHAT WAS EXPECTED (see below)."
+DIFFERS = "SOMETHING DIFFERS FROM WHAT WAS EXPECTED"
+"""Then " (see above)." on the terminal, " (see below)." on the page."""
 
 
 @dataclass
@@ -36,6 +37,8 @@ class RunDocument:
     """Each sample trace: its verdict and violations against what it is expected to get."""
     real: list[RealRow] = field(default_factory=list)
     real_skipped: bool = False
+    finished: set[str] = field(default_factory=set)
+    """The parts that ran to their end (``references``, ``samples``, ``real``): only theirs say ``ok``."""
     ok: bool | None = None
     """None until every part ran."""
     error: str | None = None
@@ -52,7 +55,7 @@ class RunDocument:
         """The verdict as a sentence, first on the HTML page."""
         if self.verdict == "ERROR":
             return f"ERROR: the run stopped before its end: {self.error or 'unknown'}"
-        return f"{self.verdict}: {ALL_AS_EXPECTED if self.ok else DIFFERS}"
+        return f"{self.verdict}: {ALL_AS_EXPECTED if self.ok else DIFFERS + ' (see below).'}"
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` document."""
@@ -63,16 +66,20 @@ class RunDocument:
             "seed": self.seed,
             "engine": self.engine,
             "references": {
-                "ok": all(r["verdict"] == "PASS" for r in self.references),
+                "ok": self._ok("references", all(r["verdict"] == "PASS" for r in self.references)),
                 "reports": self.references,
             },
-            "samples": {"ok": all(s["as_expected"] for s in self.samples), "traces": self.samples},
+            "samples": {"ok": self._ok("samples", all(s["as_expected"] for s in self.samples)), "traces": self.samples},
             "real": {
                 "skipped": self.real_skipped,
-                "ok": all(row.as_declared for row in self.real),
+                "ok": self._ok("real", all(row.as_declared for row in self.real)),
                 "targets": [row.to_dict() for row in self.real],
             },
         }
+
+    def _ok(self, part: str, ok: bool) -> bool | None:
+        """A part's ``ok``; None (not known) for a part the run did not finish."""
+        return ok if part in self.finished else None
 
     def write(self, path: str | Path) -> None:
         """Save the document as pretty JSON."""

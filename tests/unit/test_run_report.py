@@ -81,6 +81,7 @@ def test_the_document_has_every_parts_verdicts():
     document = RunDocument(seed=430, engine="local", real=list(ROWS))
     assert document.verdict == "ERROR"  # no part finished: never a pass
     document.ok = False
+    document.finished |= {"references", "samples", "real"}
     data = document.to_dict()
     assert data["verdict"] == "FAIL"
     assert data["real"]["ok"] is False
@@ -130,6 +131,7 @@ def test_run_writes_its_json_when_a_part_stops_it(monkeypatch, tmp_path, capsys)
     data = json.loads(out.read_text())
     assert data["verdict"] == "ERROR"
     assert data["error"] == "InputError: --samples x: a part could not run"
+    assert (data["references"]["ok"], data["samples"]["ok"], data["real"]["ok"]) == (True, None, None)
 
 
 def test_a_traces_invariants_its_profile_does_not_claim_are_folded_too():
