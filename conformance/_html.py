@@ -182,6 +182,11 @@ def _text(value: object) -> str:
     return str(value)
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 invariant``, ``2 invariants``: what a folded block's summary counts."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def new_figure(width: float = 7.0, height: float = 3.2) -> Any:
     """A matplotlib ``Figure`` not tied to any GUI backend (safe in a CLI, a thread, a Spark task)."""
     from matplotlib.figure import Figure  # noqa: PLC0415 - only reports with figures need it

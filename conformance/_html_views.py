@@ -13,7 +13,7 @@ from typing import Any
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
-from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance._html import HtmlReport, new_figure, plural
 from ledgerspec.conformance._term import row_reason
 from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import Status
@@ -56,11 +56,6 @@ def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> 
     for row in report.failed():
         if row.case is not None:
             timeline(page, row.case, level=min(level + 1, 6))
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 invariant``, ``2 invariants``."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 GRID = (

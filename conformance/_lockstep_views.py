@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ledgerspec.conformance._errors import shown_lines
-from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance._html import HtmlReport, new_figure, plural
 from ledgerspec.conformance._lockstep import Report, Row
 from ledgerspec.conformance._lockstep_story import COLUMNS, StoryStep, position, story
 from ledgerspec.conformance._term import escape, styled
@@ -126,9 +126,13 @@ def section(page: HtmlReport, report: Report, adapter: str) -> None:
     """A run in HTML: its invariants, and the counterexample as a step table and a timeline plot."""
     page.heading(title(report, adapter))
     page.paragraph(f"{report.system}, {caption(report)}.")
-    page.table(
-        ["invariant", "verdict", "why / what"], [[r.invariant, r.status, reason(report, r)] for r in report.rows()]
-    )
+    headers = ["invariant", "verdict", "why / what"]
+    rows = [[r.invariant, r.status, reason(report, r)] for r in report.rows()]
+    page.table(headers, [row for row in rows if row[1] != Status.NOT_CLAIMED])
+    unclaimed = [row for row in rows if row[1] == Status.NOT_CLAIMED]
+    if unclaimed:  # as the cache's section: what the profile does not claim says nothing of the adapter
+        with page.folded(f"{plural(len(unclaimed), 'invariant')} not claimed by profile {report.profile}"):
+            page.table(headers, unclaimed)
     if report.fault is not None:
         page.paragraph(f"{report.fault_at or 'Adapter fault'}:")
         if report.fault_steps:

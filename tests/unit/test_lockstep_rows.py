@@ -87,3 +87,17 @@ def test_the_rich_table_has_the_caches_columns():
     text = console.export_text()
     assert "why / what" in text
     assert re.search(r"CURSOR-NO-ACK-LOSS +│ +not claimed +│ +profile pip381 does not claim it", text)
+
+
+def test_the_html_section_folds_what_the_profile_does_not_claim():
+    from ledgerspec.conformance._html import HtmlReport
+    from ledgerspec.conformance._lockstep_views import section
+
+    report = conform_cursor(lambda: CursorStateAdapter("pip381"), "pip381", settings_name="quick", seed=2)
+    page = HtmlReport("c")
+    section(page, report, "reference-pip381")
+    shown, folded = page.render().split("<details>", 1)
+    assert "CURSOR-MODEL" in shown
+    assert "CURSOR-NO-ACK-LOSS" not in shown
+    assert folded.startswith("<summary>4 invariants not claimed by profile pip381</summary>")
+    assert "CURSOR-NO-ACK-LOSS" in folded
