@@ -127,9 +127,9 @@ def section(page: HtmlReport, report: Report, adapter: str) -> None:
     page.heading(title(report, adapter))
     page.paragraph(f"{report.system}, {caption(report)}.")
     headers = ["invariant", "verdict", "why / what"]
-    rows = [[r.invariant, r.status, reason(report, r)] for r in report.rows()]
-    page.table(headers, [row for row in rows if row[1] != Status.NOT_CLAIMED])
-    unclaimed = [row for row in rows if row[1] == Status.NOT_CLAIMED]
+    verdicts = [[r.invariant, r.status, reason(report, r)] for r in report.rows()]
+    page.table(headers, [row for row in verdicts if row[1] != Status.NOT_CLAIMED])
+    unclaimed = [row for row in verdicts if row[1] == Status.NOT_CLAIMED]
     if unclaimed:  # as the cache's section: what the profile does not claim says nothing of the adapter
         with page.folded(f"{plural(len(unclaimed), 'invariant')} not claimed by profile {report.profile}"):
             page.table(headers, unclaimed)
