@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.good { background: #e3f6e3; } td.bad { background: #fbe0e0; font-weight: 600; }
 td.meh { background: #f6f0da; } td.off { color: #777; } .nw { white-space: nowrap; }
 tr.mark td { background: #fff1c6; }
+p.verdict { font-size: 1.25em; font-weight: 700; padding: .5em .8em; border-radius: .3em; }
+p.verdict.good { background: #e3f6e3; } p.verdict.bad { background: #fbe0e0; color: #900; }
+details { margin: .4em 0 1em; } summary { cursor: pointer; color: #446; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .9em; color: #444; }
 pre { background: #f5f5f8; padding: .6em; white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -86,6 +90,19 @@ class HtmlReport:
         if not 2 <= level <= 6:
             raise ValueError(f"heading level {level}: expected 2..6 (the title is the h1)")
         self._parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+
+    def verdict(self, text: str, *, good: bool) -> None:
+        """The page's verdict, first under its title (green or red), whenever it is known."""
+        self._parts.insert(1, f'<p class="verdict {"good" if good else "bad"}">{html.escape(text)}</p>')
+
+    @contextmanager
+    def folded(self, summary: str) -> Iterator[None]:
+        """What is added inside the block is folded under ``summary`` (``<details>``), shown on a click."""
+        self._parts.append(f"<details><summary>{html.escape(summary)}</summary>")
+        try:
+            yield
+        finally:
+            self._parts.append("</details>")
 
     def paragraph(self, text: str) -> None:
         """A paragraph of plain text."""
@@ -163,6 +180,11 @@ def _text(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
     return str(value)
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 invariant``, ``2 invariants``: what a folded block's summary counts."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def new_figure(width: float = 7.0, height: float = 3.2) -> Any:

@@ -13,10 +13,11 @@ from typing import Any
 
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report
-from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance._html import HtmlReport, new_figure, plural
 from ledgerspec.conformance._report import case_config_lines
 from ledgerspec.conformance._term import row_reason
 from ledgerspec.conformance._timeline import steps
+from ledgerspec.conformance._verdict import Status
 
 COLOURS = {"pass": "#3a9a3a", "ok": "#3a9a3a", "fail": "#c03030", "violation": "#c03030", "error": "#9030a0"}
 """Bar colours per status; anything else (not checked) is grey."""
@@ -34,15 +35,20 @@ def conformance_section(page: HtmlReport, report: Report, *, level: int = 2) -> 
         + f", settings {report.settings}, seed {report.seed}: {report.examples} examples, "
         f"{report.steps} steps in {report.seconds:.1f} s."
     )
-    rows = []
+    rows: list[list[object]] = []
+    folded: list[list[object]] = []
     timed = any(row.seconds for row in report.rows)
     for row in report.rows:
         why = row_reason(report, row)
         # A row's seconds are those of its own search, when it had one (a batch of invariants shares one):
         # a column of blanks only when no invariant was searched alone.
         seconds = [round(row.seconds, 2) if row.seconds else ""] if timed else []
-        rows.append([row.invariant, str(row.status), *seconds, why])
-    page.table(["invariant", "verdict", *(["seconds"] if timed else []), "why / what"], rows)
+        (folded if row.status == Status.NOT_CLAIMED else rows).append([row.invariant, str(row.status), *seconds, why])
+    headers = ["invariant", "verdict", *(["seconds"] if timed else []), "why / what"]
+    page.table(headers, rows)
+    if folded:  # what the profile does not claim says nothing of the adapter: one click away
+        with page.folded(f"{plural(len(folded), 'invariant')} not claimed by profile {report.profile}"):
+            page.table(headers, folded)
     if level == 2:  # a run of its own; a page of several runs draws one grid for all of them
         status_grid(page, [report], f"Every invariant of the catalogue, {report.adapter.name} / {report.profile}")
     if report.fault:
@@ -225,14 +231,16 @@ def traces_section(page: HtmlReport, results: Sequence[Any], errors: Sequence[tu
     for result in results:
         page.heading(f"{result.path}: {result.verdict}", 3)
         statuses = result.statuses()
-        page.table(
-            ["invariant", "status", "violations"],
-            # An invariant not checked has no count: a 0 there would read as "checked, none found".
-            [
-                [name, str(status), "" if str(status).startswith("not ") else result.counts.get(name, 0)]
-                for name, status in statuses.items()
-            ],
-        )
+        # An invariant not checked has no count: a 0 there would read as "checked, none found".
+        rows = [
+            [name, str(status), "" if str(status).startswith("not ") else result.counts.get(name, 0)]
+            for name, status in statuses.items()
+        ]
+        unclaimed = [row for row in rows if row[1] == Status.NOT_CLAIMED]
+        page.table(["invariant", "status", "violations"], [row for row in rows if row[1] != Status.NOT_CLAIMED])
+        if unclaimed:
+            with page.folded(f"{plural(len(unclaimed), 'invariant')} not claimed by profile {result.profile}"):
+                page.table(["invariant", "status", "violations"], unclaimed)
         for reason in result.unknown:
             page.paragraph(f"UNKNOWN: {reason}")
         for violation in result.violations[:SHOWN_VIOLATIONS]:

@@ -12,6 +12,7 @@ the profile claims judges the answer. Hypothesis shrinks a failure to a minimal 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +25,9 @@ from ledgerspec.conformance._errors import AdapterFault, shown_lines
 from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._search import Faulted, Journal, guard, hunt
-from ledgerspec.conformance._verdict import Verdict
+from ledgerspec.conformance._verdict import Status, Verdict
 from ledgerspec.spec import SpecError
+from ledgerspec.spec._lockstep import SYSTEMS as SPEC_SYSTEMS
 
 
 class Candidate(Protocol):
@@ -152,6 +154,15 @@ class Lockstep(RuleBasedStateMachine):
         return result
 
 
+@dataclass(frozen=True)
+class Row:
+    """One invariant's line of a report: its status and why (as the cache's ``_engine.Row``)."""
+
+    invariant: str
+    status: Status
+    detail: str = ""
+
+
 @dataclass
 class Report:
     """One search's verdict.
@@ -180,6 +191,12 @@ class Report:
     """Capabilities the candidate did not claim: what they cover was not sent or not compared, so a PASS says so."""
     unreported: list[str] = field(default_factory=list)
     """Invariants not checked because the candidate does not report what they read (a process's writes)."""
+    catalogue: list[str] = field(default_factory=list)
+    """Every invariant of the system, in catalogue order: the report names each (empty: ``invariants``)."""
+    claimed: list[str] = field(default_factory=list)
+    """The invariants the profile claims (empty: ``invariants``)."""
+    reads: dict[str, str] = field(default_factory=dict)
+    """Invariant id -> the capability whose report its check reads (``System.reads``)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -200,24 +217,38 @@ class Report:
             "steps": [op.to_dict() for op in self.violation.steps],
         }
 
-    def statuses(self) -> dict[str, str]:
-        """Each invariant of the run: ``violated``, ``held`` or ``not checked (no step reached it)``.
+    def rows(self) -> list[Row]:
+        """Every invariant of the catalogue with its status, in the cache report's words (``Status``).
 
-        After an adapter fault the search stopped short: what held until then says so.
+        pass (judged on some step, never contradicted), fail, error (the search stopped at an adapter
+        fault), not claimed (by the profile), not checkable (the adapter lacks what its check reads),
+        not run (not selected, or no step reached it): a reader of any system's report reads one table.
         """
         broken = self.violation.invariant if self.violation is not None else None
-        unreported = "not checked (the adapter does not report what it reads)"
-        held = "held" if self.fault is None else "held until the adapter fault (the search stopped there)"
-        return {
-            inv: "violated"
-            if inv == broken
-            else held
-            if inv in self.checked
-            else unreported
-            if inv in self.unreported
-            else "not checked (no step reached it)"
-            for inv in self.invariants
-        }
+        claimed = self.claimed or self.invariants
+        rows = []
+        for inv in self.catalogue or self.invariants:
+            if inv not in claimed:
+                row = Row(inv, Status.NOT_CLAIMED, f"profile {self.profile} does not claim it")
+            elif inv in self.unreported:
+                row = Row(inv, Status.NOT_CHECKABLE, f"adapter lacks {self.reads.get(inv, 'what its check reads')}")
+            elif inv not in self.invariants:
+                row = Row(inv, Status.NOT_RUN, "not selected")
+            elif inv == broken:
+                row = Row(inv, Status.FAIL, self.violation.message if self.violation is not None else "")
+            elif self.fault is not None:
+                held = " (held until then; the search stopped there)" if inv in self.checked else ""
+                row = Row(inv, Status.ERROR, f"adapter fault{held}")
+            elif inv in self.checked:
+                row = Row(inv, Status.PASS)
+            else:
+                row = Row(inv, Status.NOT_RUN, "no step reached it")
+            rows.append(row)
+        return rows
+
+    def statuses(self) -> dict[str, Status]:
+        """Each invariant of the catalogue: its status (:meth:`rows`)."""
+        return {row.invariant: row.status for row in self.rows()}
 
     def render(self) -> str:
         lines = [
@@ -226,7 +257,15 @@ class Report:
                 f"{self.examples} examples, {self.steps} steps"
             ),
         ]
-        lines += [f"  {inv:<30} {status}" for inv, status in self.statuses().items()]
+        rows = self.rows()
+        width = max((len(row.invariant) for row in rows), default=0)
+        for row in rows:  # the cache's table (conformance/_report.py): invariant, STATUS, why
+            note = row.detail
+            if row.status == Status.FAIL and self.violation is not None:
+                note = f"counterexample of {len(self.violation.steps)} steps (below)"
+            elif row.status == Status.PASS:
+                note = "held on every step that reached it"
+            lines.append(f"  {row.invariant:<{width}}  {row.status.upper():<13}  {note}".rstrip())
         if self.unclaimed:
             lines.append(f"  not claimed, so not checked: {', '.join(self.unclaimed)} (the system's protocol page)")
         if self.fault_at is not None:
@@ -246,6 +285,20 @@ class Report:
             lines += [f"  {self.violation.invariant}: {first}", *(f"    {line}" for line in rest)]
         lines.append(f"verdict: {self.verdict.value}")
         return "\n".join(lines)
+
+
+def claiming(system: System, invariant: str) -> System:
+    """``system`` whose every profile also claims ``invariant`` (of its catalogue).
+
+    The judge of a finding about a profile that does not claim it (PIP-381's pip381 breaks what
+    pulsar-master claims): replaying the finding judges it, instead of checking nothing.
+    """
+    every = SPEC_SYSTEMS[system.name].invariants
+
+    def claimed(profile: str) -> Sequence[Checked]:
+        return [inv for inv in every if profile in inv.profiles or inv.id == invariant]
+
+    return dataclasses.replace(system, claimed=claimed)
 
 
 def replay(run: LockstepRun, config: Any, steps: Sequence[Any], *, strict: bool = False) -> tuple[str, str] | None:
@@ -331,6 +384,11 @@ def search(
     )
     report = Report(run.system.name, run.profile, seed, settings_name, [inv.id for inv in run.checks()])
     report.unclaimed = sorted(set(run.system.capabilities) - run.capabilities)
+    spec = SPEC_SYSTEMS.get(run.system.name)
+    if spec is not None:
+        report.catalogue = [inv.id for inv in spec.invariants]
+    report.claimed = [inv.id for inv in run.system.claimed(run.profile)]
+    report.reads = dict(run.system.reads)
     try:
         run.journal.adapter = f"the {run.system.name} candidate"
         faulted = hunt(hypothesis_seed(seed)(test), run.journal.adapter)

@@ -14,13 +14,12 @@ from typing import Any
 
 from ledgerspec.conformance._errors import shown_lines
 from ledgerspec.conformance._explain import lockstep_config_lines
-from ledgerspec.conformance._html import HtmlReport, new_figure
-from ledgerspec.conformance._lockstep import Report
+from ledgerspec.conformance._html import HtmlReport, new_figure, plural
+from ledgerspec.conformance._lockstep import Report, Row
 from ledgerspec.conformance._lockstep_story import COLUMNS, StoryStep, position, story
 from ledgerspec.conformance._term import escape, styled
+from ledgerspec.conformance._verdict import Status
 
-VERDICT_STYLES = {"held": "green", "violated": "bold red"}
-"""Rich styles of an invariant's status; anything not checked is dim."""
 TRIGGER_MARKERS = {
     "max_records": ("o", "#3050a0"),
     "max_size": ("s", "#c03030"),
@@ -54,12 +53,21 @@ def report_table(report: Report, adapter: str) -> Any:
     )
     table.add_column("invariant", style="bold", no_wrap=True)
     table.add_column("verdict")
-    for inv, status in report.statuses().items():
-        style = VERDICT_STYLES.get(status, "dim")
-        table.add_row(inv, f"[{style}]{escape(status)}[/]")
+    table.add_column("why / what")
+    for row in report.rows():
+        table.add_row(row.invariant, styled(row.status), escape(reason(report, row)))
     if report.fault is not None:
-        table.add_row("ADAPTER FAULT", f"[bold magenta]{escape(report.fault.splitlines()[0])}[/]")
+        table.add_row("ADAPTER FAULT", styled("error"), escape(report.fault.splitlines()[0]))
     return table
+
+
+def reason(report: Report, row: Row) -> str:
+    """What a row says beside its status, as the cache's report says it (``_term.row_reason``)."""
+    if row.status == Status.FAIL and report.violation is not None:
+        return f"counterexample of {len(report.violation.steps)} steps (below)"
+    if row.status == Status.PASS:
+        return "held on every step that reached it"
+    return row.detail
 
 
 def fault_table(report: Report) -> Any:
@@ -120,7 +128,13 @@ def section(page: HtmlReport, report: Report, adapter: str) -> None:
     """A run in HTML: its invariants, and the counterexample as a step table and a timeline plot."""
     page.heading(title(report, adapter))
     page.paragraph(f"{report.system}, {caption(report)}.")
-    page.table(["invariant", "verdict"], [[inv, status] for inv, status in report.statuses().items()])
+    headers = ["invariant", "verdict", "why / what"]
+    verdicts = [[r.invariant, r.status, reason(report, r)] for r in report.rows()]
+    page.table(headers, [row for row in verdicts if row[1] != Status.NOT_CLAIMED])
+    unclaimed = [row for row in verdicts if row[1] == Status.NOT_CLAIMED]
+    if unclaimed:  # as the cache's section: what the profile does not claim says nothing of the adapter
+        with page.folded(f"{plural(len(unclaimed), 'invariant')} not claimed by profile {report.profile}"):
+            page.table(headers, unclaimed)
     if report.fault is not None:
         page.paragraph(f"{report.fault_at or 'Adapter fault'}:")
         if report.fault_steps:

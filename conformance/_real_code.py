@@ -18,6 +18,7 @@ from typing import Any
 from ledgerspec.conformance._case import Case, load_case
 from ledgerspec.conformance._deviations import search_one
 from ledgerspec.conformance._engine import Report, conform
+from ledgerspec.conformance._real_rows import RealRow, Record
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import load_adapter
 
@@ -254,8 +255,10 @@ def find_deviation(target: RealTarget, deviation: RealDeviation, *, settings: st
     )  # fmt: skip
 
 
-def judge_all(out: Callable[[str], None], *, settings: str, seed: int, presets: tuple[str, ...]) -> bool:
-    """Run every real target; print a line each; True if every one is as declared."""
+def judge_all(
+    out: Callable[[str], None], *, settings: str, seed: int, presets: tuple[str, ...], record: Record | None = None
+) -> bool:
+    """Run every real target; print a line each (and ``record`` it); True if every one is as declared."""
     ok = True
     for target in REAL_TARGETS:
         for preset in presets:
@@ -263,8 +266,12 @@ def judge_all(out: Callable[[str], None], *, settings: str, seed: int, presets: 
             problems = surprises(target, report)
             declared = ", ".join(d.key for d in target.deviations) or "none"
             ok &= not problems
+            said = "as declared" if not problems else "NOT AS DECLARED: " + problems[0]
             out(
                 f"   {target.label:<44} {target.profile:<14} {report.verdict:<5} {report.steps:>6} steps"
-                f"  deviations: {declared}  {'as declared' if not problems else 'NOT AS DECLARED: ' + problems[0]}"
+                f"  deviations: {declared}  {said}"
             )
+            if record is not None:
+                note = f"deviations: {declared}; {said}"
+                record(RealRow(target.label, target.profile, str(report.verdict), report.steps, not problems, note))
     return ok

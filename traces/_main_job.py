@@ -9,7 +9,8 @@
    JDK and Maven).
 
 It prints one table per part (rich on a terminal: every invariant of every reference by name, and
-progress bars; ``--html FILE`` writes the same, with plots, as one offline page) and exits 0 only if
+progress bars; ``--html FILE`` writes the same, with plots, as one offline page opening on the
+verdict; ``--json FILE`` every part's verdicts, even when the run fails: traces/_run_report.py) and exits 0 only if
 every adapter passes, every sample gets its expected verdict with exactly the expected violations,
 and every real target is as declared. No Spark or JVM log line reaches the terminal: the JVM's
 stdout and stderr go to the log file the run names (traces/_spark_input.py, ``jvm_log``).
@@ -27,6 +28,7 @@ from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._term import Out, add_output_options
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._options import SEED, check_outputs, master_problem
+from ledgerspec.traces._run_report import ALL_AS_EXPECTED, DIFFERS, RunDocument, real_section, sample_entry
 
 if TYPE_CHECKING:
     from ledgerspec.conformance._html import HtmlReport
@@ -42,6 +44,9 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--samples", default=str(SAMPLES), help="directory of traces with *.expected.json files")
     parser.add_argument("--seed", type=SEED, default=430)
     parser.add_argument("--skip-real", action="store_true", help="leave out part 3, the real code (needs Maven)")
+    parser.add_argument(
+        "--json", metavar="FILE", help="write every part's verdicts as one JSON document (even when the run fails)"
+    )
     add_output_options(parser)
     parser.set_defaults(run=run_main_job)
 
@@ -57,7 +62,7 @@ def run_main_job(args: argparse.Namespace) -> int:
     """Run the parts; print a table each (rich on a terminal); write the HTML report if asked."""
     from ledgerspec.conformance._term import Out  # noqa: PLC0415 - heavy imports only here
 
-    check_outputs(args, files=("html",))
+    check_outputs(args, files=("html", "json"))
     samples = sample_expectations(Path(args.samples))  # before part 1: a bad --samples must not cost its run
     problem = master_problem(args)
     if problem is not None:
@@ -72,19 +77,37 @@ def run_main_job(args: argparse.Namespace) -> int:
         from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport("ledgerspec run")
-    ok = _references(args, out, page)
-    ok &= _samples(args, out, page, samples)
-    ok &= _real(args, out, page)
-    verdict = "All as expected." if ok else "SOMETHING DIFFERS FROM WHAT WAS EXPECTED (see above)."
+    document = RunDocument(seed=args.seed, engine=args.engine, real_skipped=args.skip_real)
+    try:
+        ok = _references(args, out, page, document)
+        document.finished.add("references")
+        ok &= _samples(args, out, page, samples, document)
+        document.finished.add("samples")
+        ok &= _real(args, out, page, document)
+        document.finished.add("real")
+        document.ok = ok
+    except BaseException as error:  # the reports are written whatever stopped the run, then it goes on up
+        document.error = f"{type(error).__name__}: {error}".rstrip(": ")
+        raise
+    finally:
+        _write_reports(args, out, page, document)
+    verdict = ALL_AS_EXPECTED if ok else f"{DIFFERS} (see above)."
     out.text()
     out.verdict(("PASS: " if ok else "FAIL: ") + verdict if out.mode != "plain" else verdict)
+    return 0 if ok else 1
+
+
+def _write_reports(args: argparse.Namespace, out: Out, page: HtmlReport | None, document: RunDocument) -> None:
+    """The JSON document and the HTML page, the verdict first on the page; each named on the terminal."""
+    if args.json:
+        document.write(args.json)
+        out.text(f"JSON report: {args.json}")
+        out.show(f"JSON report: {args.json}")
     if page is not None:
-        page.heading("Verdict")
-        page.paragraph(verdict)
+        page.verdict(document.summary(), good=document.verdict == "PASS")
         page.write(args.html)
         out.text(f"HTML report: {args.html}")
         out.show(f"HTML report: {args.html}")
-    return 0 if ok else 1
 
 
 def sample_expectations(samples: Path) -> dict[Path, dict[str, Any]]:
@@ -130,9 +153,10 @@ def _expected(trace: Path) -> dict[str, Any]:
     return expected
 
 
-def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> bool:
+def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None, document: RunDocument) -> bool:
     """Part 1: each shipped reference adapter against its own profile; a table naming every invariant."""
     from ledgerspec.conformance._engine import conform  # noqa: PLC0415 - heavy imports only here
+    from ledgerspec.conformance._report import to_json  # noqa: PLC0415
     from ledgerspec.conformance._term import report_table  # noqa: PLC0415
     from ledgerspec.conformance.adapters import installed_adapters, load_adapter  # noqa: PLC0415
 
@@ -155,6 +179,7 @@ def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> 
             if out.mode == "quiet":
                 out.verdict(f"{report.verdict}: {name} / {report.profile}")
             reports.append(report)
+            document.references.append(to_json(report))
     if page is not None:
         from ledgerspec.conformance._html_views import conformance_section, status_grid  # noqa: PLC0415
 
@@ -170,7 +195,13 @@ def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> 
     return ok
 
 
-def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, samples: dict[Path, dict[str, Any]]) -> bool:
+def _samples(
+    args: argparse.Namespace,
+    out: Out,
+    page: HtmlReport | None,
+    samples: dict[Path, dict[str, Any]],
+    document: RunDocument,
+) -> bool:
     """Part 2: each sample trace against the verdict and violations it is expected to get."""
     from ledgerspec.traces._cli import check_one  # noqa: PLC0415 - heavy imports only here
 
@@ -209,6 +240,7 @@ def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, sample
                 f"{result.verdict:<10} {'yes' if match else 'NO'}"
             )
             rows.append([trace.name, result.profile, result.events, expected["verdict"], result.verdict, match])
+            document.samples.append(sample_entry(result, expected, match))
             if out.mode == "quiet":
                 out.verdict(f"{result.verdict}: {trace.name} (expected {expected['verdict']})")
     headers = ["trace", "profile", "events", "expected", "verdict", "as expected"]
@@ -225,7 +257,7 @@ def _samples(args: argparse.Namespace, out: Out, page: HtmlReport | None, sample
     return ok
 
 
-def _real(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> bool:
+def _real(args: argparse.Namespace, out: Out, page: HtmlReport | None, document: RunDocument) -> bool:
     """Part 3: the real Pulsar and BookKeeper code, each verdict against what DEVIATIONS.md declares."""
     if args.skip_real:
         line = "3. The real Pulsar and BookKeeper code: left out (--skip-real)"
@@ -239,23 +271,23 @@ def _real(args: argparse.Namespace, out: Out, page: HtmlReport | None) -> bool:
     title = "3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)"
     out.text(f"\n{title}")
     out.show(f"\n[bold]{title}[/]")
-    lines: list[str] = []
 
     def say(line: str) -> None:
-        lines.append(line.strip())
         out.text(line)
         if out.rich or out.mode == "quiet":
             out.verdict(line.strip())
 
-    ok = judge_all(say, settings="quick", seed=args.seed, presets=("minimal",))
-    from ledgerspec.conformance.txlog._real import judge_real  # noqa: PLC0415 - needs Maven
+    record = document.real.append
+    try:
+        ok = judge_all(say, settings="quick", seed=args.seed, presets=("minimal",), record=record)
+        from ledgerspec.conformance.txlog._real import judge_real  # noqa: PLC0415 - needs Maven
 
-    ok &= judge_real(say, settings="quick", seed=args.seed)
-    from ledgerspec.conformance.cursor_state._real import judge_real_cursors  # noqa: PLC0415 - needs Maven
+        ok &= judge_real(say, settings="quick", seed=args.seed, record=record)
+        from ledgerspec.conformance.cursor_state._real import judge_real_cursors  # noqa: PLC0415 - needs Maven
 
-    say("   The real ManagedCursorImpl, cursor-state, each invariant of pulsar-master alone (CI's pinned searches)")
-    ok &= judge_real_cursors(say, settings="quick", seed=args.seed, pinned=True)
-    if page is not None:
-        page.heading(title)
-        page.preformatted("\n".join(lines))
+        say("   The real ManagedCursorImpl, cursor-state, each invariant of pulsar-master alone (CI's pinned searches)")
+        ok &= judge_real_cursors(say, settings="quick", seed=args.seed, pinned=True, record=record)
+    finally:  # what was judged before a fault is on the page too
+        if page is not None:
+            real_section(page, title, document.real)
     return ok

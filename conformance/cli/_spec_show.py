@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
+from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance.cli import _systems
-from ledgerspec.conformance.cli._options import check_cache_profile
+from ledgerspec.conformance.cli._options import check_cache_profile, check_outputs
 from ledgerspec.spec.cache import CATALOGUE, NAMED_CONFIGS, PROFILES, Invariant, get_profile
 from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
 from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
@@ -31,6 +33,35 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(run=run_show)
+    findings = actions.add_parser(
+        "findings", help="replay the committed cases of a system's findings about its design (PIP-381: P1-P4)"
+    )
+    findings.add_argument(
+        "--system", choices=("cursor-state",), default="cursor-state", help="the system (default: cursor-state)"
+    )
+    findings.add_argument("--json", metavar="FILE", help="also write every finding's replays as JSON")
+    findings.set_defaults(run=run_findings)
+
+
+def run_findings(args: argparse.Namespace) -> int:
+    """``spec findings``: each finding replayed on the design and on the fix; exit 1 if one is not shown."""
+    from ledgerspec.conformance import _cursor_findings as findings  # noqa: PLC0415 - the cursor's modules when asked
+
+    check_outputs(args, files=("json",))
+    shown = [findings.show(finding) for finding in findings.load_findings()]
+    if not shown:
+        raise InputError(f"{findings.FINDINGS_DIR}: no finding's case (*.json) to replay")
+    for each in shown:
+        print(findings.render(each) + "\n")
+    every = sum(each.demonstrated for each in shown)
+    print(
+        f"{every}/{len(shown)} findings demonstrated: reference-{findings.DESIGN} breaks each, "
+        f"reference-{findings.FIXED} keeps it"
+    )
+    if args.json:
+        document = {"system": args.system, "findings": [findings.to_json(each) for each in shown]}
+        Path(args.json).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return 0 if every == len(shown) else 1
 
 
 def _by_profile(invariant: Invariant, what: str) -> dict[str, list[str]]:

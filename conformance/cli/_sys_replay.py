@@ -14,12 +14,13 @@ from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
 from ledgerspec.conformance._explain import lockstep_config_lines
-from ledgerspec.conformance._lockstep import LockstepRun, replay
+from ledgerspec.conformance._lockstep import LockstepRun, claiming, replay
 from ledgerspec.conformance._lockstep_case import read_case
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cursor_state import CURSOR_STATE
 from ledgerspec.conformance.txlog import TXLOG_WRITER
 from ledgerspec.spec import SpecError
+from ledgerspec.spec._lockstep import SYSTEMS
 
 EXIT_FAIL = 1
 MACHINES = {"cursor-state": CURSOR_STATE, "txlog-writer": TXLOG_WRITER}
@@ -42,8 +43,15 @@ def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
         if problem is not None:
             raise InputError(f"{args.case}: {problem}, which {args.adapter} does not claim")
         which = () if args.all or case.invariant is None else (case.invariant,)
-        run = LockstepRun(MACHINES[system], factory, profile, which, capabilities)
+        machine = MACHINES[system]
         what = "every claimed invariant" if not which else case.invariant
+        if case.invariant is not None and which and case.invariant not in {i.id for i in machine.claimed(profile)}:
+            known = [inv.id for inv in SYSTEMS[system].invariants]
+            if case.invariant not in known:
+                raise InputError(f"{args.case}: field 'invariant': {case.invariant!r}; the {system} system has {known}")
+            machine = claiming(machine, case.invariant)  # a finding about a profile that does not claim it
+            what = f"{case.invariant} (which {profile} does not claim)"
+        run = LockstepRun(machine, factory, profile, which, capabilities)
         head = f"{system}: {len(case.steps)} steps of {args.case} against {args.adapter} / {profile}, judged by {what}"
         try:
             broken = replay(run, case.config, case.steps, strict=True)

@@ -246,7 +246,10 @@ def _report_json(report: Report, adapter: str) -> dict[str, Any]:
         "fault_steps": [op.to_dict() for op in report.fault_steps],
         "examples": report.examples,
         "steps": report.steps,
-        "invariants": {inv: status.split(" (")[0] for inv, status in report.statuses().items()},
+        "invariants": {row.invariant: row.status.value for row in report.rows()},
+        "rows": [
+            {"invariant": row.invariant, "status": row.status.value, "detail": row.detail} for row in report.rows()
+        ],
         "not_claimed": report.unclaimed,
         "not_reported": report.unreported,
         "counterexample": report.case(),

@@ -17,6 +17,7 @@ from itertools import combinations
 
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._lockstep import Candidate, LockstepRun, Report, Violation, replay
+from ledgerspec.conformance._real_rows import RealRow, Record
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
@@ -229,7 +230,13 @@ def explaining(violation: Violation, release: Factory, findings: tuple[str, ...]
 
 
 def judge_real_cursors(
-    out: Callable[[str], None], *, settings: str, seed: int, strict: bool = True, pinned: bool = False
+    out: Callable[[str], None],
+    *,
+    settings: str,
+    seed: int,
+    strict: bool = True,
+    pinned: bool = False,
+    record: Record | None = None,
 ) -> bool:
     """Run every pinned search; print a line each; True if every one is as declared (see :func:`surprise`).
 
@@ -249,4 +256,8 @@ def judge_real_cursors(
             f"   {verdict.adapter:<20} {verdict.invariant:<30} {report.verdict.value:<5} {report.steps:>6} steps"
             f"{explained}  {said}"
         )
+        if record is not None:
+            note = f"{explained.strip()} {said}".strip()
+            verdict_of = report.verdict.value
+            record(RealRow(verdict.adapter, verdict.invariant, verdict_of, report.steps, problem is None, note))
     return ok

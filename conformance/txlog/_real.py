@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ledgerspec.conformance._lockstep import Report
+from ledgerspec.conformance._real_rows import RealRow, Record
 from ledgerspec.conformance._real_txlog import ADAPTER, FINDINGS, PROFILE, PROTOCOL_VERDICT
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
 from ledgerspec.conformance.txlog._machine import conform_txlog
@@ -40,8 +41,8 @@ def surprises(report: Report) -> list[str]:
     return []
 
 
-def judge_real(out: Callable[[str], None], *, settings: str, seed: int) -> bool:
-    """Run the real writer; print one line; True if the verdict is as declared."""
+def judge_real(out: Callable[[str], None], *, settings: str, seed: int, record: Record | None = None) -> bool:
+    """Run the real writer; print one line (and ``record`` it); True if the verdict is as declared."""
     report = run_real(settings=settings, seed=seed)
     problems = surprises(report)
     failed = report.violation.invariant if report.violation else "none"
@@ -50,4 +51,8 @@ def judge_real(out: Callable[[str], None], *, settings: str, seed: int) -> bool:
         f"   {ADAPTER + ' (txlog-writer)':<44} {PROFILE:<14} {report.verdict.value:<5} {report.steps:>6} steps"
         f"  failed: {failed}  deviations: {', '.join(f.key for f in FINDINGS)} (JUnit only)  {note}"
     )
+    if record is not None:
+        declared = f"failed: {failed}; deviations: {', '.join(f.key for f in FINDINGS)} (JUnit only); {note}"
+        as_declared = not problems and report.verdict.value == PROTOCOL_VERDICT.verdict
+        record(RealRow(f"{ADAPTER} (txlog-writer)", PROFILE, report.verdict.value, report.steps, as_declared, declared))
     return not problems and report.verdict.value == PROTOCOL_VERDICT.verdict

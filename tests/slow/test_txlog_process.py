@@ -34,7 +34,8 @@ def test_the_reference_process_passes_with_every_line_validated(profile, tmp_pat
     assert main(argv) == 0, capsys.readouterr()
     report = json.loads(out.read_text())
     assert (report["verdict"], report["profile"], report["fault"]) == ("PASS", profile, None)
-    assert set(report["invariants"].values()) == {"held"}
+    assert set(report["invariants"].values()) <= {"pass", "not claimed"}
+    assert "pass" in report["invariants"].values()
 
 
 def test_a_process_that_loses_a_callback_on_failure_fails_with_a_short_counterexample(tmp_path, capsys):
