@@ -12,6 +12,7 @@ from typing import Any
 
 from ledgerspec.conformance._verdict import Status, Verdict
 from ledgerspec.spec.cache import CATALOGUE, claimed
+from ledgerspec.spec.cache.invariants import Check, Invariant
 from ledgerspec.traces._io import TraceFile
 from ledgerspec.traces._jsonl import jsonl_lines
 from ledgerspec.traces._replay import Finding
@@ -25,6 +26,16 @@ CONTEXT = 2
 
 PARTITIONS: dict[str, tuple[str, str]] = {i.id: (i.partition, i.soundness) for i in CATALOGUE if i.check is not None}
 """The partition each invariant is checked on and why that is sound (also in FORMAT.md)."""
+
+
+JUDGED = {"events": "each event", "pass_end": "each pass, at its pass_end", "finish": "the broker's last event"}
+"""What a check's methods judge (``Check``): the granularity FORMAT.md's table gives per invariant."""
+
+
+def judged_at(invariant: Invariant) -> list[str]:
+    """Where the replay judges ``invariant`` on a trace: per event, per pass, at a broker's end (:data:`JUDGED`)."""
+    kind = type(invariant.check)
+    return [what for method, what in JUDGED.items() if getattr(kind, method) is not getattr(Check, method)]
 
 
 def trace_invariants(profile: str) -> list[str]:
