@@ -136,3 +136,18 @@ def test_a_trace_that_does_not_exist_is_one_line_saying_so(tmp_path, capsys, nam
     out, err = capsys.readouterr()
     assert err.splitlines() == [f"error[trace-not-found]: {shown}: does not exist (no such file or directory)"]
     assert out.splitlines() == [f"ERROR: {path} (engine local): not checked, trace-not-found: see stderr"]
+
+
+def test_a_system_traces_json_lines_position_gives_its_line_too(tmp_path, capsys):
+    """A lockstep system's trace is read by the same line reader: its violations name the line as well."""
+    out = tmp_path / "t.jsonl"
+    record = ["traces", "record", "--system", "txlog-writer", "--adapter", "mutant:pulsar-master-index-from-one"]
+    assert main([*record, "--out", str(out)]) == 0
+    rows = out.read_text(encoding="utf-8").splitlines()
+    out.write_text("\n".join([rows[0], "", *rows[1:]]) + "\n", encoding="utf-8")  # a blank line: rows move down 2
+    report = tmp_path / "r.json"
+    capsys.readouterr()
+    assert main(["traces", "check", str(out), "--json", str(report)]) == 1
+    first = json.loads(report.read_text())["violations"][0]
+    assert first["line"] == first["row"] + 3
+    assert f"seq {first['seq']}, line {first['row'] + 3} (event {first['row']}): " in capsys.readouterr().out
