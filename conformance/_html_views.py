@@ -243,17 +243,17 @@ def traces_section(page: HtmlReport, results: Sequence[Any], errors: Sequence[tu
                 page.table(["invariant", "status", "violations"], unclaimed)
         for reason in result.unknown:
             page.paragraph(f"UNKNOWN: {reason}")
-        for violation in result.violations[:SHOWN_VIOLATIONS]:
+        for violation in sorted(result.violations, key=lambda v: v.row)[:SHOWN_VIOLATIONS]:  # earliest first
             page.paragraph(
-                f"{violation.invariant} at broker {violation.broker!r}, seq {violation.seq} "
-                f"(row {violation.row}): {violation.message}"
+                f"{violation.invariant} at broker {violation.broker!r}, seq {violation.seq}, "
+                f"{violation.where()}: {violation.message}"
             )
-            page.preformatted(
-                "\n".join(
-                    [f"event:  {json.dumps(violation.event)}"]
-                    + [f"nearby: {json.dumps(n)}" for n in violation.context]
-                )
-            )
+            shown = [f"event:  {json.dumps(violation.event)}"]
+            first = violation.first
+            if first is not None:  # where the divergence began (a trace's line beside the event, as the text)
+                at = f"row {first['row']}" if first["line"] is None else f"line {first['line']} (event {first['row']})"
+                shown.append(f"first divergence: seq {first['seq']}, {at}: {json.dumps(first['event'])}")
+            page.preformatted("\n".join([*shown, *(f"nearby: {json.dumps(n)}" for n in violation.context)]))
         hidden = len(result.violations) - SHOWN_VIOLATIONS
         if hidden > 0:
             page.paragraph(f"... {hidden} more in the JSON report (--json).")

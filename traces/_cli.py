@@ -19,7 +19,7 @@ from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, mast
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec._lockstep import SYSTEMS as LOCKSTEP_SYSTEMS
 from ledgerspec.spec.cache import PROFILES, CacheConfig
-from ledgerspec.traces._check import CheckResult
+from ledgerspec.traces._check import CheckResult, by_row, position
 from ledgerspec.traces._errors import TraceError
 from ledgerspec.traces._generate import DEFAULT_CONFIG, WORKLOADS
 from ledgerspec.traces._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
@@ -288,7 +288,7 @@ def run_check(args: argparse.Namespace) -> int:
                 with out.spark_stages(spark, f"Spark: {path}"):
                     result = check_one(path, args.engine, args.master, args.budget, spark, bar.rows(number, path))
             except TraceError as error:
-                diagnose(error.code, str(error), type(error).__doc__)
+                diagnose(error.code, str(error), type(error).__doc__ if error.hinted else None)
                 out.verdict(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")
                 verdicts.append(Verdict.ERROR)
                 body.append({"path": path, "engine": args.engine, "verdict": Verdict.ERROR, "error": str(error)})
@@ -341,7 +341,11 @@ def show_result(out: Out, result: CheckResult) -> None:
 
 
 def render(result: CheckResult) -> str:
-    """The verdict, a line per invariant, and the first violations with their context."""
+    """The verdict, a line per invariant, and the earliest violations (by row, any invariant) with their context.
+
+    A violation whose divergence began at an earlier event names it (``first divergence``); a JSON-lines
+    trace's positions give the file line beside the event's index.
+    """
     lines = [
         (
             f"{result.verdict}: {result.path} ({_system(result)}profile {result.profile}, engine {result.engine}, "
@@ -353,12 +357,18 @@ def render(result: CheckResult) -> str:
         count = result.counts.get(name, 0)
         lines.append(f"  {name:<{width}}  {status}{f' ({count})' if count else ''}")
     lines += [f"  UNKNOWN: {reason}" for reason in result.unknown]
-    for violation in result.violations[:SHOWN]:
+    for violation in by_row(result.violations)[:SHOWN]:
         lines.append(
-            f"  {violation.invariant} at broker {violation.broker!r}, seq {violation.seq} "
-            f"(row {violation.row}): {violation.message}"
+            f"  {violation.invariant} at broker {violation.broker!r}, seq {violation.seq}, "
+            f"{violation.where()}: {violation.message}"
         )
         lines.append(f"      event:  {json.dumps(violation.event)}")
+        first = violation.first
+        if first is not None:
+            lines.append(
+                f"      first divergence: seq {first['seq']}, {position(first['row'], first['line'])}: "
+                f"{json.dumps(first['event'])}"
+            )
         lines += [f"      nearby: {json.dumps(neighbour)}" for neighbour in violation.context]
     if len(result.violations) > SHOWN:
         lines.append(f"  ... {len(result.violations) - SHOWN} more in the JSON report (--json)")

@@ -6,6 +6,8 @@ class TraceError(Exception):
 
     code = "trace-error"
     exit_status = 2
+    hinted = True
+    """Whether ``traces check`` adds the docstring's first paragraph as a hint (not when the message is all)."""
 
 
 class TraceInputError(TraceError):
@@ -16,3 +18,10 @@ class TraceInputError(TraceError):
     """
 
     code = "trace-input-error"
+
+
+class TraceNotFoundError(TraceInputError):
+    """The path names no file or directory: there is no trace to check."""
+
+    code = "trace-not-found"
+    hinted = False

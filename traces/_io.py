@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
-from ledgerspec.traces._errors import TraceInputError
+from ledgerspec.traces._errors import TraceInputError, TraceNotFoundError
 from ledgerspec.traces._format import (
     COLUMNS,
     DICTIONARY_READ_SCHEMA,
@@ -130,6 +130,8 @@ def parse_spec(spec: str | Path) -> tuple[str | None, Path]:
 def open_trace(spec: str | Path) -> TraceFile:
     """Open a trace, read and check its header; the events are read lazily."""
     fmt, path = parse_spec(spec)
+    if not path.exists():  # before the format: a missing file is missing, whatever its name says
+        raise TraceNotFoundError(f"{path}: does not exist (no such file or directory)")
     if path.is_dir():
         if fmt == "jsonl":
             raise TraceInputError(f"{path}: a directory; only Parquet traces may be directories (datasets)")
@@ -141,7 +143,7 @@ def open_trace(spec: str | Path) -> TraceFile:
     if fmt is None:
         raise TraceInputError(f"{path}: {UNKNOWN_FORMAT}, or prefix parquet: / jsonl:")
     if not path.is_file():
-        raise TraceInputError(f"{path}: no such file or directory")
+        raise TraceInputError(f"{path}: not a file or directory a trace can be (a device, a socket, a pipe)")
     if path.stat().st_size == 0:
         raise TraceInputError(f"{path}: the file is empty")
     header = _header(_parquet_header(path) if fmt == "parquet" else jsonl_header(path), str(path))

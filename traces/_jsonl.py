@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -93,6 +93,28 @@ def jsonl_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
                 raise TraceInputError(f"{where}: an event must be a JSON object, got {_shown(data)}")
             yield where, data
             row += 1
+
+
+def jsonl_lines(path: Path, rows: Iterable[int]) -> dict[int, int]:
+    """The file line (from 1, the header's) of each of these rows (events, from 0), as :func:`jsonl_objects` counts.
+
+    For reports on a checked trace: a reader opens the file at the line, the checks number the event.
+    """
+    wanted, found = set(rows), dict[int, int]()
+    if not wanted:
+        return found
+    with _open(path) as stream:
+        stream.readline()
+        row = 0
+        for number, raw in enumerate(stream, start=2):
+            if not raw.decode("utf-8", errors="replace").strip():
+                continue
+            if row in wanted:
+                found[row] = number
+                if len(found) == len(wanted):
+                    break
+            row += 1
+    return found
 
 
 def _shown(value: Any) -> str:

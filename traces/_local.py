@@ -22,7 +22,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from ledgerspec.spec.cache.invariants._chunk import Chunk
-from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
+from ledgerspec.traces._check import (
+    CONTEXT,
+    KEEP_PER_INVARIANT,
+    CheckResult,
+    TraceViolation,
+    locate,
+    select,
+    trace_invariants,
+    wanted_seqs,
+)
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, open_trace
@@ -364,12 +373,13 @@ def check_order(chunk: Chunk, broker: str, last: dict[str, tuple[int, int]], whe
 
 
 def attach_context(trace: TraceFile, findings: list[Finding]) -> list[TraceViolation]:
-    """Second pass: the violating event and the events of its broker just before and after it."""
+    """Second pass: the violating event and the events of its broker just before and after it.
+
+    Also the event of each first divergence (``Finding.first``), and, in JSON lines, each one's file line.
+    """
     if not findings:
         return []
-    wanted: dict[str, set[int]] = {}
-    for finding in findings:
-        wanted.setdefault(finding.broker, set()).add(finding.seq)
+    wanted = wanted_seqs(findings)
     history: dict[str, list[dict[str, Any]]] = {broker: [] for broker in wanted}
     events: dict[tuple[str, int], dict[str, Any]] = {}
     around: dict[tuple[str, int], list[dict[str, Any]]] = {}
@@ -390,4 +400,4 @@ def attach_context(trace: TraceFile, findings: list[Finding]) -> list[TraceViola
                 around[broker, seq] = list(history[broker][-CONTEXT:])
                 waiting[broker].append((seq, CONTEXT))
             history[broker] = [*history[broker][-(CONTEXT - 1) :], event] if CONTEXT > 1 else [event]
-    return [TraceViolation.of(f, events, around) for f in findings]
+    return locate(trace, [TraceViolation.of(f, events, around) for f in findings])

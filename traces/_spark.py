@@ -16,8 +16,8 @@ brokers, counts, violations with their context, ``unknown``) for every valid tra
    time order (the rows arrive in file order per broker). Both were SQL before (a CASE expression and a
    ``lag`` window) and cost the JVM more than they cost numpy. It emits findings, per-broker counts
    and summaries, and at most one error per broker: its first bad row.
-3. Only if there are violations: the context of each reported violation, a ``collect_list`` window of
-   +-CONTEXT rows over the brokers with violations (:func:`context_of`).
+3. Only if there are violations: the context of each reported violation (and the event of its first
+   divergence), a ``collect_list`` window of +-CONTEXT rows over the brokers with violations (:func:`context_of`).
 
 Partitions. Every invariant checked on traces is checked on the events of one broker in ``seq`` order
 (``_check.PARTITIONS``): a broker has one removal queue, so size, watermark, queue order and TTL
@@ -42,7 +42,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation, select, trace_invariants
+from ledgerspec.traces._check import (
+    CONTEXT,
+    KEEP_PER_INVARIANT,
+    CheckResult,
+    TraceViolation,
+    locate,
+    select,
+    trace_invariants,
+    wanted_seqs,
+)
 from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces._format import COLUMNS
 from ledgerspec.traces._io import TraceFile, open_trace
@@ -187,7 +196,7 @@ def run_spark(
             result.violations = context_of(events, chosen, clock, trace)
             run.seconds["context"] = time.perf_counter() - mark
         except _OutOfTimeError:
-            result.violations = [TraceViolation.of(f, {}, {}) for f in chosen]
+            result.violations = locate(trace, [TraceViolation.of(f, {}, {}) for f in chosen])
             result.unknown.append(_out_of_time(budget, started, "before the context of the violations was read"))
     result.seconds = time.perf_counter() - started
     return run
@@ -249,8 +258,17 @@ def _aggregate(rows: list[Any], trace: TraceFile, result: CheckResult, run: Spar
             result.counts[r.invariant] = result.counts.get(r.invariant, 0) + r.n
         elif r.what == "time":
             run.seconds[f"worker_{r.invariant}"] = run.seconds.get(f"worker_{r.invariant}", 0.0) + r.n / 1e9
-    findings = [Finding(r.invariant, r.broker, r.seq, r.row, r.message) for r in rows if r.what == "finding"]
+    findings = [
+        Finding(r.invariant, r.broker, r.seq, r.row, r.message, _first(r.first_seq, r.first_row))
+        for r in rows
+        if r.what == "finding"
+    ]
     return select(findings, result.counts)
+
+
+def _first(seq: int | None, row: int | None) -> tuple[int, int] | None:
+    """A finding's first divergence from its output row (null: the finding's own event)."""
+    return None if seq is None or row is None else (seq, row)
 
 
 def context_of(events: DataFrame, findings: list[Finding], clock: _Budget, trace: TraceFile) -> list[TraceViolation]:
@@ -264,9 +282,7 @@ def context_of(events: DataFrame, findings: list[Finding], clock: _Budget, trace
         return []
     from pyspark.sql import functions as F  # noqa: N812, PLC0415 - pyspark only where Spark runs
 
-    targets: dict[str, set[int]] = {}
-    for f in findings:
-        targets.setdefault(f.broker, set()).add(f.seq)
+    targets = wanted_seqs(findings)
     target = " ".join(
         f"WHEN broker = {_literal(broker)} AND seq IN ({', '.join(map(str, sorted(seqs)))}) THEN seq"
         for broker, seqs in sorted(targets.items())
@@ -297,4 +313,4 @@ def context_of(events: DataFrame, findings: list[Finding], clock: _Budget, trace
         as_events = [{c: r[c] for c in COLUMNS if r[c] is not None} for r in near_rows]
         events_of[key] = as_events[at]
         context[key] = as_events[:at] + as_events[at + 1 :]
-    return [TraceViolation.of(f, events_of, context) for f in findings]
+    return locate(trace, [TraceViolation.of(f, events_of, context) for f in findings])

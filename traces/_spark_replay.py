@@ -30,11 +30,14 @@ OUTPUT = pa.schema(
         pa.field("row", pa.int64()),
         pa.field("message", pa.string()),
         pa.field("n", pa.int64()),
+        pa.field("first_seq", pa.int64()),
+        pa.field("first_row", pa.int64()),
     ]
 )
 """What the replay emits, one row per fact. ``what`` is ``finding`` (invariant, broker, seq, row,
-message), ``count`` (invariant, broker, n violations), ``broker`` (broker, first row, n events, message:
-the reason the broker's verdict is incomplete, or null), ``error`` (broker, row, message; invariant
+message; first_seq and first_row: its first divergence, if earlier), ``count`` (invariant, broker, n
+violations), ``broker`` (broker, first row, n events, message: the reason the broker's verdict is
+incomplete, or null), ``error`` (broker, row, message; invariant
 ``input``, ``structure`` or ``internal``) or ``time`` (invariant: what was timed, n: nanoseconds)."""
 OUTPUT_DDL = ", ".join(f"{f.name} {'string' if f.type == pa.string() else 'long'}" for f in OUTPUT)
 
@@ -72,8 +75,11 @@ class PartitionReplay:
         row: int | None = None,
         message: str | None = None,
         n: int | None = None,
+        first: tuple[int, int] | None = None,
     ) -> None:
-        for name, value in zip(OUTPUT.names, (what, broker, invariant, seq, row, message, n), strict=True):
+        firsts = (None, None) if first is None else first
+        values = (what, broker, invariant, seq, row, message, n, *firsts)
+        for name, value in zip(OUTPUT.names, values, strict=True):
             self.out[name].append(value)
 
     def take(self) -> pa.RecordBatch | None:
@@ -99,7 +105,9 @@ class PartitionReplay:
         if not self.started or self.stopped or replay is None:
             return
         for f in replay.findings:
-            self._emit("finding", f.broker, invariant=f.invariant, seq=f.seq, row=f.row, message=f.message)
+            self._emit(
+                "finding", f.broker, invariant=f.invariant, seq=f.seq, row=f.row, message=f.message, first=f.first
+            )
         for invariant, count in replay.counts.items():
             self._emit("count", self.broker, invariant=invariant, n=count)
         self._emit("broker", self.broker, row=self.first_row, message=replay.finish(), n=self.events)

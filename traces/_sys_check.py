@@ -19,6 +19,8 @@ from ledgerspec.conformance._verdict import Status
 from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation
 from ledgerspec.traces._errors import TraceInputError
+from ledgerspec.traces._io import parse_spec
+from ledgerspec.traces._jsonl import jsonl_lines
 from ledgerspec.traces._sys_io import SystemTrace, read_system_trace
 from ledgerspec.traces._sys_replay import Plan, SysFinding, by_broker, decidable, replay_history
 
@@ -111,6 +113,10 @@ def _report(trace: SystemTrace, findings: list[SysFinding], engine: str, started
         if kept.get(invariant, 0) < KEEP_PER_INVARIANT:
             kept[invariant] = kept.get(invariant, 0) + 1
             result.violations.append(_violation(finding, brokers[finding.broker]))
+    if not trace.files and result.violations:  # JSON lines: each violation's line beside its row, as the cache's
+        lines = jsonl_lines(parse_spec(trace.path)[1], {v.row for v in result.violations})
+        for violation in result.violations:
+            violation.line = lines.get(violation.row)
     result.seconds = time.monotonic() - started
     return result
 

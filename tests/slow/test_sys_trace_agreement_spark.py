@@ -153,6 +153,9 @@ def test_parquet_files_and_spark_written_datasets_give_the_same_report(spark, gr
         assert len(list(dataset.glob("part-*"))) > 1
         want = comparable(check_system(str(jsonl)))
         del want["path"]
+        for violation in want["violations"]:  # JSON lines give the file's line beside the row; Parquet the row
+            assert violation.pop("line") == violation["row"] + 2
+            violation["line"] = None
         for path in (parquet, dataset):
             for engine in ("local", "spark"):
                 got = comparable(check_system(str(path), engine=engine, spark=spark))

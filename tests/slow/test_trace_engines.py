@@ -12,9 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.traces import _spark
+from ledgerspec.traces._format import Header
 from ledgerspec.traces._generate import generate_trace
 from ledgerspec.traces._inject import injectable
-from ledgerspec.traces._io import open_trace
+from ledgerspec.traces._io import TraceWriter, open_trace
 from ledgerspec.traces._local import check_local
 from ledgerspec.traces._spark import check_spark, spark_session
 
@@ -206,3 +207,30 @@ def test_a_trace_ending_on_an_event_only_a_later_one_judges_is_unknown_in_both(s
         ["broker 'b1'", " CACHE-APPEND-CACHING"],
         ["broker 'b2'", " CACHE-LEDGER-CLOSE"],
     ]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_both_engines_name_the_same_first_divergence_and_line(spark, tmp_path, suffix):
+    # Broker b's size agrees at seq 1; the insert at seq 2 is miscounted; the reports at seq 4 and 5
+    # show it, with 2000 rows of another broker between (the rows are the file's, not the broker's).
+    b = [
+        {"kind": "insert", "ledger": 1, "entry": 0, "size": 10, "timestamp": 1},
+        {"kind": "size_sample", "size": 10},
+        {"kind": "insert", "ledger": 1, "entry": 1, "size": 20, "timestamp": 3},
+        {"kind": "miss", "ledger": 1, "entry": 5},
+        {"kind": "size_sample", "size": 40},
+        {"kind": "size_sample", "size": 40},
+    ]
+    times = [1, 2, 3, 4, 4, 4]  # an insert's timestamp is its time
+    rows = [{"broker": "b", "seq": seq, "time": times[seq], **event} for seq, event in enumerate(b)]
+    filler = [{"broker": "a", "seq": seq, "time": 1, "kind": "size_sample", "size": 0} for seq in range(2000)]
+    events = [*rows[:3], *filler, *rows[3:]]
+    path = tmp_path / f"drift{suffix}"
+    with TraceWriter(path, Header(profile="pulsar-master", config={})) as writer:
+        writer.write(events)
+    local, remote = check_local(path), check_spark(path, spark=spark)
+    assert comparable(remote) == comparable(local)
+    firsts = [(v.row, v.line, v.first["row"], v.first["line"], v.first["seq"]) for v in remote.violations]
+    line = (lambda row: row + 2) if suffix == ".jsonl" else (lambda row: None)
+    assert firsts == [(row, line(row), 2, line(2), 2) for row in (2004, 2005)]
+    assert remote.violations[0].first["event"]["kind"] == "insert"

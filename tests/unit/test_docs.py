@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION
 from ledgerspec.spec.cache import CATALOGUE, OPERATIONS, PROFILES, CacheConfig, CursorSeek
+from ledgerspec.traces._check import judged_at
 from ledgerspec.traces._format import KINDS, SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,6 +58,18 @@ def test_format_lists_every_partition_as_the_invariants_declare_it():
     rows = table_rows((ROOT / "traces/FORMAT.md").read_text(), "Invariant")
     documented = {row[0].strip("`"): (row[1], row[2]) for row in rows}
     assert documented == {i.id: (i.partition, i.soundness) for i in CATALOGUE if i.check is not None and i.on_traces}
+
+
+def test_format_gives_every_checked_invariant_the_granularity_its_check_has():
+    """Per event, per pass (at its pass_end), at a broker's end: as the check's methods are, so a reader
+    knows that a pass is judged whole (the order of its removals is free: S2, DEVIATIONS.md)."""
+    text = (ROOT / "traces/FORMAT.md").read_text()
+    rows = table_rows(text, "Checked invariant")
+    documented = {row[0].strip("`"): row[1].split("; ") for row in rows}
+    checked = [i for i in CATALOGUE if i.check is not None and i.on_traces]
+    assert documented == {i.id: judged_at(i) for i in checked}
+    assert {"each event", "each pass, at its pass_end"} <= {what for whats in documented.values() for what in whats}
+    assert "S2 of [DEVIATIONS.md]" in text
 
 
 def test_format_lists_every_kind_with_its_required_fields():

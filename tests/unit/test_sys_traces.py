@@ -117,7 +117,10 @@ def test_parquet_and_json_lines_give_the_same_result(tmp_path):
     ra, rb = check_system(str(a)), check_system(str(b))
     assert ra.verdict == rb.verdict == "VIOLATION"
     assert ra.counts == rb.counts
-    assert [v.to_dict() for v in ra.violations] == [v.to_dict() for v in rb.violations]
+    # the same but for the position: JSON lines give the file's line beside the row, Parquet the row alone
+    assert [v.line for v in ra.violations] == [v.row + 2 for v in ra.violations]
+    assert {v.line for v in rb.violations} == {None}
+    assert [{**v.to_dict(), "line": None} for v in ra.violations] == [v.to_dict() for v in rb.violations]
 
 
 def _bad(tmp_path, capsys, rows: list[dict]) -> str:

@@ -129,10 +129,13 @@ class Finding:
     seq: int
     row: int
     message: str
+    first: tuple[int, int] | None = None
+    """(seq, row) of the event where the trace first parted from the shadow, when that is an earlier
+    event than the one that shows it (a size drift shows at the next size report, the insert made it)."""
 
 
-Report = Callable[[str, int, str], None]
-"""The replay's sink: (invariant, event index in the segment, message)."""
+Report = Callable[[str, int, str, "tuple[int, int] | None"], None]
+"""The replay's sink: (invariant, event index in the segment, message, first divergence or None)."""
 
 _OP_OF_KIND = {
     CONFIG: "Configure",
@@ -213,14 +216,22 @@ class EventsView:
         """Store :meth:`state` for the next segment."""
         self.scratch[self.invariant] = state
 
-    def report(self, indices: Iterable[int] | Ints, message: Callable[[int], str]) -> None:
-        """Report the events at ``indices`` as violations; ``message(i)`` words each."""
+    def report(
+        self,
+        indices: Iterable[int] | Ints,
+        message: Callable[[int], str],
+        first: Callable[[int], tuple[int, int] | None] | None = None,
+    ) -> None:
+        """Report the events at ``indices`` as violations; ``message(i)`` words each.
+
+        ``first(i)``: the (seq, row) where the divergence event ``i`` shows began, if earlier (:class:`Finding`).
+        """
         for i in np.asarray(indices, dtype=np.int64).tolist():
-            self.sink(self.invariant, i, message(i))
+            self.sink(self.invariant, i, message(i), None if first is None else first(i))
 
     def report_at(self, i: int, message: str) -> None:
         """Report event ``i`` as a violation."""
-        self.sink(self.invariant, i, message)
+        self.sink(self.invariant, i, message, None)
 
     def report_event(self, seq: int, row: int, message: str) -> None:
         """Report the event (seq, row) as a violation, wherever the trace was cut into segments."""

@@ -273,18 +273,21 @@ class Replay:
         keys: Ints = np.concatenate([facts.key[requeued], *(keys for keys, _ in earlier)])
         return keys
 
-    def _sink(self, c: Chunk) -> Callable[[str, int, str], None]:
-        def sink(invariant: str, i: int, message: str) -> None:
-            self._report(invariant, int(c.seq[i]), int(c.row[i]), message)
+    def _sink(self, c: Chunk) -> Callable[[str, int, str, tuple[int, int] | None], None]:
+        def sink(invariant: str, i: int, message: str, first: tuple[int, int] | None = None) -> None:
+            self._report(invariant, int(c.seq[i]), int(c.row[i]), message, first)
 
         return sink
 
-    def _report(self, invariant: str, seq: int, row: int, message: str) -> None:
-        """Count a violation of ``invariant`` at the event (seq, row), and keep it among the first ``keep``."""
+    def _report(self, invariant: str, seq: int, row: int, message: str, first: tuple[int, int] | None = None) -> None:
+        """Count a violation of ``invariant`` at the event (seq, row), and keep it among the first ``keep``.
+
+        ``first``: the (seq, row) of an earlier event where the divergence it shows began (:class:`Finding`).
+        """
         count = self.counts.get(invariant, 0) + 1
         self.counts[invariant] = count
         if self.keep is None or count <= self.keep:
-            self.findings.append(Finding(invariant, self.broker, seq, row, message))
+            self.findings.append(Finding(invariant, self.broker, seq, row, message, first))
 
     def _pass_end(self, c: Chunk, facts: Facts, ended: OpenPass, index: int, head: int, oldest: int) -> None:
         carried = self.carried
@@ -321,7 +324,7 @@ class Replay:
             load_entries=entries,
             load_counts=counts_of,
             label=c.label if c.label is not None else op_name(ended.kind, ended.ledger, ended.entry, -1),
-            sink=lambda invariant, message: sink(invariant, index, message),
+            sink=lambda invariant, message: sink(invariant, index, message, None),
             scratch=self.scratch,
         )
         for invariant, check in self.checks:
