@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import get_state_machine_test
 from ledgerspec.conformance._case import Case, expected_observations, model_divergence
-from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
+from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic, close_factory
 from ledgerspec.conformance._machine import Broken, Run, Step, make_machine
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
 from ledgerspec.conformance._search import Faulted, hunt, judged
@@ -170,9 +170,12 @@ def conform(  # noqa: C901 - one branch per option of a run, read top to bottom
             on_progress,
         )
     finally:
-        closer = getattr(factory, "close", None)
-        if callable(closer):
-            closer()
+        stop_fault = close_factory(factory)
+    if stop_fault is not None and report.fault is None:  # a run that ends in a faulty stop is no PASS
+        report.fault = f"{type(stop_fault).__name__}: {stop_fault}"
+        for row in report.rows:
+            if row.status == Status.PASS:
+                row.status, row.detail = Status.ERROR, "adapter fault at the final stop"
     report.seconds = time.perf_counter() - started
     _refuse_nothing_checked(report)
     return report

@@ -107,7 +107,10 @@ def smoke(factory: AdapterFactory) -> SmokeResult:
                 outcome.problem = outcome.problem or str(fault)
         closer = getattr(factory, "close", None)
         if callable(closer):
-            closer()
+            try:
+                closer()  # sends a process its final ``stop``: a fault there fails the smoke too
+            except AdapterFault as fault:
+                outcome.problem = outcome.problem or str(fault)
     return outcome
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance import _lockstep_views as lockstep_views
-from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._errors import InputError, close_factory
 from ledgerspec.conformance._jobs import ordered_map
 from ledgerspec.conformance._lockstep import Candidate, Report
 from ledgerspec.conformance._presets import get_settings
@@ -202,8 +202,9 @@ def run_conform(args: argparse.Namespace) -> int:
                 **extra,
             )
     finally:
-        if process is not None:
-            process.close()
+        stop_fault = close_factory(process)
+    if stop_fault is not None and report.fault is None:  # the final ``stop`` went wrong: no PASS
+        report.fault, report.fault_at = str(stop_fault), "adapter fault at the final stop, after the search"
     _show(out, report, args.adapter)
     if args.html:
         from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
