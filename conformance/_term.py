@@ -20,6 +20,7 @@ from typing import Any, Literal
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import shown_lines
+from ledgerspec.conformance._names import add_output_options
 from ledgerspec.conformance._report import NO_STEP_TAKEN
 from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status
@@ -42,15 +43,6 @@ def escape(text: str) -> str:
     from rich.markup import escape as rich_escape  # noqa: PLC0415 - only on a terminal
 
     return rich_escape(text)
-
-
-def add_output_options(parser: argparse.ArgumentParser, *, html: bool = True) -> None:
-    """``--plain``, ``--quiet`` and (where the command writes one) ``--html FILE``."""
-    group = parser.add_argument_group("output")
-    group.add_argument("--plain", action="store_true", help="plain text, no colour or tables (also: NO_COLOR, a pipe)")
-    group.add_argument("--quiet", action="store_true", help="print only the verdicts")
-    if html:
-        group.add_argument("--html", metavar="FILE", help="write a self-contained HTML report (opens offline)")
 
 
 def mode_for(args: argparse.Namespace) -> Mode:

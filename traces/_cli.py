@@ -40,7 +40,7 @@ CHECK_EPILOG = (
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``traces`` and its actions."""
-    traces = subcommands.add_parser("traces", help="generate, record and check traces of a running cache")
+    traces = subcommands.add_parser("traces", help="generate, record and check traces of any system")
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
 
     generate = actions.add_parser("generate", help="a Pulsar-like workload on reference caches, as a trace")

@@ -11,6 +11,7 @@ import json
 import textwrap
 from typing import Any
 
+from ledgerspec.conformance._names import add_system_option
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._options import check_cache_profile
 from ledgerspec.spec.cache import CATALOGUE, NAMED_CONFIGS, PROFILES, Invariant, get_profile
@@ -20,10 +21,10 @@ from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``spec show``."""
-    spec = subcommands.add_parser("spec", help="the executable specification")
+    spec = subcommands.add_parser("spec", help="the executable specification of each system")
     actions = spec.add_subparsers(dest="spec_command", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print the invariant catalogue")
-    _systems.add_system_option(show)
+    add_system_option(show)
     show.add_argument(
         "--profile",
         choices=sorted(set(PROFILES) | set(CURSOR_PROFILES) | set(TXLOG_PROFILES)),

@@ -96,14 +96,6 @@ SYSTEMS: dict[str, SystemCommands] = {
         _harnesses_of("txlog-writer"),
     ),
 }
-CHOICES = ("cache", *SYSTEMS)
-
-
-def add_system_option(parser: argparse.ArgumentParser) -> None:
-    """``--system``, for the commands every system has."""
-    parser.add_argument(
-        "--system", choices=CHOICES, default="cache", help="the system to check (default: the entry cache)"
-    )
 
 
 def harness_lines(name: str, harness: Harness) -> list[str]:
