@@ -97,7 +97,7 @@ class Report:
         return next(row for row in self.rows if row.invariant == invariant)
 
 
-def conform(  # noqa: C901 - one branch per option of a run, read top to bottom
+def conform(
     factory: AdapterFactory,
     *,
     profile: str | None = None,
@@ -171,14 +171,20 @@ def conform(  # noqa: C901 - one branch per option of a run, read top to bottom
         )
     finally:
         stop_fault = close_factory(factory)
-    if stop_fault is not None and report.fault is None:  # a run that ends in a faulty stop is no PASS
-        report.fault = f"{type(stop_fault).__name__}: {stop_fault}"
-        for row in report.rows:
-            if row.status == Status.PASS:
-                row.status, row.detail = Status.ERROR, "adapter fault at the final stop"
+    _fault_at_stop(report, stop_fault)
     report.seconds = time.perf_counter() - started
     _refuse_nothing_checked(report)
     return report
+
+
+def _fault_at_stop(report: Report, fault: AdapterFault | None) -> None:
+    """A run whose final ``stop`` faulted is no PASS: the fault is the verdict (unless one came before)."""
+    if fault is None or report.fault is not None:
+        return
+    report.fault = f"{type(fault).__name__}: {fault}"
+    for row in report.rows:
+        if row.status == Status.PASS:
+            row.status, row.detail = Status.ERROR, "adapter fault at the final stop"
 
 
 def _refuse_nothing_checked(report: Report) -> None:

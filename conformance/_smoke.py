@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._errors import AdapterFault, close_factory
 from ledgerspec.conformance._presets import get_preset
 from ledgerspec.conformance.adapters import AdapterFactory, result_problem
 from ledgerspec.spec.cache import (
@@ -105,12 +105,9 @@ def smoke(factory: AdapterFactory) -> SmokeResult:
                 adapter.stop()
             except AdapterFault as fault:
                 outcome.problem = outcome.problem or str(fault)
-        closer = getattr(factory, "close", None)
-        if callable(closer):
-            try:
-                closer()  # sends a process its final ``stop``: a fault there fails the smoke too
-            except AdapterFault as fault:
-                outcome.problem = outcome.problem or str(fault)
+        stop_fault = close_factory(factory)  # a process's final ``stop``: a fault there fails the smoke too
+        if stop_fault is not None:
+            outcome.problem = outcome.problem or str(stop_fault)
     return outcome
 
 

@@ -20,7 +20,6 @@ from typing import Any, Literal
 from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import shown_lines
-from ledgerspec.conformance._names import add_output_options
 from ledgerspec.conformance._report import NO_STEP_TAKEN
 from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status

@@ -15,7 +15,7 @@ def _from_metadata_file() -> str | None:
     """The ``Version:`` of the first ``ledgerspec-*.dist-info`` on ``sys.path``, or None."""
     for entry in sys.path:
         try:
-            names = os.listdir(entry or ".")
+            names = os.listdir(entry or ".")  # noqa: PTH208 - no pathlib import on this path
         except OSError:
             continue
         for name in names:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._term import Out, add_output_options
+from ledgerspec.conformance._names import add_output_options
+from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, master_problem, seconds

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._term import Out, add_output_options
+from ledgerspec.conformance._names import add_output_options
+from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._options import SEED, check_outputs, master_problem
 

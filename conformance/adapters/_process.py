@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
+from ledgerspec.conformance.adapters import _reap
 from ledgerspec.conformance.adapters._api import (
     NEEDS_BY_OPERATION,
     NO_COMMAND,
@@ -34,7 +35,6 @@ from ledgerspec.conformance.adapters._api import (
     parse_line,
     result_problem,
 )
-from ledgerspec.conformance.adapters import _reap
 from ledgerspec.conformance.adapters._delta import DeltaDecoder
 from ledgerspec.conformance.adapters._protocol_schemas import _validators
 from ledgerspec.spec.cache import CacheConfig, Observation, Op

@@ -73,7 +73,7 @@ def descendants(pid: int) -> set[int]:
 
 
 def orphans() -> set[int]:
-    """This process's children in another session than its own that are no running adapter: the orphans."""
+    """The orphans: children of this process, in another session than its own, that are no running adapter."""
     me, session = os.getpid(), os.getsid(0)
     return {pid for pid, (parent, sid) in _table().items() if parent == me and sid != session and pid not in LIVE}
 

@@ -98,7 +98,6 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(run=run_matrix)
 
 
-
 def _run(name: str) -> Any:
     """The command's function of ``_conform_run``, imported when the command runs."""
 

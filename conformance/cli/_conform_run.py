@@ -13,10 +13,10 @@ from ledgerspec.conformance._case import Case, read_case_json
 from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance._lockstep_case import lockstep_system_of
 from ledgerspec.conformance._machine import Run
+from ledgerspec.conformance._names import check_profile
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
 from ledgerspec.conformance._smoke import smoke
-from ledgerspec.conformance._names import check_profile
 from ledgerspec.conformance._term import Out, counterexample_table, report_table, verdict_lines
 from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter

@@ -25,20 +25,21 @@ its profiles (--system of conform, spec show, mutants, traces record):
   cursor-state  a managed cursor's persisted acknowledgement state (PIP-381): pip381, pulsar-master
   txlog-writer  the transaction-log buffered writer (PIP-160): pip160, pulsar-master
 """
+CLI, TRACES = "ledgerspec.conformance.cli.", "ledgerspec.traces."
 COMMANDS: dict[str, tuple[str, str]] = {
-    "adapters": ("ledgerspec.conformance.cli._conform:register", "list every system's adapters"),
-    "bench": ("ledgerspec.conformance.cli._bench:register", "benchmark the reference, lockstep runs and the process protocol"),
-    "conform": ("ledgerspec.conformance.cli._conform:register", "check an adapter of any system against a profile"),
-    "deviations": ("ledgerspec.conformance.cli._deviations:register", "regenerate DEVIATIONS.md from the suite's own findings"),
-    "harness": ("ledgerspec.conformance.cli._harness:register", "build the harnesses of the real Pulsar and BookKeeper code"),
-    "matrix": ("ledgerspec.conformance.cli._conform:register", "every installed cache adapter against every cache profile"),
-    "mutants": ("ledgerspec.conformance.cli._mutants:register", "check that the suite kills every mutant of a system's reference"),
-    "replay": ("ledgerspec.conformance.cli._conform:register", "re-run a saved case against an adapter"),
-    "run": ("ledgerspec.traces._main_job:register", "the main job: reference conformance, the sample traces, the real code"),
-    "simulate": ("ledgerspec.traces._simulate_cli:register", "what PIP-430 would change: each cache profile on a workload"),
-    "smoke": ("ledgerspec.conformance.cli._conform:register", "check that a cache adapter is wired right (not a verdict)"),
-    "spec": ("ledgerspec.conformance.cli._spec_show:register", "the executable specification of each system"),
-    "traces": ("ledgerspec.traces._cli:register", "generate, record and check traces of any system"),
+    "adapters": (f"{CLI}_conform:register", "list every system's adapters"),
+    "bench": (f"{CLI}_bench:register", "benchmark the reference, lockstep runs and the process protocol"),
+    "conform": (f"{CLI}_conform:register", "check an adapter of any system against a profile"),
+    "deviations": (f"{CLI}_deviations:register", "regenerate DEVIATIONS.md from the suite's own findings"),
+    "harness": (f"{CLI}_harness:register", "build the harnesses of the real Pulsar and BookKeeper code"),
+    "matrix": (f"{CLI}_conform:register", "every installed cache adapter against every cache profile"),
+    "mutants": (f"{CLI}_mutants:register", "check that the suite kills every mutant of a system's reference"),
+    "replay": (f"{CLI}_conform:register", "re-run a saved case against an adapter"),
+    "run": (f"{TRACES}_main_job:register", "the main job: reference conformance, the sample traces, the real code"),
+    "simulate": (f"{TRACES}_simulate_cli:register", "what PIP-430 would change: each cache profile on a workload"),
+    "smoke": (f"{CLI}_conform:register", "check that a cache adapter is wired right (not a verdict)"),
+    "spec": (f"{CLI}_spec_show:register", "the executable specification of each system"),
+    "traces": (f"{TRACES}_cli:register", "generate, record and check traces of any system"),
 }
 """Each built-in command: the ``ledgerspec.commands`` entry point that adds it (pyproject.toml; a test
 keeps the two equal) and its line in ``--help``. Known here so that ``--version``, ``--help`` and a

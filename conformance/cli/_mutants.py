@@ -19,9 +19,9 @@ from ledgerspec.conformance._mutants import (
     summary,
     to_json,
 )
+from ledgerspec.conformance._names import add_output_options, add_system_option
 from ledgerspec.conformance._presets import SETTINGS
-from ledgerspec.conformance._term import Out, add_kill_row, add_output_options, kill_table
-from ledgerspec.conformance._names import add_system_option
+from ledgerspec.conformance._term import Out, add_kill_row, kill_table
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs

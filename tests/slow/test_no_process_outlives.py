@@ -19,7 +19,9 @@ import pytest
 FAKE = Path(__file__).parent / "fakes" / "setsid_grandchild.py"
 MARKER = "ledgerspec-test-setsid-grandchild"
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the guarantee is Linux's (conformance/adapters/_reap.py)")
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux", reason="the guarantee is Linux's (conformance/adapters/_reap.py)"
+)
 
 
 def _running(pid: int) -> bool:
@@ -45,7 +47,7 @@ def test_a_grandchild_that_called_setsid_is_gone_when_the_command_returns(tmp_pa
     pid_file = tmp_path / "grandchild.pid"
     adapter = f"exec:{sys.executable} {FAKE} {pid_file} {package} {profile}"
     command = [sys.executable, "-m", "ledgerspec.conformance.cli", *argv, "--adapter", adapter]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)  # noqa: S603
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
     grandchild = int(pid_file.read_text())
     try:
         assert done.returncode == 0, done.stdout + done.stderr

@@ -47,4 +47,5 @@ def test_smoke_fails_on_a_fault_at_stop(capsys, mode, says):
     out = capsys.readouterr().out
     assert status == 3, out
     assert "SMOKE FAILED" in out
-    assert "stop (seq " in out and says in out, out
+    assert "stop (seq " in out, out
+    assert says in out, out

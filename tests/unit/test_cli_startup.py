@@ -21,7 +21,7 @@ HEAVY = ("hypothesis", "numpy", "pandas", "pyarrow")
 
 def imported(*argv: str) -> set[str]:
     """The top-level packages a ``ledgerspec`` command line imports, by ``-X importtime``."""
-    done = subprocess.run(  # noqa: S603 - this interpreter
+    done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "ledgerspec.conformance.cli", *argv],
         capture_output=True,
         text=True,
@@ -32,7 +32,8 @@ def imported(*argv: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "argv", [("--version",), ("--help",), (), ("conform", "--bogus"), ("conform", "--profile", "pip160", "--adapter", "x")]
+    "argv",
+    [("--version",), ("--help",), (), ("conform", "--bogus"), ("conform", "--profile", "pip160", "--adapter", "x")],
 )
 def test_version_help_and_usage_errors_import_no_heavy_package(argv):
     modules = imported(*argv)
@@ -43,19 +44,19 @@ def test_version_help_and_usage_errors_import_no_heavy_package(argv):
 def test_the_command_table_is_the_installed_entry_points():
     installed = {ep.value for ep in entry_points(group="ledgerspec.commands")}
     assert {target for target, _ in COMMANDS.values()} <= installed
-    assert set(build_parser(None)._subparsers._group_actions[0].choices) == set(COMMANDS)  # noqa: SLF001
+    assert set(build_parser(None)._subparsers._group_actions[0].choices) == set(COMMANDS)
 
 
 def test_the_names_offered_are_the_catalogues():
-    from ledgerspec.conformance._presets import PRESETS, SETTINGS  # noqa: PLC0415
-    from ledgerspec.spec._lockstep import SYSTEMS  # noqa: PLC0415
-    from ledgerspec.spec.cache import PROFILES  # noqa: PLC0415
+    from ledgerspec.conformance._presets import PRESETS, SETTINGS
+    from ledgerspec.spec._lockstep import SYSTEMS
+    from ledgerspec.spec.cache import PROFILES
 
     assert set(_names.SYSTEM_PROFILES["cache"]) == set(PROFILES)
     for system in ("cursor-state", "txlog-writer"):
         assert set(_names.SYSTEM_PROFILES[system]) == set(SYSTEMS[system].profiles)
-    assert _names.PRESET_NAMES == tuple(PRESETS)
-    assert _names.SETTINGS_NAMES == tuple(SETTINGS)
+    assert tuple(PRESETS) == _names.PRESET_NAMES
+    assert tuple(SETTINGS) == _names.SETTINGS_NAMES
 
 
 def test_help_describes_the_three_systems(capsys):
@@ -64,7 +65,8 @@ def test_help_describes_the_three_systems(capsys):
             main(argv)
         out = capsys.readouterr().out
         for system, pip in (("cache", "PIP-430"), ("cursor-state", "PIP-381"), ("txlog-writer", "PIP-160")):
-            assert system in out and pip in out, (argv, system, out)
+            assert system in out, (argv, out)
+            assert pip in out, (argv, out)
 
 
 def test_conform_offers_only_the_chosen_systems_profiles(capsys):

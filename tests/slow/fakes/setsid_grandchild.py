@@ -17,7 +17,7 @@ from pathlib import Path
 MARKER = "ledgerspec-test-setsid-grandchild"
 
 pid_file, package, profile = sys.argv[1:]
-child = subprocess.Popen(  # noqa: S603 - this interpreter, a fixed program
+child = subprocess.Popen(
     [sys.executable, "-c", f"import time; time.sleep(3600)  # {MARKER}"],
     start_new_session=True,
     stdin=subprocess.DEVNULL,
@@ -25,4 +25,4 @@ child = subprocess.Popen(  # noqa: S603 - this interpreter, a fixed program
 )
 Path(pid_file).write_text(str(child.pid), encoding="utf-8")
 module = f"ledgerspec.conformance.{package}.process_reference"
-os.execv(sys.executable, [sys.executable, "-m", module, "--profile", profile])  # noqa: S606 - the reference
+os.execv(sys.executable, [sys.executable, "-m", module, "--profile", profile])
