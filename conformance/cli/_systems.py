@@ -21,7 +21,7 @@ from typing import Any
 from ledgerspec.conformance import _lockstep_views as lockstep_views
 from ledgerspec.conformance._errors import InputError, close_factory
 from ledgerspec.conformance._jobs import ordered_map
-from ledgerspec.conformance._lockstep import Candidate, Report
+from ledgerspec.conformance._lockstep import Candidate, Report, fault_at_stop
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
@@ -195,8 +195,7 @@ def run_conform(args: argparse.Namespace) -> int:
             )
     finally:
         stop_fault = close_factory(process)
-    if stop_fault is not None and report.fault is None:  # the final ``stop`` went wrong: no PASS
-        report.fault, report.fault_at = str(stop_fault), "adapter fault at the final stop, after the search"
+    fault_at_stop(report, stop_fault)  # the final ``stop`` went wrong: no PASS
     _show(out, report, args.adapter)
     if args.html:
         from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
