@@ -33,7 +33,15 @@ def imported(*argv: str) -> set[str]:
 
 @pytest.mark.parametrize(
     "argv",
-    [("--version",), ("--help",), (), ("conform", "--bogus"), ("conform", "--profile", "pip160", "--adapter", "x")],
+    [
+        ("--version",),
+        ("--help",),
+        (),
+        ("conform", "--bogus"),
+        ("conform", "--profile", "pip160", "--adapter", "x"),
+        ("spec", "show", "--bogus"),
+        ("spec", "show", "--system", "cursor-state", "--profile", "pip430"),
+    ],
 )
 def test_version_help_and_usage_errors_import_no_heavy_package(argv):
     modules = imported(*argv)
