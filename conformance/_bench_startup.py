@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "ledgerspec conform --bogus (usage error)": ("conform", "--bogus"),
     "ledgerspec conform --profile pip160 (usage error)": ("conform", "--profile", "pip160", "--adapter", "x"),
     "ledgerspec spec show --bogus (usage error)": ("spec", "show", "--bogus"),
+    "ledgerspec run --bogus (usage error)": ("run", "--bogus"),
 }
 GOAL = 3.0
 """At most this many times the floor (ledgerspec issue 37)."""

@@ -15,14 +15,14 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import shown_lines
-from ledgerspec.conformance._report import NO_STEP_TAKEN
-from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status
+
+if TYPE_CHECKING:  # the engine and cases load where a table of them is drawn: a usage error costs no import
+    from ledgerspec.conformance._case import Case
+    from ledgerspec.conformance._engine import Report, Row
 
 Mode = Literal["rich", "plain", "quiet"]
 
@@ -243,6 +243,9 @@ def counterexample_table(case: Case, *, replay_hint: str | None = None) -> Any:
         f"[bold red]{case.invariant or 'ADAPTER FAULT'}[/] (profile {case.profile}, adapter {case.found_with}; "
         f"max {config.max_size} B, trigger {config.trigger_size} B, watermark {config.watermark_size} B)"
     )
+    from ledgerspec.conformance._report import NO_STEP_TAKEN  # noqa: PLC0415 - see the imports
+    from ledgerspec.conformance._timeline import steps  # noqa: PLC0415
+
     caption_lines = [f"no steps: {NO_STEP_TAKEN}"] if case.failing_step == 0 else []
     if case.message:
         caption_lines += [escape(line) for line in shown_lines(case.message, "", "", "in the case file")]

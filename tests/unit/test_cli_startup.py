@@ -41,6 +41,7 @@ def imported(*argv: str) -> set[str]:
         ("conform", "--profile", "pip160", "--adapter", "x"),
         ("spec", "show", "--bogus"),
         ("spec", "show", "--system", "cursor-state", "--profile", "pip430"),
+        ("run", "--bogus"),
     ],
 )
 def test_version_help_and_usage_errors_import_no_heavy_package(argv):
