@@ -78,7 +78,8 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from ledgerspec.conformance._version import VERSION  # noqa: PLC0415
 
-        parser.exit(message=f"ledgerspec {VERSION}\n")
+        print(f"ledgerspec {VERSION}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def _load(target: str) -> Register:
