@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import get_state_machine_test
 from ledgerspec.conformance._case import Case, expected_observations, model_divergence
-from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic
+from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic, close_factory
 from ledgerspec.conformance._machine import Broken, Run, Step, make_machine
 from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
 from ledgerspec.conformance._search import Faulted, hunt, judged
@@ -97,7 +97,7 @@ class Report:
         return next(row for row in self.rows if row.invariant == invariant)
 
 
-def conform(  # noqa: C901 - one branch per option of a run, read top to bottom
+def conform(
     factory: AdapterFactory,
     *,
     profile: str | None = None,
@@ -170,12 +170,21 @@ def conform(  # noqa: C901 - one branch per option of a run, read top to bottom
             on_progress,
         )
     finally:
-        closer = getattr(factory, "close", None)
-        if callable(closer):
-            closer()
+        stop_fault = close_factory(factory)
+    _fault_at_stop(report, stop_fault)
     report.seconds = time.perf_counter() - started
     _refuse_nothing_checked(report)
     return report
+
+
+def _fault_at_stop(report: Report, fault: AdapterFault | None) -> None:
+    """A run whose final ``stop`` faulted is no PASS: the fault is the verdict (unless one came before)."""
+    if fault is None or report.fault is not None:
+        return
+    report.fault = f"{type(fault).__name__}: {fault}"
+    for row in report.rows:
+        if row.status == Status.PASS:
+            row.status, row.detail = Status.ERROR, "adapter fault at the final stop"
 
 
 def _refuse_nothing_checked(report: Report) -> None:

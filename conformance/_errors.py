@@ -68,3 +68,14 @@ def shown_lines(message: str, label: str, indent: str, kept: str | None = None) 
     if len(rest) > SHOWN_LINES:
         lines.append(f"{indent}  ({len(rest) - SHOWN_LINES} more lines{f': {kept}' if kept else ''})")
     return lines
+
+
+def close_factory(factory: object) -> AdapterFault | None:
+    """End a factory's process (``close``, when it has one); the fault of its final ``stop``, if any."""
+    closer = getattr(factory, "close", None)
+    if callable(closer):
+        try:
+            closer()
+        except AdapterFault as fault:
+            return fault
+    return None

@@ -48,8 +48,8 @@ NAME = 48
 """Cells of one word (a mutant's name, an invariant's) up to this long are kept on one line too."""
 
 
-def _header(text: str) -> str:
-    nowrap = ' class="nw"' if _unbroken(text) else ""
+def _header(text: str, *, wrap: bool = False) -> str:
+    nowrap = ' class="nw"' if _unbroken(text) and not wrap else ""
     return f"<th{nowrap}>{html.escape(text)}</th>"
 
 
@@ -118,9 +118,15 @@ class HtmlReport:
         rows: Sequence[Sequence[object]],
         *,
         marked: Sequence[int] = (),
+        wrap_headers: bool = False,
     ) -> None:
-        """A table; verdict-like cells are coloured, numbers right-aligned; ``marked`` rows highlighted."""
-        out = ["<table>", "<thead><tr>", *(_header(str(h)) for h in headers), "</tr></thead>"]
+        """A table; verdict-like cells are coloured, numbers right-aligned; ``marked`` rows highlighted.
+
+        ``wrap_headers``: headers of several words may break, so that a table of many numeric columns fits
+        the page rather than scroll (the simulator's); a table wider than the page still scrolls inside itself.
+        """
+        heads = (_header(str(h), wrap=wrap_headers) for h in headers)
+        out = ["<table>", "<thead><tr>", *heads, "</tr></thead>"]
         out.append("<tbody>")
         for index, row in enumerate(rows):
             out.append('<tr class="mark">' if index in marked else "<tr>")

@@ -415,3 +415,10 @@ def fault_at(faulted: Faulted, example: int) -> str | None:
     if faulted.stage == "stop":
         return f"adapter fault in example {example}, at stop after its {steps} steps ({config})"
     return f"adapter fault in example {example}, at step {steps + 1} ({config})"
+
+
+def fault_at_stop(report: Report, fault: AdapterFault | None) -> Report:
+    """The report, an adapter fault if the process's final ``stop`` faulted (and no fault came before)."""
+    if fault is not None and report.fault is None:
+        report.fault, report.fault_at = str(fault), "adapter fault at the final stop, after the search"
+    return report

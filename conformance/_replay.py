@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ledgerspec.conformance._case import Case, model_divergence
 from ledgerspec.conformance._engine import dispatched_copies, needs
-from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
+from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory, shown_lines
 from ledgerspec.conformance._machine import Step
 from ledgerspec.conformance._report import case_config_lines
 from ledgerspec.conformance._search import judged
@@ -127,6 +127,9 @@ def replay(case: Case, factory: AdapterFactory, *, every_invariant: bool = False
         outcome.fault = f"{type(fault).__name__}: {fault}"
     finally:
         adapter.stop()
+        stop_fault = close_factory(factory)  # a process's final ``stop``
+    if stop_fault is not None and outcome.fault is None:
+        outcome.fault = f"{type(stop_fault).__name__}: {stop_fault}"
     return outcome
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._errors import AdapterFault, close_factory
 from ledgerspec.conformance._presets import get_preset
 from ledgerspec.conformance.adapters import AdapterFactory, CacheAdapter, result_problem
 from ledgerspec.spec.cache import (
@@ -123,9 +123,9 @@ def smoke(factory: AdapterFactory, profile: str | None = None) -> SmokeResult:
                 adapter.stop()
             except AdapterFault as fault:
                 outcome.problem = outcome.problem or str(fault)
-        closer = getattr(factory, "close", None)
-        if callable(closer):
-            closer()
+        stop_fault = close_factory(factory)  # a process's final ``stop``: a fault there fails the smoke too
+        if stop_fault is not None:
+            outcome.problem = outcome.problem or str(stop_fault)
     return outcome
 
 

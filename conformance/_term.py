@@ -15,14 +15,14 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ledgerspec.conformance._case import Case
-from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import shown_lines
-from ledgerspec.conformance._report import NO_STEP_TAKEN, case_config_lines
-from ledgerspec.conformance._timeline import steps
 from ledgerspec.conformance._verdict import SKIPPED, Status
+
+if TYPE_CHECKING:  # the engine and cases load where a table of them is drawn: a usage error costs no import
+    from ledgerspec.conformance._case import Case
+    from ledgerspec.conformance._engine import Report, Row
 
 Mode = Literal["rich", "plain", "quiet"]
 
@@ -42,15 +42,6 @@ def escape(text: str) -> str:
     from rich.markup import escape as rich_escape  # noqa: PLC0415 - only on a terminal
 
     return rich_escape(text)
-
-
-def add_output_options(parser: argparse.ArgumentParser, *, html: bool = True) -> None:
-    """``--plain``, ``--quiet`` and (where the command writes one) ``--html FILE``."""
-    group = parser.add_argument_group("output")
-    group.add_argument("--plain", action="store_true", help="plain text, no colour or tables (also: NO_COLOR, a pipe)")
-    group.add_argument("--quiet", action="store_true", help="print only the verdicts")
-    if html:
-        group.add_argument("--html", metavar="FILE", help="write a self-contained HTML report (opens offline)")
 
 
 def mode_for(args: argparse.Namespace) -> Mode:
@@ -252,6 +243,9 @@ def counterexample_table(case: Case, *, replay_hint: str | None = None) -> Any:
         f"[bold red]{case.invariant or 'ADAPTER FAULT'}[/] (profile {case.profile}, adapter {case.found_with}; "
         f"max {config.max_size} B, trigger {config.trigger_size} B, watermark {config.watermark_size} B)"
     )
+    from ledgerspec.conformance._report import NO_STEP_TAKEN, case_config_lines  # noqa: PLC0415 - see the imports
+    from ledgerspec.conformance._timeline import steps  # noqa: PLC0415
+
     caption_lines = [escape(line) for line in case_config_lines(case)]
     caption_lines += [f"no steps: {NO_STEP_TAKEN}"] if case.failing_step == 0 else []
     if case.message:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._term import Out, add_output_options
+from ledgerspec.conformance._names import add_output_options
+from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs, master_problem, seconds
@@ -40,7 +41,7 @@ CHECK_EPILOG = (
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``traces`` and its actions."""
-    traces = subcommands.add_parser("traces", help="generate, record and check traces of a running cache")
+    traces = subcommands.add_parser("traces", help="generate, record and check traces of any system")
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
 
     generate = actions.add_parser("generate", help="a Pulsar-like workload on reference caches, as a trace")

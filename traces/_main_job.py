@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._term import Out, add_output_options
+from ledgerspec.conformance._names import add_output_options
+from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._options import SEED, check_outputs, master_problem
 from ledgerspec.traces._run_report import ALL_AS_EXPECTED, DIFFERS, RunDocument, real_section, sample_entry

@@ -10,8 +10,10 @@ trace checkers need; the generator's instrumented reference writes the inside vi
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any, NamedTuple
 
+from ledgerspec.conformance._errors import AdapterFault, close_factory
 from ledgerspec.conformance.adapters import CacheAdapter
 from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op, get_profile
 from ledgerspec.spec.cache._derive import Derivation
@@ -139,6 +141,23 @@ def record_trace(
         header = Header(profile=profile, config=config.to_dict(), description=f"recorded from {adapter.info.name}")
         with TraceWriter(out, header) as writer:
             written = run_broker(broker, events, writer.write_columns)
-        return Recorded(written, dict(sorted(cache.left_out.items())))
+    except AdapterFault as fault:
+        raise discarded(fault, out) from None
     finally:
         adapter.stop()
+        stop_fault = close_factory(factory)  # a process's final ``stop``
+    if stop_fault is not None:
+        raise discarded(stop_fault, out)
+    return Recorded(written, dict(sorted(cache.left_out.items())))
+
+
+def discarded(fault: AdapterFault, out: str | Path) -> AdapterFault:
+    """The fault, saying that no file is left at ``out``: a recording cut short must not look like a trace.
+
+    A header and the events before the fault would check as a short trace of a healthy run, and a file
+    left there by an earlier run is not this run's trace either (traces/FORMAT.md, "Recorded traces").
+    """
+    path = Path(out)
+    what = f"{out} removed" if path.exists() else f"nothing written to {out}"
+    path.unlink(missing_ok=True)
+    return type(fault)(f"{fault}\n  no trace: {what} (a recording an adapter fault cut short is no trace)")

@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from ledgerspec.conformance._term import Out, add_output_options
+from ledgerspec.conformance._names import add_output_options
+from ledgerspec.conformance._term import Out
 from ledgerspec.conformance.cli._options import check_outputs, master_problem
 from ledgerspec.traces._simulate_sweep import (
     DEFAULT_SIZES,

@@ -28,7 +28,7 @@ class Report(Protocol):
 
     def heading(self, text: str, level: int = 2) -> None: ...
     def paragraph(self, text: str) -> None: ...
-    def table(self, headers: list[str], rows: list[list[str]]) -> None: ...
+    def table(self, headers: list[str], rows: list[list[str]], *, wrap_headers: bool = False) -> None: ...
     def figure(self, fig: Figure, caption: str) -> None: ...
     def write(self, path: str | Path) -> None: ...
 
@@ -79,9 +79,44 @@ def render(report: Report, document: dict[str, Any]) -> None:
         "are those a cursor or a Key_Shared replay queue had still to read when they were evicted."
     )
     headers, rows = table_rows(document)
-    report.table(headers, rows)
+    report.table(headers, rows, wrap_headers=True)  # twelve columns: headers on two lines rather than a scroll
+    for text in notes(document):
+        report.paragraph(text)
     for fig, caption in figures(document):
         report.figure(fig, caption)
+
+
+COLUMN_NOTES = (
+    "Columns: hit rate is 1 - BK reads / reads; BK reads and BK bytes are the entries (and bytes) read from "
+    "BookKeeper; awaited evicted counts the evicted entries a consumer still had to read; younger evicted counts "
+    "the entries a size pass removed while an entry inserted before them stayed in the cache (by insert time, not "
+    "requeue time): evictions that were not oldest first, as an operator means it; evicted size, evicted ttl and "
+    "invalidated count the entries removed by each kind of pass (invalidated: a ledger dropped below its slowest "
+    "cursor, legacy mode); peak and mean size are the size the cache reports after every operation "
+    '(traces/SIMULATOR.md, "What is measured").'
+)
+
+
+def notes(document: dict[str, Any]) -> list[str]:
+    """What the table's columns mean, and why legacy's figures may not move with the cache size."""
+    texts = [COLUMN_NOTES]
+    legacy = [cell for cell in document["summary"] if cell["profile"] == "legacy"]
+    if legacy:
+        peak = max(cell["mean"]["peak_size"] for cell in legacy)
+        smallest = min(document["cache_sizes"])
+        why = "legacy mode invalidates each ledger behind its slowest cursor, so the cache holds only what that cursor"
+        if peak < smallest:
+            texts.append(
+                f"Legacy's figures are the same at every cache size: {why} has yet to read and never fills. Its "
+                f"peak, {human_size(peak)}, stays below the smallest limit, {human_size(smallest)}: no size pass "
+                "runs, and a larger cache has nothing more to keep."
+            )
+        else:
+            texts.append(
+                f"Legacy: {why} has yet to read. Its peak here is {human_size(peak)}: a cache larger than that has "
+                "nothing more to keep, and legacy's figures stop changing there."
+            )
+    return texts
 
 
 def html_report(title: str) -> Report:

@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 from ledgerspec.conformance._case import read_case_json
-from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory
 from ledgerspec.conformance._lockstep_case import read_case
 from ledgerspec.spec import SpecError
 from ledgerspec.spec._lockstep import SYSTEMS
+from ledgerspec.traces._record import discarded
 from ledgerspec.traces._sys_record import record_history, resolve_adapter, unclaimed, walk
 
 DEFAULT_STEPS = 200
@@ -73,8 +74,11 @@ def run_record_system(args: argparse.Namespace) -> int:
         rows, _ = record_history(
             factory, system, profile, config, histories, args.out, f"recorded from {args.adapter}, {source}"
         )
+    except AdapterFault as fault:
+        raise discarded(fault, args.out) from None
     finally:
-        if process is not None:
-            process.close()
+        stop_fault = close_factory(process)  # the final ``stop``
+    if stop_fault is not None:
+        raise discarded(stop_fault, args.out)
     print(f"recorded {rows} events of {len(histories)} {system} histories of {args.adapter} to {args.out}")
     return 0

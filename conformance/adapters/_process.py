@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import json
 import os
 import selectors
 import shlex
-import signal
 import subprocess
 import tempfile
 import time
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
+from ledgerspec.conformance.adapters import _reap
 from ledgerspec.conformance.adapters._api import (
     NEEDS_BY_OPERATION,
     NO_COMMAND,
@@ -37,6 +36,7 @@ from ledgerspec.conformance.adapters._api import (
     result_problem,
 )
 from ledgerspec.conformance.adapters._delta import DeltaDecoder
+from ledgerspec.conformance.adapters._protocol_schemas import _validators
 from ledgerspec.spec.cache import CacheConfig, Observation, Op
 
 PROTOCOL_VERSION = 1
@@ -201,6 +201,7 @@ class _Process:
 
     def _spawn(self) -> AdapterInfo:
         self.kill()  # the group of a previous process, if it left any
+        _reap.become_subreaper()  # what the process orphans comes back to the runner (_reap.py)
         try:
             self.popen = subprocess.Popen(
                 self.argv,
@@ -211,6 +212,7 @@ class _Process:
             )
         except OSError as error:
             raise InputError(f"exec:{self.command}: cannot start it: {error.strerror}") from None
+        _reap.LIVE.add(self.popen.pid)
         self._open_pipes(self.popen)
         try:
             return self._handshake()
@@ -279,26 +281,38 @@ class _Process:
             self._spawn()
 
     def kill(self) -> None:
-        """Kill the process and whatever it started: it leads a process group of its own (``_spawn``).
+        """Kill the process and whatever it started, and reap what it orphaned (conformance/adapters/_reap.py).
 
-        A wrapper script or a JVM launcher would otherwise leave the real implementation running.
+        It leads a process group of its own (``_spawn``): a wrapper script or a JVM launcher would otherwise
+        leave the real implementation running; a descendant that left the group is found through /proc.
         """
-        if self.popen is None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        if self.popen.poll() is None:  # it left the group (setsid of its own)
-            self.popen.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(timeout=5)
+        if self.popen is not None:
+            _reap.end(self.popen)
 
     def close(self) -> None:
-        """Send ``stop`` and wait for the exit; kill the process if it does not go."""
+        """Send ``stop``, wait for exit status 0, kill what is left; a ``stop`` that went wrong is a fault.
+
+        A reply that is not ``{}`` (errored, garbage), no exit within the timeout or another exit status
+        raises the :class:`AdapterFault` after the process is gone: a run must not end in PASS over it.
+        """
+        fault: AdapterFault | None = None
         if self.alive():
-            with contextlib.suppress(AdapterFault, subprocess.TimeoutExpired):
+            assert self.popen is not None
+            try:
                 self.request("stop")
-                assert self.popen is not None
-                self.popen.wait(timeout=self.timeout)
+                status = self.popen.wait(timeout=self.timeout)
+                if status != 0:
+                    fault = AdapterCrashed(
+                        f"stop (seq {self.seq}): the process exited with status {status} after its reply, "
+                        f"not 0{self._stderr_note()}"
+                    )
+            except AdapterFault as error:
+                fault = error
+            except subprocess.TimeoutExpired:
+                fault = AdapterTimeout(
+                    f"stop (seq {self.seq}): the process did not exit within {self.timeout:g} s of its reply; "
+                    f"killed{self._stderr_note()}"
+                )
         self.kill()  # what it left behind, or itself if it did not stop
         if self.selector is not None:
             self.selector.close()
@@ -306,6 +320,8 @@ class _Process:
         if self.stderr is not None:
             self.stderr.close()
             self.stderr = None
+        if fault is not None:
+            raise fault
 
     # --- one round trip ---------------------------------------------------------------------------
 
@@ -443,26 +459,6 @@ class _Process:
             raise ProtocolViolation(f"{cmd} {side} breaks the v1 schema at {where}: {error.message}: {line[:300]!r}")
 
 
-@functools.cache
-def _validators(schema_dir: Path) -> dict[tuple[str, str], Any]:
-    """Draft 2020-12 validators of every command's request and reply, resolving ``common.json``."""
-    import jsonschema  # noqa: PLC0415 - only with --validate-protocol
-    from referencing import Registry, Resource  # noqa: PLC0415
-
-    documents = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in schema_dir.glob("*.json")}
-    registry = Registry().with_resources(
-        (document["$id"], Resource.from_contents(document)) for document in documents.values()
-    )
-    validators = {}
-    for name, document in documents.items():
-        if name == "common.json":
-            continue
-        for side in ("request", "reply"):
-            schema = {"$schema": document["$schema"], "$id": document["$id"], "$ref": f"#/$defs/{side}", **document}
-            validators[name.removesuffix(".json"), side] = jsonschema.Draft202012Validator(schema, registry=registry)
-    return validators
-
-
 class ProcessFactory:
     """Makes adapter handles over one shared process; ``close()`` stops it (also done at exit)."""
 
@@ -471,7 +467,7 @@ class ProcessFactory:
             raise InputError(f"restart must be 'crash' or 'example', got {restart!r}")
         self.command, self.timeout, self.validate, self.restart = command, timeout, validate, restart
         self._process: _Process | None = None
-        atexit.register(self.close)
+        atexit.register(self._close_at_exit)
 
     def __call__(self) -> ProcessAdapter:
         if self._process is None:
@@ -481,9 +477,15 @@ class ProcessFactory:
         return ProcessAdapter(self._process)
 
     def close(self) -> None:
-        if self._process is not None:
-            self._process.close()
-            self._process = None
+        """End the process; raises the :class:`AdapterFault` of a ``stop`` that went wrong."""
+        process, self._process = self._process, None
+        if process is not None:
+            process.close()
+
+    def _close_at_exit(self) -> None:
+        """At interpreter exit, a run's own ``close`` already reported any fault: only end the process."""
+        with contextlib.suppress(AdapterFault):
+            self.close()
 
 
 def process_factory(

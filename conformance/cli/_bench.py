@@ -14,11 +14,20 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--real", action="store_true", help="only the real-code harnesses against the Python reference (Maven)"
     )
+    parser.add_argument(
+        "--startup",
+        action="store_true",
+        help="only what --version, --help and usage errors cost against `python -c 'import argparse'`",
+    )
     parser.set_defaults(run=run_bench)
 
 
 def run_bench(args: argparse.Namespace) -> int:
     """Print every figure."""
+    if args.startup:
+        from ledgerspec.conformance._bench_startup import run_startup  # noqa: PLC0415
+
+        return run_startup()
     if args.real:
         from ledgerspec.conformance._bench_real import run_real  # noqa: PLC0415 - heavy
 

@@ -1,33 +1,36 @@
-"""``ledgerspec conform``, ``replay``, ``adapters`` and ``matrix``."""
+"""``ledgerspec conform``, ``replay``, ``smoke``, ``adapters`` and ``matrix``: their options.
+
+Parsing imports only the names they offer (conformance/_names.py); what each command does is in
+``_conform_run``, imported when it runs: a usage error or ``--help`` costs about a Python start.
+"""
 
 from __future__ import annotations
 
 import argparse
-import re
-import shlex
-import sys
-from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._case import Case, read_case_json
-from ledgerspec.conformance._engine import Report, conform
-from ledgerspec.conformance._lockstep_case import lockstep_system_of
-from ledgerspec.conformance._machine import Run
-from ledgerspec.conformance._presets import PRESETS, SETTINGS
-from ledgerspec.conformance._replay import replay
-from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
-from ledgerspec.conformance._smoke import smoke
-from ledgerspec.conformance._term import Out, add_output_options, counterexample_table, report_table, verdict_lines
-from ledgerspec.conformance._verdict import CONFORM_EXIT
-from ledgerspec.conformance.adapters import installed_adapters, load_adapter
-from ledgerspec.conformance.adapters._harness import Harness
-from ledgerspec.conformance.cli import _systems
-from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
-from ledgerspec.conformance.cli._options import COUNT, SEED, check_cache_profile, check_outputs, seconds
-from ledgerspec.conformance.cli._sys_replay import run_replay_system
-from ledgerspec.spec.cache import PROFILES
-from ledgerspec.spec.cursor_state import PROFILES as CURSOR_PROFILES
-from ledgerspec.spec.txlog import PROFILES as TXLOG_PROFILES
+from ledgerspec.conformance._names import (
+    PRESET_NAMES,
+    PROFILE_HELP,
+    SETTINGS_NAMES,
+    SYSTEM_PROFILES,
+    add_output_options,
+    add_system_option,
+    check_profile,
+)
+from ledgerspec.conformance.cli._options import COUNT, SEED, seconds
+
+CONFORM_DESCRIPTION = """\
+Run an adapter in lockstep with a system's specification and report each invariant of the profile:
+PASS (exit 0), FAIL with counterexamples (1) or ERROR, an adapter fault (3). The systems (--system):
+  cache         the broker entry cache (PIP-430), the default; adapters reference-<profile>,
+                module:attr, exec:COMMAND (conformance/protocol/README.md), the real-code harnesses
+  cursor-state  a managed cursor's persisted state (PIP-381); reference-pip381, reference-pulsar-master,
+                exec:COMMAND (conformance/protocol/cursor-state.md), real-cursor-4.2.4, real-cursor-4.0.8
+  txlog-writer  the transaction-log buffered writer (PIP-160); reference-pip160,
+                reference-pulsar-master, exec:COMMAND (conformance/protocol/txlog-writer.md), real-txlog-4.2.4
+--profile takes only the chosen system's profiles.
+"""
 
 
 def add_adapter_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -43,11 +46,11 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     """Profile, preset, settings, examples and seed."""
     parser.add_argument(
         "--profile",
-        choices=sorted(set(PROFILES) | set(CURSOR_PROFILES) | set(TXLOG_PROFILES)),
-        help="profile to check (default: the adapter's first)",
+        metavar="PROFILE",
+        help=PROFILE_HELP,
     )
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="minimal")
-    parser.add_argument("--settings", choices=list(SETTINGS), default="quick", help="how hard to search")
+    parser.add_argument("--preset", choices=PRESET_NAMES, default="minimal")
+    parser.add_argument("--settings", choices=SETTINGS_NAMES, default="quick", help="how hard to search")
     parser.add_argument("--examples", type=COUNT, help="examples per search (overrides the settings)")
     parser.add_argument("--seed", type=SEED, help="seed, for a reproducible run")
     parser.add_argument(
@@ -58,9 +61,14 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``conform``, ``replay``, ``adapters`` and ``matrix``."""
-    parser = subcommands.add_parser("conform", help="check an adapter against a profile")
-    _systems.add_system_option(parser)
+    """Add ``conform``, ``replay``, ``smoke``, ``adapters`` and ``matrix``."""
+    parser = subcommands.add_parser(
+        "conform",
+        help="check an adapter of any system against a profile",
+        description=CONFORM_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_system_option(parser)
     add_adapter_options(parser)
     add_search_options(parser)
     parser.add_argument("--invariant", action="append", help="check only these invariants (repeatable)")
@@ -76,20 +84,20 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--all", action="store_true", help="check every claimed invariant, not only the case's")
     parser.set_defaults(run=run_replay)
 
-    parser = subcommands.add_parser("smoke", help="check that an adapter is wired right (not a verdict)")
+    parser = subcommands.add_parser("smoke", help="check that a cache adapter is wired right (not a verdict)")
     add_adapter_options(parser)
     parser.add_argument(
         "--profile",
-        choices=sorted(PROFILES),
+        choices=SYSTEM_PROFILES["cache"],
         help="the profile whose traps to try: pip430's null expected_reads, legacy's cursor-driven invalidation "
         "(default: the adapter's first)",
     )
     parser.set_defaults(run=run_smoke)
 
-    parser = subcommands.add_parser("adapters", help="list the installed adapters")
+    parser = subcommands.add_parser("adapters", help="list every system's adapters")
     parser.set_defaults(run=run_adapters)
 
-    parser = subcommands.add_parser("matrix", help="every installed adapter against every profile")
+    parser = subcommands.add_parser("matrix", help="every installed cache adapter against every cache profile")
     add_search_options(parser)
     parser.add_argument("--json", metavar="FILE", help="write all reports as JSON")
     parser.add_argument("--junit-xml", metavar="FILE", help="write all reports as JUnit XML")
@@ -97,211 +105,22 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(run=run_matrix)
 
 
-class Progress:
-    """A one-line progress display on stderr, only when stderr is a terminal."""
+def _run(name: str) -> Any:
+    """The command's function of ``_conform_run``, imported when the command runs."""
 
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
-        self.enabled = sys.stderr.isatty()
+    def run(args: argparse.Namespace) -> int:
+        from ledgerspec.conformance.cli import _conform_run  # noqa: PLC0415 - the engine, Hypothesis: only to run
 
-    def __call__(self, label: str, run: Run) -> None:
-        if self.enabled and run.examples % 5 == 1:
-            short = label if len(label) < 40 else f"{len(label.split(','))} invariants"
-            print(
-                f"\r{self.prefix}: searching {short}: {run.examples} examples, {run.steps} steps  ",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
+        return int(getattr(_conform_run, name)(args))
 
-    def done(self) -> None:
-        if self.enabled:
-            print("\r" + " " * 100 + "\r", end="", file=sys.stderr, flush=True)
-
-
-def _conform(
-    args: argparse.Namespace, adapter: str, profile: str | None, out: Out | None = None, *, nested: bool = False
-) -> Report:
-    """One search; its progress as a rich bar, the old one-line display, or none (``nested``: a bar is drawn above)."""
-    factory = load_adapter(adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    name = f"{adapter} / {profile or 'default profile'}"
-    if nested:
-        return _search(args, factory, profile, None)
-    if out is not None and out.rich:
-        with out.progress(f"{name}: examples") as advance:
-
-            def bar(label: str, run: Run) -> None:
-                short = label if len(label) < 40 else f"{len(label.split(','))} invariants"
-                advance(completed=run.examples, note=f"{short}, {run.steps} steps")
-
-            return _search(args, factory, profile, bar)
-    progress = Progress(name)
-    try:
-        return _search(args, factory, profile, progress)
-    finally:
-        progress.done()
-
-
-def _search(args: argparse.Namespace, factory: Any, profile: str | None, on_progress: Any) -> Report:
-    return conform(
-        factory,
-        profile=profile,
-        preset=args.preset,
-        settings=args.settings,
-        examples=args.examples,
-        seed=args.seed,
-        invariants=getattr(args, "invariant", None),
-        on_progress=on_progress,
-        named_config=args.config_preset,
-    )
+    return run
 
 
 def run_conform(args: argparse.Namespace) -> int:
-    """Run the search, print the table and counterexamples, save cases and reports."""
-    if args.system in _systems.SYSTEMS:
-        return _systems.run_conform(args)
-    check_cache_profile(args.profile)
-    check_outputs(args, files=("json", "junit_xml", "html"), folders=("cases_dir",))
-    out = Out.for_args(args)
-    report = _conform(args, args.adapter, args.profile, out)
-    out.text(table(report))
-    out.show(report_table(report))
-    for line in verdict_lines(report) if out.mode == "quiet" else ():
-        out.verdict(line)
-    saved = save_cases(report, Path(args.cases_dir))
-    for case, path in saved:
-        out.text()
-        hint = shlex.join(["ledgerspec", "replay", str(path), "--adapter", args.adapter])  # pastes back as is
-        out.text(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
-        out.show(counterexample_table(case, replay_hint=hint))
-    if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-        from ledgerspec.conformance._html_views import conformance_section  # noqa: PLC0415
-
-        page = HtmlReport(f"ledgerspec conform: {report.adapter.name} / {report.profile}: {report.verdict}")
-        conformance_section(page, report)
-        page.write(args.html)
-    if args.json:
-        write_json([report], args.json)
-    if args.junit_xml:
-        write_junit([report], args.junit_xml)
-    return exit_status(report)
+    """A profile of another system is refused before the engine loads (a usage error costs no import)."""
+    check_profile(args.system, args.profile)
+    return int(_run("run_conform")(args))
 
 
-def exit_status(report: Report) -> int:
-    """0 pass, 1 fail, 3 adapter fault."""
-    return CONFORM_EXIT[report.verdict]
-
-
-def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:
-    """Write each failing case (and a fault's case) as JSON; returns what was written where."""
-    cases = [row.case for row in report.failed() if row.case is not None]
-    if report.fault_case is not None:
-        cases.append(report.fault_case)
-    saved = []
-    for case in cases:
-        directory.mkdir(parents=True, exist_ok=True)
-        slug = re.sub(
-            r"[^a-z0-9]+", "-", f"{report.adapter.name}--{report.profile}--{case.invariant or 'fault'}".lower()
-        )
-        path = directory / f"{slug.strip('-')}.json"
-        path.write_text(case.dumps(), encoding="utf-8")
-        saved.append((case, path))
-    return saved
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    """Replay a case and say whether the adapter passes it now (a lockstep system's: ``_sys_replay``)."""
-    data = read_case_json(args.case)  # read once: a lockstep system's case, or the cache's
-    system = lockstep_system_of(data)
-    if system is not None:
-        return run_replay_system(args, system, data)
-    case = Case.from_dict(data, where=str(args.case))
-    factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    outcome = replay(case, factory, every_invariant=args.all)
-    print(outcome.render())
-    return outcome.exit_status
-
-
-def run_smoke(args: argparse.Namespace) -> int:
-    """0 if the adapter answers every operation in the right shape (and keeps the rule smoke checks), 3 otherwise."""
-    factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    outcome = smoke(factory, args.profile)
-    print("\n".join(outcome.lines))
-    if outcome.problem:
-        print(f"SMOKE FAILED ({outcome.name or args.adapter}): {outcome.problem}")
-        return EXIT_ADAPTER_FAULT
-    beyond = "beyond cursor-driven invalidation, " if outcome.rule_checked else ""
-    print(f"SMOKE OK: {outcome.name} is wired right ({beyond}this says nothing about conformance)")
-    return EXIT_OK
-
-
-def run_adapters(_args: argparse.Namespace) -> int:
-    """Every system's adapters, with what they claim; real-code harnesses with the versions they drive."""
-    print("system cache (the default; --system cache):")
-    for name, target in installed_adapters(load=True).items():
-        if isinstance(target, Harness):
-            print("\n".join(_systems.harness_lines(name, target)))
-            continue
-        adapter = load_adapter(name)()
-        try:
-            info = adapter.info
-        finally:
-            adapter.stop()
-        print(f"  {name}: {info.language} {info.version}, profiles {', '.join(info.profiles)}")
-        print(f"      capabilities: {', '.join(sorted(info.capabilities))}")
-    print("  module:attr (a factory) or exec:COMMAND: any language over process protocol v1 (conformance/protocol/)")
-    for system in _systems.SYSTEMS.values():
-        print("\n" + "\n".join(_systems.adapter_lines(system)))
-    return EXIT_OK
-
-
-def run_matrix(args: argparse.Namespace) -> int:
-    """Every installed adapter against every profile; a matrix of verdicts."""
-    args.timeout, args.validate_protocol = 10.0, False
-    check_outputs(args, files=("json", "junit_xml", "html"))
-    out = Out.for_args(args)
-    adapters = list(installed_adapters())
-    profiles = sorted(PROFILES)
-    reports: dict[tuple[str, str], Report] = {}
-    with out.progress("matrix: adapter x profile runs", total=len(adapters) * len(profiles)) as advance:
-        for adapter in adapters:
-            for profile in profiles:
-                reports[adapter, profile] = _conform(args, adapter, profile, out, nested=True)
-                advance(note=f"{adapter} / {profile}")
-    _show_matrix(out, adapters, profiles, reports)
-    if out.mode != "quiet":
-        print("\nFAIL (n): n invariants of the profile fail; `ledgerspec conform` shows the counterexamples.")
-    if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-        from ledgerspec.conformance._html_views import matrix_section  # noqa: PLC0415
-
-        page = HtmlReport("ledgerspec matrix")
-        matrix_section(page, list(reports.values()))
-        page.write(args.html)
-    if args.json:
-        write_json(list(reports.values()), args.json)
-    if args.junit_xml:
-        write_junit(list(reports.values()), args.junit_xml)
-    return EXIT_OK
-
-
-def _show_matrix(out: Out, adapters: list[str], profiles: list[str], reports: dict[tuple[str, str], Report]) -> None:
-    """The verdict of each adapter against each profile: plain columns, a rich table, or verdict lines."""
-    width = max(len(a) for a in adapters)
-    out.text(f"{'adapter':<{width}}  " + "  ".join(f"{p:<16}" for p in profiles))
-    rows = []
-    for adapter in adapters:
-        cells = []
-        for profile in profiles:
-            report = reports[adapter, profile]
-            failed = len(report.failed())
-            cells.append(f"{report.verdict + (f' ({failed})' if failed else ''):<16}")
-            if out.mode == "quiet":
-                out.verdict(f"{report.verdict}: {adapter} / {profile}" + (f" ({failed} failed)" if failed else ""))
-        out.text(f"{adapter:<{width}}  " + "  ".join(cells))
-        rows.append([adapter, *(cell.strip() for cell in cells)])
-    if out.rich:
-        from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
-
-        out.show(simple_table("Adapters against profiles", ["adapter", *profiles], rows))
+run_replay, run_smoke = _run("run_replay"), _run("run_smoke")
+run_adapters, run_matrix = _run("run_adapters"), _run("run_matrix")

@@ -19,8 +19,9 @@ from ledgerspec.conformance._mutants import (
     summary,
     to_json,
 )
+from ledgerspec.conformance._names import add_output_options, add_system_option
 from ledgerspec.conformance._presets import SETTINGS
-from ledgerspec.conformance._term import Out, add_kill_row, add_output_options, kill_table
+from ledgerspec.conformance._term import Out, add_kill_row, kill_table
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs
@@ -28,8 +29,8 @@ from ledgerspec.conformance.cli._options import COUNT, SEED, check_outputs
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``mutants``."""
-    parser = subcommands.add_parser("mutants", help="check that the suite kills every mutant of the reference")
-    _systems.add_system_option(parser)
+    parser = subcommands.add_parser("mutants", help="check that the suite kills every mutant of a system's reference")
+    add_system_option(parser)
     parser.add_argument(
         "--path", help="a Python module defining MUTANTS (default: those shipped, ledgerspec.conformance.mutants)"
     )

@@ -79,7 +79,8 @@ def run_real_deviations(output: Path, cases_dir: Path, settings: str, seed: int)
             report = run_target(target, preset=preset, settings=settings, seed=seed)
             failed = ", ".join(f"`{r.invariant}`" for r in report.failed()) or "none"
             rows.append(
-                f"| {target.label} | {harness.coordinates} | {target.profile} | {preset} | {report.verdict} | {failed} |"
+                f"| {target.label} | {harness.coordinates} | {target.profile} | {preset} | {report.verdict} "
+                f"| {failed} |"
             )
             problems += [f"{target.label}, {preset}: {p}" for p in surprises(target, report)]
             print(f"{target.label:<44} {preset:<16} {report.verdict:<5} {report.steps} steps")

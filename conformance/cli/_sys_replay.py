@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ledgerspec.conformance._errors import AdapterFault, InputError, shown_lines
+from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory, shown_lines
 from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._lockstep import LockstepRun, claiming, replay
 from ledgerspec.conformance._lockstep_case import read_case
@@ -62,10 +62,12 @@ def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
         except SpecError as error:
             raise InputError(f"{args.case}: the steps are not possible for {profile}: {error}") from None
     finally:
-        if process is not None:
-            process.close()
+        stop_fault = close_factory(process)  # the final ``stop``: a fault there is no PASS
     print(head)
     print("\n".join(f"  {line}" for line in lockstep_config_lines(system, profile, case.config)))
+    if stop_fault is not None:
+        print("\n".join(shown_lines(str(stop_fault), "ADAPTER FAULT: ", "")))
+        return EXIT_ADAPTER_FAULT
     if broken is not None:
         first, *rest = broken[1].splitlines() or [""]
         print("\n".join([f"FAIL: {broken[0]}: {first}", *(f"  {line}" for line in rest)]))

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance import _lockstep_views as lockstep_views
-from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._errors import InputError, close_factory
 from ledgerspec.conformance._jobs import ordered_map
-from ledgerspec.conformance._lockstep import Candidate, Report
+from ledgerspec.conformance._lockstep import Candidate, Report, fault_at_stop
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
@@ -96,14 +96,6 @@ SYSTEMS: dict[str, SystemCommands] = {
         _harnesses_of("txlog-writer"),
     ),
 }
-CHOICES = ("cache", *SYSTEMS)
-
-
-def add_system_option(parser: argparse.ArgumentParser) -> None:
-    """``--system``, for the commands every system has."""
-    parser.add_argument(
-        "--system", choices=CHOICES, default="cache", help="the system to check (default: the entry cache)"
-    )
 
 
 def harness_lines(name: str, harness: Harness) -> list[str]:
@@ -202,8 +194,8 @@ def run_conform(args: argparse.Namespace) -> int:
                 **extra,
             )
     finally:
-        if process is not None:
-            process.close()
+        stop_fault = close_factory(process)
+    fault_at_stop(report, stop_fault)  # the final ``stop`` went wrong: no PASS
     _show(out, report, args.adapter)
     if args.html:
         from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked

@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import combinations
 
-from ledgerspec.conformance._errors import AdapterFault
-from ledgerspec.conformance._lockstep import Candidate, LockstepRun, Report, Violation, replay
+from ledgerspec.conformance._errors import AdapterFault, close_factory
+from ledgerspec.conformance._lockstep import Candidate, LockstepRun, Report, Violation, fault_at_stop, replay
 from ledgerspec.conformance._real_rows import RealRow, Record
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor
@@ -145,8 +145,9 @@ def search(
     verdict: CursorVerdict, *, settings: str, seed: int, examples: int | None = None, shrink: bool = True
 ) -> Report:
     """One invariant's conformance search on a real cursor (the harness is built first if needed)."""
-    with _real_cursor(verdict.adapter) as factory:
-        return conform_cursor(
+    factory = CursorProcessFactory(real_cursor_command(verdict.adapter))
+    try:
+        report = conform_cursor(
             factory,
             "pulsar-master",
             settings_name=settings,
@@ -156,6 +157,9 @@ def search(
             examples=examples,
             shrink=shrink,
         )
+    finally:
+        stop_fault = close_factory(factory)  # the JVM's final ``stop``: a fault there is no PASS
+    return fault_at_stop(report, stop_fault)
 
 
 CI_PASS_EXAMPLES = 20

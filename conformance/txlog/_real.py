@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ledgerspec.conformance._lockstep import Report
+from ledgerspec.conformance._errors import close_factory
+from ledgerspec.conformance._lockstep import Report, fault_at_stop
 from ledgerspec.conformance._real_rows import RealRow, Record
 from ledgerspec.conformance._real_txlog import ADAPTER, FINDINGS, PROFILE, PROTOCOL_VERDICT
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
@@ -25,11 +26,12 @@ def run_real(*, settings: str, seed: int, timeout: float | None = None) -> Repor
     _, harness = SYSTEM_HARNESSES[ADAPTER]
     factory = TxlogProcessFactory(harness.command(), timeout=timeout)
     try:
-        return conform_txlog(
+        report = conform_txlog(
             factory, PROFILE, settings_name=settings, seed=seed, capabilities=frozenset(factory.capabilities)
         )
     finally:
-        factory.close()
+        stop_fault = close_factory(factory)  # the JVM's final ``stop``: a fault there is no PASS
+    return fault_at_stop(report, stop_fault)
 
 
 def surprises(report: Report) -> list[str]:

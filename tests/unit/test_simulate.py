@@ -262,7 +262,7 @@ class Recording:
     def paragraph(self, text: str) -> None:
         self.calls.append(("paragraph", text))
 
-    def table(self, headers: list[str], rows: list[list[str]]) -> None:
+    def table(self, headers: list[str], rows: list[list[str]], *, wrap_headers: bool = False) -> None:
         self.calls.append(("table", (headers, rows)))
 
     def figure(self, fig: object, caption: str) -> None:
@@ -277,11 +277,47 @@ def test_render_gives_a_report_the_table_and_three_plots():
     report = Recording()
     render(report, document)
     kinds = [kind for kind, _ in report.calls]
-    assert kinds == ["heading", "paragraph", "table", "figure", "figure", "figure"]
+    # under the table: what its columns mean, and (legacy among the profiles) why legacy's figures do not move
+    assert kinds == ["heading", "paragraph", "table", "paragraph", "paragraph", "figure", "figure", "figure"]
     headers, rows = report.calls[2][1]  # type: ignore[misc]
     assert headers[:4] == ["profile", "cache size", "hit rate", "BK reads"]
     assert [row[0] for row in rows] == [p for p in CACHES for _ in range(2)]
-    figure, caption = report.calls[3][1]  # type: ignore[misc]
+    figure, caption = report.calls[5][1]  # type: ignore[misc]
     axes = figure.axes[0]
     assert [text.get_text() for text in axes.get_legend().get_texts()] == list(CACHES)
     assert caption.startswith("Hit rate against cache size")
+
+
+def _document(legacy_peaks):
+    cells = [
+        {"profile": "legacy", "cache_size": size, "mean": {"peak_size": peak, "hit_rate": 0.8}, "spread": {}}
+        for size, peak in legacy_peaks
+    ]
+    return {"summary": cells, "cache_sizes": [size for size, _ in legacy_peaks]}
+
+
+def test_the_page_defines_younger_evicted_and_says_why_legacy_does_not_move():
+    from ledgerspec.traces._simulate_report import notes
+
+    columns, legacy = notes(_document([(2 << 20, 800 << 10), (8 << 20, 800 << 10)]))
+    assert "younger evicted counts the entries a size pass removed while an entry inserted before them" in columns
+    assert legacy.startswith("Legacy's figures are the same at every cache size: legacy mode invalidates each ledger")
+    assert "never fills" in legacy
+    assert "Its peak, 800 KiB, stays below the smallest limit, 2 MiB" in legacy
+    _, grows = notes(_document([(2 << 20, 2 << 20), (32 << 20, 15 << 20)]))
+    assert "never fills" not in grows
+    assert "Its peak here is 15 MiB" in grows
+
+
+def test_the_page_carries_the_notes_under_its_table(tmp_path):
+    page = tmp_path / "s.html"
+    args = ["simulate", "--workload", "catchup", "--profiles", "legacy", "--cache-sizes", "256K,1M", "--seeds", "1"]
+    assert main([*args, "--steps", "200", "--quiet", "--html", str(page)]) == 0
+    text = page.read_text()
+    table_end = text.index("</table>")
+    assert text.index("younger evicted counts", table_end) < text.index("<svg")
+    assert "legacy mode invalidates each ledger behind its slowest cursor" in text
+    # Twelve columns fit the page: a header of two words breaks onto two lines (it was kept on one, nowrap,
+    # and the table ran past the page's edge).
+    assert "<th>awaited evicted</th>" in text
+    assert "<th>younger evicted</th>" in text

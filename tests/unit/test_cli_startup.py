@@ -1,0 +1,90 @@
+"""The command line starts cheap and says what it covers (ledgerspec issue 37, item 10).
+
+``--version``, ``--help`` and a usage error import only the command asked for: never Hypothesis,
+numpy, pandas or pyarrow (checked with ``-X importtime``, which lists every module imported: no clock).
+The names the parser offers without importing the catalogues are kept equal to them here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import pytest
+from ledgerspec.conformance import _names
+from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.cli._main import COMMANDS, build_parser
+
+HEAVY = ("hypothesis", "numpy", "pandas", "pyarrow")
+
+
+def imported(*argv: str) -> set[str]:
+    """The top-level packages a ``ledgerspec`` command line imports, by ``-X importtime``."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ledgerspec.conformance.cli", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = [line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
+    return {name.split(".")[0] for name in lines}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--version",),
+        ("--help",),
+        (),
+        ("conform", "--bogus"),
+        ("conform", "--profile", "pip160", "--adapter", "x"),
+        ("spec", "show", "--bogus"),
+        ("spec", "show", "--system", "cursor-state", "--profile", "pip430"),
+        ("run", "--bogus"),
+    ],
+)
+def test_version_help_and_usage_errors_import_no_heavy_package(argv):
+    modules = imported(*argv)
+    assert "ledgerspec" in modules  # the listing worked
+    assert not modules & set(HEAVY), f"ledgerspec {' '.join(argv)} imported {sorted(modules & set(HEAVY))}"
+
+
+def test_the_command_table_is_the_installed_entry_points():
+    installed = {ep.value for ep in entry_points(group="ledgerspec.commands")}
+    assert {target for target, _ in COMMANDS.values()} <= installed
+    assert set(build_parser(None)._subparsers._group_actions[0].choices) == set(COMMANDS)
+
+
+def test_the_names_offered_are_the_catalogues():
+    from ledgerspec.conformance._presets import PRESETS, SETTINGS
+    from ledgerspec.spec._lockstep import SYSTEMS
+    from ledgerspec.spec.cache import PROFILES
+
+    assert set(_names.SYSTEM_PROFILES["cache"]) == set(PROFILES)
+    for system in ("cursor-state", "txlog-writer"):
+        assert set(_names.SYSTEM_PROFILES[system]) == set(SYSTEMS[system].profiles)
+    assert tuple(PRESETS) == _names.PRESET_NAMES
+    assert tuple(SETTINGS) == _names.SETTINGS_NAMES
+
+
+def test_help_describes_the_three_systems(capsys):
+    for argv in (["--help"], ["conform", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = capsys.readouterr().out
+        for system, pip in (("cache", "PIP-430"), ("cursor-state", "PIP-381"), ("txlog-writer", "PIP-160")):
+            assert system in out, (argv, out)
+            assert pip in out, (argv, out)
+
+
+def test_conform_offers_only_the_chosen_systems_profiles(capsys):
+    with pytest.raises(SystemExit):
+        main(["conform", "--help"])
+    out = capsys.readouterr().out
+    assert "pip160" not in out.split("cache:")[1].split(";")[0]  # the cache's list has no other system's profile
+    assert main(["conform", "--adapter", "reference-pip430", "--profile", "pip160"]) == 2
+    err = capsys.readouterr().err
+    assert "--profile pip160: a profile of the txlog-writer system, not of the cache system" in err
+    assert main(["conform", "--system", "txlog-writer", "--adapter", "reference-pip160", "--profile", "pip430"]) == 2
+    assert "--profile pip430: a profile of the cache system, not of the txlog-writer system" in capsys.readouterr().err
