@@ -1,19 +1,14 @@
-"""``ledgerspec harness build | test``: the real-code harnesses' Maven build and their JUnit reproductions."""
+"""``ledgerspec harness build | test``: the real-code harnesses' Maven build and their JUnit reproductions.
+
+The harness module (and the adapters package it loads) is imported only when an action runs: a usage
+error or ``--help`` costs about a Python start (conformance/cli/_main.py).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from ledgerspec.conformance.adapters._harness import (
-    HARNESSES,
-    SYSTEM_HARNESSES,
-    build,
-    build_dir,
-    is_built,
-    reproductions,
-    run_reproductions,
-)
 from ledgerspec.conformance.cli._main import EXIT_OK
 
 
@@ -30,6 +25,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_build(args: argparse.Namespace) -> int:
     """Build (or find) the harnesses and say where they are."""
+    from ledgerspec.conformance.adapters._harness import HARNESSES, SYSTEM_HARNESSES, build, is_built  # noqa: PLC0415
+
     was_built = is_built()
     directory = build(force=args.force)
     print(f"{'already built' if was_built and not args.force else 'built'}: {directory}")
@@ -42,6 +39,8 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_test(_args: argparse.Namespace) -> int:
     """Run ``mvn test`` with the reproductions switched on; Maven's exit decides."""
+    from ledgerspec.conformance.adapters._harness import build_dir, reproductions, run_reproductions  # noqa: PLC0415
+
     if not reproductions():
         print("no reproductions: no deviation of the real code looks like a bug of it (DEVIATIONS.md)")
         return EXIT_OK

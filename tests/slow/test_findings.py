@@ -15,7 +15,7 @@ from ledgerspec.conformance._deviations import FINDINGS
 from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import load_adapter
-from ledgerspec.conformance.cli._deviations import find
+from ledgerspec.conformance.cli._deviations_run import find
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "findings"
 OBSERVABLE = [f for f in FINDINGS if f.invariant is not None]
