@@ -204,7 +204,7 @@ def _samples(
     document: RunDocument,
 ) -> bool:
     """Part 2: each sample trace against the verdict and violations it is expected to get."""
-    from ledgerspec.traces._cli import check_one  # noqa: PLC0415 - heavy imports only here
+    from ledgerspec.traces._cli_run import check_one  # noqa: PLC0415 - heavy imports only here
 
     ok = True
     title = f"2. Sample traces on the {args.engine} checker ({args.samples})"

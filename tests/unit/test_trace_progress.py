@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from ledgerspec.conformance._term import Out
-from ledgerspec.traces._cli import CheckBar
+from ledgerspec.traces._cli_run import CheckBar
 from ledgerspec.traces._generate import generate_trace
 from ledgerspec.traces._io import open_trace
 from ledgerspec.traces._local import check_local

@@ -1,0 +1,356 @@
+"""What ``ledgerspec traces generate | check | record | bench`` do.
+
+Imported when an action runs (``_cli`` parses the options without the spec, the checkers and pyarrow).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._term import Out
+from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
+from ledgerspec.conformance.cli._main import diagnose
+from ledgerspec.conformance.cli._options import check_outputs, master_problem
+from ledgerspec.spec import ConfigError
+from ledgerspec.spec._lockstep import SYSTEMS as LOCKSTEP_SYSTEMS
+from ledgerspec.spec.cache import PROFILES, CacheConfig
+from ledgerspec.traces._check import CheckResult, by_row, position
+from ledgerspec.traces._errors import TraceError
+from ledgerspec.traces._generate import DEFAULT_CONFIG
+from ledgerspec.traces._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
+from ledgerspec.traces._sys_io import peek_system
+
+SYSTEM_NAMES = tuple(LOCKSTEP_SYSTEMS)
+
+SHOWN = 5
+
+
+def _config(text: str | None) -> CacheConfig:
+    """``--config``: overrides of the default configuration, a JSON object (an option error, not the trace's)."""
+    if not text:
+        return DEFAULT_CONFIG
+    try:
+        overrides = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"--config: invalid JSON: {error.msg}") from None
+    if not isinstance(overrides, dict):
+        raise ConfigError(f"--config: want a JSON object, got {json.dumps(overrides)[:40]}")
+    return CacheConfig.from_dict({**DEFAULT_CONFIG.to_dict(), **overrides}, where="--config")
+
+
+def _check_out(args: argparse.Namespace, files: tuple[str, ...]) -> None:
+    """Output options refused before any work; ``--out`` must name a format ``traces check`` reads back."""
+    check_outputs(args, files=files)
+    if parse_spec(args.out)[0] is not None:
+        raise InputError(f"--out {args.out}: a leading format prefix is stripped on reading; write to ./{args.out}")
+    if SUFFIX_FORMATS.get(Path(args.out).suffix) is None:
+        raise InputError(f"--out {args.out}: {UNKNOWN_FORMAT} (.ndjson and .json are JSON lines too)")
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    """Generate a trace and print what was written."""
+    from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
+    from ledgerspec.traces._inject import INJECTIONS, injectable  # noqa: PLC0415
+
+    _check_out(args, ("out", "expected"))
+    inject: list[str] = []
+    for name in args.inject:
+        if name == "all":
+            inject += injectable(args.profile)
+        elif name not in INJECTIONS or name not in injectable(args.profile):
+            raise InputError(
+                f"--inject {name}: not an invariant the {args.profile} profile checks on traces; "
+                f"choose from: {', '.join(injectable(args.profile))} or all"
+            )
+        else:
+            inject.append(name)
+    with Out.for_args(args).progress("events generated", total=args.events) as advance:
+        result = generate_trace(
+            args.out,
+            workload=args.workload,
+            brokers=args.brokers,
+            topics=args.topics,
+            events=args.events,
+            seed=args.seed,
+            profile=args.profile,
+            config=_config(args.config),
+            inject=inject,
+            processes=args.processes,
+            on_broker=advance,
+        )
+    rate = result.events / result.seconds if result.seconds else 0
+    print(
+        f"wrote {result.events} events of {result.brokers} brokers to {result.path} "
+        f"in {result.seconds:.1f} s ({rate:,.0f} events/s)"
+    )
+    for violation in result.injected:
+        print(f"  injected {violation['invariant']} at broker {violation['broker']}, seq {violation['seq']}")
+    if args.expected:
+        Path(args.expected).write_text(json.dumps(result.expected(), indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def check_one(
+    path: str,
+    engine: str,
+    master: str | None,
+    budget: float | None,
+    spark: Any = None,
+    on_rows: Callable[[int, int | None], None] | None = None,
+) -> CheckResult:
+    """Check one trace with the chosen engine (``on_rows``: the local checker's rows so far, and in all)."""
+    system = peek_system(path)
+    if system is not None:
+        from ledgerspec.traces._sys_check import check_system, refuse_budget  # noqa: PLC0415
+
+        refuse_budget(path, system, budget)
+
+        return check_system(path, engine=engine, spark=spark)
+    if engine == "spark":
+        from ledgerspec.traces._spark import check_spark  # noqa: PLC0415 - pyspark only when asked
+
+        return check_spark(path, master=master, budget=budget, spark=spark)
+    from ledgerspec.traces._local import check_local  # noqa: PLC0415
+
+    return check_local(path, budget=budget, on_rows=on_rows)
+
+
+@dataclass
+class CheckBar:
+    """``traces check``'s progress: rows checked on the local engine (it reports them), else traces checked.
+
+    Spark's own bar is its stages (``Out.spark_stages``), drawn inside this one.
+    """
+
+    advance: Callable[..., None]
+    local: bool
+    traces: int
+    offset: int = 0
+    """Rows of the traces already checked."""
+
+    @classmethod
+    @contextmanager
+    def open(cls, out: Out, engine: str, paths: list[str]) -> Iterator[CheckBar]:
+        local = engine == "local"
+        if local:
+            drawn = sys.stderr.isatty() and out.mode != "quiet"  # else no bar: the footers are not read for it
+            bar = out.progress("rows checked (local)", total=_rows_in(paths) if drawn else None)
+        else:
+            bar = out.progress(f"traces checked ({engine})", total=len(paths))
+        with bar as advance:
+            yield cls(advance, local, len(paths))
+
+    def rows(self, number: int, path: str) -> Callable[[int, int | None], None] | None:
+        """The local checker's callback for trace ``number`` (None on Spark)."""
+        if not self.local:
+            return None
+
+        def told(done: int, total: int | None) -> None:
+            shown = f"{done:,}" + ("" if total is None else f"/{total:,}")
+            self.advance(completed=self.offset + done, note=f"trace {number}/{self.traces} {path}: {shown} rows")
+
+        return told
+
+    def done(self, path: str, events: int) -> None:
+        """A trace is checked (``events`` rows; 0 when it could not be)."""
+        if self.local:
+            self.offset += events
+            self.advance(completed=self.offset, note=f"{path}: {events:,} events")
+        else:
+            self.advance(note=f"{path}: {events:,} events" if events else path)
+
+
+def _rows_in(paths: list[str]) -> int | None:
+    """Rows in all the traces, from Parquet footers; None if one is JSON lines (no footer) or unreadable."""
+    from ledgerspec.traces._io import open_trace  # noqa: PLC0415
+
+    total = 0
+    for path in paths:
+        try:
+            trace = open_trace(path)
+        except TraceError:
+            return None
+        if trace.format != "parquet":
+            return None
+        total += trace.num_rows()
+    return total
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check every trace, a bad one too; print a verdict per trace; :data:`TRACE_RANK` decides the exit code."""
+    check_outputs(args, files=("json", "html"))
+    problem = master_problem(args)
+    if problem is not None:
+        raise InputError(problem)
+    out = Out.for_args(args)
+    spark = None
+    if args.engine == "spark":
+        from ledgerspec.traces._spark_input import check_master, spark_session  # noqa: PLC0415
+
+        check_master(args.master)  # also when this process has a Spark context, which the session would reuse
+        spark = spark_session(args.master)
+    verdicts: list[Verdict] = []
+    body: list[dict[str, Any]] = []
+    results: list[CheckResult] = []
+    errors: list[tuple[str, str]] = []
+    with CheckBar.open(out, args.engine, args.paths) as bar:
+        for number, path in enumerate(args.paths, start=1):
+            try:
+                with out.spark_stages(spark, f"Spark: {path}"):
+                    result = check_one(path, args.engine, args.master, args.budget, spark, bar.rows(number, path))
+            except TraceError as error:
+                diagnose(error.code, str(error), type(error).__doc__ if error.hinted else None)
+                out.verdict(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")
+                verdicts.append(Verdict.ERROR)
+                body.append({"path": path, "engine": args.engine, "verdict": Verdict.ERROR, "error": str(error)})
+                errors.append((path, str(error)))
+                bar.done(path, 0)
+                continue
+            show_result(out, result)
+            verdicts.append(result.verdict)
+            body.append(result.to_dict())
+            results.append(result)
+            bar.done(path, result.events)
+    worst = worst_trace_verdict(verdicts)
+    if len(verdicts) > 1:
+        tally = ", ".join(f"{verdicts.count(v)} {v}" for v in TRACE_RANK if v in verdicts)
+        out.verdict(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
+    if args.html:
+        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance._html_views import traces_section  # noqa: PLC0415
+
+        page = HtmlReport(f"ledgerspec traces check: {worst}")
+        traces_section(page, results, errors)
+        page.write(args.html)
+    if args.json:
+        Path(args.json).write_text(json.dumps(body[0] if len(body) == 1 else body, indent=2) + "\n", encoding="utf-8")
+    return int(TRACE_EXIT[worst])
+
+
+def show_result(out: Out, result: CheckResult) -> None:
+    """One trace's result: the plain text of :func:`render`, a rich table, or (``--quiet``) its verdict line."""
+    if out.mode == "plain":
+        out.text(render(result))
+        return
+    if out.mode == "quiet":
+        out.verdict(f"{result.verdict}: {result.path} (profile {result.profile}, {result.events} events)")
+        return
+    from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415 - only on a terminal
+
+    counts = result.counts
+    out.show(
+        simple_table(
+            f"{result.verdict}: {result.path} (profile {result.profile}, engine {result.engine}, "
+            f"{result.events:,} events, {result.brokers} brokers, {result.seconds:.1f} s)",
+            ["invariant", "status", "violations"],
+            [[name, status, counts.get(name, 0) or ""] for name, status in result.statuses().items()],
+        )
+    )
+    for line in render(result).splitlines()[1 + len(result.statuses()) :]:
+        out.show(Text(line.strip() if not line.startswith("      ") else f"    {line.strip()}"))
+
+
+def render(result: CheckResult) -> str:
+    """The verdict, a line per invariant, and the earliest violations (by row, any invariant) with their context.
+
+    A violation whose divergence began at an earlier event names it (``first divergence``); a JSON-lines
+    trace's positions give the file line beside the event's index.
+    """
+    lines = [
+        (
+            f"{result.verdict}: {result.path} ({_system(result)}profile {result.profile}, engine {result.engine}, "
+            f"{result.events} events, {result.brokers} brokers, {result.seconds:.1f} s)"
+        )
+    ]
+    width = max(len(name) for name in result.statuses())
+    for name, status in result.statuses().items():
+        count = result.counts.get(name, 0)
+        lines.append(f"  {name:<{width}}  {status}{f' ({count})' if count else ''}")
+    lines += [f"  UNKNOWN: {reason}" for reason in result.unknown]
+    for violation in by_row(result.violations)[:SHOWN]:
+        lines.append(
+            f"  {violation.invariant} at broker {violation.broker!r}, seq {violation.seq}, "
+            f"{violation.where()}: {violation.message}"
+        )
+        lines.append(f"      event:  {json.dumps(violation.event)}")
+        first = violation.first
+        if first is not None:
+            lines.append(
+                f"      first divergence: seq {first['seq']}, {position(first['row'], first['line'])}: "
+                f"{json.dumps(first['event'])}"
+            )
+        lines += [f"      nearby: {json.dumps(neighbour)}" for neighbour in violation.context]
+    if len(result.violations) > SHOWN:
+        lines.append(f"  ... {len(result.violations) - SHOWN} more in the JSON report (--json)")
+    return "\n".join(lines)
+
+
+def _system(result: CheckResult) -> str:
+    """``system S, `` for a lockstep system's trace; nothing for the cache's."""
+    system = getattr(result, "system", "cache")
+    return "" if system == "cache" else f"system {system}, "
+
+
+def run_record(args: argparse.Namespace) -> int:
+    """Drive an adapter with a workload and write its trace."""
+    from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
+    from ledgerspec.traces._record import record_trace  # noqa: PLC0415
+
+    _check_out(args, ("out",))
+    if args.system != "cache":
+        from ledgerspec.traces._sys_cli import run_record_system  # noqa: PLC0415
+
+        return run_record_system(args)
+    if args.profile is not None and args.profile not in PROFILES:
+        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
+    for option, value in (("--histories", args.histories), ("--case", args.case)):
+        if value is not None:
+            raise InputError(f"{option} {value}: lockstep systems only (--system {'|'.join(SYSTEM_NAMES)})")
+    recorded = record_trace(
+        load_adapter(args.adapter),
+        args.out,
+        workload=args.workload or "mixed",
+        events=args.events or 20_000,
+        seed=args.seed or 0,
+        profile=args.profile,
+        config=_config(args.config),
+    )
+    print(f"recorded {recorded.events} events of {args.adapter} to {args.out}", file=sys.stdout)
+    if recorded.left_out:
+        unsent = ", ".join(f"{name} x{count}" for name, count in recorded.left_out.items())
+        print(f"not sent (the profile lacks them, or the adapter does not claim what they need): {unsent}")
+    return 0
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    """Benchmark both checkers on a trace (generated into a temporary folder if none is given)."""
+    import tempfile  # noqa: PLC0415
+
+    from ledgerspec.traces._bench import bench_engines, render  # noqa: PLC0415
+    from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
+    from ledgerspec.traces._spark_input import check_master  # noqa: PLC0415
+
+    check_outputs(args, files=("json",))
+    check_master(args.master)  # before the trace is generated and the local checker timed
+    with tempfile.TemporaryDirectory(prefix="ledgerspec-bench-") as scratch:
+        path = args.path
+        if path is None:
+            path = str(Path(scratch) / "bench.parquet")
+            made = generate_trace(path, events=args.events, brokers=args.brokers, seed=0, processes=args.processes)
+            print(
+                f"generated {made.events:,} events in {made.seconds:.1f} s ({made.events / made.seconds:,.0f} events/s)"
+            )
+        report = bench_engines(path, master=args.master)
+    print(render(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0 if report["agree"] else 1
