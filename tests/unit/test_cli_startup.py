@@ -7,6 +7,7 @@ The names the parser offers without importing the catalogues are kept equal to t
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -42,6 +43,15 @@ def imported(*argv: str) -> set[str]:
         ("spec", "show", "--bogus"),
         ("spec", "show", "--system", "cursor-state", "--profile", "pip430"),
         ("run", "--bogus"),
+        ("traces", "--bogus"),
+        ("traces", "check", "--bogus"),
+        ("traces", "generate", "--bogus"),
+        ("traces", "record", "--bogus"),
+        ("simulate", "--bogus"),
+        ("mutants", "--bogus"),
+        ("deviations", "--bogus"),
+        ("harness", "--bogus"),
+        ("harness", "build", "--bogus"),
     ],
 )
 def test_version_help_and_usage_errors_import_no_heavy_package(argv):
@@ -88,3 +98,52 @@ def test_conform_offers_only_the_chosen_systems_profiles(capsys):
     assert "--profile pip160: a profile of the txlog-writer system, not of the cache system" in err
     assert main(["conform", "--system", "txlog-writer", "--adapter", "reference-pip160", "--profile", "pip430"]) == 2
     assert "--profile pip430: a profile of the cache system, not of the txlog-writer system" in capsys.readouterr().err
+
+
+def test_the_names_traces_and_simulate_offer_are_their_sources():
+    from ledgerspec.spec._lockstep import SYSTEMS
+    from ledgerspec.spec.cache import PROFILES
+    from ledgerspec.traces import _cli, _simulate_sweep
+    from ledgerspec.traces import _names as traces_names
+    from ledgerspec.traces._generate import WORKLOADS
+
+    assert traces_names.GENERATE_WORKLOADS == WORKLOADS
+    assert traces_names.SIMULATE_PROFILES == _simulate_sweep.PROFILES
+    assert traces_names.SIMULATE_SIZES == _simulate_sweep.DEFAULT_SIZES
+    assert tuple(SYSTEMS) == _cli.SYSTEM_NAMES
+    assert set(_cli.PROFILES) == set(PROFILES)
+    assert {profile for system in SYSTEMS.values() for profile in system.profiles} == _cli.LOCKSTEP_PROFILES
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "choices"),
+    [
+        (["traces", "generate"], "--workload", ["tailing", "catchup", "key-shared", "fanout", "mixed", "edge"]),
+        (["traces", "generate"], "--profile", ["legacy", "pip430", "pulsar-master", "segmented"]),
+        (["traces", "record"], "--system", ["cache", "cursor-state", "txlog-writer"]),
+        (
+            ["traces", "record"],
+            "--profile",
+            ["legacy", "pip160", "pip381", "pip430", "pulsar-master", "segmented"],
+        ),
+        (["traces", "check"], "--engine", ["local", "spark"]),
+        (["mutants"], "--settings", ["quick", "ci", "thorough"]),
+        (["mutants"], "--system", ["cache", "cursor-state", "txlog-writer"]),
+        (["deviations"], "--settings", ["quick", "ci", "thorough"]),
+        (["simulate"], "--engine", ["local", "spark"]),
+    ],
+)
+def test_the_choices_offered_are_unchanged(argv, option, choices):
+    parser = build_parser(argv)
+    for name in argv:  # down to the (sub)command's own parser
+        parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
+    (action,) = [a for a in parser._actions if option in a.option_strings]
+    assert list(action.choices) == choices
+
+
+def test_simulate_defaults_are_unchanged():
+    parser = build_parser(["simulate"])
+    args = parser.parse_args(["simulate"])
+    assert args.profiles == "pip430,pulsar-master,legacy,segmented"
+    assert args.cache_sizes == "2M,8M,32M,128M"
+    assert args.workload == "catchup"
