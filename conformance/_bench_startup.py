@@ -20,6 +20,19 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "ledgerspec conform --profile pip160 (usage error)": ("conform", "--profile", "pip160", "--adapter", "x"),
     "ledgerspec spec show --bogus (usage error)": ("spec", "show", "--bogus"),
     "ledgerspec run --bogus (usage error)": ("run", "--bogus"),
+    **{
+        f"ledgerspec {' '.join(command)} --bogus (usage error)": (*command, "--bogus")
+        for command in (
+            ("traces",),
+            ("traces", "check"),
+            ("traces", "generate"),
+            ("traces", "record"),
+            ("simulate",),
+            ("mutants",),
+            ("deviations",),
+            ("harness",),
+        )
+    },
 }
 GOAL = 3.0
 """At most this many times the floor (ledgerspec issue 37)."""
