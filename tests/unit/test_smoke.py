@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
-from ledgerspec.conformance.cli import _conform
+from ledgerspec.conformance.cli import _conform_run
 from ledgerspec.conformance.cli._main import main
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import Op
@@ -43,7 +43,7 @@ class _NullReadsCrash(ReferenceAdapter):
 
 def run_smoke(monkeypatch: pytest.MonkeyPatch, factory: Any, *argv: str) -> int:
     """``ledgerspec smoke --adapter ADAPTER ...`` with the adapter ``factory`` (an in-process one)."""
-    monkeypatch.setattr(_conform, "load_adapter", lambda *_args, **_kwargs: factory)
+    monkeypatch.setattr(_conform_run, "load_adapter", lambda *_args, **_kwargs: factory)
     return main(["smoke", "--adapter", "in-process", *argv])
 
 
