@@ -141,6 +141,30 @@ public final class World extends AbstractExecutorService implements ScheduledExe
         return n;
     }
 
+    /** {@link #capture} of {@code owner} and of the objects its fields {@code parts} hold (a factory's store, its cache). */
+    public int captureWith(Object owner, String... parts) throws ReflectiveOperationException {
+        int n = capture(owner);
+        for (String name : parts) {
+            Field field = null;
+            for (Class<?> type = owner.getClass(); field == null && type != null; type = type.getSuperclass()) {
+                for (Field declared : type.getDeclaredFields()) {
+                    if (declared.getName().equals(name)) {
+                        field = declared;
+                    }
+                }
+            }
+            if (field == null) {
+                throw new NoSuchFieldException(owner.getClass().getName() + "." + name);
+            }
+            field.setAccessible(true);
+            Object part = field.get(owner);
+            if (part != null) {
+                n += capture(part);
+            }
+        }
+        return n;
+    }
+
     /** The OrderedExecutor's threads, each replaced by the world (as a Guava listening executor, as OrderedScheduler casts). */
     public boolean captureOrdered(OrderedExecutor ordered) throws ReflectiveOperationException {
         synchronized (captured) {

@@ -168,13 +168,8 @@ public final class CursorHarness {
         factoryConfig.setCursorPositionFlushSeconds(1_000_000); // no background flush of the deferred persists
         ManagedLedgerFactoryImpl factory = new ManagedLedgerFactoryImpl(store, bookKeeper, factoryConfig);
         // the broker's scheduler (its managed ledgers' executors and its metadata callbacks) and cache eviction
-        if (world.capture(factory) == 0) {
+        if (world.captureWith(factory, "store", "entryCacheManager") == 0) {
             throw new IllegalStateException("the managed-ledger factory has no executor the harness can capture");
-        }
-        for (String name : new String[] {"store", "entryCacheManager"}) {
-            Field field = ManagedLedgerFactoryImpl.class.getDeclaredField(name);
-            field.setAccessible(true);
-            world.capture(field.get(factory));
         }
         factories.add(factory);
         return factory;

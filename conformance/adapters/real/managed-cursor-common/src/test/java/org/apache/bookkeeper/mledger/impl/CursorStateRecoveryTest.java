@@ -24,6 +24,7 @@ import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.MockBookKeeperFaults;
 import org.apache.bookkeeper.client.PulsarMockBookKeeper;
 import org.apache.bookkeeper.client.PulsarMockLedgerHandle;
+import ledgerspec.world.World;
 import org.apache.bookkeeper.common.util.OrderedExecutor;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
@@ -54,17 +55,22 @@ class CursorStateRecoveryTest {
     private static final String CURSOR = "c";
 
     private OrderedExecutor executor;
+    private World world;
     private PulsarMockBookKeeper bookKeeper;
     private FaultInjectionMetadataStore metadataStore;
     private final List<ManagedLedgerFactoryImpl> factories = new ArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
+        world = new World(); // every task on one counted thread: a step settles by running it, not by sleeping
         executor = OrderedExecutor.newBuilder().numThreads(1).name("mock-bookkeeper").build();
+        world.captureOrdered(executor);
         bookKeeper = MockBookKeeperFaults.newBookKeeper(executor);
+        world.capture(bookKeeper);
         // memory:<name> stores of one name share their data in a JVM: a fresh name per test
         metadataStore = new FaultInjectionMetadataStore(MetadataStoreExtended.create(
                 "memory:" + UUID.randomUUID(), MetadataStoreConfig.builder().build()));
+        world.captureWith(metadataStore, "store");
     }
 
     @AfterEach
@@ -79,11 +85,13 @@ class CursorStateRecoveryTest {
         bookKeeper.shutdown();
         metadataStore.close();
         executor.shutdownNow();
+        world.end();
     }
 
     /** A broker's managed ledgers: one factory per "broker process". */
     private ManagedLedgerFactoryImpl newFactory() throws Exception {
         ManagedLedgerFactoryImpl factory = new ManagedLedgerFactoryImpl(metadataStore, bookKeeper);
+        world.captureWith(factory, "store", "entryCacheManager");
         factories.add(factory);
         return factory;
     }
@@ -138,7 +146,7 @@ class CursorStateRecoveryTest {
 
         CompletableFuture<Void> held = MockBookKeeperFaults.holdNextAdd(bookKeeper); // never released
         CompletableFuture<Void> second = markDelete(cursor, p.get(1));
-        Thread.sleep(200);
+        world.settle();
         assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "the mark-delete's add took the hold");
         assertFalse(second.isDone(), "the next persist is still in flight at the crash");
         assertArrayEquals(acknowledged, lastCursorLedgerEntry(cursorLedgerId), "nothing of it is durable");
@@ -337,7 +345,7 @@ class CursorStateRecoveryTest {
         bookKeeper.addEntryFailAfter(0, BKException.Code.BookieHandleNotAvailableException); // the first write
         CompletableFuture<Void> held = MockBookKeeperFaults.holdAddAfter(bookKeeper, 1); // the flush, in flight
         CompletableFuture<Void> persist = delete(restarted, p.get(4));
-        Thread.sleep(200);
+        world.settle();
         assertFalse(persist.isDone(), "the persist waits for the flush");
         long pointed = cursorRecord().cursorsLedgerId();
         assertNotEquals(firstLedger, pointed, "C5: the record names the new ledger");
@@ -396,7 +404,7 @@ class CursorStateRecoveryTest {
         long before = bookKeeper.getLedgerMap().get(cursorLedger).getLastAddConfirmed();
         CompletableFuture<Void> held = MockBookKeeperFaults.holdNextAdd(bookKeeper);
         CompletableFuture<Void> persist = markDelete(cursor, p.get(2));
-        Thread.sleep(200);
+        world.settle();
         assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "the mark-delete's add took the hold");
         assertEquals(p.get(2), cursor.getMarkDeletedPosition());
         assertNotNull(cursor.getDeletedBatchIndexesAsLongArray(p.get(1)), "C7: the sets stay while it is in flight");
@@ -421,10 +429,10 @@ class CursorStateRecoveryTest {
         CompletableFuture<Void> firstAdd = MockBookKeeperFaults.holdNextAdd(bookKeeper);
         CompletableFuture<Void> secondAdd = MockBookKeeperFaults.holdAddAfter(bookKeeper, 1);
         CompletableFuture<Void> persist = markDelete(restarted, p.get(1), Map.of("p", 7L));
-        Thread.sleep(200);
+        world.settle();
         assertEquals(1, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "one add in flight: the new ledger's first");
         firstAdd.complete(null);
-        Thread.sleep(200);
+        world.settle();
         long newLedger = cursorRecord().cursorsLedgerId();
         assertNotEquals(firstLedger, newLedger, "the first add confirmed, the record names the new ledger");
         assertEquals(0, bookKeeper.getLedgerMap().get(newLedger).getLastAddConfirmed());
@@ -449,10 +457,10 @@ class CursorStateRecoveryTest {
         cursor.markDelete(p.get(0));
         CompletableFuture<Void> held3 = MockBookKeeperFaults.holdNextAdd(bookKeeper);
         CompletableFuture<Void> ack3 = delete(cursor, p.get(3));
-        Thread.sleep(200);
+        world.settle();
         MockBookKeeperFaults.holdNextAdd(bookKeeper); // never released
         CompletableFuture<Void> ack5 = delete(cursor, p.get(5));
-        Thread.sleep(200);
+        world.settle();
         assertEquals(0, MockBookKeeperFaults.untakenAddFaults(bookKeeper), "both acks' adds are in flight");
         held3.completeExceptionally(new BKException.BKBookieHandleNotAvailableException());
         ack3.get(10, TimeUnit.SECONDS); // acknowledged through the fallback
