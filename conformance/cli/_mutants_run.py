@@ -25,18 +25,12 @@ from ledgerspec.conformance._mutants import (
 from ledgerspec.conformance._term import Out, add_kill_row, kill_table
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
-from ledgerspec.conformance.cli._options import check_outputs
+from ledgerspec.conformance.cli._options import check_outputs, pick_named
 
 
 def _chosen(args: argparse.Namespace, source: str) -> list[Mutant]:
     """The mutants of ``--path``, only those ``--mutant`` names if given."""
-    mutants = load_mutants(args.path)
-    if args.mutant:
-        unknown = sorted(set(args.mutant) - {m.name for m in mutants})
-        if unknown:
-            raise InputError(f"unknown mutant(s) {unknown}; {source} defines {[m.name for m in mutants]}")
-        mutants = [m for m in mutants if m.name in args.mutant]
-    return mutants
+    return pick_named(load_mutants(args.path), args.mutant, f"{source} defines")
 
 
 def _lockstep_mutants(args: argparse.Namespace) -> int:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from ledgerspec.conformance._errors import InputError
 
@@ -139,3 +140,21 @@ def master_problem(args: argparse.Namespace) -> str | None:
     if master is None or engine == "spark":
         return None
     return f"--master {master}: only with --engine spark; the {engine} engine runs in this process, without Spark"
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+NamedT = TypeVar("NamedT", bound=_Named)
+
+
+def pick_named(items: Sequence[NamedT], wanted: Sequence[str] | None, source: str) -> list[NamedT]:
+    """``items`` (mutants), only those ``wanted`` names if given; an unknown name is an input error naming them."""
+    if not wanted:
+        return list(items)
+    unknown = sorted(set(wanted) - {item.name for item in items})
+    if unknown:
+        raise InputError(f"unknown mutant(s) {unknown}; {source} {[item.name for item in items]}")
+    return [item for item in items if item.name in wanted]

@@ -27,7 +27,7 @@ from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness, is_built
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
-from ledgerspec.conformance.cli._options import check_outputs
+from ledgerspec.conformance.cli._options import check_outputs, pick_named
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
@@ -283,12 +283,7 @@ def run_mutants(args: argparse.Namespace) -> int:
     system = SYSTEMS[args.system]
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
-    mutants = list(system.mutants)
-    if args.mutant:
-        unknown = sorted(set(args.mutant) - {m.name for m in mutants})
-        if unknown:
-            raise InputError(f"unknown mutant(s) {unknown}; {system.name} has {[m.name for m in mutants]}")
-        mutants = [m for m in mutants if m.name in args.mutant]
+    mutants = pick_named(list(system.mutants), args.mutant, f"{system.name} has")
     seed = _seed(args)
     seeds = range(seed, seed + args.seeds)
     width = max(len(m.name) for m in mutants)
