@@ -67,7 +67,5 @@ def get_named_config(name: str, profile: str) -> NamedConfig:
     named = NAMED_CONFIGS.get(name)
     if named is None or named.profile != profile:
         known = [n.name for n in NAMED_CONFIGS.values() if n.profile == profile]
-        raise ConfigError(
-            f"no named configuration {name!r} for profile {profile}; known: {', '.join(known) or 'none'}"
-        )
+        raise ConfigError(f"no named configuration {name!r} for profile {profile}; known: {', '.join(known) or 'none'}")
     return named

@@ -42,6 +42,7 @@ from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
 from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable
 
 if TYPE_CHECKING:
+    from ledgerspec.spec.cache._normative import Rule
     from ledgerspec.spec.cache._config import CacheConfig
     from ledgerspec.spec.cache._observation import Observation
     from ledgerspec.spec.cache._ops import Op
@@ -101,6 +102,8 @@ class Invariant:
     """What part of it only an observed step shows (checked by :meth:`Check.step`), if any."""
     on_traces: bool = True
     """False: its check reads only observed steps, so a trace can never show a violation (not checkable there)."""
+    rule: Rule | None = None
+    """Its normative check in plain Python (``_normative.py``); :attr:`check` is the bulk replay's accelerator."""
 
     @property
     def source(self) -> str:

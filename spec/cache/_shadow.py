@@ -1,0 +1,448 @@
+"""The shadow: what the cache held just before each event, followed one event at a time in plain Python.
+
+This is the state the normative checks read (``_normative.py``). It follows the events (what the
+candidate did), not the profile: an insert caches its position (replacing a cached one), a removal of
+a cached position uncaches it, a requeue of a cached entry restamps it and moves it to the queue's
+tail, a read of a cached entry marks it accessed and opens a copy sharing its handler. A handler's
+count follows the profile's rule for each event (-1 per release, +1 per replay increment, +n per
+merge, pulsar-master's -1 per removal, pip430's EVICTED on a forced removal, final) and takes the
+count an event shows whenever it shows one. Events the cache could not have done (a removal of an
+uncached position, a requeue of one) change nothing here; the checks report them.
+
+Queue ranks (``enter``): an insert enters at its index among the broker's events; every requeue of
+one pass enters at the pass's rank (the index of its ``pass_start``), so entries requeued by one pass
+tie: from outside, several requeues of one entry within a pass look like one and their order is
+unknown, so the tie is what can be known.
+
+The trace checkers compute the same facts in bulk (the replay's accelerators); the differential
+tests hold them equal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ledgerspec.spec._errors import ConfigError
+from ledgerspec.spec.cache._config import CacheConfig
+from ledgerspec.spec.cache._events import CONFIG_FIELDS, KINDS, PASS_KINDS
+from ledgerspec.spec.cache._kernels import EVICTED
+
+Position = tuple[int, int]
+SIZE_LIKE = ("size", "bytes")
+"""Passes that walk the queue freeing bytes, with the size pass's rules."""
+TTL_LIKE = ("ttl", "cutoff")
+"""Passes that walk the queue removing by timestamp, with the TTL pass's rules."""
+FORCED = ("invalidate", "clear", "range")
+"""Passes that remove by force (pip430: they mark EVICTED)."""
+_ON_ENTRY = frozenset({"insert_refused", "merge", "hit", "remove", "mark_evicted", "requeue", "stash"})
+_KEYED = _ON_ENTRY | {"insert", "miss"}
+_INT_CONFIG = frozenset({"max_size", "ttl", "ttl_max", "max_requeue"})
+
+
+class StructureError(Exception):
+    """Events that do not form a well-bracketed trace (a removal outside a pass, nested passes)."""
+
+
+@dataclass(slots=True)
+class Event:
+    """One event of a broker, as a trace row holds it (traces/FORMAT.md); absent fields are None."""
+
+    kind: str
+    seq: int
+    row: int
+    time: int
+    ledger: int | None = None
+    entry: int | None = None
+    size: int | None = None
+    count: int | None = None
+    timestamp: int | None = None
+    reason: str | None = None
+    copy: int | None = None
+    cursor: str | None = None
+    value: float | None = None
+    result: int | None = None
+
+    @property
+    def position(self) -> Position:
+        """(ledger, entry); only for an event that names one."""
+        assert self.ledger is not None, self.kind
+        assert self.entry is not None, self.kind
+        return (self.ledger, self.entry)
+
+    @classmethod
+    def of(cls, fields: dict[str, Any], seq: int, row: int) -> Event:
+        """An event from a dict of trace fields (``seq`` and ``row`` when the dict has none)."""
+        get = fields.get
+        value = get("value")
+        return cls(
+            fields["kind"],
+            int(get("seq", seq) if get("seq") is not None else seq),
+            int(get("row", row) if get("row") is not None else row),
+            int(fields["time"]),
+            _int(get("ledger")),
+            _int(get("entry")),
+            _int(get("size")),
+            _int(get("count")),
+            _int(get("timestamp")),
+            get("reason"),
+            _int(get("copy")),
+            get("cursor"),
+            None if value is None else float(value),
+            _int(get("result")),
+        )
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+@dataclass(slots=True)
+class Cached:
+    """A cached entry as the shadow holds it."""
+
+    ledger: int
+    entry: int
+    size: int
+    timestamp: int | None
+    enter: int
+    """Its queue rank: the index of the event that made it enter the queue (a requeue's: its pass's)."""
+    handler: int
+    """Its handler's id (the index of its insert), -1 without one."""
+    requeues: int = 0
+    exact: bool = True
+    """False: :attr:`requeues` is a lower bound (a size pass that went round the queue requeued it)."""
+    accessed: bool = False
+
+    @property
+    def position(self) -> Position:
+        return (self.ledger, self.entry)
+
+
+@dataclass(slots=True)
+class Pass:
+    """A pass between its ``pass_start`` and ``pass_end``: what it removed and requeued, as they were."""
+
+    kind: str
+    now: int
+    rank: int
+    before: int
+    """The size its ``pass_start`` showed."""
+    ledger: int | None
+    entry: int | None
+    value: int | None
+    """The target the operation gave it (``bytes``, ``cutoff``, ``range``), if any."""
+    cursor: str | None = None
+    removed: list[tuple[Cached, int | None]] = field(default_factory=list)
+    """The entries it removed, as they were, with their handler's count before the removal."""
+    requeued: list[tuple[Cached, int | None]] = field(default_factory=list)
+    """The entries it requeued, as they were before, with their handler's count before."""
+    after: int = 0
+    """The size its ``pass_end`` showed (set at the end)."""
+
+    @property
+    def inside_insert(self) -> bool:
+        """A size pass naming a position: a ring's rotation inside the insert of that position."""
+        return self.kind == "size" and self.ledger is not None
+
+
+@dataclass(slots=True)
+class At:
+    """One event and the shadow's facts just before it."""
+
+    event: Event
+    index: int
+    """Its index among the broker's events (an insert's queue rank and its handler's id)."""
+    cached: Cached | None
+    """The entry cached at the event's position before it (a copy: later events do not change it)."""
+    total: int
+    """The total size of the cached entries before the event."""
+    in_pass: Pass | None
+    handler: int = -1
+    """The handler the event reads or changes (-1: none)."""
+    count: int | None = None
+    """That handler's count before the event (None: no handler, or not known)."""
+    expected: int | None = None
+    """The count the profile's rule gives after the event."""
+    after: int | None = None
+    """The count after the event: the one it shows, else :attr:`expected`."""
+    copy_open: bool = False
+    """A release or a replay increment: its copy was open."""
+    copy_handler: int = -1
+    cursor_count: int | None = None
+    """``cursor_count`` and ``cursor_read``: the cursor's answer by the cursors (those at or before it, 0 if
+    inactive); ``append``: its ledger's active cursors; ``cursor_remove``: 1 if the cursor was active."""
+    slowest: int | None = None
+    """Cursor events, appends, cursor reads, a ``pass_start`` naming a cursor: the ledger's slowest active
+    read position after the event (None: none active)."""
+
+
+class Shadow:
+    """The cache one broker's events describe, as they happen (see the module docstring)."""
+
+    def __init__(self, profile: str, config: CacheConfig) -> None:
+        self.profile = profile
+        self.config = config
+        self.enabled: bool = config.max_size > 0
+        self.entries: dict[Position, Cached] = {}
+        self.handlers: dict[int, int | None] = {}
+        """Handler id -> its count (None: not known)."""
+        self.made_for: dict[int, Position] = {}
+        self.copies: dict[int, int] = {}
+        """Open copy -> the handler it shares (-1: none)."""
+        self.cursors: dict[int, dict[str, int]] = {}
+        """Active cursors: ledger -> name -> read position."""
+        self.total = 0
+        self.index = 0
+        self.open_pass: Pass | None = None
+        self.last_pass: Pass | None = None
+        self.shown: set[int] = set()
+        """Handlers whose count an event showed since :meth:`forget_shown`."""
+        self._requeued: list[Cached] = []
+        self._pending: CacheConfig | None = None
+        self._counts = profile in ("pip430", "pulsar-master")
+
+    # --- queries ---------------------------------------------------------------------------------------
+
+    def queue(self) -> list[Cached]:
+        """The cached entries in queue order (entries requeued by one pass tie; then by position)."""
+        return sorted(self.entries.values(), key=lambda e: (e.enter, e.ledger, e.entry))
+
+    def cached_in(self, ledger: int, below: int | None = None) -> list[Cached]:
+        """The entries of one ledger cached now (before ``below`` if given), by position."""
+        found = [e for e in self.entries.values() if e.ledger == ledger and (below is None or e.entry < below)]
+        return sorted(found, key=lambda e: e.entry)
+
+    def count_of(self, entry: Cached) -> int | None:
+        """The count of an entry's handler (None: no handler, or not known)."""
+        return self.handlers.get(entry.handler) if entry.handler >= 0 else None
+
+    def open_copies(self, handler: int) -> list[int]:
+        """The open copies sharing ``handler``, in dispatch order."""
+        return [copy for copy, owner in self.copies.items() if owner == handler]
+
+    def handler_position(self, handler: int) -> Position:
+        """The position a handler was made for."""
+        return self.made_for[handler]
+
+    def slowest(self, ledger: int) -> int | None:
+        """The least read position of a ledger's active cursors (None: none active)."""
+        return min(self.cursors.get(ledger, {}).values(), default=None)
+
+    # --- one event -------------------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> At:
+        """Take one event: its facts before it, then the shadow after it."""
+        if self._pending is not None:
+            self.config, self._pending = self._pending, None
+        kind = event.kind
+        in_pass = self._bracket(event)
+        at = At(event, self.index, None, self.total, in_pass)
+        if kind in _KEYED:
+            self._keyed(at)
+        elif kind in ("release", "replay_increment"):
+            self._copy(at)
+        elif kind in ("cursor_add", "cursor_seek", "cursor_remove", "cursor_count", "cursor_read", "append"):
+            self._cursor(at)
+        elif kind == "pass_start" and event.cursor is not None and event.ledger is not None:
+            at.slowest = self.slowest(event.ledger)
+        elif kind == "pass_end":
+            self._end_pass(event)
+        elif kind == "config":
+            self._configure(event)
+        self.index += 1
+        return at
+
+    def _bracket(self, event: Event) -> Pass | None:
+        kind, current = event.kind, self.open_pass
+        if kind == "pass_start":
+            name = event.reason or "?"
+            if current is not None:
+                raise StructureError(f"a {name} pass starts inside another pass")
+            if name in ("invalidate", "range") and event.ledger is None:
+                raise StructureError(f"an {name} pass needs the ledger")
+            value = None if event.value is None or math.isnan(event.value) else int(event.value)
+            started = Pass(
+                name, event.time, self.index, event.size or 0, event.ledger, event.entry, value, event.cursor
+            )
+            self.open_pass = started
+            return started
+        if kind == "pass_end":
+            name = event.reason or "?"
+            if current is None or current.kind != name:
+                raise StructureError(f"a {name} pass ends, but none of that kind is open")
+            current.after = event.size or 0
+            return current
+        if kind == "remove" and (current is None or current.kind != event.reason):
+            where = "outside a pass" if current is None else f"inside a {current.kind} pass"
+            raise StructureError(f"remove with reason {event.reason!r} {where}")
+        return current
+
+    def _keyed(self, at: At) -> None:  # noqa: C901 - one branch per event kind that names a position
+        event, kind = at.event, at.event.kind
+        position = event.position
+        entry = self.entries.get(position)
+        at.cached = None if entry is None else replace(entry)
+        if kind in _ON_ENTRY and entry is not None and entry.handler >= 0:
+            self._count(at, entry.handler)
+        if kind == "insert":
+            handler = self._new_handler(event)
+            if entry is not None:
+                self.total -= entry.size
+            self.total += event.size or 0
+            self.entries[position] = Cached(
+                position[0], position[1], event.size or 0, event.timestamp, at.index, handler
+            )
+            if handler >= 0:
+                self.made_for[handler] = position
+                self._count(at, handler, creates=True)
+        elif kind == "hit":
+            self.copies[event.copy if event.copy is not None else -1] = -1 if entry is None else entry.handler
+            if entry is not None:
+                entry.accessed = True
+        elif entry is None:
+            return
+        elif kind == "remove":
+            del self.entries[position]
+            self.total -= entry.size
+            if at.in_pass is not None:
+                at.in_pass.removed.append((at.cached, at.count))  # type: ignore[arg-type]
+        elif kind == "requeue":
+            entry.timestamp = event.timestamp
+            entry.enter = at.in_pass.rank if at.in_pass is not None else at.index
+            entry.requeues += 1
+            entry.accessed = False
+            if at.in_pass is not None:
+                at.in_pass.requeued.append((at.cached, at.count))  # type: ignore[arg-type]
+                self._requeued.append(entry)
+
+    def _new_handler(self, event: Event) -> int:
+        """The handler an insert makes (-1: none).
+
+        pulsar-master: for a count > 0; pip430: unless the insert shows neither a count nor the reads
+        it asked for; other profiles: none.
+        """
+        if self.profile == "pip430":
+            return self.index if event.count is not None or event.value is not None else -1
+        if self.profile == "pulsar-master":
+            return self.index if event.count is not None and event.count > 0 else -1
+        return -1
+
+    def _copy(self, at: At) -> None:
+        copy = at.event.copy if at.event.copy is not None else -1
+        at.copy_open = copy in self.copies
+        at.copy_handler = self.copies.get(copy, -1)
+        if at.copy_open and at.copy_handler >= 0:
+            self._count(at, at.copy_handler)
+        if at.event.kind == "release":
+            self.copies.pop(copy, None)
+
+    def _count(self, at: At, handler: int, *, creates: bool = False) -> None:
+        """The handler's count before and after the event (pip430 and pulsar-master keep counts)."""
+        if not self._counts:
+            return
+        event, kind = at.event, at.event.kind
+        shown = None if kind == "insert_refused" else event.count
+        at.handler = handler
+        if creates:
+            initial = (0 if event.count is None else event.count) if self.profile == "pip430" else event.count
+            at.count, at.expected = None, initial
+        else:
+            current = self.handlers.get(handler)
+            forced = at.in_pass is not None and at.in_pass.kind in FORCED
+            sets_evicted = self.profile == "pip430" and kind in ("remove", "mark_evicted") and forced
+            frozen = self.profile == "pip430" and current == EVICTED
+            at.count = current
+            if sets_evicted or frozen:
+                at.expected = EVICTED
+            elif current is None:
+                at.expected = None
+            else:
+                at.expected = current + self._delta(event)
+        at.after = shown if shown is not None else at.expected
+        self.handlers[handler] = at.after
+        if shown is not None:
+            self.shown.add(handler)
+
+    def _delta(self, event: Event) -> int:
+        kind = event.kind
+        if kind == "release":
+            return -1
+        if kind == "replay_increment":
+            return 1
+        if kind == "merge":
+            value = event.value
+            return 0 if value is None or math.isnan(value) else int(value)
+        if kind == "remove" and self.profile == "pulsar-master":
+            return -1
+        return 0
+
+    def _cursor(self, at: At) -> None:
+        event, kind = at.event, at.event.kind
+        ledger = event.ledger if event.ledger is not None else -1
+        cursors = self.cursors.setdefault(ledger, {})
+        name = event.cursor or ""
+        if kind in ("cursor_add", "cursor_seek"):
+            cursors[name] = event.entry if event.entry is not None else -1
+        elif kind == "cursor_remove":
+            at.cursor_count = int(cursors.pop(name, None) is not None)
+        elif kind in ("cursor_count", "cursor_read"):
+            where = cursors.get(name)
+            at.cursor_count = 0 if where is None else sum(p <= where for p in cursors.values())
+        else:  # append
+            at.cursor_count = len(cursors)
+        at.slowest = min(cursors.values(), default=None)
+
+    def _end_pass(self, event: Event) -> None:
+        ended = self.open_pass
+        assert ended is not None, "bracketed"
+        self.open_pass, self.last_pass = None, ended
+        requeued, self._requeued = self._requeued, []
+        if self.profile != "pulsar-master" or ended.kind not in SIZE_LIKE or not requeued:
+            return
+        head = min((e.enter for e in self.entries.values()), default=None)
+        if head is None or head >= ended.rank:  # it reached every entry: it may have gone round the queue
+            for entry in requeued:
+                if self.entries.get(entry.position) is entry:
+                    entry.exact = False
+        del event
+
+    def _configure(self, event: Event) -> None:
+        name, value = event.reason, event.value
+        if name is None or name not in CONFIG_FIELDS or value is None:
+            return
+        config = self.config
+        try:  # in force from the next event: the configuration event itself is judged under the old one
+            if name in ("extend_ttl", "track_reads"):
+                self._pending = config.replace(**{name: bool(value)})
+            elif name in _INT_CONFIG:
+                self._pending = config.replace(**{name: int(value)})
+            else:
+                self._pending = config.replace(**{name: value})
+        except ConfigError as error:  # a value valid alone, not with the fields already set
+            raise StructureError(str(error)) from None
+
+    # --- after an observed step (conformance) ----------------------------------------------------------
+
+    def settle(self) -> None:
+        """Put a configuration event's value in force now (the end of an observed step)."""
+        if self._pending is not None:
+            self.config, self._pending = self._pending, None
+
+    def forget_shown(self) -> None:
+        """Start a new step: no handler's count shown yet."""
+        self.shown = set()
+
+    def handlers_of(self) -> Iterator[tuple[Position, int]]:
+        """(position, handler) of every cached entry with a handler."""
+        for position, entry in self.entries.items():
+            if entry.handler >= 0:
+                yield position, entry.handler
+
+
+assert set(PASS_KINDS) == {*SIZE_LIKE, *TTL_LIKE, *FORCED}, "every pass kind has a family"
+assert set(KINDS) >= _KEYED, "keyed kinds are event kinds"
+
+__all__ = ["FORCED", "SIZE_LIKE", "TTL_LIKE", "At", "Cached", "Event", "Pass", "Shadow", "StructureError"]
