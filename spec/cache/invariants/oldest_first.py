@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from ledgerspec.spec.cache._events import SIZE_LIKE
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import SIZE_LIKE as SIZE_PASSES
+from ledgerspec.spec.cache._shadow import Pass
+from ledgerspec.spec.cache.invariants import _rules_queue as rules
 from ledgerspec.spec.cache.invariants._common import order_violations
 from ledgerspec.spec.cache.invariants._declare import (
     COUNTS,
@@ -22,6 +26,22 @@ class _OldestFirst(Check):
             view.report(order_violations(view, "size eviction"))
 
 
+class OldestFirst(Rule):
+    """A size pass (a ring's rotation too) frees from the queue's head, across ledgers.
+
+    When it removes an entry, every entry still cached that entered the queue before it was skipped
+    for a reason the profile allows (``order_violations``).
+    """
+
+    def pass_end(self, done: Pass, judge: Judge) -> None:
+        """Judge what a size or bytes pass kept against the newest entry it removed."""
+        if done.kind in SIZE_PASSES:
+            for message in rules.order_violations(
+                done, judge.shadow, judge.profile, judge.config.ttl_max, "size eviction"
+            ):
+                judge.report(message)
+
+
 INVARIANT = Invariant(
     order=2,
     id="CACHE-OLDEST-FIRST",
@@ -38,6 +58,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430, MASTER, SEGMENTED),
     check=_OldestFirst(),
+    rule=OldestFirst(),
     needs={PIP430: frozenset({TIMES, COUNTS}), MASTER: frozenset({TIMES})},
     events={"*": frozenset({"insert", "remove", "requeue", "pass_start", "pass_end"})},
     soundness="size eviction walks the broker's one queue (or ring), never one ledger's",
