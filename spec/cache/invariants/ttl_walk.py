@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import CUTOFF_PASS, TTL_LIKE
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import TTL_LIKE as TIMESTAMP_PASSES
+from ledgerspec.spec.cache._shadow import Pass
+from ledgerspec.spec.cache.invariants import _rules_queue as rules
 from ledgerspec.spec.cache.invariants._common import position
 from ledgerspec.spec.cache.invariants._declare import LEGACY, TIMES, Check, Invariant, PassView, show
 
@@ -49,6 +53,36 @@ def _expired_heads(view: PassView, limit: int) -> list[str]:
     ]
 
 
+class TtlWalk(Rule):
+    """A TTL pass walks each ledger up from its lowest position while the entries have expired.
+
+    Expired means a timestamp <= now - ttl (inclusive; an explicit cutoff is the limit itself): the pass
+    removes no unexpired entry, nothing above an entry of the same ledger it keeps, and leaves no ledger
+    whose lowest entry has expired.
+    """
+
+    def pass_end(self, done: Pass, judge: Judge) -> None:
+        """Judge a TTL or cutoff pass by what it removed and each ledger's lowest entry after it."""
+        if done.kind not in TIMESTAMP_PASSES:
+            return
+        limit = done.value if done.kind == "cutoff" else done.now - judge.config.ttl
+        removed = [entry for entry, _ in done.removed]
+        for entry in removed:
+            if not rules.at_or_before(entry.timestamp, limit):
+                judge.report(
+                    f"removed {entry.position} (timestamp {rules.show(entry.timestamp)}), which has not expired at "
+                    f"{done.now}: expired means a timestamp <= {rules.show(limit)}"
+                )
+        for top, low in rules.kept_below(judge.shadow, removed):
+            judge.report(f"removed {top} but kept {low} below it: the walk goes from the lowest position")
+        for ledger, entry in rules.lowest_per_ledger(list(judge.shadow.entries.values())).items():
+            if rules.at_or_before(entry.timestamp, limit):
+                judge.report(
+                    f"left {entry.position} (timestamp {rules.show(entry.timestamp)}), the lowest position of ledger "
+                    f"{ledger}, expired at {done.now}: the walk stops only at an unexpired entry"
+                )
+
+
 INVARIANT = Invariant(
     order=16,
     id="CACHE-TTL-WALK",
@@ -64,6 +98,7 @@ INVARIANT = Invariant(
     ),
     profiles=(LEGACY,),
     check=_TtlWalk(),
+    rule=TtlWalk(),
     needs={"*": frozenset({TIMES})},
     events={"*": frozenset({"insert", "remove", "pass_start", "pass_end"})},
     soundness="each ledger's cache lives in one broker, and a pass walks all of that broker's ledgers",
