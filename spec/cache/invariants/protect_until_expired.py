@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import REMOVE, SIZE_LIKE, TTL_LIKE
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import At
+from ledgerspec.spec.cache.invariants import _rules_queue as rules
 from ledgerspec.spec.cache.invariants._common import protected_unexpired
 from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, TIMES, Check, EventsView, Invariant, show
+from ledgerspec.spec.cache.invariants._rules import protected
 
 
 class _ProtectUntilExpired(Check):
@@ -27,6 +31,24 @@ class _ProtectUntilExpired(Check):
         )
 
 
+class ProtectUntilExpired(Rule):
+    """No size or timestamp pass removes an entry with a positive count that is younger than thresholdMax."""
+
+    kinds = frozenset({"remove"})
+
+    def event(self, at: At, judge: Judge) -> None:
+        """A removal by a pass walking the queue, judged by the entry's count and timestamp before it."""
+        done, cached = at.in_pass, at.cached
+        if done is None or cached is None or not rules.walking(at):
+            return
+        ttl_max = judge.config.ttl_max
+        if protected(at.count, cached.timestamp, done.now, ttl_max):
+            judge.report(
+                f"{judge.op(at)} removed {cached.position} with count {rules.show(at.count)} and timestamp "
+                f"{rules.show(cached.timestamp)}, younger than thresholdMax (now {done.now} - {ttl_max})"
+            )
+
+
 INVARIANT = Invariant(
     order=3,
     id="CACHE-PROTECT-UNTIL-EXPIRED",
@@ -40,6 +62,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430,),
     check=_ProtectUntilExpired(),
+    rule=ProtectUntilExpired(),
     needs={"*": frozenset({TIMES, COUNTS})},
     events={"*": frozenset({"insert", "remove", "release", "replay_increment", "merge", "pass_start"})},
     soundness="an entry's count is changed by its copies, all within the broker",
