@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import CUTOFF_PASS, REMOVE, REQUEUE, SIZE_LIKE, TTL_LIKE, TTL_PASS
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import At, Pass
+from ledgerspec.spec.cache.invariants import _rules_queue as rules
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, EventsView, Invariant
 
@@ -69,6 +72,60 @@ class _BoundedProtection(Check):
         )
 
 
+class BoundedProtection(Rule):
+    """Requeues for expected reads alone stop at maxRequeue, and a pass meeting an entry once keeps it while due.
+
+    A requeue with no read since the entry last entered the queue (or with extend_ttl off) needs
+    expected reads and fewer than maxRequeue requeues; a timestamp pass that meets each entry once
+    removes none that has expected reads and requeues left (``shouldRequeue`` keeps it).
+    """
+
+    kinds = frozenset({"requeue", "remove"})
+
+    def event(self, at: At, judge: Judge) -> None:
+        """A requeue or a removal of a cached entry by a pass."""
+        done, cached = at.in_pass, at.cached
+        if done is None or cached is None:
+            return
+        config = judge.config
+        if at.event.kind == "requeue":
+            if not rules.walking(at) or (cached.accessed and config.extend_ttl):
+                return  # a read since it entered the queue extends it (with extend_ttl): no bound
+            if cached.requeues >= config.max_requeue:
+                judge.report(
+                    f"{cached.position} was requeued again without a read after {cached.requeues} requeues "
+                    f"(max {config.max_requeue})"
+                )
+            elif at.count is None or at.count < 1:
+                judge.report(f"{cached.position} was requeued with no read since it entered and no expected reads")
+        elif self.meets_once(done) and self.due_requeue(at, config.max_requeue):
+            judge.report(
+                f"removed {cached.position} with {at.count} expected reads after {cached.requeues} requeues "
+                f"(max {config.max_requeue}): it is requeued"
+            )
+
+    @staticmethod
+    def meets_once(done: Pass) -> bool:
+        """A TTL pass, or a cutoff at or before its time: it never meets an entry it requeued again.
+
+        A requeued entry is stamped with the pass's time; a size or bytes pass, or a cutoff after
+        ``now`` (or none given), may go round the queue, requeueing an entry until its budget is spent
+        and then removing it, which looks from outside like a removal alone.
+        """
+        return done.kind == "ttl" or (done.kind == "cutoff" and done.value is not None and done.value <= done.now)
+
+    @staticmethod
+    def due_requeue(at: At, max_requeue: int) -> bool:
+        """It has expected reads and requeues left (an exactly known count of requeues).
+
+        Only the expected reads are judged, not ``accessed``: a trace's hits include the reader's copy
+        of an entry a storage read has just cached, which does not mark it accessed.
+        """
+        cached = at.cached
+        assert cached is not None, "a cached entry"
+        return cached.exact and at.count is not None and at.count >= 1 and cached.requeues < max_requeue
+
+
 INVARIANT = Invariant(
     order=9,
     id="CACHE-BOUNDED-PROTECTION",
@@ -86,6 +143,7 @@ INVARIANT = Invariant(
     ),
     profiles=(MASTER,),
     check=_BoundedProtection(),
+    rule=BoundedProtection(),
     needs={"*": frozenset({TIMES})},
     events={"*": frozenset({"insert", "requeue", "hit", "remove", "pass_start"})},
     soundness="requeues go through the broker's one queue",
