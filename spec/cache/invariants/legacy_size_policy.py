@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from ledgerspec.spec.cache._events import INSERT, PASS_END, REFUSED, SIZE_PASS
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import At, Pass
+from ledgerspec.spec.cache.invariants import _rules_queue as rules
 from ledgerspec.spec.cache.invariants._common import position
 from ledgerspec.spec.cache.invariants._declare import LEGACY, Check, EventsView, Invariant, PassView
 from ledgerspec.spec.cache.legacy import PERCENT_OF_SIZE_TO_CONSIDER
@@ -100,19 +103,27 @@ def _selection(before: dict[int, int]) -> tuple[int, int, int]:
 
 
 def _shares(view: PassView, to_free: int) -> list[str]:
+    """The shares, from the pass's view (see :func:`shares`)."""
+    removed, table = view.removed, view.table
+    left = list(zip(table.ledger.tolist(), table.size.tolist(), strict=True))
+    gone = list(zip(removed.ledger.tolist(), removed.entry.tolist(), removed.size.tolist(), strict=True))
+    return shares(left, gone, to_free)
+
+
+def shares(left: list[tuple[int, int]], removed: list[tuple[int, int, int]], to_free: int) -> list[str]:
     """Each selected cache frees ``(long)(toFree * size / selectedTotal)`` from its lowest positions.
 
-    It stops at the entry that reaches its share; the others lose nothing. Caches of equal size rank in
-    an order nothing specifies: of those at the selection's edge, as many as it takes are selected,
-    whichever they are.
+    ``left``: (ledger, size) of each entry cached after the pass; ``removed``: (ledger, entry, size) of
+    each entry it removed. It stops at the entry that reaches its share; the others lose nothing.
+    Caches of equal size rank in an order nothing specifies: of those at the selection's edge, as many
+    as it takes are selected, whichever they are.
     """
-    removed, table = view.removed, view.table
     before: dict[int, int] = {}
-    for ledger, size in zip(table.ledger.tolist(), table.size.tolist(), strict=True):
+    for ledger, size in left:
         before[ledger] = before.get(ledger, 0) + size
     freed: dict[int, int] = {}
     last: dict[int, tuple[int, int]] = {}  # per ledger, its highest position removed (the last one taken) and size
-    for ledger, entry, size in zip(removed.ledger.tolist(), removed.entry.tolist(), removed.size.tolist(), strict=True):
+    for ledger, entry, size in removed:
         before[ledger] = before.get(ledger, 0) + size
         freed[ledger] = freed.get(ledger, 0) + size
         last[ledger] = max(last.get(ledger, (entry, size)), (entry, size))
@@ -144,6 +155,43 @@ def _shares(view: PassView, to_free: int) -> list[str]:
     return messages
 
 
+class LegacySizePolicy(Rule):
+    """A size pass runs only when an insert scheduled it, and frees the shares of the largest caches.
+
+    The first insert (cached or refused) since the last size pass that sees the size before it above
+    the trigger schedules one eviction, capturing that size; the next size pass frees
+    ``captured - watermark``: each selected cache (the largest, while the selected total is below half
+    the size) frees its share from its lowest positions, and the others lose nothing (:func:`shares`).
+    """
+
+    kinds = frozenset({"insert", "insert_refused"})
+
+    def event(self, at: At, judge: Judge) -> None:
+        """Schedule an eviction: the first insert since the last size pass that sees the size above the trigger."""
+        if judge.memory.get("captured") is None and at.total > judge.config.trigger_size:
+            judge.memory["captured"] = at.total
+
+    def pass_end(self, done: Pass, judge: Judge) -> None:
+        """A size pass consumes what was scheduled (nothing: it may remove nothing)."""
+        if done.kind != "size":
+            return
+        captured = judge.memory.pop("captured", None)
+        removed = [entry for entry, _ in done.removed]
+        if captured is None:
+            if removed:
+                judge.report(
+                    f"{len(removed)} entries went, but no insert since the last size pass saw the size "
+                    f"above the trigger {judge.config.trigger_size}: no eviction was scheduled"
+                )
+            return
+        for top, low in rules.kept_below(judge.shadow, removed):
+            judge.report(f"removed {top} but kept {low} below it: a cache frees its lowest positions first")
+        left = [(entry.ledger, entry.size) for entry in judge.shadow.entries.values()]
+        gone = [(entry.ledger, entry.entry, entry.size) for entry in removed]
+        for message in shares(left, gone, captured - judge.config.watermark_size):
+            judge.report(message)
+
+
 INVARIANT = Invariant(
     order=20,
     id="CACHE-LEGACY-SIZE-POLICY",
@@ -162,6 +210,7 @@ INVARIANT = Invariant(
     ),
     profiles=(LEGACY,),
     check=_LegacySizePolicy(),
+    rule=LegacySizePolicy(),
     events={"*": frozenset({"insert", "insert_refused", "remove", "pass_start", "pass_end"})},
     soundness="each ledger's cache lives in one broker, and the policy ranks all of that broker's caches",
 )
