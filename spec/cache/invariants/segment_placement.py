@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from ledgerspec.spec.cache._events import HIT, INSERT, PASS_END, PASS_START, REMOVE, SIZE_PASS, SIZE_SAMPLE
+from ledgerspec.spec.cache._events import HIT, INSERT, KINDS, PASS_END, PASS_START, REMOVE, SIZE_PASS, SIZE_SAMPLE
 from ledgerspec.spec.cache._kernels import align64
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import At
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import SEGMENTED, Check, EventsView, Invariant
+from ledgerspec.spec.cache.invariants._rules_queue import show
 from ledgerspec.spec.cache.segmented import geometry
 
 Position = tuple[int, int]
@@ -48,6 +51,11 @@ class Ring:
         self.segments[self.current][position] = size
         self.newest[position] = self.current
         return evicted
+
+    def newest_size(self, position: Position) -> int | None:
+        """The size of a position's newest copy in the ring (None: not in the ring)."""
+        segment = self.newest.get(position)
+        return None if segment is None else self.segments[segment].get(position)
 
     def reported(self) -> int:
         """``ReadCache.size()``: the current offset plus a full segment per other non-empty segment."""
@@ -97,6 +105,54 @@ class _SegmentPlacement(Check):
             )
 
 
+class SegmentPlacement(Rule):
+    """Follow ReadCache's ring (:class:`Ring`) and hold the events to it.
+
+    The ring is laid out once, with the configuration in force when the broker's events begin (a ring
+    cannot be resized). A rotation's removals (a size pass naming a position) must be exactly what the
+    insert they belong to evicts; an insert that fits its segment rotates nothing; a reported size is
+    the ring's; a read answers with the newest copy's size.
+    """
+
+    kinds = frozenset(KINDS)
+    """Every kind: the first event lays the ring out."""
+
+    def event(self, at: At, judge: Judge) -> None:
+        """One event against the ring."""
+        ring = judge.memory.get("ring")
+        if ring is None:
+            count, size = geometry(judge.config)
+            ring = judge.memory["ring"] = Ring(count, size, segments=[{} for _ in range(count)])
+        event, kind = at.event, at.event.kind
+        if kind == "pass_start" and event.reason == "size" and event.ledger is not None:
+            ring.rotation = set()
+        elif kind == "remove" and ring.rotation is not None:
+            ring.rotation.add(event.position)
+        elif kind == "insert" and event.size is not None and event.size <= ring.size:
+            self.insert(ring, event.position, event.size, judge)
+        elif kind == "size_sample" and event.size != ring.reported():
+            judge.report(f"reported size {show(event.size)}, the ring holds {ring.reported()}")
+        elif kind == "hit" and event.size is not None:
+            newest = ring.newest_size(event.position)
+            if newest is not None and newest != event.size:
+                judge.report(f"read of {event.position} answered {event.size} bytes, its newest copy has {newest}")
+
+    @staticmethod
+    def insert(ring: Ring, at: Position, size: int, judge: Judge) -> None:
+        """Place the entry; what it evicts must be what the rotation pass before it removed."""
+        seen, ring.rotation = ring.rotation or set(), None
+        evicted = ring.put(at, size)
+        if evicted is None:
+            if seen:
+                judge.report(f"inserting {at} ({size} bytes) rotated the ring, but the entry fits")
+            return
+        if evicted - seen - {at} or seen - evicted:
+            judge.report(
+                f"inserting {at} ({size} bytes) rotates the ring: it evicts {sorted(evicted)}, "
+                f"the trace shows {sorted(seen)}"
+            )
+
+
 INVARIANT = Invariant(
     order=18,
     id="CACHE-SEGMENT-PLACEMENT",
@@ -110,6 +166,7 @@ INVARIANT = Invariant(
     citation="apache/bookkeeper 9590a97f67 bookie/storage/ldb/ReadCache.java (put, get, size)",
     profiles=(SEGMENTED,),
     check=_SegmentPlacement(),
+    rule=SegmentPlacement(),
     events={"*": frozenset({"insert", "remove", "hit", "size_sample", "pass_start", "pass_end"})},
     soundness="one ring of segments per broker",
 )
