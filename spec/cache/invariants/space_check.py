@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import INSERT, REFUSED
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import At
 from ledgerspec.spec.cache.invariants._declare import LEGACY, Check, EventsView, Invariant
 
 
@@ -22,6 +24,26 @@ class _SpaceCheck(Check):
         )
 
 
+class SpaceCheck(Rule):
+    """An insert of an uncached position is cached exactly when the size before it is below maxSize.
+
+    ``hasSpaceInCache`` reads the size before the insert (a disabled cache has no space).
+    """
+
+    kinds = frozenset({"insert", "insert_refused"})
+
+    def event(self, at: At, judge: Judge) -> None:
+        """An insert or a refusal of an uncached position, against the size before it."""
+        if at.cached is not None:
+            return
+        limit = judge.config.max_size if judge.enabled else 0
+        position, size = at.event.position, at.total
+        if at.event.kind == "insert" and size >= limit:
+            judge.report(f"cached {position} while the size {size} was not below maxSize {limit}")
+        elif at.event.kind == "insert_refused" and size < limit:
+            judge.report(f"refused {position} while the size {size} was below maxSize {limit}")
+
+
 INVARIANT = Invariant(
     order=17,
     id="CACHE-SPACE-CHECK",
@@ -36,6 +58,7 @@ INVARIANT = Invariant(
     ),
     profiles=(LEGACY,),
     check=_SpaceCheck(),
+    rule=SpaceCheck(),
     events={"*": frozenset({"insert", "insert_refused", "remove"})},
     soundness="the size it reads is the broker-wide sum of the live entries",
 )
