@@ -6,6 +6,7 @@ tombstones (the queue's length less the cached entries) are the one part no even
 
 from __future__ import annotations
 
+from ledgerspec.spec.cache._normative import Rule
 from ledgerspec.spec.cache._observation import CachedEntry
 from ledgerspec.spec.cache._ops import CursorRead, EvictBefore, EvictBytes, EvictSize, EvictTimestamp, Get, GetRange
 from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, Invariant, StepView
@@ -17,10 +18,23 @@ PASSES = (EvictSize, EvictTimestamp, EvictBytes, EvictBefore)
 """The operations that walk the queue: the only ones that requeue, and the only ones that drop tombstones."""
 
 
-class _QueueAccounting(Check):
+class QueueAccounting(Rule):
+    """The queue's length and the wrappers' requeue counts and accessed flags, across one observed step.
+
+    Every cached entry is queued, and only a pass shortens the queue (:func:`_queue_length`); a
+    wrapper's fields change only as ``markRequeued()`` and reads change them (:func:`_wrappers`).
+    """
+
     def step(self, view: StepView) -> None:
-        messages = _queue_length(view) + _wrappers(view)
-        view.report(messages)
+        """Judge the observations before and after the step."""
+        view.report(_queue_length(view) + _wrappers(view))
+
+
+class _QueueAccounting(Check):
+    """The accelerator's slot: the rule itself (observed steps only)."""
+
+    def step(self, view: StepView) -> None:
+        RULE.step(view)
 
 
 def _queue_length(view: StepView) -> list[str]:
@@ -131,6 +145,8 @@ def _hit_positions(view: StepView) -> set[tuple[int, int]]:
     return set()
 
 
+RULE = QueueAccounting()
+
 INVARIANT = Invariant(
     order=21,
     id="CACHE-QUEUE-ACCOUNTING",
@@ -147,6 +163,7 @@ INVARIANT = Invariant(
     ),
     profiles=(MASTER,),
     check=_QueueAccounting(),
+    rule=RULE,
     needs={"*": frozenset({QUEUE_LENGTH, REQUEUES, ACCESSED, TIMES})},
     soundness="tombstones, requeue counts and the accessed flag are observed, never recorded: conformance only",
     on_traces=False,
