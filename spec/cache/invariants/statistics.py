@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ledgerspec.spec.cache._normative import Rule
 from ledgerspec.spec.cache._ops import CursorRead, EvictSize, Get, GetRange
 from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, Check, Invariant, StepView
 
@@ -9,8 +10,11 @@ EVICTIONS, HIT_BYTES = "observe_evictions", "observe_hit_bytes"
 """The adapter capabilities that show the two counters (conformance/adapters/_api.py)."""
 
 
-class _Statistics(Check):
+class Statistics(Rule):
+    """hit_bytes grows by the sizes the step's reads hit; evictions by one exactly when a size eviction frees bytes."""
+
     def step(self, view: StepView) -> None:
+        """Judge the counters before and after the step (a counter not observed is not judged)."""
         before, after, op = view.before.counters, view.after.counters, view.op
         messages = []
         if before.hit_bytes is not None and after.hit_bytes is not None:
@@ -28,6 +32,13 @@ class _Statistics(Check):
         view.report(messages)
 
 
+class _Statistics(Check):
+    """The accelerator's slot: the rule itself (observed steps only)."""
+
+    def step(self, view: StepView) -> None:
+        RULE.step(view)
+
+
 def _bytes_hit(view: StepView) -> int:
     """The sizes of the cached entries the step's read hit (a copy id in its result), as cached before it."""
     op, sizes = view.op, view.before.by_position()
@@ -43,6 +54,8 @@ def _bytes_hit(view: StepView) -> int:
     return sum(sizes[at].size for at, copy in hits if copy is not None and at in sizes)
 
 
+RULE = Statistics()
+
 INVARIANT = Invariant(
     order=19,
     id="CACHE-STATISTICS",
@@ -57,6 +70,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430, MASTER),
     check=_Statistics(),
+    rule=RULE,
     needs={"*": frozenset({EVICTIONS, HIT_BYTES})},
     soundness="counters are observed, never recorded as events: checked in conformance only",
     on_traces=False,
