@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ledgerspec.spec.cache._kernels import can_evict
+from ledgerspec.spec.cache._normative import Rule
 from ledgerspec.spec.cache._observation import CachedEntry
 from ledgerspec.spec.cache.invariants._declare import COUNTS, MASTER, PIP430, Check, Invariant, StepView
 
@@ -25,8 +26,11 @@ def counted(profile: str, entry: CachedEntry) -> bool:
     return not can_evict(entry.count)
 
 
-class _NonEvictableSize(Check):
+class NonEvictableSize(Rule):
+    """The observed non_evictable_size is the bytes of the cached entries the profile counts (:func:`counted`)."""
+
     def step(self, view: StepView) -> None:
+        """Judge the observation after the step (not observed: not judged)."""
         after = view.after
         if after.non_evictable_size is None:
             return
@@ -34,6 +38,15 @@ class _NonEvictableSize(Check):
         if after.non_evictable_size != want:
             view.report([f"non_evictable_size {after.non_evictable_size}, the entries it counts hold {want} bytes"])
 
+
+class _NonEvictableSize(Check):
+    """The accelerator's slot: the rule itself (observed steps only)."""
+
+    def step(self, view: StepView) -> None:
+        RULE.step(view)
+
+
+RULE = NonEvictableSize()
 
 INVARIANT = Invariant(
     order=22,
@@ -49,6 +62,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430, MASTER),
     check=_NonEvictableSize(),
+    rule=RULE,
     needs={"*": frozenset({NON_EVICTABLE, COUNTS})},
     soundness="the size is observed, never recorded: conformance only",
     on_traces=False,
