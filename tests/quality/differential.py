@@ -205,22 +205,33 @@ def generated(events: int = 3000, seeds: tuple[int, ...] = (0, 1)) -> Iterator[C
                     yield from from_trace(out, out.name)
 
 
+def load_recorded() -> Any:
+    """tests/quality/recorded.py, loaded once (its recordings are made once per session)."""
+    import importlib.util  # noqa: PLC0415
+
+    name = "_ledgerspec_recorded"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("recorded.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    recorded = importlib.util.module_from_spec(spec)
+    sys.modules[name] = recorded
+    spec.loader.exec_module(recorded)
+    return recorded
+
+
 def recordings() -> Iterator[Case]:
     """The recordings of tests/quality/recorded.py; kept in ``$LEDGERSPEC_RECORDINGS`` when set (made once)."""
-    import importlib.util  # noqa: PLC0415
-    import os  # noqa: PLC0415
+    import importlib.util
+    import os
 
     kept = os.environ.get("LEDGERSPEC_RECORDINGS")
     if kept and (Path(kept) / "DONE").exists():
         for path in sorted(Path(kept).glob("*/*.jsonl")):
             yield from from_trace(path, f"{path.parent.name} {path.stem}")
         return
-    spec = importlib.util.spec_from_file_location("_ledgerspec_recorded", Path(__file__).with_name("recorded.py"))
-    assert spec is not None
-    assert spec.loader is not None
-    recorded = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = recorded
-    spec.loader.exec_module(recorded)
+    recorded = load_recorded()
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(kept) if kept else Path(scratch)
         for candidate in recorded.CANDIDATES:
@@ -242,8 +253,8 @@ def corpus(*, quick: bool = False) -> Iterator[Case]:
 
 def _default_recordings() -> None:
     """The script keeps its recordings between runs, under a key of the code that makes them."""
-    import hashlib  # noqa: PLC0415
-    import os  # noqa: PLC0415
+    import hashlib
+    import os
 
     if "LEDGERSPEC_RECORDINGS" in os.environ:
         return
