@@ -207,7 +207,7 @@ def generated(events: int = 3000, seeds: tuple[int, ...] = (0, 1)) -> Iterator[C
 
 def load_recorded() -> Any:
     """tests/quality/recorded.py, loaded once (its recordings are made once per session)."""
-    import importlib.util  # noqa: PLC0415
+    import importlib.util
 
     name = "_ledgerspec_recorded"
     if name in sys.modules:
@@ -223,7 +223,6 @@ def load_recorded() -> Any:
 
 def recordings() -> Iterator[Case]:
     """The recordings of tests/quality/recorded.py; kept in ``$LEDGERSPEC_RECORDINGS`` when set (made once)."""
-    import importlib.util
     import os
 
     kept = os.environ.get("LEDGERSPEC_RECORDINGS")
