@@ -78,9 +78,7 @@ class Monitor:
         bulk = [i for i in chosen if i.rule is None and i.check is not None]
         self.replay = Replay("candidate", profile, config, bulk, keep=None, track_shown=True) if bulk else None
         """The bulk replay, for the invariants whose normative rule is not written yet (none, in time)."""
-        self.steps: list[tuple[str, Any]] = [(i.id, i.rule) for i in chosen if i.rule] + [
-            (i.id, i.check) for i in bulk
-        ]
+        self.steps: list[tuple[str, Any]] = [(i.id, i.rule) for i in chosen if i.rule] + [(i.id, i.check) for i in bulk]
         self.derivation = Derivation()
         self._seq = 0
 

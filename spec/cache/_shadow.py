@@ -457,9 +457,7 @@ class Shadow:
         observation shows every entry's and every open copy's. A handler made by the step (its id at or
         after ``made_from``) is judged by its insert. ``copy_positions``: where each open copy was read.
         """
-        members = [
-            (f"entry {e.position}", e.position, self._handler_at(e.position), e.count) for e in seen.entries
-        ]
+        members = [(f"entry {e.position}", e.position, self._handler_at(e.position), e.count) for e in seen.entries]
         members += [
             (f"copy {copy}", copy_positions.get(copy, (-1, -1)), self.copies.get(copy), count)
             for copy, count in seen.copies

@@ -38,14 +38,13 @@ from ledgerspec.spec.cache._events import (
     REPLAY,
     SIZE_PASS,
 )
+from ledgerspec.spec.cache._shadow import CountDifference
 from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
 from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable
 
-from ledgerspec.spec.cache._shadow import CountDifference
-
 if TYPE_CHECKING:
-    from ledgerspec.spec.cache._normative import Rule
     from ledgerspec.spec.cache._config import CacheConfig
+    from ledgerspec.spec.cache._normative import Rule
     from ledgerspec.spec.cache._observation import Observation
     from ledgerspec.spec.cache._ops import Op
     from ledgerspec.spec.cache.invariants._facts import Facts
