@@ -91,12 +91,7 @@ class Pip430Cache(RangeRows[Wrapper], ManagedLedgerLayer, QueuedCache[Wrapper]):
         handler = NoReadCount() if expected_reads is None else Pip430ReadCount(expected_reads)
         wrapper = Wrapper(ledger, entry, size, now, handler, seq=self._inserts)
         self._inserts += 1
-        self._ranges.put(ledger, entry, wrapper)
-        self._queue.offer(wrapper)
-        self._count("inserted")
-        if self._listener is not None:
-            self._emit("insert", ledger=ledger, entry=entry, size=size, count=expected_reads, timestamp=now)
-        return True
+        return self._cache(wrapper, expected_reads)
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
         """Look up one position; a hit dispatches a copy sharing the entry's handler, nothing else changes."""

@@ -83,12 +83,7 @@ class PulsarMasterCache(RangeRows[Wrapper], ManagedLedgerLayer, QueuedCache[Merg
             self._emit("insert_refused", ledger=ledger, entry=entry, size=size, count=expected_reads)
             return False
         wrapper = Wrapper(ledger, entry, size, now, MergedReadCount.maybe_create(expected_reads or 0))
-        self._ranges.put(ledger, entry, wrapper)
-        self._queue.offer(wrapper)
-        self._count("inserted")
-        if self._listener is not None:
-            self._emit("insert", ledger=ledger, entry=entry, size=size, count=expected_reads, timestamp=now)
-        return True
+        return self._cache(wrapper, expected_reads)
 
     def _read_one(self, ledger: int, entry: int) -> int | None:
         """Look up one position; a hit sets ``accessed`` and dispatches a copy sharing the handler (PR #24623)."""

@@ -27,6 +27,22 @@ class QueuedCache(ReferenceCache[C]):
     TOMBSTONES_SHOWN: ClassVar[bool] = False
     """Whether the queue's length is observed: then ``clear`` keeps the tombstones it leaves, as Pulsar does."""
 
+    def _cache(self, wrapper: Wrapper, expected_reads: int | None) -> bool:
+        """Cache a new entry: in its ledger's range cache, at the queue's tail (``RangeCache.put``); True."""
+        self._ranges.put(wrapper.ledger, wrapper.entry, wrapper)
+        self._queue.offer(wrapper)
+        self._count("inserted")
+        if self._listener is not None:
+            self._emit(
+                "insert",
+                ledger=wrapper.ledger,
+                entry=wrapper.entry,
+                size=wrapper.size,
+                count=expected_reads,
+                timestamp=wrapper.ts,
+            )
+        return True
+
     @abc.abstractmethod
     def _force_remove(self, doomed: list[Wrapper], reason: str) -> None:
         """Finish removing wrappers the range caches no longer map (counting them under ``reason``)."""

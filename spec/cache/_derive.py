@@ -25,46 +25,23 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerspec.spec._errors import SpecError
+from ledgerspec.spec.cache import _ops as ops
 from ledgerspec.spec.cache._kernels import EVICTED
 from ledgerspec.spec.cache._ledger import bookkeeper_reads
 from ledgerspec.spec.cache._observation import CachedEntry, Observation
-from ledgerspec.spec.cache._ops import (
-    Append,
-    Clear,
-    Configure,
-    CursorAdd,
-    CursorCount,
-    CursorRead,
-    CursorRemove,
-    CursorSeek,
-    EvictBefore,
-    EvictBytes,
-    EvictSize,
-    EvictTimestamp,
-    Get,
-    GetRange,
-    Insert,
-    InvalidateBefore,
-    InvalidateLedger,
-    LedgerClose,
-    Op,
-    Release,
-    RemoveRange,
-    ReplayIncrement,
-)
 
 Event = dict[str, Any]
 Position = tuple[int, int]
 
-PASSES: dict[type[Op], str] = {
-    EvictSize: "size",
-    EvictTimestamp: "ttl",
-    InvalidateBefore: "invalidate",
-    InvalidateLedger: "invalidate",
-    Clear: "clear",
-    EvictBytes: "bytes",
-    EvictBefore: "cutoff",
-    RemoveRange: "range",
+PASSES: dict[type[ops.Op], str] = {
+    ops.EvictSize: "size",
+    ops.EvictTimestamp: "ttl",
+    ops.InvalidateBefore: "invalidate",
+    ops.InvalidateLedger: "invalidate",
+    ops.Clear: "clear",
+    ops.EvictBytes: "bytes",
+    ops.EvictBefore: "cutoff",
+    ops.RemoveRange: "range",
 }
 
 
@@ -87,41 +64,41 @@ class Derivation:
         self._events: list[Event] = []
         self._now: int | None = None
 
-    def step(self, op: Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901, PLR0912 - one branch per operation kind: the event each emits
+    def step(self, op: ops.Op, result: Any, before: Observation, after: Observation) -> list[Event]:  # noqa: C901, PLR0912 - one branch per operation kind: the event each emits
         """The events of one step (each a dict with ``kind``, ``time`` and its fields)."""
         self._events = []
         now = op.now
         if self._now is not None and now <= self._now:
             raise SpecError(f"the derivation needs a strictly increasing clock: {op.describe()} after now={self._now}")
         self._now = now
-        if isinstance(op, Configure):
+        if isinstance(op, ops.Configure):
             for name, value in op.changes().items():
                 self._emit("config", now, reason=name, value=float(value))
-        elif isinstance(op, Insert):
+        elif isinstance(op, ops.Insert):
             self._insert(op, result, before, after)
-        elif isinstance(op, Get | GetRange):
+        elif isinstance(op, ops.Get | ops.GetRange):
             self._read(op, result, before, after)
-        elif isinstance(op, Release):
+        elif isinstance(op, ops.Release):
             self._emit("release", now, copy=op.copy, count=self._shared_count(op.copy, before, after))
-        elif isinstance(op, ReplayIncrement):
+        elif isinstance(op, ops.ReplayIncrement):
             flag = None if result is None else int(bool(result))
             self._emit("replay_increment", now, copy=op.copy, count=after.copy_counts().get(op.copy), result=flag)
         elif type(op) in PASSES:
             self._pass(op, before, after)
-        elif isinstance(op, CursorAdd | CursorSeek):
+        elif isinstance(op, ops.CursorAdd | ops.CursorSeek):
             self._emit(op.kind, now, ledger=op.ledger, cursor=op.cursor, entry=op.entry)
             self.cursors[op.ledger, op.cursor] = op.entry
             self._cursor_invalidation(op.ledger, op.cursor, now, before, after)
-        elif isinstance(op, CursorRemove):
+        elif isinstance(op, ops.CursorRemove):
             self._emit("cursor_remove", now, ledger=op.ledger, cursor=op.cursor)
             self.cursors.pop((op.ledger, op.cursor), None)
             self._cursor_invalidation(op.ledger, op.cursor, now, before, after)
-        elif isinstance(op, Append):
+        elif isinstance(op, ops.Append):
             self._append(op, result, before, after)
             self.appended[op.ledger] = op.entry + 1
-        elif isinstance(op, CursorRead):
+        elif isinstance(op, ops.CursorRead):
             self._cursor_read(op, result, before, after)
-        elif isinstance(op, LedgerClose):
+        elif isinstance(op, ops.LedgerClose):
             self._emit("ledger_close", now, ledger=op.ledger)
             if op.ledger in self.appended:
                 self.reopens.add((op.ledger, self.appended[op.ledger]))
@@ -129,7 +106,7 @@ class Derivation:
             for ledger, name in sorted(key for key in self.cursors if key[0] == op.ledger):
                 self._emit("cursor_remove", now, ledger=ledger, cursor=name)
                 del self.cursors[ledger, name]
-        elif isinstance(op, CursorCount):
+        elif isinstance(op, ops.CursorCount):
             self._emit("cursor_count", now, ledger=op.ledger, cursor=op.cursor, result=result)
         if type(op) not in PASSES:
             self._restamped(op, before, after)
@@ -145,7 +122,9 @@ class Derivation:
         self.serial += 1
         self.entered[position] = self.serial
 
-    def _insert(self, op: Insert, result: Any, before: Observation, after: Observation, *, asked: bool = True) -> None:
+    def _insert(
+        self, op: ops.Insert, result: Any, before: Observation, after: Observation, *, asked: bool = True
+    ) -> None:
         """An insert's events; ``asked`` False: its count was not asked for (an append), so no ``value`` claims one."""
         old, new = before.by_position(), after.by_position()
         position = (op.ledger, op.entry)
@@ -180,15 +159,15 @@ class Derivation:
                 "insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size, count=op.expected_reads
             )
 
-    def _read(self, op: Get | GetRange, result: Any, before: Observation, after: Observation) -> None:
-        if isinstance(op, Get):
+    def _read(self, op: ops.Get | ops.GetRange, result: Any, before: Observation, after: Observation) -> None:
+        if isinstance(op, ops.Get):
             positions, copies = [(op.ledger, op.entry)], [result]
         else:
             positions = [(op.ledger, e) for e in range(op.first, op.last + 1)]
             copies = list(result) if isinstance(result, tuple | list) else [result]
         counts, cached = after.copy_counts(), after.by_position()
         # a range that was not all cached may be read whole from storage (legacy): its misses say so
-        whole = isinstance(op, GetRange) and not set(positions) <= set(before.by_position())
+        whole = isinstance(op, ops.GetRange) and not set(positions) <= set(before.by_position())
         for (ledger, entry), copy in zip(positions, copies, strict=False):
             if copy is None:
                 self._emit("miss", op.now, ledger=ledger, entry=entry, reason="range" if whole else None)
@@ -200,7 +179,7 @@ class Derivation:
 
     # --- the managed-ledger layer: its operations as the cache events they cause ---------------------
 
-    def _append(self, op: Append, result: Any, before: Observation, after: Observation) -> None:
+    def _append(self, op: ops.Append, result: Any, before: Observation, after: Observation) -> None:
         """The append, then what it did: an insert, a merge into a cached duplicate, a refusal, or nothing.
 
         Nothing: not offered to the cache (no active cursor).
@@ -214,7 +193,7 @@ class Derivation:
             was = old[position].count if position in old else None
             grown = None if merged is None or was is None else merged - was
             self._insert(
-                Insert(now=op.now, ledger=op.ledger, entry=op.entry, size=op.size, expected_reads=grown),
+                ops.Insert(now=op.now, ledger=op.ledger, entry=op.entry, size=op.size, expected_reads=grown),
                 result,
                 before,
                 after,
@@ -223,7 +202,7 @@ class Derivation:
         elif offered:
             self._emit("insert_refused", op.now, ledger=op.ledger, entry=op.entry, size=op.size)
 
-    def _cursor_read(self, op: CursorRead, result: Any, before: Observation, after: Observation) -> None:
+    def _cursor_read(self, op: ops.CursorRead, result: Any, before: Observation, after: Observation) -> None:
         """Each BookKeeper ledger's read (``bookkeeper_reads``): its start, hits, misses, storage reads and move.
 
         An entry read from storage and cached is an insert, then the reader's copy as a hit. After the
@@ -304,13 +283,13 @@ class Derivation:
         self._removals(gone, old, after, "invalidate", now)
         self._emit("pass_end", now, reason="invalidate", size=after.size)
 
-    def _pass(self, op: Op, before: Observation, after: Observation) -> None:
+    def _pass(self, op: ops.Op, before: Observation, after: Observation) -> None:
         kind = PASSES[type(op)]
         old, new = before.by_position(), after.by_position()
         ledger = getattr(op, "ledger", None)
-        entry = op.entry if isinstance(op, InvalidateBefore) else None
+        entry = op.entry if isinstance(op, ops.InvalidateBefore) else None
         value = _target(op)
-        if isinstance(op, RemoveRange):
+        if isinstance(op, ops.RemoveRange):
             entry = op.last + 1 if op.inclusive else op.last
         self._emit("pass_start", op.now, reason=kind, size=before.size, ledger=ledger, entry=entry, value=value)
         gone = [p for p in old if p not in new]
@@ -324,10 +303,10 @@ class Derivation:
         self._emit("requeue", now, ledger=position[0], entry=position[1], timestamp=entry.timestamp, count=entry.count)
         self._enter(position)
 
-    def _restamped(self, op: Op, before: Observation, after: Observation) -> None:
+    def _restamped(self, op: ops.Op, before: Observation, after: Observation) -> None:
         """A timestamp that changed outside a pass: a requeue no pass did (the checks judge it)."""
         old, new = before.by_position(), after.by_position()
-        inserted = (op.ledger, op.entry) if isinstance(op, Insert) else None
+        inserted = (op.ledger, op.entry) if isinstance(op, ops.Insert) else None
         for position in sorted(p for p in old if p in new and p != inserted):
             if _requeued(old[position], new[position]):
                 self._requeue(position, new[position], op.now)
@@ -377,13 +356,13 @@ class Derivation:
         return None
 
 
-def _target(op: Op) -> float | None:
+def _target(op: ops.Op) -> float | None:
     """The target an operation gives its pass: bytes to free, the cutoff, a range's first entry."""
-    if isinstance(op, EvictBytes):
+    if isinstance(op, ops.EvictBytes):
         return float(op.bytes)
-    if isinstance(op, EvictBefore):
+    if isinstance(op, ops.EvictBefore):
         return float(op.cutoff)
-    if isinstance(op, RemoveRange):
+    if isinstance(op, ops.RemoveRange):
         return float(op.first)
     return None
 

@@ -1,10 +1,11 @@
 """The monitor: a candidate's observed history, checked step by step against a profile's invariants.
 
 For each step the monitor sees the operation, the candidate's result and its observation afterwards.
-It derives the step's events (``_derive.py``) and feeds them to the same replay that checks recorded
-traces (``invariants/_engine.py``), so every invariant is judged by its one check; the few properties
-only an observation shows run in their check's ``step`` part. After each step the replay's shadow
-takes the counts the observation shows, as the events of a trace make it take the counts they show.
+It derives the step's events (``_derive.py``) and feeds them to each invariant's normative rule
+(``_normative.py``), over the plain shadow (``_shadow.py``): the rules the trace checkers' bulk replay
+is held equal to; the few properties only an observation shows run in the rule's ``step`` part. After
+each step the shadow takes the counts the observation shows, as the events of a trace make it take
+the counts they show.
 Only ``CACHE-MODEL`` also runs the profile's model.
 
 The clock must strictly increase from step to step (the conformance engine makes it so; the
@@ -20,10 +21,13 @@ from typing import Any
 from ledgerspec.spec._errors import SpecError
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._derive import Derivation
+from ledgerspec.spec.cache._normative import Judge, TraceStructureError
 from ledgerspec.spec.cache._observation import Counters, Observation, describe_difference
 from ledgerspec.spec.cache._ops import Op
 from ledgerspec.spec.cache._profiles import get_profile
-from ledgerspec.spec.cache.invariants import INVARIANTS, Replay, StepView, TraceStructureError, claimed
+from ledgerspec.spec.cache._shadow import Event
+from ledgerspec.spec.cache.invariants import INVARIANTS, Replay, StepView, claimed
+from ledgerspec.spec.cache.invariants import TraceStructureError as BulkStructureError
 from ledgerspec.spec.cache.invariants._chunk import chunk_from_events
 
 EMPTY = Observation(entries=(), size=0, counters=Counters(), copies=())
@@ -69,45 +73,61 @@ class Monitor:
         self.enabled = config.max_size > 0
         self.before = EMPTY
         self.states = frozenset({self.profile.init(config)})
-        self.replay = Replay("candidate", profile, config, [INVARIANTS[i] for i in ids], keep=None, track_shown=True)
+        chosen = [INVARIANTS[i] for i in ids]
+        self.judge = Judge("candidate", profile, config, [(i.id, i.rule) for i in chosen if i.rule], keep=None)
+        bulk = [i for i in chosen if i.rule is None and i.check is not None]
+        self.replay = Replay("candidate", profile, config, bulk, keep=None, track_shown=True) if bulk else None
+        """The bulk replay, for the invariants whose normative rule is not written yet (none, in time)."""
+        self.steps: list[tuple[str, Any]] = [(i.id, i.rule) for i in chosen if i.rule] + [(i.id, i.check) for i in bulk]
         self.derivation = Derivation()
         self._seq = 0
 
     def check(self, op: Op, result: Any, after: Observation) -> list[Violation]:
         """Record one step of the candidate and return the invariants it breaks."""
         result = tuple(result) if isinstance(result, list) else result  # a range read's copies: values, not container
-        found: list[tuple[str, str]] = []
         cursors = dict(self.derivation.cursors)  # the active cursors before the step, as the operations placed them
         reopens = frozenset(self.derivation.reopens)
         events = self.derivation.step(op, result, self.before, after)
-        self.replay.findings = []
+        label = type(op).__name__
+        first = self._seq + 1
+        shadow = self.judge.shadow
+        made_from = shadow.index
+        shadow.forget_shown()
+        self.judge.findings = []
         try:
-            self.replay.feed(chunk_from_events(events, first_seq=self._seq + 1, label=type(op).__name__))
-        except TraceStructureError as error:  # the derivation brackets every pass: a bug here, not the candidate's
+            self.judge.feed([Event.of(e, first + n, first + n - 1) for n, e in enumerate(events)], label)
+            if self.replay is not None:
+                self.replay.findings = []
+                self.replay.feed(chunk_from_events(events, first_seq=first, label=label))
+        except (TraceStructureError, BulkStructureError) as error:  # the derivation brackets every pass
             raise SpecError(f"{op.describe()}: derived events are not well formed: {error}") from error
+        shadow.settle()
         self._seq += len(events)
-        found += [(f.invariant, f.message) for f in self.replay.findings]
-        differences = self.replay.count_differences(after, self._copy_positions(after))
+        found = [(f.invariant, f.message) for f in self.judge.findings]
+        if self.replay is not None:
+            found += [(f.invariant, f.message) for f in self.replay.findings]
         view = StepView(
             profile=self.profile.name,
-            config=self.replay.carried.config,
+            config=shadow.config,
             op=op,
             result=result,
             before=self.before,
             after=after,
             enabled=self.enabled,
             project=self.project,
-            differences=differences,
+            differences=shadow.count_differences(after, self._copy_positions(after), made_from),
             sink=lambda invariant, message: found.append((invariant, message)),
             cursors=cursors,
             reopens=reopens,
         )
-        for invariant, check in self.replay.checks:
+        for invariant, rule in self.steps:
             view.invariant = invariant
-            check.step(view)
+            rule.step(view)
         if MODEL in self.invariants:
             found += [(MODEL, message) for message in self._model(op, result, after)]
-        self.replay.resync(after)
+        shadow.resync(after)
+        if self.replay is not None:
+            self.replay.resync(after)
         self.before = after
         order = {invariant: index for index, invariant in enumerate(self.invariants)}
         return [Violation(invariant, message) for invariant, message in sorted(found, key=lambda f: order[f[0]])]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from ledgerspec.spec._errors import UnknownProfileError
@@ -35,48 +36,42 @@ class Profile:
         return (op if isinstance(op, type) else type(op)) in self.operations
 
 
+def _profile(model: ModuleType, summary: str, source: str) -> Profile:
+    """A profile from its model's module: ``NAME``, ``init``, ``step``, ``observe``, ``RULES``, ``CITATIONS``."""
+    return Profile(
+        name=model.NAME,
+        summary=summary,
+        source=source,
+        init=model.init,
+        step=model.step,
+        observe=model.observe,
+        operations=frozenset(model.RULES),
+        citations=model.CITATIONS,
+    )
+
+
 PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (
-        Profile(
-            name=pip430.NAME,
-            summary="PIP-430 as its text states it: stash, two TTLs, EVICTED sentinel, merged duplicates",
-            source="apache/pulsar pip/pip-430.md at cf3d7d17d9 (PR #24444)",
-            init=pip430.init,
-            step=pip430.step,
-            observe=pip430.observe,
-            operations=frozenset(pip430.RULES),
-            citations=pip430.CITATIONS,
+        _profile(
+            pip430,
+            "PIP-430 as its text states it: stash, two TTLs, EVICTED sentinel, merged duplicates",
+            "apache/pulsar pip/pip-430.md at cf3d7d17d9 (PR #24444)",
         ),
-        Profile(
-            name=pulsar_master.NAME,
-            summary="as merged: bounded requeue, accessed-flag TTL extension, one TTL, duplicates refused",
-            source="apache/pulsar PR #24623 at 490ba0cca1, fixes to fbcfacf324 (PR #25988)",
-            init=pulsar_master.init,
-            step=pulsar_master.step,
-            observe=pulsar_master.observe,
-            operations=frozenset(pulsar_master.RULES),
-            citations=pulsar_master.CITATIONS,
+        _profile(
+            pulsar_master,
+            "as merged: bounded requeue, accessed-flag TTL extension, one TTL, duplicates refused",
+            "apache/pulsar PR #24623 at 490ba0cca1, fixes to fbcfacf324 (PR #25988)",
         ),
-        Profile(
-            name=legacy.NAME,
-            summary="pre-PIP EntryCacheDefaultEvictionPolicy and per-cache TTL walk",
-            source="apache/pulsar impl/cache/EntryCacheDefaultEvictionPolicy.java at 8ce67b97b3^ (before PR #24363)",
-            init=legacy.init,
-            step=legacy.step,
-            observe=legacy.observe,
-            operations=frozenset(legacy.RULES),
-            citations=legacy.CITATIONS,
+        _profile(
+            legacy,
+            "pre-PIP EntryCacheDefaultEvictionPolicy and per-cache TTL walk",
+            "apache/pulsar impl/cache/EntryCacheDefaultEvictionPolicy.java at 8ce67b97b3^ (before PR #24363)",
         ),
-        Profile(
-            name=segmented.NAME,
-            summary="a ring of segments with whole-segment rotation, as BookKeeper's ReadCache",
-            source="bookkeeper 9590a97f67 ReadCache.java; PIP-174 (#15954); BookKeeper ReadCache at 9590a97f67",
-            init=segmented.init,
-            step=segmented.step,
-            observe=segmented.observe,
-            operations=frozenset(segmented.RULES),
-            citations=segmented.CITATIONS,
+        _profile(
+            segmented,
+            "a ring of segments with whole-segment rotation, as BookKeeper's ReadCache",
+            "bookkeeper 9590a97f67 ReadCache.java; PIP-174 (#15954); BookKeeper ReadCache at 9590a97f67",
         ),
     )
 }

@@ -21,14 +21,16 @@ tests hold them equal.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledgerspec.spec._errors import ConfigError
 from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._events import CONFIG_FIELDS, KINDS, PASS_KINDS
 from ledgerspec.spec.cache._kernels import EVICTED
+
+if TYPE_CHECKING:
+    from ledgerspec.spec.cache._observation import Observation
 
 Position = tuple[int, int]
 SIZE_LIKE = ("size", "bytes")
@@ -177,6 +179,17 @@ class At:
     slowest: int | None = None
     """Cursor events, appends, cursor reads, a ``pass_start`` naming a cursor: the ledger's slowest active
     read position after the event (None: none active)."""
+
+
+@dataclass(frozen=True)
+class CountDifference:
+    """A count an observed step shows that is not the one the shadow holds after the step's events."""
+
+    member: str
+    """``entry (ledger, entry)`` or ``copy N``."""
+    handler_of: tuple[int, int]
+    observed: int | None
+    expected: int | None
 
 
 class Shadow:
@@ -435,14 +448,60 @@ class Shadow:
         """Start a new step: no handler's count shown yet."""
         self.shown = set()
 
-    def handlers_of(self) -> Iterator[tuple[Position, int]]:
-        """(position, handler) of every cached entry with a handler."""
-        for position, entry in self.entries.items():
-            if entry.handler >= 0:
-                yield position, entry.handler
+    def count_differences(
+        self, seen: Observation, copy_positions: dict[int, Position], made_from: int
+    ) -> list[CountDifference]:
+        """Counts an observation shows that differ from the shadow's, on handlers no event of the step showed.
+
+        Events show a handler's count where they can (a release, a removal seen through a copy); an
+        observation shows every entry's and every open copy's. A handler made by the step (its id at or
+        after ``made_from``) is judged by its insert. ``copy_positions``: where each open copy was read.
+        """
+        members = [(f"entry {e.position}", e.position, self._handler_at(e.position), e.count) for e in seen.entries]
+        members += [
+            (f"copy {copy}", copy_positions.get(copy, (-1, -1)), self.copies.get(copy), count)
+            for copy, count in seen.copies
+        ]
+        differences = []
+        for member, position, handler, observed in members:
+            if handler is None or handler in self.shown or handler >= made_from:
+                continue
+            expected = self.handlers.get(handler) if handler >= 0 else None
+            if observed != expected:
+                owner = self.made_for.get(handler, position)
+                differences.append(CountDifference(member, owner, observed, expected))
+        return differences
+
+    def resync(self, seen: Observation) -> None:
+        """Take the counts an observation shows as the shadow's (the monitor, after each step)."""
+        updates: dict[int, int | None] = {}
+        for entry in seen.entries:
+            handler = self._handler_at(entry.position)
+            if handler is not None and handler >= 0:
+                updates[handler] = entry.count
+        for copy, count in seen.copies:
+            handler = self.copies.get(copy, -1)
+            if handler >= 0:
+                updates.setdefault(handler, count)
+        self.handlers.update(updates)
+
+    def _handler_at(self, position: Position) -> int | None:
+        entry = self.entries.get(position)
+        return None if entry is None else entry.handler
 
 
 assert set(PASS_KINDS) == {*SIZE_LIKE, *TTL_LIKE, *FORCED}, "every pass kind has a family"
 assert set(KINDS) >= _KEYED, "keyed kinds are event kinds"
 
-__all__ = ["FORCED", "SIZE_LIKE", "TTL_LIKE", "At", "Cached", "Event", "Pass", "Shadow", "StructureError"]
+__all__ = [
+    "FORCED",
+    "SIZE_LIKE",
+    "TTL_LIKE",
+    "At",
+    "Cached",
+    "CountDifference",
+    "Event",
+    "Pass",
+    "Shadow",
+    "StructureError",
+]

@@ -7,6 +7,7 @@ Source: the PIP-430 text, apache/pulsar ``pip/pip-430.md`` at cf3d7d17d9 (PR #24
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ledgerspec.spec._rules import Rule, RuleTable
@@ -271,6 +272,11 @@ def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
         else:
             kept.append(wrapper)
     work.stash = kept
+    _walk_queue(work, verdict, lambda _removed: work.count("removed_ttl"))
+
+
+def _walk_queue(work: _Work, verdict: Callable[[Wrapper], Verdict], remove: Callable[[Wrapper], None]) -> None:
+    """Walk the queue from its head after the stash: stop at the first STOP, stash or ``remove`` the others."""
     while work.queue:
         head = work.queue[0]
         result = verdict(head)
@@ -280,7 +286,7 @@ def _evict_timestamp(work: _Work, op: EvictTimestamp) -> None:
         if result is Verdict.STASH:
             work.stash.append(head)
         else:
-            work.count("removed_ttl")
+            remove(head)
 
 
 def _evict_size(work: _Work, op: EvictSize) -> None:
@@ -317,6 +323,12 @@ def _free(work: _Work, to_free: int, expiry: int) -> tuple[int, int]:
     def verdict(w: Wrapper) -> Verdict:
         return pip430_size_verdict(w.ts, work.handler_count(w.handler), removed, to_free, expiry)
 
+    def remove(wrapper: Wrapper) -> None:
+        nonlocal removed, entries
+        removed += wrapper.size
+        entries += 1
+        work.count("removed_size")
+
     kept: list[Wrapper] = []
     for index, wrapper in enumerate(work.stash):
         result = verdict(wrapper)
@@ -324,24 +336,11 @@ def _free(work: _Work, to_free: int, expiry: int) -> tuple[int, int]:
             work.stash = kept + work.stash[index:]
             return entries, removed
         if result is Verdict.REMOVE:
-            removed += wrapper.size
-            entries += 1
-            work.count("removed_size")
+            remove(wrapper)
         else:
             kept.append(wrapper)
     work.stash = kept
-    while work.queue:
-        head = work.queue[0]
-        result = verdict(head)
-        if result is Verdict.STOP:
-            break
-        work.queue.pop(0)
-        if result is Verdict.STASH:
-            work.stash.append(head)
-        else:
-            removed += head.size
-            entries += 1
-            work.count("removed_size")
+    _walk_queue(work, verdict, remove)
     return entries, removed
 
 

@@ -205,19 +205,40 @@ def generated(events: int = 3000, seeds: tuple[int, ...] = (0, 1)) -> Iterator[C
                     yield from from_trace(out, out.name)
 
 
-def recordings() -> Iterator[Case]:
+def load_recorded() -> Any:
+    """tests/quality/recorded.py, loaded once (its recordings are made once per session)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("_ledgerspec_recorded", Path(__file__).with_name("recorded.py"))
+    name = "_ledgerspec_recorded"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("recorded.py"))
     assert spec is not None
     assert spec.loader is not None
     recorded = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = recorded
+    sys.modules[name] = recorded
     spec.loader.exec_module(recorded)
-    with tempfile.TemporaryDirectory() as folder:
+    return recorded
+
+
+def recordings() -> Iterator[Case]:
+    """The recordings of tests/quality/recorded.py; kept in ``$LEDGERSPEC_RECORDINGS`` when set (made once)."""
+    import os
+
+    kept = os.environ.get("LEDGERSPEC_RECORDINGS")
+    if kept and (Path(kept) / "DONE").exists():
+        for path in sorted(Path(kept).glob("*/*.jsonl")):
+            yield from from_trace(path, f"{path.parent.name} {path.stem}")
+        return
+    recorded = load_recorded()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(kept) if kept else Path(scratch)
         for candidate in recorded.CANDIDATES:
-            for recording in recorded.record_all(candidate, Path(folder)):
+            (folder / candidate.name).mkdir(parents=True, exist_ok=True)
+            for recording in recorded.record_all(candidate, folder / candidate.name, judge=False):
                 yield from from_trace(recording.path, f"{candidate.name} {recording.label}")
+        if kept:
+            (folder / "DONE").touch()
 
 
 def corpus(*, quick: bool = False) -> Iterator[Case]:
@@ -229,7 +250,26 @@ def corpus(*, quick: bool = False) -> Iterator[Case]:
         yield from recordings()
 
 
+def _default_recordings() -> None:
+    """The script keeps its recordings between runs, under a key of the code that makes them."""
+    import hashlib
+    import os
+
+    if "LEDGERSPEC_RECORDINGS" in os.environ:
+        return
+    digest = hashlib.sha256()
+    sources = ("reference", "conformance/mutants", "conformance/adapters", "spec/cache", "traces")
+    for folder in sources:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "invariants" not in path.parts:
+                digest.update(path.read_bytes())
+    digest.update((Path(__file__).with_name("recorded.py")).read_bytes())
+    home = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    os.environ["LEDGERSPEC_RECORDINGS"] = str(home / "ledgerspec" / f"recordings-{digest.hexdigest()[:16]}")
+
+
 def main(argv: list[str]) -> int:
+    _default_recordings()
     ids = argv[1:] or None
     quick = "--quick" in argv
     ids = [i for i in (ids or []) if not i.startswith("--")] or None

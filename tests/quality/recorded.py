@@ -143,6 +143,14 @@ def record(candidate: Candidate, config: str, seed: int, directory: Path, *, jud
     return recording
 
 
+_MADE: dict[str, tuple[bool, list[Recording]]] = {}
+"""The recordings made in this session, by candidate, and whether the monitor judged them."""
+
+
 def record_all(candidate: Candidate, directory: Path, *, judge: bool = True) -> list[Recording]:
-    """Every configuration and seed of one candidate."""
-    return [record(candidate, config, seed, directory, judge=judge) for config in CONFIGS for seed in SEEDS]
+    """Every configuration and seed of one candidate (recorded once per session, judged if asked)."""
+    made = _MADE.get(candidate.name)
+    if made is None or (judge and not made[0]):
+        recordings = [record(candidate, config, seed, directory, judge=judge) for config in CONFIGS for seed in SEEDS]
+        made = _MADE[candidate.name] = (judge, recordings)
+    return made[1]

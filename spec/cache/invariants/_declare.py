@@ -38,12 +38,13 @@ from ledgerspec.spec.cache._events import (
     REPLAY,
     SIZE_PASS,
 )
+from ledgerspec.spec.cache._shadow import CountDifference
 from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
 from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable
 
 if TYPE_CHECKING:
-    from ledgerspec.spec.cache._normative import Rule
     from ledgerspec.spec.cache._config import CacheConfig
+    from ledgerspec.spec.cache._normative import Rule
     from ledgerspec.spec.cache._observation import Observation
     from ledgerspec.spec.cache._ops import Op
     from ledgerspec.spec.cache.invariants._facts import Facts
@@ -394,17 +395,6 @@ class EndView:
     def cached_in(self, ledger: int) -> LiveTable:
         """The entries of one ledger cached after the last event."""
         return self.table.take(self.table.ledger == ledger)
-
-
-@dataclass(frozen=True)
-class CountDifference:
-    """A count an observed step shows that is not the one the shadow holds after the step's events."""
-
-    member: str
-    """``entry (ledger, entry)`` or ``copy N``."""
-    handler_of: tuple[int, int]
-    observed: int | None
-    expected: int | None
 
 
 @dataclass
