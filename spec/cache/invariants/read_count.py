@@ -94,7 +94,12 @@ class ReadCount(Rule):
     def event(self, at: At, judge: Judge) -> None:
         """Judge one release, replay increment, removal or merge."""
         event = at.event
-        if at.handler >= 0 and event.count is not None and event.count != at.expected and event.kind != "merge":
+        if event.kind == "merge":
+            if at.cached is None or at.cached.handler < 0:
+                judge.report(f"merged a count into {event.position}, which is not cached or has no handler")
+            return  # the count a merge shows: CACHE-DUPLICATE-MERGE, CACHE-DUPLICATE-REFUSED
+        shows = event.count is not None
+        if at.handler >= 0 and shows and event.count != at.expected:
             judge.report(
                 f"{self._member(at, judge)} (handler of {where(judge, at.handler)}) shows count {event.count} "
                 f"after {judge.op(at)}; expected {show_count(at.expected)} (was {show_count(at.count)})"
@@ -102,10 +107,8 @@ class ReadCount(Rule):
         if event.kind in ("release", "replay_increment") and not at.copy_open:
             through = "release of" if event.kind == "release" else "replay increment through"
             judge.report(f"{through} copy {event.copy}, which is not open")
-        if event.kind == "release" and at.copy_open and at.copy_handler < 0 and event.count is not None:
+        if event.kind == "release" and at.copy_open and at.copy_handler < 0 and shows:
             judge.report(f"copy {event.copy} has no handler but its release shows count {event.count}")
-        if event.kind == "merge" and (at.cached is None or at.cached.handler < 0):
-            judge.report(f"merged a count into {event.position}, which is not cached or has no handler")
 
     @staticmethod
     def _member(at: At, judge: Judge) -> str:
