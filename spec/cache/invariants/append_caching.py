@@ -8,10 +8,14 @@ append its ledger's cursors await is UNKNOWN: the event offering it would come n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from ledgerspec.spec.cache._events import APPEND, INSERT, MERGE, REFUSED
+from ledgerspec.spec.cache._normative import Judge, Rule
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import Append
+from ledgerspec.spec.cache._shadow import At, Position
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import (
     LEGACY,
@@ -24,6 +28,7 @@ from ledgerspec.spec.cache.invariants._declare import (
     StepView,
 )
 from ledgerspec.spec.cache.invariants._ledger import LEDGER, Due, judged_by_next, legacy_mode
+from ledgerspec.spec.cache.invariants._rules_counts import EVERY_KIND, tracking
 
 
 class _AppendCaching(Check):
@@ -62,6 +67,67 @@ class _AppendCaching(Check):
         )
 
     def step(self, view: StepView) -> None:
+        APPEND_CACHING.step(view)
+
+
+@dataclass(frozen=True)
+class _Append:
+    """An append waiting for the event after it: where it was, and its ledger's active cursors then."""
+
+    seq: int
+    position: Position
+    active: int
+
+    @property
+    def what(self) -> str:
+        return f"append of {self.position} with {self.active} active cursor(s) on the ledger"
+
+
+class AppendCaching(Rule):
+    """An append is offered to the cache exactly when its ledger has an active cursor, right after it.
+
+    The event right after an ``append`` is the cache being offered its position (an ``insert``, an
+    ``insert_refused`` or a ``merge``) exactly when the ledger had an active cursor; a cached one counts
+    one expected read per active cursor with tracking on, and has no read-count handler with it off.
+    """
+
+    kinds = EVERY_KIND
+
+    def event(self, at: At, judge: Judge) -> None:
+        """Judge the append before this event, if any; remember this one if it is an append."""
+        event, memory = at.event, judge.memory
+        waiting: _Append | None = memory.pop("append", None)
+        if waiting is not None:
+            self._next(waiting, at, judge)
+        if event.kind == "append":
+            active = at.cursor_count or 0
+            memory["append"] = _Append(event.seq, event.position, active)
+
+    @staticmethod
+    def _next(append: _Append, at: At, judge: Judge) -> None:
+        """Judge ``append`` by the event right after it."""
+        event = at.event
+        offered = event.kind in ("insert", "insert_refused", "merge") and event.position == append.position
+        cached = offered and event.kind == "insert"
+        if offered != (append.active > 0):
+            judge.report(f"{append.what}: {'offered to' if offered else 'not offered to'} the cache")
+        elif cached and event.count is not None and not tracking(judge):
+            judge.report(f"{append.what}: cached with count {event.count}, want no read-count handler")
+        elif cached and event.count not in (None, append.active):
+            judge.report(f"{append.what}: cached with count {event.count}, want {append.active}")
+
+    def finish(self, judge: Judge) -> str | None:
+        """An append last in the events with an active cursor: the event offering it may be cut off."""
+        waiting: _Append | None = judge.memory.get("append")
+        if waiting is None or waiting.active == 0:
+            return None  # nothing after an append with no active cursor is what it must do
+        return (
+            f"the trace ends right after the append of {waiting.position} (seq {waiting.seq}) with "
+            f"{waiting.active} active cursor(s) on the ledger: the event offering it to the cache would come next"
+        )
+
+    def step(self, view: StepView) -> None:
+        """That an append the cache took is cached with its size and the append's time as timestamp."""
         op = view.op
         if not isinstance(op, Append) or not view.enabled or view.before.entry(op.ledger, op.entry) is not None:
             return  # a duplicate is the insert's business (CACHE-DUPLICATE-*)
@@ -85,6 +151,9 @@ class _AppendCaching(Check):
             view.report([f"append of {(op.ledger, op.entry)} with {readers} active cursor(s): {shown}, want {count}"])
 
 
+APPEND_CACHING = AppendCaching()
+
+
 INVARIANT = Invariant(
     order=23,
     id="CACHE-APPEND-CACHING",
@@ -99,6 +168,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430, MASTER, LEGACY),
     check=_AppendCaching(),
+    rule=APPEND_CACHING,
     needs={"*": frozenset({LEDGER})},
     events={"*": frozenset({"append", "insert", "insert_refused", "merge", "cursor_add", "cursor_remove"})},
     soundness="a ledger's cursors and the appends to it are all in the broker that holds its cache",

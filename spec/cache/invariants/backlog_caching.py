@@ -15,8 +15,10 @@ import numpy as np
 from ledgerspec.spec.cache._base import cursors_at_or_before
 from ledgerspec.spec.cache._events import CURSOR_READ, CURSOR_SEEK, HIT, INSERT, MERGE, MISS, REFUSED
 from ledgerspec.spec.cache._ledger import bookkeeper_reads
+from ledgerspec.spec.cache._normative import Judge, Rule
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import CursorRead
+from ledgerspec.spec.cache._shadow import At, Event
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import (
     LEGACY,
@@ -29,6 +31,7 @@ from ledgerspec.spec.cache.invariants._declare import (
     StepView,
 )
 from ledgerspec.spec.cache.invariants._ledger import LEDGER, legacy_mode
+from ledgerspec.spec.cache.invariants._rules_counts import EVERY_KIND, tracking
 
 _READS = (HIT, MISS, INSERT, REFUSED, MERGE)
 """The kinds of a read's own events, between its ``cursor_read`` and the reader's ``cursor_seek``."""
@@ -134,6 +137,87 @@ class _BacklogCaching(Check):
         )
 
     def step(self, view: StepView) -> None:
+        BACKLOG_CACHING.step(view)
+
+
+_READ_KINDS = frozenset({"hit", "miss", "insert", "insert_refused", "merge"})
+"""The kinds of a read's own events, between its ``cursor_read`` and the reader's ``cursor_seek``."""
+
+
+class BacklogCaching(Rule):
+    """What a cursor reads from storage is cached exactly when its count is > 0, with that count, and it gets a copy.
+
+    A ``cursor_read`` starts one BookKeeper ledger's read, with the reader's count then (0 with tracking
+    off, or a disabled cache); the reader's ``cursor_seek`` past its start ends it. A position it missed
+    is cached (an ``insert``) only if that count is > 0, with that count; at its end every missed position
+    is cached, and the reader got a copy (a ``hit``) of each it cached. Any other event ends the read
+    unjudged (it failed, or was abandoned).
+    """
+
+    kinds = EVERY_KIND
+
+    def event(self, at: At, judge: Judge) -> None:
+        """Start a read, follow its events, or judge it at the reader's move past it."""
+        event, memory = at.event, judge.memory
+        if event.kind == "cursor_read":
+            count = (at.cursor_count or 0) if tracking(judge) and judge.enabled else 0
+            memory["read"] = _Read(event.ledger or 0, event.cursor or "", count, event.seq, event.entry or 0)
+            return
+        read: _Read | None = memory.get("read")
+        if read is not None and self._ends(read, event, judge):
+            memory["read"] = None
+
+    @staticmethod
+    def _ends(read: _Read, event: Event, judge: Judge) -> bool:
+        """Follow one event of ``read``; True when it ends the read.
+
+        The reader's move past the read's start ends it, judged; any event that is not a read's
+        (a failed or abandoned read) ends it unjudged.
+        """
+        if event.kind == "cursor_seek" and event.ledger == read.ledger and event.cursor == read.cursor:
+            if event.entry is not None and event.entry > read.start:
+                BacklogCaching._ended(read, judge)
+            return True
+        if event.kind not in _READ_KINDS or event.ledger != read.ledger:
+            return True
+        entry = event.entry if event.entry is not None else -1
+        if event.kind == "miss":
+            read.missed.add(entry)
+        elif event.kind == "insert" and entry in read.missed:
+            read.missed.discard(entry)
+            if read.count == 0:
+                judge.report(f"{read.what(entry)}: cached with count {event.count}")
+                return False
+            if event.count not in (None, read.count):
+                judge.report(f"{read.what(entry)}: cached with count {event.count}")
+            read.cached.add(entry)
+        elif event.kind == "hit":
+            read.cached.discard(entry)
+        return False
+
+    @staticmethod
+    def _ended(read: _Read, judge: Judge) -> None:
+        """The reader moved past ``read``: what it missed is cached, and the reader holds it."""
+        for entry in sorted(read.missed if read.count > 0 else ()):
+            judge.report(f"{read.what(entry)}: not cached")
+        for entry in sorted(read.cached):
+            judge.report(f"{read.what(entry)}: cached, but the reader got no copy of it")
+
+    def finish(self, judge: Judge) -> str | None:
+        """A read under way at the end with entries its end judges: what it cached, or missed and must cache."""
+        read: _Read | None = judge.memory.get("read")
+        if read is None:
+            return None
+        pending = sorted(read.cached | (read.missed if read.count > 0 else set()))
+        if not pending:
+            return None
+        return (
+            f"the trace ends inside the read of ledger {read.ledger} by {read.cursor!r} (seq {read.seq}): "
+            f"{[(read.ledger, entry) for entry in pending]} read from storage are judged when the reader moves past it"
+        )
+
+    def step(self, view: StepView) -> None:
+        """That a read answers one result per position it asked for, each cached with the reader's count."""
         op = view.op
         if not isinstance(op, CursorRead) or (op.ledger, op.cursor) not in view.cursors:
             return
@@ -173,6 +257,9 @@ class _BacklogCaching(Check):
         return None
 
 
+BACKLOG_CACHING = BacklogCaching()
+
+
 INVARIANT = Invariant(
     order=24,
     id="CACHE-BACKLOG-CACHING",
@@ -190,6 +277,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430, MASTER, LEGACY),
     check=_BacklogCaching(),
+    rule=BACKLOG_CACHING,
     needs={"*": frozenset({LEDGER})},
     events={"*": frozenset({"cursor_read", "cursor_add", "cursor_seek", "cursor_remove", "miss", "insert", "hit"})},
     soundness=(

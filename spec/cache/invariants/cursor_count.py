@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import CURSOR_COUNT
+from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._shadow import At
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._declare import (
     ALL_PROFILES,
@@ -34,6 +36,28 @@ class _CursorCount(Check):
         )
 
 
+class CursorCount(Rule):
+    """A cursor's count is the number of its ledger's active cursors at or before it, itself included.
+
+    0 if it is not active; in pip430 and pulsar-master with expected-read-count tracking off, 0
+    (``isCacheReadEntry()`` is false).
+    """
+
+    kinds = frozenset({"cursor_count"})
+
+    def event(self, at: At, judge: Judge) -> None:
+        """Judge one ``cursor_count`` answer against the cursors the events placed."""
+        event = at.event
+        expected = at.cursor_count
+        if judge.profile in COUNTING and not judge.config.track_reads:
+            expected = 0
+        if event.result != expected:
+            judge.report(
+                f"count of cursors at or before {event.cursor!r} on ledger {event.ledger} is "
+                f"{expected}, got {event.result!r}"
+            )
+
+
 INVARIANT = Invariant(
     order=10,
     id="CACHE-CURSOR-COUNT",
@@ -50,6 +74,7 @@ INVARIANT = Invariant(
     ),
     profiles=ALL_PROFILES,
     check=_CursorCount(),
+    rule=CursorCount(),
     needs={"*": frozenset({CURSORS})},
     events={"*": frozenset({"cursor_add", "cursor_seek", "cursor_remove", "cursor_count"})},
     partition="ledger",

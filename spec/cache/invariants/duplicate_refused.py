@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import INSERT, MERGE
+from ledgerspec.spec.cache._normative import Judge, Rule
 from ledgerspec.spec.cache._observation import describe_difference
 from ledgerspec.spec.cache._ops import Insert
+from ledgerspec.spec.cache._shadow import At
 from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, Check, EventsView, Invariant, StepView, show
+from ledgerspec.spec.cache.invariants._rules_counts import show_count
 
 
 class _DuplicateRefused(Check):
@@ -24,6 +27,31 @@ class _DuplicateRefused(Check):
         )
 
     def step(self, view: StepView) -> None:
+        DUPLICATE_REFUSED.step(view)
+
+
+class DuplicateRefused(Rule):
+    """pulsar-master, legacy: inserting a cached position returns false and changes nothing.
+
+    No ``insert`` of a cached position (it would return true), and no ``merge`` into one (its count stays).
+    """
+
+    kinds = frozenset({"insert", "merge"})
+
+    def event(self, at: At, judge: Judge) -> None:
+        """Judge one insert or merge of a position: a cached one is left as it was."""
+        event = at.event
+        if at.cached is None:
+            return
+        if event.kind == "insert":
+            judge.report(f"insert of cached {event.position} returned True, expected False")
+        else:
+            judge.report(
+                f"insert of cached {event.position} changed its count from {show_count(at.count)} to {event.count}"
+            )
+
+    def step(self, view: StepView) -> None:
+        """A refused duplicate changing anything but its entry's count (counters, other entries, copies)."""
         op = view.op
         if not isinstance(op, Insert) or view.before.entry(op.ledger, op.entry) is None or view.result is True:
             return
@@ -45,6 +73,9 @@ class _DuplicateRefused(Check):
         )
 
 
+DUPLICATE_REFUSED = DuplicateRefused()
+
+
 INVARIANT = Invariant(
     order=13,
     id="CACHE-DUPLICATE-REFUSED",
@@ -55,6 +86,7 @@ INVARIANT = Invariant(
     ),
     profiles=(MASTER, LEGACY),
     check=_DuplicateRefused(),
+    rule=DUPLICATE_REFUSED,
     events={"*": frozenset({"insert", "merge", "remove"})},
     soundness="whether a position is cached is a fact of the broker's cache at that point",
     conformance_only="a refused duplicate changing anything but its entry's count (counters, other entries, copies)",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import INSERT, REFUSED, SIZE_PASS
+from ledgerspec.spec.cache._normative import Judge, Rule
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import Insert
+from ledgerspec.spec.cache._shadow import At, Pass
 from ledgerspec.spec.cache.invariants._chunk import NULL
 from ledgerspec.spec.cache.invariants._common import position
 from ledgerspec.spec.cache.invariants._declare import (
@@ -18,6 +20,7 @@ from ledgerspec.spec.cache.invariants._declare import (
     StepView,
     show,
 )
+from ledgerspec.spec.cache.invariants._rules_counts import show_count
 
 
 class _InsertAccepted(Check):
@@ -45,6 +48,44 @@ class _InsertAccepted(Check):
             view.report([f"inserting {position(view.ledger, view.entry)} also removed {gone}"])
 
     def step(self, view: StepView) -> None:
+        INSERT_ACCEPTED.step(view)
+
+
+class InsertAccepted(Rule):
+    """pip430, pulsar-master: an enabled cache takes every insert of an uncached position, and evicts nothing then.
+
+    An insert of an uncached position is never refused (whatever the size), its count is the expected
+    reads it asked for (pulsar-master: no handler for a count <= 0), and a ring's rotation inside an
+    insert removes nothing.
+    """
+
+    kinds = frozenset({"insert", "insert_refused"})
+
+    def event(self, at: At, judge: Judge) -> None:
+        """Judge one insert of an uncached position."""
+        event = at.event
+        if not judge.enabled or at.cached is not None:
+            return
+        if event.kind == "insert_refused":
+            judge.report(f"insert of uncached {event.position} returned False (size {at.total})")
+            return
+        if event.value is None:
+            return  # the insert does not say what it asked for
+        reads = int(event.value)
+        want = reads if judge.profile == PIP430 or reads > 0 else None
+        if event.count is not None and event.count != want:
+            judge.report(
+                f"inserted {event.position} with {reads} expected reads, but its count is {show_count(event.count)}"
+            )
+
+    def pass_end(self, done: Pass, judge: Judge) -> None:
+        """A size pass inside an insert (a ring's rotation) removes nothing."""
+        if done.inside_insert and done.removed:
+            gone = sorted(entry.position for entry, _ in done.removed)
+            judge.report(f"inserting {(done.ledger, done.entry)} also removed {gone}")
+
+    def step(self, view: StepView) -> None:
+        """The inserted entry's size and the rest of the cache, against the operation's arguments."""
         op = view.op
         if not isinstance(op, Insert) or not view.enabled or view.before.entry(op.ledger, op.entry) is not None:
             return
@@ -70,6 +111,9 @@ class _InsertAccepted(Check):
         view.report(messages)
 
 
+INSERT_ACCEPTED = InsertAccepted()
+
+
 INVARIANT = Invariant(
     order=14,
     id="CACHE-INSERT-ACCEPTED",
@@ -84,6 +128,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430, MASTER),
     check=_InsertAccepted(),
+    rule=INSERT_ACCEPTED,
     events={"*": frozenset({"insert", "insert_refused", "remove", "pass_start", "pass_end"})},
     soundness="a refusal for size would depend on the broker-wide size",
     conformance_only="the inserted entry's size and the rest of the cache compared with the operation's arguments",

@@ -6,7 +6,9 @@ from collections.abc import Callable
 
 import numpy as np
 from ledgerspec.spec.cache._events import PASS_END, PASS_START, REMOVE, SIZE_SAMPLE
+from ledgerspec.spec.cache._normative import Judge, Rule
 from ledgerspec.spec.cache._observation import Counters
+from ledgerspec.spec.cache._shadow import At
 from ledgerspec.spec.cache.invariants._chunk import Ints
 from ledgerspec.spec.cache.invariants._declare import (
     LEGACY,
@@ -38,6 +40,45 @@ class _SizeAccounting(Check):
         )
 
     def step(self, view: StepView) -> None:
+        SIZE_ACCOUNTING.step(view)
+
+
+_REPORTS = frozenset({"size_sample", "pass_start", "pass_end"})
+"""The events that show the cache's total size."""
+
+
+class SizeAccounting(Rule):
+    """The size the cache reports is the sum of its entries' sizes; a removal takes a cached entry, as it is.
+
+    A report that disagrees names where the drift began: the first insert or removal that changed the
+    total since the size last agreed (or since the broker's first event), when that is earlier.
+    """
+
+    kinds = _REPORTS | {"insert", "remove"}
+
+    def event(self, at: At, judge: Judge) -> None:
+        """Judge one size report or removal; note where the total first moved since the size last agreed."""
+        event, memory = at.event, judge.memory
+        if event.kind in _REPORTS:
+            if event.size == at.total:
+                memory["drift"] = None  # agreed: a later drift begins after here
+            else:
+                judge.report(
+                    f"reported size {event.size} but the cached entries add up to {at.total}",
+                    first=memory.get("drift"),
+                )
+            return
+        if judge.shadow.total != at.total and memory.get("drift") is None:
+            memory["drift"] = (event.seq, event.row)  # the first change since the size last agreed
+        if event.kind == "remove":
+            cached = at.cached
+            if cached is None:
+                judge.report(f"removed {event.position}, which is not cached")
+            elif event.size != cached.size:
+                judge.report(f"removed {event.position} of {event.size} bytes, the entry has {cached.size}")
+
+    def step(self, view: StepView) -> None:
+        """The counters: inserted - removed = the entries cached, and no counter goes down."""
         after = view.after
         live = after.counters.inserted - after.counters.removed
         messages = []
@@ -48,6 +89,9 @@ class _SizeAccounting(Check):
             if value is not None and now is not None and now < value:  # None: a statistic not observed
                 messages.append(f"counter {name} went down from {value} to {getattr(after.counters, name)}")
         view.report(messages)
+
+
+SIZE_ACCOUNTING = SizeAccounting()
 
 
 def _first_changes(view: EventsView, agreed: Ints) -> Callable[[int], tuple[int, int] | None]:
@@ -98,6 +142,7 @@ INVARIANT = Invariant(
     ),
     profiles=(PIP430, MASTER, LEGACY),
     check=_SizeAccounting(),
+    rule=SIZE_ACCOUNTING,
     events={"*": frozenset({"insert", "remove", "size_sample", "pass_start", "pass_end"})},
     soundness="the reported size is the broker-wide sum of the live entries",
     conformance_only="the counters (inserted, removed, hits, misses): a trace does not record them",
