@@ -17,18 +17,18 @@ from ledgerspec.traces._io import TraceFile
 from ledgerspec.traces._jsonl import jsonl_lines
 from ledgerspec.traces._replay import Finding
 
-NOT_ON_TRACES = {i.id: i.soundness for i in CATALOGUE if i.check is None or not i.on_traces}
+NOT_ON_TRACES = {i.id: i.soundness for i in CATALOGUE if not i.on_traces}
 """Invariants the replay does not check (their declaration says why)."""
 KEEP_PER_INVARIANT = 100
 """Violations kept (with context) per invariant; all are counted."""
 CONTEXT = 2
 """Events of the same broker shown before and after a violating event."""
 
-PARTITIONS: dict[str, tuple[str, str]] = {i.id: (i.partition, i.soundness) for i in CATALOGUE if i.check is not None}
+PARTITIONS: dict[str, tuple[str, str]] = {i.id: (i.partition, i.soundness) for i in CATALOGUE if i.on_traces}
 """The partition each invariant is checked on and why that is sound (also in FORMAT.md)."""
 
 
-JUDGED = {"events": "each event", "pass_end": "each pass, at its pass_end", "finish": "the broker's last event"}
+JUDGED = {"event": "each event", "pass_end": "each pass, at its pass_end", "finish": "the broker's last event"}
 """What a check's methods judge (``Check``): the granularity FORMAT.md's table gives per invariant."""
 
 

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from ledgerspec.spec.cache.invariants._chunk import Chunk
 from ledgerspec.traces._check import (
     CONTEXT,
     KEEP_PER_INVARIANT,
@@ -38,6 +37,7 @@ from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
 from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, chunk_of
 from ledgerspec.traces._rows import check_batch, codes_in, describe_problem, order_problem
+from ledgerspec.traces.replay._chunk import Chunk
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""

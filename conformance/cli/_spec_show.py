@@ -79,7 +79,7 @@ def describe(invariant: Invariant) -> dict[str, Any]:
         "source": invariant.citation,
         "needs": _by_profile(invariant, "needs"),
         "events": _by_profile(invariant, "events"),
-        "checked_on_traces": invariant.check is not None,
+        "checked_on_traces": invariant.on_traces,
         "partition": invariant.partition,
         "soundness": invariant.soundness,
         "conformance_only": invariant.conformance_only,
@@ -139,7 +139,7 @@ def _show_cache(args: argparse.Namespace) -> int:  # noqa: C901 - JSON and text 
                     else "; ".join(f"{p}: {', '.join(v)}" for p, v in shown.items())
                 )
                 print(f"    {label}: {text}")
-        if invariant.check is None:
+        if not invariant.on_traces:
             print(textwrap.indent(textwrap.fill(f"not on traces: {invariant.soundness}", 96), "    "))
         else:
             print(

@@ -1,12 +1,11 @@
 """The monitor: a candidate's observed history, checked step by step against a profile's invariants.
 
 For each step the monitor sees the operation, the candidate's result and its observation afterwards.
-It derives the step's events (``_derive.py``) and feeds them to each invariant's normative rule
-(``_normative.py``), over the plain shadow (``_shadow.py``): the rules the trace checkers' bulk replay
-is held equal to; the few properties only an observation shows run in the rule's ``step`` part. After
-each step the shadow takes the counts the observation shows, as the events of a trace make it take
-the counts they show.
-Only ``CACHE-MODEL`` also runs the profile's model.
+It derives the step's events (``_derive.py``) and feeds them to each invariant's normative check
+(``_normative.py``) over the plain shadow (``_shadow.py``), the checks the trace checkers'
+accelerators are held equal to; the few properties only an observation shows run in the check's
+``step`` part. After each step the shadow takes the counts the observation shows, as the events of a
+trace make it take the counts they show. Only ``CACHE-MODEL`` also runs the profile's model.
 
 The clock must strictly increase from step to step (the conformance engine makes it so; the
 derivation refuses a clock that does not, ``_derive.py``).
@@ -26,9 +25,7 @@ from ledgerspec.spec.cache._observation import Counters, Observation, describe_d
 from ledgerspec.spec.cache._ops import Op
 from ledgerspec.spec.cache._profiles import get_profile
 from ledgerspec.spec.cache._shadow import Event
-from ledgerspec.spec.cache.invariants import INVARIANTS, Replay, StepView, claimed
-from ledgerspec.spec.cache.invariants import TraceStructureError as BulkStructureError
-from ledgerspec.spec.cache.invariants._chunk import chunk_from_events
+from ledgerspec.spec.cache.invariants import INVARIANTS, StepView, claimed
 
 EMPTY = Observation(entries=(), size=0, counters=Counters(), copies=())
 MODEL = "CACHE-MODEL"
@@ -74,11 +71,8 @@ class Monitor:
         self.before = EMPTY
         self.states = frozenset({self.profile.init(config)})
         chosen = [INVARIANTS[i] for i in ids]
-        self.judge = Judge("candidate", profile, config, [(i.id, i.rule) for i in chosen if i.rule], keep=None)
-        bulk = [i for i in chosen if i.rule is None and i.check is not None]
-        self.replay = Replay("candidate", profile, config, bulk, keep=None, track_shown=True) if bulk else None
-        """The bulk replay, for the invariants whose normative rule is not written yet (none, in time)."""
-        self.steps: list[tuple[str, Any]] = [(i.id, i.rule) for i in chosen if i.rule] + [(i.id, i.check) for i in bulk]
+        self.checks = [(i.id, i.check) for i in chosen if i.check is not None]
+        self.judge = Judge("candidate", profile, config, self.checks, keep=None)
         self.derivation = Derivation()
         self._seq = 0
 
@@ -96,16 +90,11 @@ class Monitor:
         self.judge.findings = []
         try:
             self.judge.feed([Event.of(e, first + n, first + n - 1) for n, e in enumerate(events)], label)
-            if self.replay is not None:
-                self.replay.findings = []
-                self.replay.feed(chunk_from_events(events, first_seq=first, label=label))
-        except (TraceStructureError, BulkStructureError) as error:  # the derivation brackets every pass
+        except TraceStructureError as error:  # the derivation brackets every pass
             raise SpecError(f"{op.describe()}: derived events are not well formed: {error}") from error
         shadow.settle()
         self._seq += len(events)
         found = [(f.invariant, f.message) for f in self.judge.findings]
-        if self.replay is not None:
-            found += [(f.invariant, f.message) for f in self.replay.findings]
         view = StepView(
             profile=self.profile.name,
             config=shadow.config,
@@ -120,14 +109,12 @@ class Monitor:
             cursors=cursors,
             reopens=reopens,
         )
-        for invariant, rule in self.steps:
+        for invariant, check in self.checks:
             view.invariant = invariant
-            rule.step(view)
+            check.step(view)
         if MODEL in self.invariants:
             found += [(MODEL, message) for message in self._model(op, result, after)]
         shadow.resync(after)
-        if self.replay is not None:
-            self.replay.resync(after)
         self.before = after
         order = {invariant: index for index, invariant in enumerate(self.invariants)}
         return [Violation(invariant, message) for invariant, message in sorted(found, key=lambda f: order[f[0]])]

@@ -1,9 +1,9 @@
 """The normative checks: each invariant's rule in plain Python, run over one broker's events.
 
-A :class:`Rule` judges one event with the shadow's facts just before it (:meth:`Rule.event`, given an
+A :class:`Check` judges one event with the shadow's facts just before it (:meth:`Check.event`, given an
 :class:`~ledgerspec.spec.cache._shadow.At`), a finished pass with the cache right after it
-(:meth:`Rule.pass_end`), an observed step (:meth:`Rule.step`, conformance only: counters and counts no
-event shows) and the end of the events (:meth:`Rule.finish`). :class:`Judge` runs the rules of the
+(:meth:`Check.pass_end`), an observed step (:meth:`Check.step`, conformance only: counters and counts no
+event shows) and the end of the events (:meth:`Check.finish`). :class:`Judge` runs the rules of the
 chosen invariants over a broker's events, one at a time, on one :class:`~ledgerspec.spec.cache._shadow.Shadow`.
 The conformance monitor feeds it the events it derives from each step; the trace checkers' bulk
 replay is an accelerator of it, held equal by the differential tests.
@@ -49,7 +49,7 @@ _OP_OF_PASS = {
 }
 
 
-class Rule:
+class Check:
     """An invariant's normative check. Each hook reports what breaks through the :class:`Judge`."""
 
     kinds: frozenset[str] = frozenset()
@@ -92,13 +92,13 @@ class Judge:
     """Runs the rules of the chosen invariants over one broker's events (see the module docstring)."""
 
     def __init__(
-        self, broker: str, profile: str, config: CacheConfig, rules: Iterable[tuple[str, Rule]], *, keep: int | None
+        self, broker: str, profile: str, config: CacheConfig, rules: Iterable[tuple[str, Check]], *, keep: int | None
     ) -> None:
         """``rules``: (invariant id, rule); keep the first ``keep`` findings of each invariant (None: all)."""
         self.broker, self.profile, self.keep = broker, profile, keep
         self.shadow = Shadow(profile, config)
         self.rules = list(rules)
-        self._by_kind: dict[str, list[tuple[str, Rule]]] = {}
+        self._by_kind: dict[str, list[tuple[str, Check]]] = {}
         for invariant, rule in self.rules:
             for kind in rule.kinds:
                 self._by_kind.setdefault(kind, []).append((invariant, rule))
@@ -186,4 +186,4 @@ def pass_op(done: Pass) -> str:
     return _OP_OF_PASS[done.kind]
 
 
-__all__ = ["Finding", "Judge", "Rule", "TraceStructureError", "pass_op"]
+__all__ = ["Check", "Finding", "Judge", "TraceStructureError", "pass_op"]

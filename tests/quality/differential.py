@@ -27,15 +27,16 @@ from ledgerspec.spec.cache._events import CONFIG, CONFIG_FIELDS, KIND_NAMES, KIN
 from ledgerspec.spec.cache._normative import Judge
 from ledgerspec.spec.cache._normative import TraceStructureError as PlainStructureError
 from ledgerspec.spec.cache._shadow import Event
-from ledgerspec.spec.cache.invariants import CATALOGUE, Replay, TraceStructureError
-from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, chunk_from_events
+from ledgerspec.spec.cache.invariants import CATALOGUE
+from ledgerspec.traces.replay import Replay, TraceStructureError
+from ledgerspec.traces.replay._chunk import NULL, Chunk, chunk_from_events
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def ruled(profile: str) -> list[str]:
     """The invariants ``profile`` claims whose rule is written, that traces can show."""
-    return [i.id for i in CATALOGUE if i.claimed_by(profile) and i.rule is not None and i.on_traces]
+    return [i.id for i in CATALOGUE if i.claimed_by(profile) and i.check is not None and i.on_traces]
 
 
 def events_of(c: Chunk) -> list[Event]:
@@ -99,7 +100,7 @@ def bulk(profile: str, config: CacheConfig, chunks: list[Chunk], ids: list[str])
 
 
 def plain(profile: str, config: CacheConfig, chunks: list[Chunk], ids: list[str]) -> Outcome:
-    rules = [(i.id, i.rule) for i in CATALOGUE if i.id in ids and i.rule is not None]
+    rules = [(i.id, i.check) for i in CATALOGUE if i.id in ids and i.check is not None]
     judge = Judge("b", profile, config, rules, keep=None)
     try:
         for c in chunks:

@@ -1,6 +1,6 @@
 """The trace checkers' bulk replay judges as the normative rules do (issue 38, item 3).
 
-For every invariant whose normative rule is written (``Invariant.rule``), the numpy replay the trace
+For every invariant whose normative rule is written (``Invariant.check``), the numpy replay the trace
 checkers run and the plain :class:`~ledgerspec.spec.cache._normative.Judge` give the same verdict, the
 same first violating event, the same "ends unjudged" claims and the same refusals, on: the sample
 traces, every injected violation of each profile, generated workloads of each profile, and the traces
@@ -51,7 +51,7 @@ def test_the_bulk_replay_equals_the_rules_on_every_recording(tmp_path, monkeypat
 
 def test_a_wrong_rule_is_a_mismatch(monkeypatch):
     """The comparison can fail: a watermark rule that never reports parts from the bulk replay."""
-    rule = INVARIANTS["CACHE-WATERMARK"].rule
+    rule = INVARIANTS["CACHE-WATERMARK"].check
     assert rule is not None
     monkeypatch.setattr(type(rule), "pass_end", lambda self, done, judge: None)
     mismatches, _ = _mismatches(differential.injections())

@@ -30,7 +30,7 @@ def test_spec_show_and_the_engine_read_each_invariants_declaration(capsys):
     for shown in document["invariants"]:
         declared = INVARIANTS[shown["id"]]
         assert shown["source"] == declared.citation
-        assert shown["checked_on_traces"] == (declared.check is not None)
+        assert shown["checked_on_traces"] == declared.on_traces
         for profile in declared.profiles:
             assert set(shown["needs"][profile]) == declared.needs_for(profile) == needs(declared.id, profile)
             assert set(shown["events"][profile]) == declared.events_for(profile)

@@ -15,14 +15,14 @@ import random
 import numpy as np
 import pyarrow as pa
 import pytest
-from ledgerspec.spec.cache.invariants import _engine
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._commit import entries_after
 from ledgerspec.traces._check import trace_invariants
 from ledgerspec.traces._generate import generate_trace
 from ledgerspec.traces._inject import injectable
 from ledgerspec.traces._io import open_trace
 from ledgerspec.traces._replay import BrokerReplay, chunk_of
+from ledgerspec.traces.replay import _engine
+from ledgerspec.traces.replay._chunk import NULL
+from ledgerspec.traces.replay._commit import entries_after
 
 CONFIG = {"max_size": 200_000, "ttl": 3_000_000, "ttl_max": 15_000_000, "max_requeue": 2, "segment_size_max": 50_000}
 
@@ -145,7 +145,6 @@ def test_a_chunk_ending_inside_a_size_pass_that_went_round_changes_nothing(tmp_p
     assert whole == replay(trace, after_requeues)  # the pass's end, and what follows, in the next chunk
     assert whole == replay(trace, [*range(1, len(kinds))])
     assert all(not counts for _, counts, _ in whole.values())
-
 
 
 def _keeps_invalidated() -> type:

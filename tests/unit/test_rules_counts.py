@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from ledgerspec.spec.cache import EVICTED
 from ledgerspec.spec.cache.invariants import CATALOGUE
-from ledgerspec.spec.cache.invariants._chunk import chunk_from_events
 from ledgerspec.traces._generate import DEFAULT_CONFIG
+from ledgerspec.traces.replay._chunk import chunk_from_events
 
 _SPEC = importlib.util.spec_from_file_location(
     "_ledgerspec_differential", Path(__file__).parents[1] / "quality" / "differential.py"
@@ -187,7 +187,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], int]] = [
 
 
 def test_every_invariant_of_the_group_has_its_rule() -> None:
-    ruled = {invariant.id for invariant in CATALOGUE if invariant.rule is not None}
+    ruled = {invariant.id for invariant in CATALOGUE if invariant.check is not None}
     assert sorted(set(GROUP) - ruled) == []
 
 

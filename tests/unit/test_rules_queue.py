@@ -1,4 +1,4 @@
-"""The queue-order and eviction group's normative rules (``Rule`` beside each numpy ``Check``).
+"""The queue-order and eviction group's normative rules (``Check`` beside each numpy ``Check``).
 
 Each rule must judge as its check: on the injected violation of every profile that claims it, the
 plain Judge reports the same events with the same words as the bulk replay (a counterexample reads
@@ -11,11 +11,12 @@ from __future__ import annotations
 import pytest
 from ledgerspec.spec.cache._normative import Judge
 from ledgerspec.spec.cache._shadow import Cached, Event, Pass, Shadow
-from ledgerspec.spec.cache.invariants import CATALOGUE, Replay
-from ledgerspec.spec.cache.invariants._chunk import chunk_from_events
+from ledgerspec.spec.cache.invariants import CATALOGUE
 from ledgerspec.spec.cache.invariants._rules_queue import at_or_before, before, order_violations
 from ledgerspec.traces._generate import DEFAULT_CONFIG
 from ledgerspec.traces._inject import inject, injectable
+from ledgerspec.traces.replay import Replay
+from ledgerspec.traces.replay._chunk import chunk_from_events
 
 ON_TRACES = (
     "CACHE-FIFO",
@@ -45,10 +46,10 @@ def test_the_rule_reports_the_injected_violation_as_the_check_does(invariant: st
     rows = [dict(zip(events, values, strict=True)) for values in zip(*events.values(), strict=True)]
     chunk = chunk_from_events(rows)
     declared = BY_ID[invariant]
-    assert declared.rule is not None
+    assert declared.check is not None
     replay = Replay("b", profile, DEFAULT_CONFIG, [declared], keep=None)
     replay.feed(chunk)
-    judge = Judge("b", profile, DEFAULT_CONFIG, [(invariant, declared.rule)], keep=None)
+    judge = Judge("b", profile, DEFAULT_CONFIG, [(invariant, declared.check)], keep=None)
     judge.feed(Event.of(row, seq=i + 1, row=i) for i, row in enumerate(rows))
     plain = sorted((f.seq, f.message) for f in judge.findings)
     assert plain == sorted((f.seq, f.message) for f in replay.findings)
@@ -58,10 +59,10 @@ def test_the_rule_reports_the_injected_violation_as_the_check_does(invariant: st
 @pytest.mark.parametrize("invariant", STEP_ONLY)
 def test_a_conformance_only_check_runs_its_rule(invariant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     declared = BY_ID[invariant]
-    assert declared.rule is not None
+    assert declared.check is not None
     assert declared.check is not None
     seen: list[object] = []
-    monkeypatch.setattr(declared.rule, "step", seen.append)
+    monkeypatch.setattr(declared.check, "step", seen.append)
     view = object()
     declared.check.step(view)  # type: ignore[arg-type]
     assert seen == [view]

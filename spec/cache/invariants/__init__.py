@@ -1,4 +1,4 @@
-"""The invariants: one module each, declaring the property and its one check.
+"""The invariants: one module each, declaring the property and its one normative check.
 
 Each public module of this package defines ``INVARIANT`` (``_declare.Invariant``); the catalogue is
 every such module, found by name, in ``order``. Adding an invariant is adding a module (with a
@@ -10,20 +10,16 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from ledgerspec.spec.cache._normative import Check, Finding, Judge, TraceStructureError
 from ledgerspec.spec.cache.invariants._declare import (
     ALL_PROFILES,
     LEGACY,
     MASTER,
     PIP430,
     SEGMENTED,
-    Check,
-    EventsView,
-    Finding,
     Invariant,
-    PassView,
     StepView,
 )
-from ledgerspec.spec.cache.invariants._engine import Replay, TraceStructureError
 
 
 def _discover() -> tuple[Invariant, ...]:
@@ -56,11 +52,9 @@ __all__ = [
     "PIP430",
     "SEGMENTED",
     "Check",
-    "EventsView",
     "Finding",
     "Invariant",
-    "PassView",
-    "Replay",
+    "Judge",
     "StepView",
     "TraceStructureError",
     "claimed",

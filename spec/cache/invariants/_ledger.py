@@ -9,21 +9,28 @@ event right after it (:func:`judged_by_next`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from ledgerspec.spec.cache._config import CacheConfig
 from ledgerspec.spec.cache._ops import CursorAdd, CursorRead, CursorRemove, CursorSeek, LedgerClose, Op
-from ledgerspec.spec.cache.invariants._chunk import Ints
-from ledgerspec.spec.cache.invariants._declare import LEGACY, EventsView, StepView
+from ledgerspec.spec.cache.invariants._declare import LEGACY, StepView
 
 LEDGER = "managed_ledger"
 """The adapter capability of the layer's operations (conformance/adapters/_api.py)."""
 
+
 Position = tuple[int, int]
 
 
-def legacy_mode(view: StepView | EventsView) -> bool:
+class _Judged(Protocol):
+    profile: str
+
+    @property
+    def config(self) -> CacheConfig: ...
+
+
+def legacy_mode(view: _Judged) -> bool:
     """Invalidation by the slowest cursor: the legacy profile, or ``track_reads`` off."""
     return view.profile == LEGACY or not view.config.track_reads
 
@@ -38,25 +45,6 @@ class Due:
     seq: int
     row: int
     facts: tuple[Any, ...]
-
-
-def judged_by_next(view: EventsView, due: Ints, facts: Callable[[int], tuple[Any, ...]]) -> Iterator[tuple[Due, int]]:
-    """Each event ``due`` with the index of the event after it.
-
-    The segment's last event waits for the next segment (in the current invariant's state), whose first
-    event is the one after it: a chunk may end anywhere.
-    """
-    pending: Due | None = view.state()
-    if pending is not None:
-        view.keep_state(None)
-        yield pending, 0
-    c = view.c
-    for i in due.tolist():
-        event = Due(int(c.seq[i]), int(c.row[i]), facts(i))
-        if i + 1 == len(c):
-            view.keep_state(event)
-        else:
-            yield event, i + 1
 
 
 def cursors_after(view: StepView) -> dict[tuple[int, str], int]:
@@ -109,7 +97,6 @@ __all__ = [
     "Due",
     "cursors_after",
     "invalidated",
-    "judged_by_next",
     "legacy_mode",
     "moved",
     "removed",

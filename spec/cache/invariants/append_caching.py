@@ -10,64 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from ledgerspec.spec.cache._events import APPEND, INSERT, MERGE, REFUSED
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import Append
 from ledgerspec.spec.cache._shadow import At, Position
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import (
-    LEGACY,
-    MASTER,
-    PIP430,
-    Check,
-    EndView,
-    EventsView,
-    Invariant,
-    StepView,
-)
-from ledgerspec.spec.cache.invariants._ledger import LEDGER, Due, judged_by_next, legacy_mode
+from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Invariant, StepView
+from ledgerspec.spec.cache.invariants._ledger import LEDGER, legacy_mode
 from ledgerspec.spec.cache.invariants._rules_counts import EVERY_KIND, tracking
-
-
-class _AppendCaching(Check):
-    def events(self, view: EventsView) -> None:
-        c, readers = view.c, view.cursor_counts
-        appends = np.flatnonzero(c.kind == APPEND)
-        if not len(appends) and view.state() is None:
-            return
-        tracking = not legacy_mode(view)
-
-        def facts(i: int) -> tuple[int, int, int]:
-            return int(c.ledger[i]), int(c.entry[i]), int(readers[i])
-
-        for event, after in judged_by_next(view, appends, facts):
-            ledger, entry, active = event.facts
-            what = f"append of {(ledger, entry)} with {active} active cursor(s) on the ledger"
-            kind, count = int(c.kind[after]), int(c.count[after])
-            offered = kind in (INSERT, REFUSED, MERGE) and view.position(after) == (ledger, entry)
-            cached = offered and kind == INSERT
-            if offered != (active > 0):
-                view.report_at(after, f"{what}: {'offered to' if offered else 'not offered to'} the cache")
-            elif cached and count != NULL and not tracking:
-                view.report_at(after, f"{what}: cached with count {count}, want no read-count handler")
-            elif cached and count not in (NULL, active):
-                view.report_at(after, f"{what}: cached with count {count}, want {active}")
-
-    def finish(self, view: EndView) -> str | None:
-        """An append last in the trace with an active cursor: the event offering it may be cut off."""
-        pending: Due | None = view.state()
-        if pending is None or pending.facts[2] == 0:
-            return None  # nothing after an append with no active cursor is what it must do
-        ledger, entry, active = pending.facts
-        return (
-            f"the trace ends right after the append of {(ledger, entry)} (seq {pending.seq}) with {active} "
-            "active cursor(s) on the ledger: the event offering it to the cache would come next"
-        )
-
-    def step(self, view: StepView) -> None:
-        APPEND_CACHING.step(view)
 
 
 @dataclass(frozen=True)
@@ -83,7 +32,7 @@ class _Append:
         return f"append of {self.position} with {self.active} active cursor(s) on the ledger"
 
 
-class AppendCaching(Rule):
+class AppendCaching(Check):
     """An append is offered to the cache exactly when its ledger has an active cursor, right after it.
 
     The event right after an ``append`` is the cache being offered its position (an ``insert``, an
@@ -167,8 +116,7 @@ INVARIANT = Invariant(
         "impl/ManagedLedgerImpl.java at 8ce67b97b3^"
     ),
     profiles=(PIP430, MASTER, LEGACY),
-    check=_AppendCaching(),
-    rule=APPEND_CACHING,
+    check=APPEND_CACHING,
     needs={"*": frozenset({LEDGER})},
     events={"*": frozenset({"append", "insert", "insert_refused", "merge", "cursor_add", "cursor_remove"})},
     soundness="a ledger's cursors and the appends to it are all in the broker that holds its cache",

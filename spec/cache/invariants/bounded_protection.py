@@ -6,73 +6,13 @@ has expected reads and requeues left.
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import CUTOFF_PASS, REMOVE, REQUEUE, SIZE_LIKE, TTL_LIKE, TTL_PASS
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import At, Pass
 from ledgerspec.spec.cache.invariants import _rules_queue as rules
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, EventsView, Invariant
+from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Invariant
 
 
-class _BoundedProtection(Check):
-    def events(self, view: EventsView) -> None:
-        self._requeues(view)
-        self._removals(view)
-
-    @staticmethod
-    def _removals(view: EventsView) -> None:
-        """A timestamp pass that meets each entry once removes none that was due a requeue.
-
-        A requeued entry is stamped with the pass's time, so a TTL pass (threshold ``now - ttl``) or a
-        cutoff at or before ``now`` never meets it again: what it removes, it met for the first time. A
-        size or bytes pass, or a cutoff after ``now`` (or with no cutoff given), may go round the queue,
-        requeueing an entry until its budget is spent and then removing it, which looks from outside like
-        a removal alone.
-
-        Only the expected reads are judged here, not ``accessed``: a trace's hits include the reader's copy
-        of an entry a storage read has just cached, which does not mark it accessed.
-        """
-        c, f = view.c, view.f
-        kinds = view.pass_kinds()
-        cutoffs = view.pass_values()
-        once = (kinds == TTL_PASS) | ((kinds == CUTOFF_PASS) & (cutoffs != NULL) & (cutoffs <= view.pass_nows()))
-        removes = (c.kind == REMOVE) & f.live & once
-        if not removes.any():
-            return
-        config = view.config
-        awaited = removes & f.exact & (f.count != NULL) & (f.count >= 1) & (f.requeues < config.max_requeue)
-        view.report(
-            np.flatnonzero(awaited),
-            lambda i: (
-                f"removed {view.position(i)} with {f.count[i]} expected reads after {f.requeues[i]} requeues "
-                f"(max {config.max_requeue}): it is requeued"
-            ),
-        )
-
-    @staticmethod
-    def _requeues(view: EventsView) -> None:
-        c, f = view.c, view.f
-        kinds = view.pass_kinds()
-        requeues = (c.kind == REQUEUE) & f.live & np.isin(kinds, SIZE_LIKE + TTL_LIKE)
-        if not requeues.any():
-            return
-        config = view.config
-        unread = requeues & ~(f.accessed & config.extend_ttl)
-        view.report(
-            np.flatnonzero(unread & (f.requeues >= config.max_requeue)),
-            lambda i: (
-                f"{view.position(i)} was requeued again without a read after {f.requeues[i]} requeues "
-                f"(max {config.max_requeue})"
-            ),
-        )
-        view.report(
-            np.flatnonzero(unread & (f.requeues < config.max_requeue) & ((f.count == NULL) | (f.count < 1))),
-            lambda i: f"{view.position(i)} was requeued with no read since it entered and no expected reads",
-        )
-
-
-class BoundedProtection(Rule):
+class BoundedProtection(Check):
     """Requeues for expected reads alone stop at maxRequeue, and a pass meeting an entry once keeps it while due.
 
     A requeue with no read since the entry last entered the queue (or with extend_ttl off) needs
@@ -142,8 +82,7 @@ INVARIANT = Invariant(
         "managedLedgerCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes"
     ),
     profiles=(MASTER,),
-    check=_BoundedProtection(),
-    rule=BoundedProtection(),
+    check=BoundedProtection(),
     needs={"*": frozenset({TIMES})},
     events={"*": frozenset({"insert", "requeue", "hit", "remove", "pass_start"})},
     soundness="requeues go through the broker's one queue",

@@ -2,41 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import CURSOR_COUNT
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import At
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import (
-    ALL_PROFILES,
-    CURSORS,
-    MASTER,
-    PIP430,
-    Check,
-    EventsView,
-    Invariant,
-)
+from ledgerspec.spec.cache.invariants._declare import ALL_PROFILES, CURSORS, MASTER, PIP430, Invariant
 
 COUNTING = (PIP430, MASTER)
 """The profiles whose cursors count expected reads: there the count depends on ``track_reads``."""
 
 
-class _CursorCount(Check):
-    def events(self, view: EventsView) -> None:
-        c, expected = view.c, view.cursor_counts
-        if view.profile in COUNTING and not view.config.track_reads:  # the cursor's isCacheReadEntry(): false
-            expected = np.where(c.kind == CURSOR_COUNT, 0, expected)
-        bad = (c.kind == CURSOR_COUNT) & (c.result != expected)
-        view.report(
-            np.flatnonzero(bad),
-            lambda i: (
-                f"count of cursors at or before {c.cursor_names[c.cursor[i]]!r} on ledger {c.ledger[i]} is "
-                f"{expected[i]}, got {None if c.result[i] == NULL else int(c.result[i])!r}"
-            ),
-        )
-
-
-class CursorCount(Rule):
+class CursorCount(Check):
     """A cursor's count is the number of its ledger's active cursors at or before it, itself included.
 
     0 if it is not active; in pip430 and pulsar-master with expected-read-count tracking off, 0
@@ -73,8 +47,7 @@ INVARIANT = Invariant(
         "ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore (managed-ledger 4.2.4, lines 4233-4240)"
     ),
     profiles=ALL_PROFILES,
-    check=_CursorCount(),
-    rule=CursorCount(),
+    check=CursorCount(),
     needs={"*": frozenset({CURSORS})},
     events={"*": frozenset({"cursor_add", "cursor_seek", "cursor_remove", "cursor_count"})},
     partition="ledger",

@@ -2,44 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import INSERT, MERGE, REFUSED
 from ledgerspec.spec.cache._kernels import EVICTED
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._ops import Insert
 from ledgerspec.spec.cache._shadow import At
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, Check, EventsView, Invariant, StepView, show
+from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, Invariant, StepView
 from ledgerspec.spec.cache.invariants._rules_counts import show_count
 
 
-class _DuplicateMerge(Check):
-    def events(self, view: EventsView) -> None:
-        c, f = view.c, view.f
-        view.report(
-            np.flatnonzero((c.kind == INSERT) & f.live),
-            lambda i: f"insert of cached {view.position(i)} returned True, expected False",
-        )
-        reads = np.nan_to_num(c.value).astype(np.int64)  # a merge adds its value
-        reads = np.where(c.kind == REFUSED, np.where(c.count == NULL, 0, c.count), reads)  # refused: count
-        before = np.where(f.count == NULL, 0, f.count)
-        unchanged = (f.count == EVICTED) | (f.handler < 0)  # EVICTED refuses the merge; no handler: nothing to add to
-        expected = np.where(unchanged, f.count, before + reads)
-        got = np.where(c.kind == MERGE, c.count, f.count)
-        duplicate = c.of_kinds(MERGE, REFUSED) & f.live & (got != expected)
-        view.report(
-            np.flatnonzero(duplicate),
-            lambda i: (
-                f"insert of cached {view.position(i)} with {reads[i]} reads: count {show(int(got[i]))}, "
-                f"expected {expected[i]}"
-            ),
-        )
-
-    def step(self, view: StepView) -> None:
-        DUPLICATE_MERGE.step(view)
-
-
-class DuplicateMerge(Rule):
+class DuplicateMerge(Check):
     """pip430: inserting a cached position is refused and merges the insert's expected reads into its count.
 
     The insert returns false (no ``insert`` of a cached position); the count after is the count before
@@ -98,8 +69,7 @@ INVARIANT = Invariant(
     ),
     citation="apache/pulsar pip/pip-430.md (PR #24444, cf3d7d17d9) RangeEntryCacheImpl.insert (increaseReadCount)",
     profiles=(PIP430,),
-    check=_DuplicateMerge(),
-    rule=DUPLICATE_MERGE,
+    check=DUPLICATE_MERGE,
     needs={"*": frozenset({COUNTS})},
     events={"*": frozenset({"insert", "insert_refused", "merge", "remove"})},
     soundness="whether a position is cached is a fact of the broker's cache at that point",

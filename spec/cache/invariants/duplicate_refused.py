@@ -2,35 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import INSERT, MERGE
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._observation import describe_difference
 from ledgerspec.spec.cache._ops import Insert
 from ledgerspec.spec.cache._shadow import At
-from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, Check, EventsView, Invariant, StepView, show
+from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, Invariant, StepView
 from ledgerspec.spec.cache.invariants._rules_counts import show_count
 
 
-class _DuplicateRefused(Check):
-    def events(self, view: EventsView) -> None:
-        c, f = view.c, view.f
-        view.report(
-            np.flatnonzero((c.kind == INSERT) & f.live),
-            lambda i: f"insert of cached {view.position(i)} returned True, expected False",
-        )
-        view.report(
-            np.flatnonzero((c.kind == MERGE) & f.live),
-            lambda i: (
-                f"insert of cached {view.position(i)} changed its count from {show(int(f.count[i]))} to {c.count[i]}"
-            ),
-        )
-
-    def step(self, view: StepView) -> None:
-        DUPLICATE_REFUSED.step(view)
-
-
-class DuplicateRefused(Rule):
+class DuplicateRefused(Check):
     """pulsar-master, legacy: inserting a cached position returns false and changes nothing.
 
     No ``insert`` of a cached position (it would return true), and no ``merge`` into one (its count stays).
@@ -85,8 +65,7 @@ INVARIANT = Invariant(
         "impl/cache/RangeEntryCacheImpl.java at 8ce67b97b3^ (exists)"
     ),
     profiles=(MASTER, LEGACY),
-    check=_DuplicateRefused(),
-    rule=DUPLICATE_REFUSED,
+    check=DUPLICATE_REFUSED,
     events={"*": frozenset({"insert", "merge", "remove"})},
     soundness="whether a position is cached is a fact of the broker's cache at that point",
     conformance_only="a refused duplicate changing anything but its entry's count (counters, other entries, copies)",

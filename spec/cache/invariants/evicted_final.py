@@ -2,78 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import (
-    FORCED,
-    MARK_EVICTED,
-    RELEASE,
-    REMOVE,
-    REPLAY,
-)
 from ledgerspec.spec.cache._kernels import EVICTED
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import FORCED as FORCED_PASSES
 from ledgerspec.spec.cache._shadow import At
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import (
-    COPIES,
-    COUNTS,
-    PIP430,
-    Check,
-    EventsView,
-    Invariant,
-    StepView,
-    show,
-)
+from ledgerspec.spec.cache.invariants._declare import COPIES, COUNTS, PIP430, Invariant, StepView
 from ledgerspec.spec.cache.invariants._rules_counts import first_open_copy, show_count
-
-_RESULT = {NULL: None, 0: False, 1: True}
-
-
-class _EvictedFinal(Check):
-    def events(self, view: EventsView) -> None:
-        c, f = view.c, view.f
-        kinds = view.pass_kinds()
-        forced = np.isin(kinds, FORCED)
-        shown = c.count != NULL
-        through_copy = c.of_kinds(RELEASE, REPLAY) & f.copy_open & (f.count == EVICTED) & shown
-        view.report(
-            np.flatnonzero(through_copy & (c.count != EVICTED)),
-            lambda i: f"copy {c.copy[i]} was EVICTED and now shows count {c.count[i]}",
-        )
-        removed = (c.kind == REMOVE) & f.live & forced & (f.handler >= 0) & shown & (c.count != EVICTED)
-        view.report(np.flatnonzero(removed), lambda i: self._not_evicted(view, i))
-        replays = np.flatnonzero(c.kind == REPLAY)
-        if len(replays):
-            live = f.copy_open[replays] & (f.count[replays] != NULL)
-            before = np.where(live, f.count[replays], NULL)
-            without = f.copy_open[replays] & (f.copy_handler[replays] < 0)  # nothing to increment
-            expected = ~without & (before != EVICTED)
-            result = c.result[replays]
-            bad = (result == NULL) | ((result != 0) != expected)
-            wanted = dict(zip(replays.tolist(), expected.tolist(), strict=True))
-            view.report(
-                replays[bad],
-                lambda i: (
-                    f"incrementExpectedReadCount through copy {c.copy[i]} "
-                    f"(count {show(int(f.count[i]) if f.copy_open[i] else NULL)}) returned "
-                    f"{_RESULT.get(int(c.result[i]), bool(c.result[i]))!r}, expected {wanted[i]}"
-                ),
-            )
-        marks = (c.kind == MARK_EVICTED) & ~(forced & f.live)
-        view.report(
-            np.flatnonzero(marks),
-            lambda i: f"markEvicted of {view.position(i)} outside a forced removal of a cached entry",
-        )
-
-    def step(self, view: StepView) -> None:
-        EVICTED_FINAL.step(view)
-
-    @staticmethod
-    def _not_evicted(view: EventsView, i: int) -> str:
-        copies = view.open_copies(int(view.f.handler[i]), i)
-        seen = f"copy {copies[0]}" if copies else "its handler"
-        return f"{view.position(i)} was removed by force but {seen} shows count {view.c.count[i]}, not EVICTED"
 
 
 def _forced(at: At) -> bool:
@@ -81,7 +15,7 @@ def _forced(at: At) -> bool:
     return at.in_pass is not None and at.in_pass.kind in FORCED_PASSES
 
 
-class EvictedFinal(Rule):
+class EvictedFinal(Check):
     """pip430: a forced removal marks its entry's handler EVICTED, and EVICTED is final.
 
     A copy of an EVICTED handler shows EVICTED when it is released or incremented; an entry removed by
@@ -131,6 +65,7 @@ class EvictedFinal(Rule):
 
 EVICTED_FINAL = EvictedFinal()
 
+
 INVARIANT = Invariant(
     order=4,
     id="CACHE-EVICTED-FINAL",
@@ -142,8 +77,7 @@ INVARIANT = Invariant(
     ),
     citation="apache/pulsar pip/pip-430.md (PR #24444, cf3d7d17d9) EntryReadCountHandler",
     profiles=(PIP430,),
-    check=_EvictedFinal(),
-    rule=EVICTED_FINAL,
+    check=EVICTED_FINAL,
     needs={"*": frozenset({COPIES, COUNTS})},
     events={"*": frozenset({"hit", "release", "replay_increment", "remove", "mark_evicted", "pass_start"})},
     soundness="a handler is shared by an entry and its copies, all within one broker",

@@ -2,67 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import INSERT, REQUEUE, SIZE_LIKE, STASH, TTL_LIKE
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import TTL_LIKE as TIMESTAMP_PASSES
 from ledgerspec.spec.cache._shadow import At, Pass
 from ledgerspec.spec.cache.invariants import _rules_queue as rules
-from ledgerspec.spec.cache.invariants._common import order_violations, protected_unexpired
-from ledgerspec.spec.cache.invariants._declare import (
-    MASTER,
-    PIP430,
-    TIMES,
-    Check,
-    EventsView,
-    Invariant,
-    PassView,
-    show,
-)
+from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, TIMES, Invariant
 from ledgerspec.spec.cache.invariants._rules import protected
 
 
-class _Fifo(Check):
-    def events(self, view: EventsView) -> None:
-        c, f = view.c, view.f
-        inserts = np.flatnonzero((c.kind == INSERT) & (c.timestamp != c.time))
-        view.report(
-            inserts,
-            lambda i: (
-                f"inserted {view.position(i)} at now={c.time[i]} but its timestamp is {show(int(c.timestamp[i]))}"
-            ),
-        )
-        requeues = c.kind == REQUEUE
-        if requeues.any():
-            kinds = view.pass_kinds()
-            walking = np.isin(kinds, SIZE_LIKE + TTL_LIKE)
-            allowed = (view.profile == MASTER) & walking & (c.timestamp == c.time)
-            view.report(
-                np.flatnonzero(requeues & f.live & ~allowed),
-                lambda i: (
-                    f"{view.op(i)} changed the timestamp of {view.position(i)} from {show(int(f.ts[i]))} "
-                    f"to {show(int(c.timestamp[i]))}"
-                ),
-            )
-            view.report(
-                np.flatnonzero(requeues & ~f.live), lambda i: f"requeued {view.position(i)}, which is not cached"
-            )
-        stashes = c.kind == STASH
-        if stashes.any():
-            kinds, nows = view.pass_kinds(), view.pass_nows()
-            in_pass = (view.profile == PIP430) & f.live & np.isin(kinds, SIZE_LIKE + TTL_LIKE)
-            keeps = protected_unexpired(f.count, f.ts, nows, view.config.ttl_max)
-            view.report(
-                np.flatnonzero(stashes & ~(in_pass & keeps)),
-                lambda i: f"stashed {view.position(i)}, which is not a protected, unexpired entry in a pip430 pass",
-            )
-
-    def pass_end(self, view: PassView) -> None:
-        if view.kind in TTL_LIKE:
-            view.report(order_violations(view, "timestamp pass"))
-
-
-class Fifo(Rule):
+class Fifo(Check):
     """An entry enters the queue stamped with its insert's time and leaves it in order.
 
     Its timestamp changes only by a requeue of a pass walking the queue, to that pass's time, and only
@@ -129,8 +77,7 @@ INVARIANT = Invariant(
         "RangeCacheRemovalQueue; PR #24363 (8ce67b97b3) 'Incorrect Timestamp-Based Eviction'"
     ),
     profiles=(PIP430, MASTER),
-    check=_Fifo(),
-    rule=Fifo(),
+    check=Fifo(),
     needs={"*": frozenset({TIMES})},
     events={"*": frozenset({"insert", "requeue", "stash", "remove", "pass_start", "pass_end"})},
     soundness="one removal queue per broker: queue order is a property of the broker's events, never of one ledger's",

@@ -2,56 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import INSERT, REFUSED, SIZE_PASS
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._observation import CachedEntry, Counters, Observation
 from ledgerspec.spec.cache._ops import Insert
 from ledgerspec.spec.cache._shadow import At, Pass
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._common import position
-from ledgerspec.spec.cache.invariants._declare import (
-    MASTER,
-    PIP430,
-    Check,
-    EventsView,
-    Invariant,
-    PassView,
-    StepView,
-    show,
-)
+from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, Invariant, StepView
 from ledgerspec.spec.cache.invariants._rules_counts import show_count
 
 
-class _InsertAccepted(Check):
-    def events(self, view: EventsView) -> None:
-        if not view.enabled:
-            return
-        c, f = view.c, view.f
-        view.report(
-            np.flatnonzero((c.kind == REFUSED) & ~f.live),
-            lambda i: f"insert of uncached {view.position(i)} returned False (size {f.total[i]})",
-        )
-        asked = (c.kind == INSERT) & ~f.live & (c.value == c.value)  # an insert that says what it asked for
-        reads = np.nan_to_num(c.value).astype(np.int64)
-        want = reads if view.profile == PIP430 else np.where(reads > 0, reads, NULL)
-        view.report(
-            np.flatnonzero(asked & (c.count != NULL) & (c.count != want)),
-            lambda i: (
-                f"inserted {view.position(i)} with {reads[i]} expected reads, but its count is {show(int(c.count[i]))}"
-            ),
-        )
-
-    def pass_end(self, view: PassView) -> None:
-        if view.kind == SIZE_PASS and view.ledger != NULL and len(view.removed):
-            gone = sorted(position(lg, en) for lg, en in zip(view.removed.ledger, view.removed.entry, strict=True))
-            view.report([f"inserting {position(view.ledger, view.entry)} also removed {gone}"])
-
-    def step(self, view: StepView) -> None:
-        INSERT_ACCEPTED.step(view)
-
-
-class InsertAccepted(Rule):
+class InsertAccepted(Check):
     """pip430, pulsar-master: an enabled cache takes every insert of an uncached position, and evicts nothing then.
 
     An insert of an uncached position is never refused (whatever the size), its count is the expected
@@ -127,8 +86,7 @@ INVARIANT = Invariant(
         "('Inserts are never blocked or refused because of size': eviction runs on the executor)"
     ),
     profiles=(PIP430, MASTER),
-    check=_InsertAccepted(),
-    rule=INSERT_ACCEPTED,
+    check=INSERT_ACCEPTED,
     events={"*": frozenset({"insert", "insert_refused", "remove", "pass_start", "pass_end"})},
     soundness="a refusal for size would depend on the broker-wide size",
     conformance_only="the inserted entry's size and the rest of the cache compared with the operation's arguments",

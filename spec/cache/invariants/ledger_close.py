@@ -11,65 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from ledgerspec.spec.cache._events import CURSOR_REMOVE, INVALIDATE_PASS, LEDGER_CLOSE, PASS_START
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._ops import LedgerClose
 from ledgerspec.spec.cache._shadow import At, Event, Position
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._common import positions
-from ledgerspec.spec.cache.invariants._declare import (
-    LEGACY,
-    MASTER,
-    PIP430,
-    Check,
-    EndView,
-    EventsView,
-    Invariant,
-    StepView,
-)
-from ledgerspec.spec.cache.invariants._ledger import LEDGER, Due, invalidated, judged_by_next, legacy_mode, removed
+from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Invariant, StepView
+from ledgerspec.spec.cache.invariants._ledger import LEDGER, invalidated, removed
 from ledgerspec.spec.cache.invariants._rules_counts import EVERY_KIND, tracking
-
-
-class _LedgerClose(Check):
-    def events(self, view: EventsView) -> None:
-        c = view.c
-        due = c.kind == LEDGER_CLOSE
-        if legacy_mode(view):
-            due |= (c.kind == CURSOR_REMOVE) & (view.cursor_counts == 1) & (view.slowest == NULL)
-
-        def facts(i: int) -> tuple[int, str]:
-            ledger = int(c.ledger[i])
-            if c.kind[i] == LEDGER_CLOSE:
-                return ledger, f"closing ledger {ledger}"
-            return ledger, f"its last active cursor {c.cursor_names[c.cursor[i]]!r} leaving"
-
-        for event, after in judged_by_next(view, np.flatnonzero(due), facts):
-            ledger, what = event.facts
-            starts = c.kind[after] == PASS_START and c.reason[after] == INVALIDATE_PASS and c.ledger[after] == ledger
-            if starts and c.entry[after] == NULL:
-                continue  # the whole ledger's invalidation: CACHE-NO-STALE-READ judges that it leaves nothing
-            left = view.cached(after, ledger)
-            if len(left):
-                view.report_event(event.seq, event.row, f"{what} left {positions(left)} of ledger {ledger} cached")
-
-    def finish(self, view: EndView) -> str | None:
-        """A close or departure last in the trace, its ledger still cached: its invalidation may be cut off."""
-        pending: Due | None = view.state()
-        if pending is None:
-            return None
-        ledger, what = pending.facts
-        left = view.cached_in(ledger)
-        if not len(left):
-            return None
-        return (
-            f"the trace ends right after {what} (seq {pending.seq}), with {positions(left)} of ledger {ledger} "
-            "cached: the invalidation would come next"
-        )
-
-    def step(self, view: StepView) -> None:
-        LEDGER_CLOSED.step(view)
 
 
 @dataclass(frozen=True)
@@ -82,7 +29,7 @@ class _Emptying:
     left: list[Position]
 
 
-class LedgerClosed(Rule):
+class LedgerClosed(Check):
     """A closed ledger, or one whose last active cursor left in legacy mode, has nothing cached.
 
     Right after a ``ledger_close`` (and, with tracking off, a ``cursor_remove`` leaving its ledger no active
@@ -165,8 +112,7 @@ INVARIANT = Invariant(
         "impl/cache/RangeEntryCacheManagerImpl.removeEntryCache"
     ),
     profiles=(PIP430, MASTER, LEGACY),
-    check=_LedgerClose(),
-    rule=LEDGER_CLOSED,
+    check=LEDGER_CLOSED,
     needs={"*": frozenset({LEDGER})},
     events={
         "*": frozenset({"ledger_close", "cursor_add", "cursor_seek", "cursor_remove", "pass_start", "insert", "remove"})

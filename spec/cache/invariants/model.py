@@ -15,6 +15,7 @@ INVARIANT = Invariant(
     citation="spec/cache/<profile>.py, each rule citing its upstream source",
     profiles=ALL_PROFILES,
     check=None,
+    on_traces=False,
     soundness="it needs each operation's arguments and the model's outcomes, and a trace records effects; "
     "the conformance monitor runs the model (spec/cache/_monitor.py)",
 )

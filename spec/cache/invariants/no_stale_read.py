@@ -2,74 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import CLEAR_PASS, HIT, INVALIDATE_PASS, MISS, RANGE_MISS, RANGE_PASS, REMOVE
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._ops import GetRange
 from ledgerspec.spec.cache._shadow import At, Pass
-from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
-from ledgerspec.spec.cache.invariants._declare import (
-    LEGACY,
-    MASTER,
-    PIP430,
-    Check,
-    EventsView,
-    Invariant,
-    PassView,
-    StepView,
-)
+from ledgerspec.spec.cache.invariants._declare import LEGACY, MASTER, PIP430, Invariant, StepView
 from ledgerspec.spec.cache.invariants._rules_counts import covers, pass_label
 
 
-def in_range(kind: int, ledger: int, bound: int, ledgers: Ints, entries: Ints, first: int = NULL) -> Bools:
-    """The positions a forced pass covers: a ledger below ``bound`` (NULL: all of it), from ``first`` for a range."""
-    if kind == CLEAR_PASS:
-        return np.ones(len(ledgers), np.bool_)
-    covered: Bools = (ledgers == ledger) & ((bound == NULL) | (entries < bound))
-    if kind == RANGE_PASS:
-        covered &= entries >= first
-    return covered
-
-
-class _NoStaleRead(Check):
-    def events(self, view: EventsView) -> None:
-        c, f = view.c, view.f
-        hits, misses = c.kind == HIT, c.kind == MISS
-        if view.profile == LEGACY:  # legacy reads a range whole from storage when any of it is missing
-            misses &= c.reason != RANGE_MISS
-        view.report(
-            np.flatnonzero(hits & ~f.live),
-            lambda i: f"read of {view.position(i)} hit (copy {c.copy[i]}) but it was not cached",
-        )
-        view.report(np.flatnonzero(misses & f.live), lambda i: f"read of {view.position(i)} missed but it was cached")
-        shown = hits & f.live & (c.count != NULL) & (c.count != f.count)
-        view.report(
-            np.flatnonzero(shown),
-            lambda i: f"copy {c.copy[i]} of {view.position(i)} shows count {c.count[i]}, not the entry's",
-        )
-        kinds = view.pass_kinds()
-        removes = (c.kind == REMOVE) & f.live & ((kinds == INVALIDATE_PASS) | (kinds == RANGE_PASS))
-        if removes.any():
-            ledgers = np.array([p.ledger for p in f.passes] + [NULL], np.int64)[f.pass_index]
-            bounds = np.array([p.entry for p in f.passes] + [NULL], np.int64)[f.pass_index]
-            outside = (c.ledger != ledgers) | ((bounds != NULL) & (c.entry >= bounds))
-            outside |= (kinds == RANGE_PASS) & (c.entry < view.pass_values())
-            view.report(np.flatnonzero(removes & outside), lambda i: f"{view.op(i)} also removed {view.position(i)}")
-
-    def pass_end(self, view: PassView) -> None:
-        if view.kind not in (INVALIDATE_PASS, CLEAR_PASS, RANGE_PASS):
-            return
-        bound = None if view.entry == NULL else view.entry  # an invalidation's bound, a range's end: nothing above
-        table = view.table if view.kind == CLEAR_PASS else view.cached_in(view.ledger, bound)
-        left = np.flatnonzero(in_range(view.kind, view.ledger, view.entry, table.ledger, table.entry, view.value))
-        left = left[np.lexsort((table.entry[left], table.ledger[left]))]
-        view.report(f"{view.label} left {(int(table.ledger[i]), int(table.entry[i]))} cached" for i in left.tolist())
-
-    def step(self, view: StepView) -> None:
-        NO_STALE_READ.step(view)
-
-
-class NoStaleRead(Rule):
+class NoStaleRead(Check):
     """Reads agree with the cache, and an invalidation removes exactly its range.
 
     A hit only of a cached position, its copy showing the entry's count; a miss only of an uncached one
@@ -140,8 +80,7 @@ INVARIANT = Invariant(
         "invalidateAllEntries, RangeEntryCacheManagerImpl.clear"
     ),
     profiles=(PIP430, MASTER, LEGACY),
-    check=_NoStaleRead(),
-    rule=NO_STALE_READ,
+    check=NO_STALE_READ,
     events={"*": frozenset({"insert", "remove", "hit", "miss", "pass_start", "pass_end"})},
     soundness="a read is judged against the broker's cache content at that point",
     conformance_only="a range read answering a different number of positions than it asked for",

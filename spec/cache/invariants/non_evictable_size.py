@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ledgerspec.spec.cache._kernels import can_evict
-from ledgerspec.spec.cache._normative import Rule
+from ledgerspec.spec.cache._normative import Check
 from ledgerspec.spec.cache._observation import CachedEntry
-from ledgerspec.spec.cache.invariants._declare import COUNTS, MASTER, PIP430, Check, Invariant, StepView
+from ledgerspec.spec.cache.invariants._declare import COUNTS, MASTER, PIP430, Invariant, StepView
 
 NON_EVICTABLE = "observe_non_evictable_size"
 """The adapter capability that shows it (conformance/adapters/_api.py)."""
@@ -26,7 +26,7 @@ def counted(profile: str, entry: CachedEntry) -> bool:
     return not can_evict(entry.count)
 
 
-class NonEvictableSize(Rule):
+class NonEvictableSize(Check):
     """The observed non_evictable_size is the bytes of the cached entries the profile counts (:func:`counted`)."""
 
     def step(self, view: StepView) -> None:
@@ -39,14 +39,8 @@ class NonEvictableSize(Rule):
             view.report([f"non_evictable_size {after.non_evictable_size}, the entries it counts hold {want} bytes"])
 
 
-class _NonEvictableSize(Check):
-    """The accelerator's slot: the rule itself (observed steps only)."""
-
-    def step(self, view: StepView) -> None:
-        RULE.step(view)
-
-
 RULE = NonEvictableSize()
+
 
 INVARIANT = Invariant(
     order=22,
@@ -61,8 +55,7 @@ INVARIANT = Invariant(
         "apache/pulsar pip/pip-430.md at cf3d7d17d9 (CachedEntry.canEvict)"
     ),
     profiles=(PIP430, MASTER),
-    check=_NonEvictableSize(),
-    rule=RULE,
+    check=RULE,
     needs={"*": frozenset({NON_EVICTABLE, COUNTS})},
     soundness="the size is observed, never recorded: conformance only",
     on_traces=False,

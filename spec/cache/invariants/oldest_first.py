@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-from ledgerspec.spec.cache._events import SIZE_LIKE
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import SIZE_LIKE as SIZE_PASSES
 from ledgerspec.spec.cache._shadow import Pass
 from ledgerspec.spec.cache.invariants import _rules_queue as rules
-from ledgerspec.spec.cache.invariants._common import order_violations
-from ledgerspec.spec.cache.invariants._declare import (
-    COUNTS,
-    MASTER,
-    PIP430,
-    SEGMENTED,
-    TIMES,
-    Check,
-    Invariant,
-    PassView,
-)
+from ledgerspec.spec.cache.invariants._declare import COUNTS, MASTER, PIP430, SEGMENTED, TIMES, Invariant
 
 
-class _OldestFirst(Check):
-    def pass_end(self, view: PassView) -> None:
-        if view.kind in SIZE_LIKE:
-            view.report(order_violations(view, "size eviction"))
-
-
-class OldestFirst(Rule):
+class OldestFirst(Check):
     """A size pass (a ring's rotation too) frees from the queue's head, across ledgers.
 
     When it removes an entry, every entry still cached that entered the queue before it was skipped
@@ -57,8 +40,7 @@ INVARIANT = Invariant(
         "apache/bookkeeper 9590a97f67 bookie/storage/ldb/ReadCache.java (rotation)"
     ),
     profiles=(PIP430, MASTER, SEGMENTED),
-    check=_OldestFirst(),
-    rule=OldestFirst(),
+    check=OldestFirst(),
     needs={PIP430: frozenset({TIMES, COUNTS}), MASTER: frozenset({TIMES})},
     events={"*": frozenset({"insert", "remove", "requeue", "pass_start", "pass_end"})},
     soundness="size eviction walks the broker's one queue (or ring), never one ledger's",

@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import REMOVE, SIZE_LIKE, TTL_LIKE
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import At
 from ledgerspec.spec.cache.invariants import _rules_queue as rules
-from ledgerspec.spec.cache.invariants._common import protected_unexpired
-from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, TIMES, Check, EventsView, Invariant, show
+from ledgerspec.spec.cache.invariants._declare import COUNTS, PIP430, TIMES, Invariant
 from ledgerspec.spec.cache.invariants._rules import protected
 
 
-class _ProtectUntilExpired(Check):
-    def events(self, view: EventsView) -> None:
-        c, f = view.c, view.f
-        removes = (c.kind == REMOVE) & f.live
-        if not removes.any():
-            return
-        kinds, nows = view.pass_kinds(), view.pass_nows()
-        evicting = np.isin(kinds, SIZE_LIKE + TTL_LIKE)
-        ttl_max = view.config.ttl_max
-        bad = removes & evicting & protected_unexpired(f.count, f.ts, nows, ttl_max)
-        view.report(
-            np.flatnonzero(bad),
-            lambda i: (
-                f"{view.op(i)} removed {view.position(i)} with count {show(int(f.count[i]))} and timestamp "
-                f"{show(int(f.ts[i]))}, younger than thresholdMax (now {nows[i]} - {ttl_max})"
-            ),
-        )
-
-
-class ProtectUntilExpired(Rule):
+class ProtectUntilExpired(Check):
     """No size or timestamp pass removes an entry with a positive count that is younger than thresholdMax."""
 
     kinds = frozenset({"remove"})
@@ -61,8 +39,7 @@ INVARIANT = Invariant(
         "evictLeastAccessedEntries predicate"
     ),
     profiles=(PIP430,),
-    check=_ProtectUntilExpired(),
-    rule=ProtectUntilExpired(),
+    check=ProtectUntilExpired(),
     needs={"*": frozenset({TIMES, COUNTS})},
     events={"*": frozenset({"insert", "remove", "release", "replay_increment", "merge", "pass_start"})},
     soundness="an entry's count is changed by its copies, all within the broker",

@@ -6,19 +6,20 @@ tombstones (the queue's length less the cached entries) are the one part no even
 
 from __future__ import annotations
 
-from ledgerspec.spec.cache._normative import Rule
+from ledgerspec.spec.cache._normative import Check
 from ledgerspec.spec.cache._observation import CachedEntry
 from ledgerspec.spec.cache._ops import CursorRead, EvictBefore, EvictBytes, EvictSize, EvictTimestamp, Get, GetRange
-from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Check, Invariant, StepView
+from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Invariant, StepView
 
 QUEUE_LENGTH, REQUEUES, ACCESSED = "observe_queue_length", "observe_requeues", "observe_accessed"
 """The adapter capabilities that show the queue's length and the two wrapper fields (conformance/adapters/_api.py)."""
+
 
 PASSES = (EvictSize, EvictTimestamp, EvictBytes, EvictBefore)
 """The operations that walk the queue: the only ones that requeue, and the only ones that drop tombstones."""
 
 
-class QueueAccounting(Rule):
+class QueueAccounting(Check):
     """The queue's length and the wrappers' requeue counts and accessed flags, across one observed step.
 
     Every cached entry is queued, and only a pass shortens the queue (:func:`_queue_length`); a
@@ -28,13 +29,6 @@ class QueueAccounting(Rule):
     def step(self, view: StepView) -> None:
         """Judge the observations before and after the step."""
         view.report(_queue_length(view) + _wrappers(view))
-
-
-class _QueueAccounting(Check):
-    """The accelerator's slot: the rule itself (observed steps only)."""
-
-    def step(self, view: StepView) -> None:
-        RULE.step(view)
 
 
 def _queue_length(view: StepView) -> list[str]:
@@ -147,6 +141,7 @@ def _hit_positions(view: StepView) -> set[tuple[int, int]]:
 
 RULE = QueueAccounting()
 
+
 INVARIANT = Invariant(
     order=21,
     id="CACHE-QUEUE-ACCOUNTING",
@@ -162,8 +157,7 @@ INVARIANT = Invariant(
         "evaluateEvictionPredicate (MISSING), RangeCacheEntryWrapper.markRemoved / markRequeued, RangeCache.get"
     ),
     profiles=(MASTER,),
-    check=_QueueAccounting(),
-    rule=RULE,
+    check=RULE,
     needs={"*": frozenset({QUEUE_LENGTH, REQUEUES, ACCESSED, TIMES})},
     soundness="tombstones, requeue counts and the accessed flag are observed, never recorded: conformance only",
     on_traces=False,

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-from ledgerspec.spec.cache._events import HIT, INSERT, KINDS, PASS_END, PASS_START, REMOVE, SIZE_PASS, SIZE_SAMPLE
+from ledgerspec.spec.cache._events import KINDS
 from ledgerspec.spec.cache._kernels import align64
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import At
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._declare import SEGMENTED, Check, EventsView, Invariant
+from ledgerspec.spec.cache.invariants._declare import SEGMENTED, Invariant
 from ledgerspec.spec.cache.invariants._rules_queue import show
 from ledgerspec.spec.cache.segmented import geometry
 
@@ -63,49 +61,7 @@ class Ring:
         return self.offset + others * self.size
 
 
-class _SegmentPlacement(Check):
-    def events(self, view: EventsView) -> None:
-        ring = view.state()
-        if ring is None:
-            count, size = geometry(view.config)
-            ring = Ring(count, size, segments=[{} for _ in range(count)])
-            view.keep_state(ring)
-        c = view.c
-        interesting = np.flatnonzero(c.of_kinds(INSERT, HIT, REMOVE, PASS_START, PASS_END, SIZE_SAMPLE))
-        kinds, ledgers, entries, sizes = c.kind.tolist(), c.ledger.tolist(), c.entry.tolist(), c.size.tolist()
-        for i in interesting.tolist():
-            kind, at = kinds[i], (ledgers[i], entries[i])
-            if kind == PASS_START and c.reason[i] == SIZE_PASS and ledgers[i] != NULL:
-                ring.rotation = set()
-            elif kind == REMOVE and ring.rotation is not None:
-                ring.rotation.add(at)
-            elif kind == INSERT and sizes[i] <= ring.size:
-                self._insert(view, ring, i, at, sizes[i])
-            elif kind == SIZE_SAMPLE and sizes[i] != ring.reported():
-                view.report_at(i, f"reported size {sizes[i]}, the ring holds {ring.reported()}")
-            elif kind == HIT and sizes[i] != NULL:
-                copy = ring.segments[ring.newest[at]].get(at) if at in ring.newest else None
-                if copy is not None and copy != sizes[i]:
-                    view.report_at(i, f"read of {at} answered {sizes[i]} bytes, its newest copy has {copy}")
-
-    @staticmethod
-    def _insert(view: EventsView, ring: Ring, i: int, at: Position, size: int) -> None:
-        seen, ring.rotation = ring.rotation, None
-        evicted = ring.put(at, size)
-        if evicted is None:
-            if seen:
-                view.report_at(i, f"inserting {at} ({size} bytes) rotated the ring, but the entry fits")
-            return
-        missing, extra = evicted - (seen or set()) - {at}, (seen or set()) - evicted
-        if missing or extra:
-            view.report_at(
-                i,
-                f"inserting {at} ({size} bytes) rotates the ring: it evicts {sorted(evicted)}, "
-                f"the trace shows {sorted(seen or set())}",
-            )
-
-
-class SegmentPlacement(Rule):
+class SegmentPlacement(Check):
     """Follow ReadCache's ring (:class:`Ring`) and hold the events to it.
 
     The ring is laid out once, with the configuration in force when the broker's events begin (a ring
@@ -165,8 +121,7 @@ INVARIANT = Invariant(
     ),
     citation="apache/bookkeeper 9590a97f67 bookie/storage/ldb/ReadCache.java (put, get, size)",
     profiles=(SEGMENTED,),
-    check=_SegmentPlacement(),
-    rule=SegmentPlacement(),
+    check=SegmentPlacement(),
     events={"*": frozenset({"insert", "remove", "hit", "size_sample", "pass_start", "pass_end"})},
     soundness="one ring of segments per broker",
 )

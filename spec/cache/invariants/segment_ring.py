@@ -2,46 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import INSERT, PASS_END, REFUSED, SIZE_PASS, SIZE_SAMPLE
-from ledgerspec.spec.cache._normative import Judge, Rule, pass_op
+from ledgerspec.spec.cache._normative import Check, Judge, pass_op
 from ledgerspec.spec.cache._shadow import At, Pass
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._common import position
-from ledgerspec.spec.cache.invariants._declare import SEGMENTED, Check, EventsView, Invariant, PassView
+from ledgerspec.spec.cache.invariants._declare import SEGMENTED, Invariant
 from ledgerspec.spec.cache.segmented import geometry
-
-
-class _SegmentRing(Check):
-    def events(self, view: EventsView) -> None:
-        c = view.c
-        count, segment = geometry(view.config)
-        bound = count * segment + 63
-        view.report(
-            np.flatnonzero(c.of_kinds(SIZE_SAMPLE, PASS_END) & (c.size > bound)),
-            lambda i: f"size {c.size[i]} exceeds {count} segments of {segment} bytes",
-        )
-        view.report(
-            np.flatnonzero((c.kind == INSERT) & (c.size > segment)),
-            lambda i: f"an entry of {c.size[i]} bytes, larger than a segment ({segment}), was cached or evicted others",
-        )
-        view.report(
-            np.flatnonzero((c.kind == REFUSED) & (c.size <= segment)),
-            lambda i: f"an entry of {c.size[i]} bytes (segment {segment}) was not cached",
-        )
-
-    def pass_end(self, view: PassView) -> None:
-        rotation = view.kind == SIZE_PASS and view.ledger != NULL
-        if len(view.removed) and not rotation:
-            gone = [position(lg, en) for lg, en in zip(view.removed.ledger, view.removed.entry, strict=True)]
-            view.report([f"{view.label} removed {sorted(gone)}; only rotation may"])
-
 
 ALIGNMENT = 63
 """The most one entry's alignment adds to the ring's size (align64)."""
 
 
-class SegmentRing(Rule):
+class SegmentRing(Check):
     """Entries up to a segment are cached, larger ones are not; the size stays within the ring; only rotation evicts."""
 
     kinds = frozenset({"size_sample", "pass_end", "insert", "insert_refused"})
@@ -80,8 +50,7 @@ INVARIANT = Invariant(
     ),
     citation="apache/bookkeeper 9590a97f67 bookie/storage/ldb/ReadCache.java (put, size)",
     profiles=(SEGMENTED,),
-    check=_SegmentRing(),
-    rule=SegmentRing(),
+    check=SegmentRing(),
     events={"*": frozenset({"insert", "insert_refused", "remove", "size_sample", "pass_start", "pass_end"})},
     soundness="one ring of segments per broker",
 )

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import INSERT, REFUSED
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import At
-from ledgerspec.spec.cache.invariants._declare import LEGACY, Check, EventsView, Invariant
+from ledgerspec.spec.cache.invariants._declare import LEGACY, Invariant
 
 
-class _SpaceCheck(Check):
-    def events(self, view: EventsView) -> None:
-        c, f = view.c, view.f
-        fresh = ~f.live
-        limit = view.config.max_size if view.enabled else 0
-        view.report(
-            np.flatnonzero((c.kind == INSERT) & fresh & (f.total >= limit)),
-            lambda i: f"cached {view.position(i)} while the size {f.total[i]} was not below maxSize {limit}",
-        )
-        view.report(
-            np.flatnonzero((c.kind == REFUSED) & fresh & (f.total < limit)),
-            lambda i: f"refused {view.position(i)} while the size {f.total[i]} was below maxSize {limit}",
-        )
-
-
-class SpaceCheck(Rule):
+class SpaceCheck(Check):
     """An insert of an uncached position is cached exactly when the size before it is below maxSize.
 
     ``hasSpaceInCache`` reads the size before the insert (a disabled cache has no space).
@@ -57,8 +40,7 @@ INVARIANT = Invariant(
         "hasSpaceInCache, impl/cache/RangeEntryCacheImpl.java insert"
     ),
     profiles=(LEGACY,),
-    check=_SpaceCheck(),
-    rule=SpaceCheck(),
+    check=SpaceCheck(),
     events={"*": frozenset({"insert", "insert_refused", "remove"})},
     soundness="the size it reads is the broker-wide sum of the live entries",
 )

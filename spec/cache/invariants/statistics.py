@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ledgerspec.spec.cache._normative import Rule
+from ledgerspec.spec.cache._normative import Check
 from ledgerspec.spec.cache._ops import CursorRead, EvictSize, Get, GetRange
-from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, Check, Invariant, StepView
+from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, Invariant, StepView
 
 EVICTIONS, HIT_BYTES = "observe_evictions", "observe_hit_bytes"
 """The adapter capabilities that show the two counters (conformance/adapters/_api.py)."""
 
 
-class Statistics(Rule):
+class Statistics(Check):
     """hit_bytes grows by the sizes the step's reads hit; evictions by one exactly when a size eviction frees bytes."""
 
     def step(self, view: StepView) -> None:
@@ -32,13 +32,6 @@ class Statistics(Rule):
         view.report(messages)
 
 
-class _Statistics(Check):
-    """The accelerator's slot: the rule itself (observed steps only)."""
-
-    def step(self, view: StepView) -> None:
-        RULE.step(view)
-
-
 def _bytes_hit(view: StepView) -> int:
     """The sizes of the cached entries the step's read hit (a copy id in its result), as cached before it."""
     op, sizes = view.op, view.before.by_position()
@@ -56,6 +49,7 @@ def _bytes_hit(view: StepView) -> int:
 
 RULE = Statistics()
 
+
 INVARIANT = Invariant(
     order=19,
     id="CACHE-STATISTICS",
@@ -69,8 +63,7 @@ INVARIANT = Invariant(
         "(recordCacheEviction), ManagedLedgerFactoryMBeanImpl.recordCacheHit / getCacheHitsBytesTotal"
     ),
     profiles=(PIP430, MASTER),
-    check=_Statistics(),
-    rule=RULE,
+    check=RULE,
     needs={"*": frozenset({EVICTIONS, HIT_BYTES})},
     soundness="counters are observed, never recorded as events: checked in conformance only",
     on_traces=False,

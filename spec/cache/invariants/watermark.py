@@ -2,51 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-from ledgerspec.spec.cache._events import SIZE_PASS
-from ledgerspec.spec.cache._normative import Judge, Rule
+from ledgerspec.spec.cache._normative import Check, Judge
 from ledgerspec.spec.cache._shadow import Pass
-from ledgerspec.spec.cache.invariants._chunk import NULL
-from ledgerspec.spec.cache.invariants._common import protected_unexpired
-from ledgerspec.spec.cache.invariants._declare import COUNTS, MASTER, PIP430, TIMES, Check, Invariant, PassView
+from ledgerspec.spec.cache.invariants._declare import COUNTS, MASTER, PIP430, TIMES, Invariant
 from ledgerspec.spec.cache.invariants._rules import protected
 
 
-class _Watermark(Check):
-    def pass_end(self, view: PassView) -> None:
-        if view.kind != SIZE_PASS or view.ledger != NULL:  # a ring's rotation inside an insert is not a pass
-            return
-        trigger, watermark = view.config.trigger_size, view.config.watermark_size
-        removed = view.removed
-        if view.before <= trigger:
-            if len(removed):
-                view.report([f"size {view.before} is not above the trigger {trigger}, yet {len(removed)} entries went"])
-            return
-        if view.after > watermark:
-            excused = view.profile == PIP430 and bool(
-                protected_unexpired(view.counts, view.table.ts, view.now, view.config.ttl_max).all()
-            )
-            if not excused:
-                view.report(
-                    [
-                        (
-                            f"size {view.before} was above the trigger {trigger}; "
-                            f"after eviction {view.after} > watermark {watermark}"
-                        )
-                    ]
-                )
-        elif len(removed) and view.after + int(np.max(removed.size)) <= watermark:
-            view.report(
-                [
-                    (
-                        f"evicted down to {view.after}, more than needed: the watermark {watermark} was reached "
-                        "before the last entry removed"
-                    )
-                ]
-            )
-
-
-class Watermark(Rule):
+class Watermark(Check):
     """A size pass (not a ring's rotation inside an insert) against the trigger and the watermark."""
 
     def pass_end(self, done: Pass, judge: Judge) -> None:
@@ -90,8 +52,7 @@ INVARIANT = Invariant(
         "pip/pip-430.md (PR #24444) 'Eviction Consideration'"
     ),
     profiles=(PIP430, MASTER),
-    check=_Watermark(),
-    rule=Watermark(),
+    check=Watermark(),
     needs={PIP430: frozenset({TIMES, COUNTS})},
     events={"*": frozenset({"insert", "remove", "pass_start", "pass_end"})},
     soundness="the trigger and the watermark apply to the broker-wide size",

@@ -46,9 +46,9 @@ from ledgerspec.spec.cache._events import (
     STASH,
 )
 from ledgerspec.spec.cache._kernels import EVICTED
-from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Chunk, Ints
-from ledgerspec.spec.cache.invariants._groups import Grouping, exclusive_sum, last_before, pick
-from ledgerspec.spec.cache.invariants._state import Copies, Handlers, LiveTable, find
+from ledgerspec.traces.replay._chunk import NULL, Bools, Chunk, Ints
+from ledgerspec.traces.replay._groups import Grouping, exclusive_sum, last_before, pick
+from ledgerspec.traces.replay._state import Copies, Handlers, LiveTable, find
 
 KEYED = (INSERT, REFUSED, MERGE, HIT, MISS, MARK_EVICTED, REMOVE, REQUEUE, STASH)
 """Kinds that name a position (insert, insert_refused, merge, hit, miss, mark_evicted, remove, requeue, stash)."""

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from ledgerspec.spec.cache._events import INSERT, REMOVE, REQUEUE
-from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
-from ledgerspec.spec.cache.invariants._facts import Carried, Facts
-from ledgerspec.spec.cache.invariants._state import find
+from ledgerspec.traces.replay._chunk import NULL, Chunk, Ints
+from ledgerspec.traces.replay._facts import Carried, Facts
+from ledgerspec.traces.replay._state import find
 
 NEVER = np.iinfo(np.int64).max
 

@@ -1,4 +1,4 @@
-"""The replay of one broker's events: the shadow, and every chosen invariant's check over it.
+"""The replay of one broker's events: the bulk shadow, and every chosen invariant's accelerator over it.
 
 Both trace checkers run one :class:`Replay` per broker over its events in ``seq`` order (that is
 the partition of every check: see each invariant's ``soundness``), and the conformance monitor runs
@@ -33,20 +33,11 @@ from ledgerspec.spec.cache._events import (
     SIZE_LIKE,
 )
 from ledgerspec.spec.cache._observation import Observation
-from ledgerspec.spec.cache.invariants._chunk import NULL, Chunk, Ints
-from ledgerspec.spec.cache.invariants._commit import collect_passes, commit, entries_after, handlers_at
-from ledgerspec.spec.cache.invariants._declare import (
-    Check,
-    CountDifference,
-    EndView,
-    EventsView,
-    Finding,
-    Invariant,
-    PassView,
-    op_name,
-    table_counts,
-)
-from ledgerspec.spec.cache.invariants._facts import (
+from ledgerspec.spec.cache._shadow import CountDifference
+from ledgerspec.spec.cache.invariants._declare import Invariant
+from ledgerspec.traces.replay._chunk import NULL, Chunk, Ints
+from ledgerspec.traces.replay._commit import collect_passes, commit, entries_after, handlers_at
+from ledgerspec.traces.replay._facts import (
     Carried,
     Facts,
     Flavour,
@@ -55,8 +46,9 @@ from ledgerspec.spec.cache.invariants._facts import (
     compute,
     mark_inexact,
 )
-from ledgerspec.spec.cache.invariants._queue import Heads, heads_after
-from ledgerspec.spec.cache.invariants._state import NARROW_ENTRY, NARROW_LEDGER, LiveTable, find
+from ledgerspec.traces.replay._queue import Heads, heads_after
+from ledgerspec.traces.replay._state import NARROW_ENTRY, NARROW_LEDGER, LiveTable, find
+from ledgerspec.traces.replay._views import Accelerator, EndView, EventsView, Finding, PassView, op_name, table_counts
 
 _INT_CONFIG = {"max_size", "ttl", "ttl_max", "max_requeue"}
 PASSES_PER_SEGMENT = 64
@@ -85,13 +77,17 @@ class Replay:
         keep: int | None = 100,
         track_shown: bool = False,
     ) -> None:
-        """Check ``invariants`` (those with a check); keep the first ``keep`` findings of each (None: all)."""
+        """Accelerator ``invariants`` (those with a check); keep the first ``keep`` findings of each (None: all)."""
         self.broker = broker
         self.profile = profile
         self.flavour = Flavour(profile)
         self.carried = Carried(config=config)
         self.enabled = config.max_size > 0
-        self.checks: list[tuple[str, Check]] = [(i.id, i.check) for i in invariants if i.check is not None]
+        from ledgerspec.traces.replay.accelerators import ACCELERATORS  # noqa: PLC0415 - they import this module
+
+        self.checks: list[tuple[str, Accelerator]] = [
+            (i.id, ACCELERATORS[i.id]) for i in invariants if i.id in ACCELERATORS
+        ]
         self.keep = keep
         self.counts: dict[str, int] = {}
         self.findings: list[Finding] = []
@@ -187,7 +183,7 @@ class Replay:
     def finish(self) -> str | None:
         """End of the broker's events: why the verdict cannot be complete, or None.
 
-        A pass left open, or an event only a later one judges (each check's :meth:`Check.finish`).
+        A pass left open, or an event only a later one judges (each check's :meth:`Accelerator.finish`).
         """
         reasons = []
         open_pass = self.carried.open_pass

@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from ledgerspec.spec.cache.invariants._chunk import Bools, Ints
+from ledgerspec.traces.replay._chunk import Bools, Ints
 
 
 def by_group(groups: Ints) -> tuple[Ints, Ints, Bools]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from ledgerspec.spec.cache.invariants._chunk import Bools, Ints
+from ledgerspec.traces.replay._chunk import Bools, Ints
 
 NARROW_LEDGER, NARROW_ENTRY = (1 << 31) - 1, 1 << 32
 """A position is keyed ``ledger << 32 | entry`` when ledger and entry are below these (else a negative id).

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 from ledgerspec.spec.cache._events import HIT, INSERT, REMOVE, REPLAY, REQUEUE
-from ledgerspec.spec.cache.invariants._chunk import Chunk, Ints
-from ledgerspec.spec.cache.invariants._facts import Carried, Facts
-from ledgerspec.spec.cache.invariants._state import NARROW_ENTRY, NARROW_LEDGER, Copies, Handlers, LiveTable, find
+from ledgerspec.traces.replay._chunk import Chunk, Ints
+from ledgerspec.traces.replay._facts import Carried, Facts
+from ledgerspec.traces.replay._state import NARROW_ENTRY, NARROW_LEDGER, Copies, Handlers, LiveTable, find
 
 
 def commit(c: Chunk, facts: Facts, carried: Carried, inexact: Ints) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from ledgerspec.spec.cache.invariants._chunk import NULL, Bools, Ints
-from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, SEGMENTED, PassView, show
-from ledgerspec.spec.cache.invariants._state import LiveTable, find
+from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, SEGMENTED
+from ledgerspec.traces.replay._chunk import NULL, Bools, Ints
+from ledgerspec.traces.replay._state import LiveTable, find
+from ledgerspec.traces.replay._views import PassView, show
 
 
 def protected_unexpired(counts: Ints, ts: Ints, now: int | Ints, ttl_max: int) -> Bools:
