@@ -16,9 +16,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from ledgerspec.conformance.systems import SYSTEMS, System
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec._history import END, EventKind, Vocabulary
-from ledgerspec.spec._lockstep import SYSTEMS, LockstepSystem
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import FORMAT, VERSION, is_this_format
 from ledgerspec.traces._io import DATASET_HEADER, HEADER_KEYS, dataset_files, parse_spec, refuse_unknown_keys
@@ -63,7 +63,7 @@ _TYPES = {f.name: f.type for f in SYSTEM_SCHEMA}
 NON_NEGATIVE = ("seq", "time", "entry", "index", "value", "number", "keep", "by", "size", "record", "count", "bytes")
 
 
-def required_inputs(system: LockstepSystem) -> tuple[str, ...]:
+def required_inputs(system: System) -> tuple[str, ...]:
     """Input kinds a trace must record: those that move the model (a pure read, like ``metrics``, may be left out)."""
     read = {kind for inv in system.invariants for kind in inv.trace_events}
     return tuple(kind for kind in system.vocabulary.inputs if kind not in read)
@@ -104,7 +104,7 @@ class SystemTrace:
     """Parquet: the rows of each of ``files``."""
 
     @property
-    def system(self) -> LockstepSystem:
+    def system(self) -> System:
         return SYSTEMS[self.header.system]
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._names import PROFILE_HELP, add_system_option, check_profile
 from ledgerspec.conformance.cli._options import check_outputs
+from ledgerspec.conformance.systems import lockstep_system
 
 if TYPE_CHECKING:
     from ledgerspec.spec.cache import Invariant
@@ -89,7 +90,7 @@ def describe(invariant: Invariant) -> dict[str, Any]:
 def run_show(args: argparse.Namespace) -> int:
     """Print the catalogue of the chosen system as a table or JSON (the catalogues load only here)."""
     check_profile(args.system, args.profile)
-    if args.system != "cache":
+    if lockstep_system(args.system) is not None:
         from ledgerspec.conformance.cli import _systems  # noqa: PLC0415 - a usage error costs no import
 
         return _systems.run_show(args)

@@ -18,9 +18,9 @@ from typing import Any
 from ledgerspec.conformance._lockstep import LockstepRun, replay
 from ledgerspec.conformance.cli._systems import SYSTEMS as CLI
 from ledgerspec.conformance.cursor_state import CURSOR_STATE
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.conformance.txlog._machine import TXLOG_WRITER
 from ledgerspec.spec import cursor_state, txlog
-from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._sys_io import read_system_trace
 from ledgerspec.traces._sys_record import record_history, walk
 from ledgerspec.traces._sys_replay import decidable

@@ -68,7 +68,7 @@ def test_the_command_table_is_the_installed_entry_points():
 
 def test_the_names_offered_are_the_catalogues():
     from ledgerspec.conformance._presets import PRESETS, SETTINGS
-    from ledgerspec.spec._lockstep import SYSTEMS
+    from ledgerspec.conformance.systems import SYSTEMS
     from ledgerspec.spec.cache import PROFILES
 
     assert set(_names.SYSTEM_PROFILES["cache"]) == set(PROFILES)
@@ -101,7 +101,7 @@ def test_conform_offers_only_the_chosen_systems_profiles(capsys):
 
 
 def test_the_names_traces_and_simulate_offer_are_their_sources():
-    from ledgerspec.spec._lockstep import SYSTEMS
+    from ledgerspec.conformance.systems import SYSTEMS
     from ledgerspec.spec.cache import PROFILES
     from ledgerspec.traces import _cli, _simulate_sweep
     from ledgerspec.traces import _names as traces_names
