@@ -1,0 +1,121 @@
+"""No module outside a system's own folders imports that system or branches on its name (issue 38).
+
+Every module under spec/, conformance/ and traces/ is parsed (ast). A system's own folders are
+``spec/<package>``, ``reference/<package>`` and ``conformance/<package>``, its package being the folder
+of the record its ``ledgerspec.systems`` entry point names (the cache: ``spec/cache``,
+``reference/cache``). Anywhere else a module may not import one of those packages, nor compare with a
+system's name (``== "txlog-writer"``, ``in ("cursor-state", ...)``): it gets a system from the registry
+(``conformance/systems.py``) and reads its record.
+
+The cache's stack has not moved yet: its modules that still break the rule are listed once, in
+``CACHE_NOT_MOVED_YET``, and the test fails as soon as one of them no longer needs to be there, so the
+list only shrinks.
+"""
+
+from __future__ import annotations
+
+import ast
+from importlib.metadata import entry_points
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCANNED = ("spec", "conformance", "traces")
+SHARED_PACKAGES = ("spec", "reference", "conformance")
+"""Where a system has a folder of its own (its package's name in each)."""
+
+# issue 38: the cache's stack moves into conformance/cache/ next
+CACHE_NOT_MOVED_YET: frozenset[str] = frozenset()
+
+
+def _systems() -> dict[str, str]:
+    """System name -> its Python package name (the folder of its record), the cache's included."""
+    found = {"cache": "cache"}
+    for entry in entry_points(group="ledgerspec.systems"):
+        module = entry.value.partition(":")[0]
+        if module.startswith("ledgerspec.conformance."):
+            found[entry.name] = module.split(".")[2]
+    return found
+
+
+SYSTEMS = _systems()
+PACKAGES = {f"ledgerspec.{top}.{package}" for top in SHARED_PACKAGES for package in SYSTEMS.values()}
+OWN_FOLDERS = {f"{top}/{package}/" for top in SHARED_PACKAGES for package in SYSTEMS.values()}
+
+
+def _modules() -> list[Path]:
+    return sorted(
+        path
+        for top in SCANNED
+        for path in (ROOT / top).rglob("*.py")
+        if not any(path.relative_to(ROOT).as_posix().startswith(own) for own in OWN_FOLDERS)
+    )
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The modules an import statement names (``from ledgerspec.spec import txlog`` names ``ledgerspec.spec.txlog``)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return []
+
+
+def _names_compared(node: ast.AST) -> list[str]:
+    """System names a comparison tests against (``== "x"``, ``!= "x"``, ``in ("x", "y")``)."""
+    if not isinstance(node, ast.Compare):
+        return []
+    found = []
+    for side in [node.left, *node.comparators]:
+        values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+        found += [v.value for v in values if isinstance(v, ast.Constant) and v.value in SYSTEMS]
+    return found
+
+
+def problems(path: Path) -> list[str]:
+    """Why the module at ``path`` breaks the rule (empty: it does not)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        modules = [m for m in _imported(node) if any(m == p or m.startswith(p + ".") for p in PACKAGES)]
+        found += [f"line {node.lineno}: imports {m}" for m in modules if not any(o.startswith(m + ".") for o in modules)]
+        found += [f"line {node.lineno}: compares with the system name {name!r}" for name in _names_compared(node)]
+    return sorted(set(found))
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def test_the_registry_names_the_shipped_systems_and_their_folders():
+    assert {"cache": "cache", "cursor-state": "cursor_state", "txlog-writer": "txlog"}.items() <= SYSTEMS.items()
+    assert "conformance/txlog/" in OWN_FOLDERS
+
+
+def test_no_shared_module_imports_a_system_or_branches_on_its_name():
+    broken = {_name(path): found for path in _modules() if (found := problems(path))}
+    outside = {name: found for name, found in broken.items() if name not in CACHE_NOT_MOVED_YET}
+    assert not outside, "\n".join(f"{name}: {'; '.join(found)}" for name, found in sorted(outside.items()))
+
+
+def test_the_cache_allowlist_only_shrinks():
+    cured = sorted(name for name in CACHE_NOT_MOVED_YET if not problems(ROOT / name))
+    assert not cured, f"no longer breaks the rule, take it off CACHE_NOT_MOVED_YET: {cured}"
+
+
+def test_the_rule_is_seen_when_broken(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from ledgerspec.spec import txlog\nimport ledgerspec.conformance.cursor_state._machine\n"
+        "def f(s):\n    return s == 'txlog-writer' or s in ('cursor-state', 'x')\n"
+    )
+    assert problems(module) == [
+        "line 1: imports ledgerspec.spec.txlog",
+        "line 2: imports ledgerspec.conformance.cursor_state._machine",
+        "line 4: compares with the system name 'cursor-state'",
+        "line 4: compares with the system name 'txlog-writer'",
+    ]
+
+
+def test_nothing_shared_names_the_test_only_system():
+    named = [_name(p) for top in SCANNED for p in (ROOT / top).rglob("*.py") if "fifo" in p.read_text(encoding="utf-8")]
+    assert named == []
