@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ledgerspec.conformance._errors import InputError
 
@@ -104,6 +104,14 @@ class System:
     real: Callable[[], tuple[str, ...]] = tuple
     """The names of harnesses of real code speaking that protocol (``adapters/_harness.SYSTEM_HARNESSES``,
     whose import is slow: only when asked)."""
+    judge_real: Callable[..., bool] | None = None
+    """``ledgerspec run``'s part 3 for its real code: (say, *, settings, seed, record) -> as declared."""
+    real_rank: int = 0
+    """Where ``run`` judges its real code among the systems' (the order before the registry: txlog, cursor)."""
+    deviations: Callable[[], str] | None = None
+    """Its section of DEVIATIONS.md (``ledgerspec deviations``), after the cache's."""
+    findings: str = ""
+    """The module of its design findings (``spec findings``: ``load_findings``, ``show``, ``render``), if any."""
     protocol_page: str = ""
     """Its process protocol page, for ``adapters`` and the help."""
     walk: Callable[[Any, str, Any, int, frozenset[str]], list[Any]] | None = None
@@ -131,6 +139,32 @@ class System:
     def facts_for(self, capabilities: frozenset[str]) -> Callable[..., Any]:
         """The step facts for a candidate claiming ``capabilities``."""
         return self.facts if self.run_facts is None else self.run_facts(capabilities)
+
+
+@dataclass(frozen=True)
+class ReferenceMutant:
+    """A named mutant of one profile's reference: the reference adapter, building ``replacement`` instead.
+
+    A system's mutants subclass it, naming the reference adapter (``reference``) and the attribute through
+    which it builds its implementation (``slot``: ``cursor_class``, ``writer_class``).
+    """
+
+    name: str
+    profile: str
+    replacement: type
+    reference: ClassVar[Callable[[str], Any]]
+    slot: ClassVar[str]
+
+    @property
+    def description(self) -> str:
+        """The first line of the replacement's docstring: the bug it plants."""
+        return (self.replacement.__doc__ or "").strip().splitlines()[0]
+
+    def adapter(self) -> Any:
+        """A fresh reference adapter of the profile, building the mutant."""
+        adapter = type(self).reference(self.profile)
+        setattr(adapter, self.slot, self.replacement)
+        return adapter
 
 
 def _bind(make: Callable[[str], Any], profile: str) -> Callable[[], Any]:
@@ -254,6 +288,7 @@ __all__ = [
     "Checked",
     "Names",
     "ProcessHooks",
+    "ReferenceMutant",
     "Registry",
     "System",
     "lazy_exports",

@@ -16,7 +16,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from ledgerspec.conformance.systems import SYSTEMS, System
+from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance.systems import SYSTEMS, System, lockstep_system
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec._history import END, EventKind, Vocabulary
 from ledgerspec.traces._errors import TraceInputError
@@ -129,7 +130,12 @@ def peek_system(spec: str | Path) -> str | None:
             raise  # a system dataset with a bad header: its error, not the cache reader's
         return None
     system = data.get("system") if isinstance(data, dict) else None
-    return None if system in (None, "cache") else str(system)
+    if system is None:
+        return None
+    try:
+        return None if lockstep_system(str(system)) is None else str(system)
+    except InputError:
+        return str(system)  # an unknown system: the reader names the known ones
 
 
 def _has_system_columns(directory: Path) -> bool:

@@ -46,8 +46,12 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_findings(args: argparse.Namespace) -> int:
     """``spec findings``: each finding replayed on the design and on the fix; exit 1 if one is not shown."""
-    from ledgerspec.conformance import _cursor_findings as findings  # noqa: PLC0415 - the cursor's modules when asked
+    import importlib  # noqa: PLC0415
 
+    system = lockstep_system(args.system)
+    if system is None or not system.findings:
+        raise InputError(f"--system {args.system}: the system has no committed findings to replay")
+    findings = importlib.import_module(system.findings)  # the system's modules, when asked
     check_outputs(args, files=("json",))
     shown = [findings.show(finding) for finding in findings.load_findings()]
     if not shown:

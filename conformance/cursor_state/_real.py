@@ -266,3 +266,9 @@ def judge_real_cursors(
             verdict_of = report.verdict.value
             record(RealRow(verdict.adapter, verdict.invariant, verdict_of, report.steps, problem is None, note))
     return ok
+
+
+def judge_for_run(out: Callable[[str], None], *, settings: str, seed: int, record: Record | None = None) -> bool:
+    """``ledgerspec run``'s part for the real cursors: each invariant of pulsar-master alone, CI's pinned searches."""
+    out("   The real ManagedCursorImpl, cursor-state, each invariant of pulsar-master alone (CI's pinned searches)")
+    return judge_real_cursors(out, settings=settings, seed=seed, pinned=True, record=record)

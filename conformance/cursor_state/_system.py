@@ -34,7 +34,7 @@ def _reference(profile: str) -> Any:
 
 
 def _mutants() -> Sequence[Any]:
-    from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS  # noqa: PLC0415
+    from ledgerspec.conformance.cursor_state._mutants import CURSOR_MUTANTS  # noqa: PLC0415
 
     return CURSOR_MUTANTS
 
@@ -42,10 +42,10 @@ def _mutants() -> Sequence[Any]:
 def _hook(module: str, name: str) -> Any:
     """A function of this folder's ``module``, imported when first called."""
 
-    def call(*args: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
         import importlib  # noqa: PLC0415
 
-        return getattr(importlib.import_module(f"ledgerspec.conformance.cursor_state.{module}"), name)(*args)
+        return getattr(importlib.import_module(f"ledgerspec.conformance.cursor_state.{module}"), name)(*args, **kwargs)
 
     return call
 
@@ -79,6 +79,10 @@ def system() -> System:
         mutants=_mutants,
         process=ProcessHooks(SCHEMA_DIR, _hook("_process", "result_problem"), default_profile="pip381"),
         real=_harnesses,
+        judge_real=_hook("_real", "judge_for_run"),
+        real_rank=2,
+        deviations=_hook("_real_section", "cursor_state_section"),
+        findings="ledgerspec.conformance.cursor_state._findings",
         protocol_page=f"conformance/protocol/{NAME}.md",
         walk=_hook("_walk", "walk"),
         unclaimed=_hook("_walk", "unclaimed"),

@@ -33,7 +33,7 @@ def _reference(profile: str) -> Any:
 
 
 def _mutants() -> Sequence[Any]:
-    from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS  # noqa: PLC0415
+    from ledgerspec.conformance.txlog._mutants import TXLOG_MUTANTS  # noqa: PLC0415
 
     return TXLOG_MUTANTS
 
@@ -41,10 +41,10 @@ def _mutants() -> Sequence[Any]:
 def _hook(module: str, name: str) -> Any:
     """A function of this folder's ``module``, imported when first called."""
 
-    def call(*args: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
         import importlib  # noqa: PLC0415
 
-        return getattr(importlib.import_module(f"ledgerspec.conformance.txlog.{module}"), name)(*args)
+        return getattr(importlib.import_module(f"ledgerspec.conformance.txlog.{module}"), name)(*args, **kwargs)
 
     return call
 
@@ -88,6 +88,9 @@ def system() -> System:
             default_profile="pulsar-master",
         ),
         real=_harnesses,
+        judge_real=_hook("_real", "judge_for_run"),
+        real_rank=1,
+        deviations=_hook("_real_section", "txlog_writer_section"),
         protocol_page=f"conformance/protocol/{NAME}.md",
         walk=_hook("_walk", "walk"),
         columns=("clock", "buffered records", "buffered bytes", "pending writes", "callbacks done", "timer"),

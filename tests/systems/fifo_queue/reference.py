@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
+
+from ledgerspec.conformance.systems import ReferenceMutant
 
 from fifo_queue.spec import Offer, Poll, QueueConfig
 
@@ -70,22 +71,11 @@ class QueueAdapter:
         """Nothing to release."""
 
 
-@dataclass(frozen=True)
-class QueueMutant:
-    """A named mutant of the reference queue."""
+class QueueMutant(ReferenceMutant):
+    """A named mutant of the reference queue (``conformance/systems.ReferenceMutant``)."""
 
-    name: str
-    profile: str
-    queue_class: type[BoundedQueue]
-
-    @property
-    def description(self) -> str:
-        return (self.queue_class.__doc__ or "").strip().splitlines()[0]
-
-    def adapter(self) -> QueueAdapter:
-        adapter = QueueAdapter(self.profile)
-        adapter.queue_class = self.queue_class
-        return adapter
+    reference = QueueAdapter
+    slot = "queue_class"
 
 
 MUTANTS = (

@@ -5,10 +5,11 @@ recovering a cursor's state, each named by what it breaks. The suite must kill e
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
+from ledgerspec.conformance.systems import ReferenceMutant
 from ledgerspec.reference.cursor_state import ReferenceCursor
 from ledgerspec.reference.cursor_state._bookkeeper import Ledger, ReadError
 from ledgerspec.reference.cursor_state._cursor import Callback, Entry, State
@@ -252,22 +253,16 @@ class RolloverSettles(ReferenceCursor):
         return super()._new_ledger(settled)
 
 
-@dataclass(frozen=True)
-class CursorMutant:
+class CursorMutant(ReferenceMutant):
     """A named mutant of one profile's reference cursor."""
 
-    name: str
-    profile: str
-    cursor_class: type[ReferenceCursor]
+    reference = CursorStateAdapter
+    slot = "cursor_class"
 
     @property
-    def description(self) -> str:
-        return (self.cursor_class.__doc__ or "").strip().splitlines()[0]
-
-    def adapter(self) -> CursorStateAdapter:
-        adapter = CursorStateAdapter(self.profile)
-        adapter.cursor_class = self.cursor_class
-        return adapter
+    def cursor_class(self) -> type:
+        """The mutant class the adapter builds."""
+        return self.replacement
 
 
 CURSOR_MUTANTS: tuple[CursorMutant, ...] = (

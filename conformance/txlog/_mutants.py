@@ -4,8 +4,7 @@ writer, each named by what it breaks. The suite must kill every one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ledgerspec.conformance.systems import ReferenceMutant
 from ledgerspec.conformance.txlog import TxlogAdapter
 from ledgerspec.reference.txlog import BatchedPosition, BufferedWriter
 from ledgerspec.reference.txlog._writer import Callback
@@ -198,22 +197,16 @@ class ClosedStillWritesUnbatched(BufferedWriter):
         super().add(record, size, callback)
 
 
-@dataclass(frozen=True)
-class TxlogMutant:
+class TxlogMutant(ReferenceMutant):
     """A named mutant of one profile's reference writer."""
 
-    name: str
-    profile: str
-    writer_class: type[BufferedWriter]
+    reference = TxlogAdapter
+    slot = "writer_class"
 
     @property
-    def description(self) -> str:
-        return (self.writer_class.__doc__ or "").strip().splitlines()[0]
-
-    def adapter(self) -> TxlogAdapter:
-        adapter = TxlogAdapter(self.profile)
-        adapter.writer_class = self.writer_class
-        return adapter
+    def writer_class(self) -> type:
+        """The mutant class the adapter builds."""
+        return self.replacement
 
 
 TXLOG_MUTANTS: tuple[TxlogMutant, ...] = (
