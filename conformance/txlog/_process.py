@@ -14,7 +14,8 @@ from typing import Any
 
 from ledgerspec.conformance._errors import clip
 from ledgerspec.conformance.adapters._system_process import SystemProcess, SystemProcessFactory, process_class
-from ledgerspec.conformance.txlog._schemas import METRIC_SUMS, SCHEMA_DIR
+from ledgerspec.conformance.txlog._schemas import METRIC_SUMS
+from ledgerspec.conformance.txlog._system import SCHEMA_DIR
 from ledgerspec.spec._history import integer_problem
 from ledgerspec.spec.txlog import TRIGGERS, Metrics, WriterOp
 
