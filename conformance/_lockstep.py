@@ -416,7 +416,11 @@ def conform(
     if system.machine is None:
         raise SpecError(f"the {system.name} system has no search (no machine)")
     run = LockstepRun(
-        dataclasses.replace(system, facts=system.facts_for(claims)), factory, profile, invariants, claims,
+        dataclasses.replace(system, facts=system.facts_for(claims)),
+        factory,
+        profile,
+        invariants,
+        claims,
         on_example=on_example,
     )
     return search(run, system.machine(run), settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)

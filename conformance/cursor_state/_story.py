@@ -74,8 +74,6 @@ def describe(model: Any, op: Any, result: Any) -> tuple[dict[str, str], dict[str
     return state, values, marks
 
 
-
-
 def result_text(result: Any) -> str:
     """A recovery's answer in words; any other answer as JSON."""
     return recovered(result) if isinstance(result, dict) and "mark_delete" in result else json.dumps(result)

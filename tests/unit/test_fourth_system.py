@@ -70,8 +70,18 @@ def test_mutants_kills_both_mutants_each_by_the_invariant_it_breaks(ledgerspec):
 def test_a_failing_process_gives_a_counterexample_that_replays(ledgerspec, tmp_path):
     report, page = tmp_path / "r.json", tmp_path / "r.html"
     done = ledgerspec(
-        "conform", "--system", "fifo-queue", "--adapter", MUTANT, "--seed", "1", "--json", str(report),
-        "--html", str(page), "--plain",
+        "conform",
+        "--system",
+        "fifo-queue",
+        "--adapter",
+        MUTANT,
+        "--seed",
+        "1",
+        "--json",
+        str(report),
+        "--html",
+        str(page),
+        "--plain",
     )
     assert done.returncode == 1, done.stdout + done.stderr
     case = json.loads(report.read_text())["counterexample"]
@@ -92,8 +102,18 @@ def test_a_failing_process_gives_a_counterexample_that_replays(ledgerspec, tmp_p
 def test_traces_record_then_check_on_the_local_engine(ledgerspec, tmp_path):
     good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
     done = ledgerspec(
-        "traces", "record", "--system", "fifo-queue", "--adapter", "reference-fifo", "--out", str(good),
-        "--histories", "2", "--events", "40",
+        "traces",
+        "record",
+        "--system",
+        "fifo-queue",
+        "--adapter",
+        "reference-fifo",
+        "--out",
+        str(good),
+        "--histories",
+        "2",
+        "--events",
+        "40",
     )
     assert done.returncode == 0, done.stderr
     header = json.loads(good.read_text().splitlines()[0])
@@ -102,8 +122,18 @@ def test_traces_record_then_check_on_the_local_engine(ledgerspec, tmp_path):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "OK:" in checked.stdout
     done = ledgerspec(
-        "traces", "record", "--system", "fifo-queue", "--adapter", "mutant:fifo-one-over-capacity", "--out",
-        str(bad), "--events", "80", "--seed", "3",
+        "traces",
+        "record",
+        "--system",
+        "fifo-queue",
+        "--adapter",
+        "mutant:fifo-one-over-capacity",
+        "--out",
+        str(bad),
+        "--events",
+        "80",
+        "--seed",
+        "3",
     )
     assert done.returncode == 0, done.stderr
     checked = ledgerspec("traces", "check", "--engine", "local", str(bad), "--plain")

@@ -156,8 +156,9 @@ INVARIANTS: tuple[QueueInvariant, ...] = (
         PROFILES,
         _bound,
         ("accepted", "refused", "counted"),
-        judges=lambda step: isinstance(step.op, Size)
-        or (isinstance(step.op, Offer) and len(step.before.items) >= step.before.capacity),
+        judges=lambda step: (
+            isinstance(step.op, Size) or (isinstance(step.op, Offer) and len(step.before.items) >= step.before.capacity)
+        ),
     ),
     QueueInvariant(
         "QUEUE-MODEL",
