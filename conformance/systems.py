@@ -129,6 +129,25 @@ class System:
     plot: Callable[[Any, Any, Sequence[Any]], None] | None = None
     """(HtmlReport, Report, story steps) -> draws the counterexample's plot on the page."""
 
+    @classmethod
+    def from_spec(cls, name: str, spec: Any, **fields: Any) -> System:
+        """A record whose spec part is the spec package's names.
+
+        ``PROFILES``, ``init``, ``step``, ``claimed``, ``Step`` (the facts), ``CAPABILITIES``, ``INVARIANTS``
+        and ``op_from_dict``; ``fields`` are the rest (or override one).
+        """
+        names = {
+            "profiles": "PROFILES",
+            "init": "init",
+            "step": "step",
+            "claimed": "claimed",
+            "facts": "Step",
+            "capabilities": "CAPABILITIES",
+            "invariants": "INVARIANTS",
+            "op_from_dict": "op_from_dict",
+        }
+        return cls(name=name, **{field: getattr(spec, attr) for field, attr in names.items()} | fields)
+
     def references(self) -> dict[str, tuple[str, Callable[[], Any]]]:
         """``reference-<profile>`` -> (profile, factory) of its in-process references."""
         make = self.reference
@@ -160,11 +179,21 @@ class ReferenceMutant:
         """The first line of the replacement's docstring: the bug it plants."""
         return (self.replacement.__doc__ or "").strip().splitlines()[0]
 
+    @classmethod
+    def each(cls, profile: str, *replacements: type) -> tuple[Any, ...]:
+        """A mutant of ``profile`` per class, each named ``<profile>-<class name in kebab case>``."""
+        return tuple(cls(f"{profile}-{_kebab(r.__name__)}", profile, r) for r in replacements)
+
     def adapter(self) -> Any:
         """A fresh reference adapter of the profile, building the mutant."""
         adapter = type(self).reference(self.profile)
         setattr(adapter, self.slot, self.replacement)
         return adapter
+
+
+def _kebab(name: str) -> str:
+    """``FooterFirst`` -> ``footer-first``."""
+    return "".join(f"-{c.lower()}" if c.isupper() else c for c in name).lstrip("-")
 
 
 def _bind(make: Callable[[str], Any], profile: str) -> Callable[[], Any]:
@@ -264,6 +293,23 @@ def profiles_of(name: str) -> tuple[str, ...]:
     return CACHE_PROFILES
 
 
+def lazy(target: str) -> Callable[..., Any]:
+    """The function ``module:attr``, imported on its first call: a record's hooks load their modules when used."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return load(target)(*args, **kwargs)
+
+    return call
+
+
+def load(target: str) -> Any:
+    """The object ``module:attr`` names."""
+    import importlib  # noqa: PLC0415
+
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 def lazy_exports(package: str, **names: str) -> Callable[[str], Any]:
     """A package's ``__getattr__`` importing each name from its module (``_machine``: of ``package``) when first used.
 
@@ -291,7 +337,9 @@ __all__ = [
     "ReferenceMutant",
     "Registry",
     "System",
+    "lazy",
     "lazy_exports",
+    "load",
     "lockstep_system",
     "names",
 ]

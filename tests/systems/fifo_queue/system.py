@@ -4,32 +4,13 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance.systems import ProcessHooks, System
+from ledgerspec.conformance.systems import ProcessHooks, System, lazy, load
 
 from fifo_queue import spec
 from fifo_queue.events import VOCABULARY
-
-
-def _machine(run: Any) -> type:
-    from fifo_queue.machine import make_machine
-
-    return make_machine(run)
-
-
-def _reference(profile: str) -> Any:
-    from fifo_queue.reference import QueueAdapter
-
-    return QueueAdapter(profile)
-
-
-def _mutants() -> Sequence[Any]:
-    from fifo_queue.reference import MUTANTS
-
-    return MUTANTS
 
 
 def walk(rng: random.Random, _profile: str, config: Any, count: int, _claims: frozenset[str]) -> list[Any]:
@@ -58,22 +39,15 @@ def describe(model: spec.Model, _op: Any, _result: Any) -> tuple[dict[str, str],
 @functools.cache
 def system() -> System:
     """The record."""
-    return System(
-        name="fifo-queue",
+    return System.from_spec(
+        "fifo-queue",
+        spec,
         summary="a bounded FIFO queue (a test-only system: tests/systems/fifo_queue)",
-        profiles=spec.PROFILES,
-        init=spec.init,
-        step=spec.step,
-        claimed=spec.claimed,
-        facts=spec.Step,
-        capabilities=spec.CAPABILITIES,
-        invariants=spec.INVARIANTS,
         config=spec.QueueConfig,
-        op_from_dict=spec.op_from_dict,
         vocabulary=VOCABULARY,
-        machine=_machine,
-        reference=_reference,
-        mutants=_mutants,
+        machine=lazy("fifo_queue.machine:make_machine"),  # Hypothesis only for a search
+        reference=lazy("fifo_queue.reference:QueueAdapter"),
+        mutants=functools.partial(load, "fifo_queue.reference:MUTANTS"),
         process=ProcessHooks(Path(__file__).parent / "protocol", result_problem, default_profile="fifo"),
         protocol_page="tests/systems/fifo_queue/process_reference.py",
         walk=walk,
