@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 from ledgerspec.conformance._lockstep import Candidate, Lockstep, LockstepRun, Report, conform
 from ledgerspec.conformance.cursor_state._system import system
-from ledgerspec.spec import cursor_state as cs
-from ledgerspec.spec.cursor_state import CAPABILITIES
+from ledgerspec.spec.cursor_state import CAPABILITIES, Ack, AckIndex, Confirm, Crash, CursorConfig, CursorOp
+from ledgerspec.spec.cursor_state._ops import FailAdd, FailMeta, MarkDelete, Persist, Recover, Rollover, Unreadable
 
 CURSOR_STATE = system()
 """The record (``conformance/cursor_state/_system.py``)."""
 
 
-def sendable(op: type[cs.CursorOp], capabilities: frozenset[str]) -> bool:
+def sendable(op: type[CursorOp], capabilities: frozenset[str]) -> bool:
     """Whether an adapter claiming ``capabilities`` may be sent ``op``: the one rule the machine and the recorder share.
 
     An operation names the capability it needs (``CursorOp.capability``); a process adapter that does
@@ -35,11 +35,11 @@ def codecs(capabilities: frozenset[str]) -> tuple[str, ...]:
     return ("none", "zlib") if "zlib" in capabilities else ("none",)
 
 
-def configs(capabilities: frozenset[str]) -> st.SearchStrategy[cs.CursorConfig]:
+def configs(capabilities: frozenset[str]) -> st.SearchStrategy[CursorConfig]:
     """Small chunks and entries, so that a few acknowledgements already chunk or overflow."""
     claimed_codecs = codecs(capabilities)
     return st.builds(
-        cs.CursorConfig,
+        CursorConfig,
         chunk_size=st.sampled_from([8, 11, 12, 16, 24, 48]),
         max_entry_size=st.sampled_from([40, 64, 1000]),
         max_ranges=st.integers(0, 3),
@@ -64,15 +64,13 @@ def positions(first: int) -> list[tuple[int, int]]:
     """The positions an example acknowledges, in order."""
     return [(ledger, entry) for ledger in DATA_LEDGERS for entry in range(first, first + SPAN)]
 
-
-FAULTS: tuple[type[cs.CursorOp], ...] = (cs.FailAdd, cs.FailMeta, cs.Rollover)
+FAULTS: tuple[type[CursorOp], ...] = (FailAdd, FailMeta, Rollover)
 """The faults a persist may meet, in the order the machine and the recorder draw them."""
 
 
 def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a Hypothesis state machine: each rule is a nested function counted here
     """A machine class bound to one candidate and profile."""
-
-    def can(op: type[cs.CursorOp]) -> bool:
+    def can(op: type[CursorOp]) -> bool:
         return sendable(op, run.capabilities)
 
     faults = [None, None, *(op for op in FAULTS if can(op))]
@@ -84,7 +82,7 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             self.first = 0
 
         @initialize(config=configs(run.capabilities), first=FIRST)
-        def start(self, config: cs.CursorConfig, first: int = 0) -> None:
+        def start(self, config: CursorConfig, first: int = 0) -> None:
             self.first = first
             self.begin(config)
 
@@ -94,50 +92,48 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
         @precondition(live)
         @rule(
             positions=st.lists(st.tuples(LEDGERS, ENTRIES), min_size=1, max_size=4),
-            whole=st.booleans() if can(cs.AckIndex) else st.just(True),
+            whole=st.booleans() if can(AckIndex) else st.just(True),
         )
         def ack(self, positions: list[tuple[int, int]], whole: bool) -> None:
             """Individual acknowledgements: whole entries, or one batch index of each."""
             for ledger, entry in positions:
                 self.do(
-                    cs.Ack(ledger=ledger, entry=entry)
-                    if whole
-                    else cs.AckIndex(ledger=ledger, entry=entry, index=entry % 2)
+                    Ack(ledger=ledger, entry=entry) if whole else AckIndex(ledger=ledger, entry=entry, index=entry % 2)
                 )
 
         @precondition(live)
         @rule(ledger=LEDGERS, entry=ENTRIES)
         def mark_delete(self, ledger: int, entry: int) -> None:
-            self.do(cs.MarkDelete(ledger=ledger, entry=entry))
+            self.do(MarkDelete(ledger=ledger, entry=entry))
 
-        @precondition(lambda self: self.live() and can(cs.AckIndex))
+        @precondition(lambda self: self.live() and can(AckIndex))
         @rule(
             ledger=LEDGERS,
             entries=st.lists(ENTRIES, min_size=1, max_size=3),
-            way=st.sampled_from([cs.Persist, cs.Rollover, cs.FailAdd]),
+            way=st.sampled_from([Persist, Rollover, FailAdd]),
             value=st.integers(0, 3),
         )
-        def covered_batch(self, ledger: int, entries: list[int], way: type[cs.CursorOp], value: int) -> None:
+        def covered_batch(self, ledger: int, entries: list[int], way: type[CursorOp], value: int) -> None:
             """Batch sets a mark-delete covered, then one way on, then a persist whose write shows what settled.
 
             The sets stay in every write until a persist at or past them completes. The ways on: a persist
             confirmed whole, a rollover (of a ledger opened first if none is), a failed add.
             """
-            if way is not cs.Persist and self.model.open_ledger is None and self.model.opening is None:
-                self.do(cs.Persist(value=value))
+            if way is not Persist and self.model.open_ledger is None and self.model.opening is None:
+                self.do(Persist(value=value))
                 self.confirm_all()
             for entry in entries:
-                self.do(cs.AckIndex(ledger=ledger, entry=entry, index=entry % 2))
-            self.do(cs.MarkDelete(ledger=ledger, entry=max(entries)))
-            if way is cs.Rollover and can(cs.Rollover) and self.model.open_ledger is not None:
-                self.do(cs.Rollover())
-            elif way is cs.FailAdd and can(cs.FailAdd) and self.model.open_ledger is not None:
-                self.do(cs.Persist(value=value))
-                self.do(cs.FailAdd())
+                self.do(AckIndex(ledger=ledger, entry=entry, index=entry % 2))
+            self.do(MarkDelete(ledger=ledger, entry=max(entries)))
+            if way is Rollover and can(Rollover) and self.model.open_ledger is not None:
+                self.do(Rollover())
+            elif way is FailAdd and can(FailAdd) and self.model.open_ledger is not None:
+                self.do(Persist(value=value))
+                self.do(FailAdd())
             else:
-                self.do(cs.Persist(value=value))
+                self.do(Persist(value=value))
             self.confirm_all()
-            self.do(cs.Persist(value=value))
+            self.do(Persist(value=value))
             self.confirm_all()
 
         @precondition(live)
@@ -149,18 +145,18 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             crash=st.sampled_from([None, None, None, 0, 1, 2, 3]),
         )
         def persist(
-            self, value: int, confirms: int, fault: type[cs.CursorOp] | None, fault_after: int, crash: int | None
+            self, value: int, confirms: int, fault: type[CursorOp] | None, fault_after: int, crash: int | None
         ) -> None:
             """A persist, some of its adds confirmed, perhaps a fault or a rollover among them.
 
             Perhaps a crash right after, which keeps some of the adds still outstanding (a torn sequence).
             """
-            self.do(cs.Persist(value=value))
+            self.do(Persist(value=value))
             for done in range(confirms + 1):
                 if fault is not None and done == min(fault_after, confirms):
                     self.do(fault())
                 if done < confirms:
-                    self.do(cs.Confirm())
+                    self.do(Confirm())
             if crash is not None:
                 self.crash_and_recover(crash, unreadable=False)
 
@@ -168,16 +164,18 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
         @rule(times=st.integers(1, 4))
         def confirm(self, times: int) -> None:
             for _ in range(times):
-                self.do(cs.Confirm())
+                self.do(Confirm())
 
-        @precondition(lambda self: self.live() and can(cs.FailAdd))
+        @precondition(lambda self: self.live() and can(FailAdd))
         @rule(
             value=st.integers(0, 3),
             crash=st.booleans(),
             acks=st.lists(st.tuples(LEDGERS, ENTRIES), max_size=3),
             late=st.lists(st.tuples(LEDGERS, ENTRIES), max_size=2),
         )
-        def fallback(self, value: int, crash: bool, acks: list[tuple[int, int]], late: list[tuple[int, int]]) -> None:
+        def fallback(
+            self, value: int, crash: bool, acks: list[tuple[int, int]], late: list[tuple[int, int]]
+        ) -> None:
             """A persist on an open cursor ledger whose write fails: the state goes to the metadata store.
 
             The cursor ledger is opened first when there is none (a persist confirmed whole), since the
@@ -188,18 +186,18 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             it is written, not what it held when the persist was asked for.
             """
             for ledger, entry in acks:
-                self.do(cs.Ack(ledger=ledger, entry=entry))
+                self.do(Ack(ledger=ledger, entry=entry))
             for _ in range(2):
                 if self.model.open_ledger is not None or self.model.opening is not None:
                     break
-                self.do(cs.Persist(value=value))
+                self.do(Persist(value=value))
                 self.confirm_all()
             if self.model.open_ledger is None or self.model.outstanding:
                 return
-            self.do(cs.Persist(value=value))
+            self.do(Persist(value=value))
             for ledger, entry in late:
-                self.do(cs.Ack(ledger=ledger, entry=entry))
-            self.do(cs.FailAdd())
+                self.do(Ack(ledger=ledger, entry=entry))
+            self.do(FailAdd())
             if crash:
                 self.crash_and_recover(0, unreadable=False)
 
@@ -227,37 +225,37 @@ def make_cursor_machine(run: LockstepRun) -> type[Lockstep]:  # noqa: C901 - a H
             mark = self.model.memory.mark_delete if self.model.memory is not None else (0, -1)
             later = [position for position in positions(self.first) if position > mark]
             if len(later) >= ahead:
-                self.do(cs.MarkDelete(ledger=later[ahead - 1][0], entry=later[ahead - 1][1]))
+                self.do(MarkDelete(ledger=later[ahead - 1][0], entry=later[ahead - 1][1]))
             self.persist_whole(value)
             if torn and not self.model.outstanding:
-                self.do(cs.Persist(value=value + 1))
+                self.do(Persist(value=value + 1))
                 for _ in range(min(torn, len(self.model.outstanding))):
-                    self.do(cs.Confirm())
+                    self.do(Confirm())
             self.crash_and_recover(keep, unreadable=False)
 
         def confirm_all(self) -> None:
             """Every outstanding add confirmed (each confirm takes one, or fails its ledger's)."""
             while self.model.outstanding:
-                self.do(cs.Confirm())
+                self.do(Confirm())
 
         def persist_whole(self, value: int) -> None:
             """A persist and every outstanding add confirmed (a bounded number: a failed ledger may keep some)."""
-            self.do(cs.Persist(value=value))
+            self.do(Persist(value=value))
             for _ in range(16):
                 if not self.model.outstanding:
                     break
-                self.do(cs.Confirm())
+                self.do(Confirm())
 
         @precondition(live)
         @rule(
             keep=st.integers(0, 4),
-            unreadable=st.sampled_from([False, False, True]) if can(cs.Unreadable) else st.just(False),
+            unreadable=st.sampled_from([False, False, True]) if can(Unreadable) else st.just(False),
         )
         def crash_and_recover(self, keep: int, unreadable: bool) -> None:
-            self.do(cs.Crash(keep=keep))
+            self.do(Crash(keep=keep))
             if unreadable:
-                self.do(cs.Unreadable())
-            if self.do(cs.Recover()) == "failed":
+                self.do(Unreadable())
+            if self.do(Recover()) == "failed":
                 self.dead = True
 
     CursorLockstep.run = run
