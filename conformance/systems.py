@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance._names import CACHE, CACHE_PROFILES
 
-CACHE = "cache"
-"""The broker entry cache: a system of its own interface (``spec/cache``), not a lockstep record yet."""
 GROUP = "ledgerspec.systems"
 """The entry-point group whose every entry names a zero-argument function returning a :class:`System`."""
 
@@ -288,8 +287,6 @@ def profiles_of(name: str) -> tuple[str, ...]:
     system = lockstep_system(name)
     if system is not None:
         return system.profiles
-    from ledgerspec.conformance._names import CACHE_PROFILES  # noqa: PLC0415 - cheap, and only for the cache
-
     return CACHE_PROFILES
 
 

@@ -76,6 +76,7 @@ def test_the_names_offered_are_the_catalogues():
     assert {"cache", "cursor-state", "txlog-writer"} <= set(names())  # the others: from the registry
     assert profiles_of("cursor-state") == cursor_state.PROFILES
     assert profiles_of("txlog-writer") == txlog.PROFILES
+    assert {name: profiles_of(name) for name in _names.SHIPPED_PROFILES} == _names.SHIPPED_PROFILES
     assert tuple(PRESETS) == _names.PRESET_NAMES
     assert tuple(SETTINGS) == _names.SETTINGS_NAMES
 
