@@ -26,8 +26,8 @@ from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._search import Faulted, Journal, guard, hunt
 from ledgerspec.conformance._verdict import Status, Verdict
+from ledgerspec.conformance.systems import Checked, System
 from ledgerspec.spec import SpecError
-from ledgerspec.spec._lockstep import SYSTEMS as SPEC_SYSTEMS
 
 
 class Candidate(Protocol):
@@ -36,34 +36,6 @@ class Candidate(Protocol):
     def start(self, config: Any) -> None: ...
     def apply(self, op: Any) -> Any: ...
     def stop(self) -> None: ...
-
-
-class Checked(Protocol):
-    """An invariant as the systems declare it: an id and one check."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def check(self) -> Callable[[Any], str | None]: ...
-
-
-@dataclass(frozen=True)
-class System:
-    """One modelled system, as the lockstep search needs it."""
-
-    name: str
-    profiles: tuple[str, ...]
-    init: Callable[[str, Any], Any]
-    step: Callable[[Any, Any], tuple[Any, Any]]
-    claimed: Callable[[str], Sequence[Checked]]
-    facts: Callable[..., Any]
-    """Builds what a check reads: (model before, model after, op, result, expected, **reported)."""
-    capabilities: tuple[str, ...] = ()
-    """Every capability an implementation may claim; a report names those its candidate did not."""
-    reported: Callable[[Any], dict[str, Any]] = lambda _candidate: {}
-    """candidate -> what it reported besides its answer in the step just taken (the cursor's writes)."""
-    reads: dict[str, str] = field(default_factory=dict)
-    """Invariant id -> the reported field its check reads: not run for a candidate that reports none."""
 
 
 class Violation(AssertionError):  # noqa: N818 - a finding, not an error of the run
@@ -293,7 +265,7 @@ def claiming(system: System, invariant: str) -> System:
     The judge of a finding about a profile that does not claim it (PIP-381's pip381 breaks what
     pulsar-master claims): replaying the finding judges it, instead of checking nothing.
     """
-    every = SPEC_SYSTEMS[system.name].invariants
+    every = system.invariants
 
     def claimed(profile: str) -> Sequence[Checked]:
         return [inv for inv in every if profile in inv.profiles or inv.id == invariant]
@@ -384,9 +356,7 @@ def search(
     )
     report = Report(run.system.name, run.profile, seed, settings_name, [inv.id for inv in run.checks()])
     report.unclaimed = sorted(set(run.system.capabilities) - run.capabilities)
-    spec = SPEC_SYSTEMS.get(run.system.name)
-    if spec is not None:
-        report.catalogue = [inv.id for inv in spec.invariants]
+    report.catalogue = [inv.id for inv in run.system.invariants]
     report.claimed = [inv.id for inv in run.system.claimed(run.profile)]
     report.reads = dict(run.system.reads)
     try:
@@ -422,3 +392,35 @@ def fault_at_stop(report: Report, fault: AdapterFault | None) -> Report:
     if fault is not None and report.fault is None:
         report.fault, report.fault_at = str(fault), "adapter fault at the final stop, after the search"
     return report
+
+
+def conform(
+    system: System,
+    factory: Callable[[], Candidate],
+    profile: str,
+    *,
+    settings_name: str = "ci",
+    seed: int = 0,
+    invariants: tuple[str, ...] = (),
+    capabilities: frozenset[str] | None = None,
+    on_example: Callable[[int, int], None] | None = None,
+    examples: int | None = None,
+    shrink: bool = True,
+) -> Report:
+    """Search for a sequence of operations on which the candidate breaks one of the profile's invariants.
+
+    ``capabilities`` are a process's claims (None: every capability, as an in-process candidate): they
+    decide what is sent and, for some systems, what an answer may leave out (``System.run_facts``).
+    """
+    claims = frozenset(system.capabilities) if capabilities is None else capabilities
+    if system.machine is None:
+        raise SpecError(f"the {system.name} system has no search (no machine)")
+    run = LockstepRun(
+        dataclasses.replace(system, facts=system.facts_for(claims)),
+        factory,
+        profile,
+        invariants,
+        claims,
+        on_example=on_example,
+    )
+    return search(run, system.machine(run), settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)

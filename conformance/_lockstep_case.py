@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import SpecError
-from ledgerspec.spec._lockstep import SYSTEMS
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,10 @@ from ledgerspec.conformance._errors import shown_lines
 from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._html import HtmlReport, new_figure, plural
 from ledgerspec.conformance._lockstep import Report, Row
-from ledgerspec.conformance._lockstep_story import COLUMNS, StoryStep, position, story
+from ledgerspec.conformance._lockstep_story import COLUMNS, story
 from ledgerspec.conformance._term import escape, styled
 from ledgerspec.conformance._verdict import Status
-
-TRIGGER_MARKERS = {
-    "max_records": ("o", "#3050a0"),
-    "max_size": ("s", "#c03030"),
-    "max_delay": ("^", "#d08020"),
-    "large_data": ("D", "#9030a0"),
-}
-"""How the txlog plot marks a flush, by its trigger."""
+from ledgerspec.conformance.systems import SYSTEMS
 
 
 def title(report: Report, adapter: str) -> str:
@@ -154,87 +147,9 @@ def section(page: HtmlReport, report: Report, adapter: str) -> None:
         [[s.index, s.op, s.result, *(s.state.get(c, "") for c in COLUMNS[report.system])] for s in steps],
         marked=[s.index - 1 for s in steps if s.breaks],
     )
-    if report.system == "txlog-writer":
-        _txlog_plot(page, report, steps)
-    else:
-        _cursor_plot(page, report, steps)
-
-
-def _txlog_plot(page: HtmlReport, report: Report, steps: Sequence[StoryStep]) -> None:
-    """Buffered bytes and records against their limits over virtual time; each flush marked by its trigger."""
-    known = [s for s in steps if s.values]
-    if not known:
-        return
-    config = report.violation.config  # type: ignore[union-attr]
-    fig = new_figure(7.0, 4.0)
-    top, bottom = fig.subplots(2, 1, sharex=True)
-    times = [0, *(s.values["time"] for s in known)]
-    line = {"drawstyle": "steps-post", "linewidth": 2}
-    top.plot(times, [0, *(s.values["bytes"] for s in known)], color="#3050a0", label="buffered bytes", **line)
-    top.axhline(config.max_size, color="#c03030", linestyle="--", label=f"max_size {config.max_size} B")
-    bottom.plot(times, [0, *(s.values["records"] for s in known)], color="#3050a0", label="buffered records", **line)
-    bottom.axhline(config.max_records, color="#c03030", linestyle="--", label=f"max_records {config.max_records}")
-    seen: set[str] = set()
-    for s in known:
-        for mark in s.marks:
-            trigger = mark.split(":", 1)[1]
-            marker, colour = TRIGGER_MARKERS.get(trigger, ("x", "#606070"))
-            label = None if trigger in seen else f"flush ({trigger})"
-            seen.add(trigger)
-            for axes in (top, bottom):
-                axes.scatter([s.values["time"]], [0], marker=marker, color=colour, s=40, zorder=3, label=label)
-    broke = known[-1].values["time"] if known[-1].breaks else None
-    for axes in (top, bottom):
-        if broke is not None:
-            axes.axvline(broke, color="#c03030", alpha=0.3, linewidth=6)
-        axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    bottom.xaxis.get_major_locator().set_params(integer=True)
-    bottom.yaxis.get_major_locator().set_params(integer=True)
-    top.set_ylabel("bytes")
-    bottom.set_ylabel("records")
-    bottom.set_xlabel(f"virtual time (ticks; max_delay {config.max_delay}; the red band: where the invariant broke)")
-    page.figure(fig, f"The writer's buffer over the counterexample of {report.violation.invariant}")  # type: ignore[union-attr]
-
-
-def _cursor_plot(page: HtmlReport, report: Report, steps: Sequence[StoryStep]) -> None:
-    """The in-memory and the persisted mark-delete position over the steps; crashes and recoveries marked."""
-    known = [s for s in steps if s.values]
-    if not known:
-        return
-    positions = sorted({p for s in known for p in (s.values["mark_delete"], s.values["persisted"]) if p is not None})
-    rank = {p: i for i, p in enumerate(positions)}
-    fig = new_figure(7.0, 3.4)
-    axes = fig.add_subplot()
-    x = [s.index for s in known]
-    lines = (
-        ("mark_delete", "mark-delete (memory)", {"color": "#3050a0", "linewidth": 4, "alpha": 0.6}),
-        ("persisted", "persisted (acknowledged)", {"color": "#3a9a3a", "linewidth": 2, "linestyle": "--"}),
-    )
-    for key, label, style in lines:  # the persisted line dashed on top: equal positions show both
-        y = [rank[s.values[key]] if s.values[key] is not None else float("nan") for s in known]
-        axes.plot(x, y, drawstyle="steps-mid", label=label, marker=".", **style)
-    seen: set[str] = set()
-    for s in known:
-        for mark in s.marks:
-            kind = mark.split(":", 1)[0]
-            colour = "#c03030" if kind == "crash" or mark.endswith("failed") else "#3a9a3a"
-            shown: str | None = (
-                None
-                if mark in seen
-                else {"crash": "crash", "recover:ok": "recovery", "recover:failed": "recovery failed"}.get(mark, mark)
-            )
-            seen.add(mark)
-            axes.axvline(
-                s.index, color=colour, linestyle=":" if kind == "recover" else "--", linewidth=1.5, label=shown
-            )
-    if known[-1].breaks:
-        axes.axvspan(known[-1].index - 0.5, known[-1].index + 0.5, color="#c03030", alpha=0.15)
-    axes.set_yticks(range(len(positions)), [position(p) for p in positions], fontsize=7)
-    axes.xaxis.get_major_locator().set_params(integer=True)
-    axes.set_xlabel("step (the red band: where the invariant broke)")
-    axes.set_ylabel("position (ledger:entry)")
-    axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    page.figure(fig, f"The cursor's positions over the counterexample of {report.violation.invariant}")  # type: ignore[union-attr]
+    plot = SYSTEMS[report.system].plot
+    if plot is not None:
+        plot(page, report, steps)
 
 
 def mutants_section(

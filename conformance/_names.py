@@ -1,8 +1,9 @@
-"""The names the command line offers (systems, profiles, presets, settings), without importing what they name.
+"""The names the command line offers (the cache's profiles, presets, settings), without importing what they name.
 
 ``ledgerspec --help`` and a usage error must come at about the cost of starting Python (conformance/cli/
 _main.py); the spec, Hypothesis, pandas and pyarrow take seconds to import. The names are therefore
-written here once more, and tests/unit/test_cli_startup.py keeps them equal to the real catalogues.
+written here once more, and tests/unit/test_cli_startup.py keeps them equal to the real catalogues. The
+systems and their profiles come from the registry (``conformance/systems.py``), read only when needed.
 """
 
 from __future__ import annotations
@@ -11,31 +12,55 @@ import argparse
 
 from ledgerspec.conformance._errors import InputError
 
-SYSTEM_PROFILES: dict[str, tuple[str, ...]] = {
-    "cache": ("legacy", "pip430", "pulsar-master", "segmented"),
+CACHE = "cache"
+"""The broker entry cache's name: the default system, on its own path until it is a record (``systems.CACHE``)."""
+CACHE_PROFILES: tuple[str, ...] = ("legacy", "pip430", "pulsar-master", "segmented")
+"""The cache's profiles (``ledgerspec.spec.cache.PROFILES``); every other system's are its record's."""
+SHIPPED_PROFILES: dict[str, tuple[str, ...]] = {
     "cursor-state": ("pip381", "pulsar-master"),
     "txlog-writer": ("pip160", "pulsar-master"),
 }
-"""Each system's profiles (``ledgerspec.spec.cache.PROFILES`` and the lockstep systems' ``PROFILES``)."""
-SYSTEMS = tuple(SYSTEM_PROFILES)
+"""The shipped lockstep systems' profiles, once more: only to name, in the cache's usage error, the system a
+profile given without ``--system`` belongs to, at the cost of a Python start (reading the registry's entry
+points and records takes twice that). tests/unit/test_cli_startup.py keeps it equal to their records; a
+profile of no shipped system is looked up in the registry."""
 PRESET_NAMES = ("minimal", "pulsar-defaults")
 """``ledgerspec.conformance._presets.PRESETS``."""
 SETTINGS_NAMES = ("quick", "ci", "thorough")
 """``ledgerspec.conformance._presets.SETTINGS``."""
-PROFILE_HELP = "profile to check (default: the adapter's first): " + "; ".join(
-    f"{system}: {', '.join(profiles)}" for system, profiles in SYSTEM_PROFILES.items()
+PROFILE_HELP = (
+    "profile to check (default: the adapter's first): cache: "
+    + ", ".join(CACHE_PROFILES)
+    + "; another system's: `ledgerspec spec show --system NAME`"
 )
 
 
 def check_profile(system: str, profile: str | None, option: str = "--profile") -> None:
-    """Refuse a profile the system lacks, naming ``option``, the system and, for another system's, that one."""
-    if profile is None or profile in SYSTEM_PROFILES[system]:
+    """Refuse a profile the system lacks, naming ``option``, the system and, for another system's, that one.
+
+    The registry (``conformance/systems.py``) is read only for a profile given: records import no Hypothesis.
+    """
+    if profile is None:
         return
-    others = [name for name, profiles in SYSTEM_PROFILES.items() if profile in profiles]
+    if system == CACHE and profile in CACHE_PROFILES:
+        return
+    shipped = [name for name, profiles in SHIPPED_PROFILES.items() if profile in profiles]
+    if system == CACHE and shipped:
+        raise _not_of(option, profile, shipped, system, CACHE_PROFILES)
+    from ledgerspec.conformance.systems import names, profiles_of  # noqa: PLC0415 - only when a profile is given
+
+    own = profiles_of(system)
+    if profile in own:
+        return
+    raise _not_of(option, profile, [n for n in names() if n != system and profile in profiles_of(n)], system, own)
+
+
+def _not_of(option: str, profile: str, others: list[str], system: str, own: tuple[str, ...]) -> InputError:
+    """The usage error of a profile the system lacks, naming the systems that have it."""
     whose = f"a profile of the {' and '.join(others)} system, not of" if others else "not a profile of"
-    raise InputError(
+    return InputError(
         f"{option} {profile}: {whose} the {system} system (--system {system}); the {system} has "
-        f"profiles {', '.join(SYSTEM_PROFILES[system])}"
+        f"profiles {', '.join(own)}"
     )
 
 
@@ -50,10 +75,14 @@ def add_output_options(parser: argparse.ArgumentParser, *, html: bool = True) ->
 
 def add_system_option(parser: argparse.ArgumentParser) -> None:
     """``--system``, for the commands every system has."""
+    from ledgerspec.conformance.systems import Names  # noqa: PLC0415 - its entry points are read only when checked
+
     parser.add_argument(
         "--system",
-        choices=SYSTEMS,
+        choices=Names(),
         default="cache",
+        metavar="SYSTEM",
         help="the system: cache (the broker entry cache, PIP-430; the default), cursor-state (a cursor's "
-        "persisted state, PIP-381) or txlog-writer (the transaction-log buffered writer, PIP-160)",
+        "persisted state, PIP-381), txlog-writer (the transaction-log buffered writer, PIP-160), or any "
+        "installed in the ledgerspec.systems entry points",
     )

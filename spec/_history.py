@@ -60,6 +60,10 @@ class Vocabulary:
     recorder of any other candidate leaves them out of the header, and the checks reading them are UNKNOWN."""
     writes: Callable[[Any], list[dict[str, Any]] | None] = lambda _candidate: None
     """candidate -> the rows of the writes it reported since the last call, or None when it reports none."""
+    clock: Callable[[Any], int] = lambda _op: 0
+    """operation -> the ticks it moves a ``clocked`` system's virtual clock (the txlog writer's ``tick``)."""
+    size: Callable[[Any], int | None] = lambda _op: None
+    """operation -> the size of the record it adds, which later rows name by number (None: it adds none)."""
     facts: Callable[[list[dict[str, Any]], frozenset[str]], dict[str, Any]] = lambda _outputs, _recorded: {}
     """(a step's output rows, the kinds recorded) -> the ``Step`` fields besides the result (the writes)."""
 

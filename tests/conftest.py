@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import random
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from ledgerspec.conformance._search import no_local_constants
 from ledgerspec.spec.cache import CacheConfig, Observation, Op, get_profile
+
+SYSTEMS_DIR = Path(__file__).resolve().parent / "systems"
+"""Test-only systems (``fifo_queue``) and their ``*.dist-info``: on ``sys.path``, so that importlib.metadata
+finds their ``ledgerspec.systems`` entry points as an installed distribution's (tests/README.md, "How to add a
+system"); CLI subprocesses get it in ``PYTHONPATH`` (the ``systems_env`` fixture)."""
+if str(SYSTEMS_DIR) not in sys.path:
+    sys.path.insert(0, str(SYSTEMS_DIR))
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -29,6 +38,15 @@ def _reproducible_draws() -> Iterator[None]:
                 stacklevel=1,
             )
         yield
+
+
+@pytest.fixture(scope="session")
+def systems_env() -> dict[str, str]:
+    """The environment of a ``ledgerspec`` subprocess that sees the test-only systems."""
+    import os
+
+    path = os.pathsep.join(p for p in (str(SYSTEMS_DIR), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path}
 
 
 def run_model(profile: str, config: CacheConfig, ops: Sequence[Op]) -> tuple[list[Any], Observation]:

@@ -10,16 +10,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ledgerspec.conformance._names import SYSTEM_PROFILES, add_output_options
+from ledgerspec.conformance._names import CACHE_PROFILES, add_output_options, add_system_option
 from ledgerspec.conformance._verdict import TRACE_RANK
 from ledgerspec.conformance.cli._options import COUNT, SEED, seconds
 from ledgerspec.traces._names import GENERATE_WORKLOADS as WORKLOADS
 
-PROFILES = SYSTEM_PROFILES["cache"]
+PROFILES = CACHE_PROFILES
 """The cache's profiles (``ledgerspec.spec.cache.PROFILES``)."""
-SYSTEM_NAMES = tuple(system for system in SYSTEM_PROFILES if system != "cache")
-"""The lockstep systems (``ledgerspec.spec._lockstep.SYSTEMS``)."""
-LOCKSTEP_PROFILES = {profile for system in SYSTEM_NAMES for profile in SYSTEM_PROFILES[system]}
 
 CHECK_EPILOG = (
     "Every trace is checked, a bad one too, and each gets its verdict: OK (exit 0), VIOLATION (1), "
@@ -77,12 +74,13 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
     record = actions.add_parser("record", help="drive an adapter with a workload and write its trace")
     record.add_argument("--adapter", required=True, help="installed name, module:attr or exec:COMMAND")
-    record.add_argument(
-        "--system", choices=("cache", *SYSTEM_NAMES), default="cache", help="the system the adapter implements"
-    )
+    add_system_option(record)
+    from ledgerspec.conformance.systems import AllProfiles  # noqa: PLC0415 - read from the registry when checked
+
     record.add_argument(
         "--profile",
-        choices=sorted({*PROFILES, *LOCKSTEP_PROFILES}),
+        choices=AllProfiles(),
+        metavar="PROFILE",
         help="profile written in the trace (default: claimed)",
     )
     record.add_argument("--workload", choices=WORKLOADS, help="cache only: the workload to drive (default mixed)")

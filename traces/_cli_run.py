@@ -19,16 +19,14 @@ from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import check_outputs, master_problem
+from ledgerspec.conformance.systems import SYSTEMS, lockstep_system
 from ledgerspec.spec import ConfigError
-from ledgerspec.spec._lockstep import SYSTEMS as LOCKSTEP_SYSTEMS
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._check import CheckResult, by_row, position
 from ledgerspec.traces._errors import TraceError
 from ledgerspec.traces._generate import DEFAULT_CONFIG
 from ledgerspec.traces._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
 from ledgerspec.traces._sys_io import peek_system
-
-SYSTEM_NAMES = tuple(LOCKSTEP_SYSTEMS)
 
 SHOWN = 5
 
@@ -296,8 +294,8 @@ def render(result: CheckResult) -> str:
 
 def _system(result: CheckResult) -> str:
     """``system S, `` for a lockstep system's trace; nothing for the cache's."""
-    system = getattr(result, "system", "cache")
-    return "" if system == "cache" else f"system {system}, "
+    system = getattr(result, "system", None)
+    return "" if system is None or lockstep_system(system) is None else f"system {system}, "
 
 
 def run_record(args: argparse.Namespace) -> int:
@@ -306,7 +304,7 @@ def run_record(args: argparse.Namespace) -> int:
     from ledgerspec.traces._record import record_trace  # noqa: PLC0415
 
     _check_out(args, ("out",))
-    if args.system != "cache":
+    if lockstep_system(args.system) is not None:
         from ledgerspec.traces._sys_cli import run_record_system  # noqa: PLC0415
 
         return run_record_system(args)
@@ -314,7 +312,7 @@ def run_record(args: argparse.Namespace) -> int:
         raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
     for option, value in (("--histories", args.histories), ("--case", args.case)):
         if value is not None:
-            raise InputError(f"{option} {value}: lockstep systems only (--system {'|'.join(SYSTEM_NAMES)})")
+            raise InputError(f"{option} {value}: lockstep systems only (--system {'|'.join(SYSTEMS)})")
     recorded = record_trace(
         load_adapter(args.adapter),
         args.out,

@@ -281,13 +281,11 @@ def _real(args: argparse.Namespace, out: Out, page: HtmlReport | None, document:
     record = document.real.append
     try:
         ok = judge_all(say, settings="quick", seed=args.seed, presets=("minimal",), record=record)
-        from ledgerspec.conformance.txlog._real import judge_real  # noqa: PLC0415 - needs Maven
+        from ledgerspec.conformance.systems import SYSTEMS  # noqa: PLC0415
 
-        ok &= judge_real(say, settings="quick", seed=args.seed, record=record)
-        from ledgerspec.conformance.cursor_state._real import judge_real_cursors  # noqa: PLC0415 - needs Maven
-
-        say("   The real ManagedCursorImpl, cursor-state, each invariant of pulsar-master alone (CI's pinned searches)")
-        ok &= judge_real_cursors(say, settings="quick", seed=args.seed, pinned=True, record=record)
+        for system in sorted(SYSTEMS.values(), key=lambda system: system.real_rank):
+            if system.judge_real is not None:  # each needs Maven
+                ok &= system.judge_real(say, settings="quick", seed=args.seed, record=record)
     finally:  # what was judged before a fault is on the page too
         if page is not None:
             real_section(page, title, document.real)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._verdict import Status
-from ledgerspec.spec._lockstep import SYSTEMS
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.traces._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._io import parse_spec

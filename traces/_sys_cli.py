@@ -9,8 +9,8 @@ from typing import Any
 from ledgerspec.conformance._case import read_case_json
 from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory
 from ledgerspec.conformance._lockstep_case import read_case
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import SpecError
-from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._record import discarded
 from ledgerspec.traces._sys_record import record_history, resolve_adapter, unclaimed, walk
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from ledgerspec.conformance._errors import InputError
+from ledgerspec.conformance.systems import SYSTEMS, System, lockstep_system
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec._history import END, EventKind, Vocabulary
-from ledgerspec.spec._lockstep import SYSTEMS, LockstepSystem
 from ledgerspec.traces._errors import TraceInputError
 from ledgerspec.traces._format import FORMAT, VERSION, is_this_format
 from ledgerspec.traces._io import DATASET_HEADER, HEADER_KEYS, dataset_files, parse_spec, refuse_unknown_keys
@@ -63,7 +64,7 @@ _TYPES = {f.name: f.type for f in SYSTEM_SCHEMA}
 NON_NEGATIVE = ("seq", "time", "entry", "index", "value", "number", "keep", "by", "size", "record", "count", "bytes")
 
 
-def required_inputs(system: LockstepSystem) -> tuple[str, ...]:
+def required_inputs(system: System) -> tuple[str, ...]:
     """Input kinds a trace must record: those that move the model (a pure read, like ``metrics``, may be left out)."""
     read = {kind for inv in system.invariants for kind in inv.trace_events}
     return tuple(kind for kind in system.vocabulary.inputs if kind not in read)
@@ -104,7 +105,7 @@ class SystemTrace:
     """Parquet: the rows of each of ``files``."""
 
     @property
-    def system(self) -> LockstepSystem:
+    def system(self) -> System:
         return SYSTEMS[self.header.system]
 
 
@@ -129,7 +130,12 @@ def peek_system(spec: str | Path) -> str | None:
             raise  # a system dataset with a bad header: its error, not the cache reader's
         return None
     system = data.get("system") if isinstance(data, dict) else None
-    return None if system in (None, "cache") else str(system)
+    if system is None:
+        return None
+    try:
+        return None if lockstep_system(str(system)) is None else str(system)
+    except InputError:
+        return str(system)  # an unknown system: the reader names the known ones
 
 
 def _has_system_columns(directory: Path) -> bool:

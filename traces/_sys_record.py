@@ -1,10 +1,10 @@
-"""``traces record --system cursor-state|txlog-writer``: drive an adapter and write its history.
+"""``traces record --system S`` of a lockstep system: drive an adapter and write its history.
 
 The recorder wraps any candidate of the system (a reference, a mutant, an ``exec:`` process) and
 writes, for each operation, the rows of the system's vocabulary (``spec/<system>/_events.py``): the
 operation, then what the candidate answered, then the ``end`` mark that tells a complete operation
 from one a cut trace ends inside. The operations come from a seeded random walk over the
-same moves as the conformance machine (``conformance/<system>/_machine.py``), or from a case file's
+same moves as the conformance machine (the system's ``System.walk``), or from a case file's
 steps (a counterexample ``conform`` printed), so that a trace and ``conform`` can be compared on the
 same steps.
 """
@@ -16,11 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance.cursor_state._machine import DATA_LEDGERS, FAULTS, FIRST_ENTRIES, SPAN, codecs, sendable
-from ledgerspec.spec import cursor_state as cs
-from ledgerspec.spec import txlog as tx
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec._history import END, END_KIND, INPUT
-from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._sys_io import SystemHeader, SystemTraceWriter
 
 
@@ -41,107 +38,18 @@ class Recorder:
 
     def apply(self, op: Any) -> Any:
         result = self.inner.apply(op)
-        if isinstance(op, tx.Tick):
-            self.time += op.by
-        elif not self.vocabulary.clocked:
+        if self.vocabulary.clocked:
+            self.time += self.vocabulary.clock(op)
+        else:
             self.time = self.seq
         made = self.vocabulary.writes(self.inner) or []
         for event in [*self.vocabulary.events(op, result, self.sizes), *made, {"kind": END_KIND.name}]:
             self.write({"broker": self.broker, "seq": self.seq, "time": self.time, **event})
             self.seq += 1
-        if isinstance(op, tx.Add):
-            self.sizes[len(self.sizes) + 1] = op.size
+        size = self.vocabulary.size(op)
+        if size is not None:
+            self.sizes[len(self.sizes) + 1] = size
         return result
-
-
-def _cursor_walk(  # noqa: C901 - one branch per move of the conformance machine
-    rng: random.Random, profile: str, config: cs.CursorConfig, count: int, capabilities: frozenset[str]
-) -> list[Any]:
-    """Acks, persists with some completions, faults, crashes and recoveries, as the machine's rules.
-
-    Only operations the adapter claims, by the machine's own rule (``sendable``). Its entry ids start where
-    the machine's may (``FIRST_ENTRIES``, drawn first).
-    """
-    model = cs.init(profile, config)
-    ops: list[cs.CursorOp] = []
-    faults = [op for op in FAULTS if sendable(op, capabilities)]
-    moves = ["ack", "ack", "mark", "persist", "persist", "confirm", *(["fault"] if faults else []), "crash"]
-
-    def do(op: Any) -> Any:
-        nonlocal model
-        model, answer = cs.step(model, op)
-        ops.append(op)
-        return answer
-
-    first = rng.choice(FIRST_ENTRIES)
-    last = first + SPAN - 1
-    while len(ops) < count:
-        move = rng.choice(moves)
-        if move == "ack":
-            ledger, entry = rng.choice(DATA_LEDGERS), rng.randint(first, last)
-            do(
-                cs.AckIndex(ledger=ledger, entry=entry, index=entry % min(2, config.batch_size))
-                if rng.random() < 0.3 and sendable(cs.AckIndex, capabilities)
-                else cs.Ack(ledger=ledger, entry=entry)
-            )
-        elif move == "mark":
-            do(cs.MarkDelete(ledger=rng.choice(DATA_LEDGERS), entry=rng.randint(first, last)))
-        elif move == "persist":
-            do(cs.Persist(value=rng.randint(0, 3)))
-            for _ in range(rng.randint(0, 6)):
-                do(cs.Confirm())
-        elif move == "confirm":
-            do(cs.Confirm())
-        elif move == "fault":
-            do(rng.choice(faults)())
-        else:
-            do(cs.Crash(keep=rng.randint(0, 3)))
-            if rng.random() < 0.2 and sendable(cs.Unreadable, capabilities):
-                do(cs.Unreadable())
-            if do(cs.Recover()) == "failed":
-                break
-    return ops
-
-
-def _txlog_walk(
-    rng: random.Random,
-    profile: str,  # noqa: ARG001 - one signature per system
-    config: tx.WriterConfig,
-    count: int,
-    capabilities: frozenset[str],  # noqa: ARG001 - one signature per system
-) -> list[Any]:
-    """Adds around the size thresholds, bursts that fill a batch by count, ticks, completions, metrics, a close.
-
-    Every adapter takes every txlog-writer operation: its capabilities change what it may leave out of
-    an answer, never what it is sent (``conform_txlog``).
-    """
-    limit = config.max_size
-    ops: list[tx.WriterOp] = []
-    while len(ops) < count:
-        moves = ["add", "add", "burst", "tick", "finish", "metrics"] + (["close"] if rng.random() < 0.05 else [])
-        move = rng.choice(moves)
-        if move == "add":
-            ops.append(tx.Add(size=max(1, rng.choice([1, 3, limit // 2, limit - 1, limit, limit + 5]))))
-        elif move == "burst":  # a batch's worth of records: the count fills it, and the size too if the last fills it
-            last = rng.choice([1, limit - config.max_records + 1])
-            ops += [tx.Add(size=1) for _ in range(config.max_records - 1)] + [tx.Add(size=max(1, last))]
-        elif move == "tick":
-            ops.append(tx.Tick(by=rng.choice([1, 1, 2, 3, 5, 11])))
-        elif move == "finish":
-            ops.append(tx.Fail() if rng.random() < 0.25 else tx.Complete())
-        elif move == "metrics":
-            ops.append(tx.Metrics())
-        else:  # half the time with a record just added, buffered where batching is on
-            ops += [tx.Add(size=1), tx.Close()] if rng.random() < 0.5 else [tx.Close()]
-    return ops
-
-
-"""Every capability of each system: what an in-process candidate (a reference, a mutant) takes."""
-
-WALKS: dict[str, Callable[[random.Random, str, Any, int, frozenset[str]], list[Any]]] = {
-    "cursor-state": _cursor_walk,
-    "txlog-writer": _txlog_walk,
-}
 
 
 def walk(
@@ -150,9 +58,13 @@ def walk(
     """A seeded random sequence of about ``count`` operations the model accepts and the adapter claims.
 
     ``capabilities``: the adapter's claims (None: every capability of the system, as an in-process candidate).
+    The moves are the system's (``System.walk``).
     """
-    claims = frozenset(SYSTEMS[system].capabilities) if capabilities is None else capabilities
-    return WALKS[system](random.Random(seed), profile, config, count, claims)
+    record = SYSTEMS[system]
+    if record.walk is None:
+        raise InputError(f"--system {system}: the system has no random walk to record; record a --case")
+    claims = frozenset(record.capabilities) if capabilities is None else capabilities
+    return record.walk(random.Random(seed), profile, config, count, claims)
 
 
 def unclaimed(system: str, config: Any, ops: Sequence[Any], capabilities: frozenset[str]) -> str | None:
@@ -161,14 +73,7 @@ def unclaimed(system: str, config: Any, ops: Sequence[Any], capabilities: frozen
     A case's steps or a ``--config`` may ask for what a process adapter never said it takes; it would
     refuse it mid-run, so the recorder says so first.
     """
-    if system != "cursor-state":
-        return None  # txlog-writer: every adapter takes every operation and configuration
-    if config.compression not in codecs(capabilities):
-        return f"compression {config.compression!r}: the adapter takes only {', '.join(codecs(capabilities))}"
-    for number, op in enumerate(ops, 1):
-        if not sendable(type(op), capabilities):
-            return f"step {number}: {op.kind} needs capability {op.capability!r}"
-    return None
+    return SYSTEMS[system].unclaimed(config, ops, capabilities)
 
 
 def record_history(
@@ -188,7 +93,8 @@ def record_history(
 
     ``omit``: output kinds left out, as by a recorder that cannot see them (the header says so).
     """
-    vocabulary = SYSTEMS[system].vocabulary
+    record = SYSTEMS[system]
+    vocabulary = record.vocabulary
     first = factory()
     unseen = () if vocabulary.writes(first) is not None else vocabulary.reported
     kinds = tuple(kind for kind in _recorded(vocabulary) if kind not in omit and kind not in unseen)
@@ -213,8 +119,8 @@ def record_history(
         try:
             for op in ops:
                 applied[-1].append(op)
-                if recorder.apply(op) == "failed" and isinstance(op, cs.Recover):
-                    break  # the cursor is gone, as in the conformance machine
+                if record.ends(op, recorder.apply(op)):
+                    break  # as in the conformance machine (a cursor whose recovery failed is gone)
         finally:
             recorder.stop()
     writer.close()
@@ -233,26 +139,27 @@ def resolve_adapter(
 
     A process claims its capabilities in its start reply; an in-process candidate takes everything.
     """
-    from ledgerspec.conformance.cli._systems import SYSTEMS as CLI  # noqa: PLC0415 - the CLI's adapter table
+    from ledgerspec.conformance.adapters._system_process import SystemProcessFactory  # noqa: PLC0415
 
-    entry = CLI[system]
+    record = SYSTEMS[system]
+    references, real = record.references(), record.real()
     command = name[5:] if name.startswith("exec:") else None
-    if name in entry.real:
+    if name in real:
         from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES  # noqa: PLC0415 - Maven only when asked
 
         command = SYSTEM_HARNESSES[name][1].command()  # builds the harnesses if needed
-    if command is not None and entry.process is not None:
-        process = entry.process(command, timeout=timeout, validate=validate)
+    if command is not None and record.process is not None:
+        process = SystemProcessFactory(record, command, timeout=timeout, validate=validate)
         return process.profiles[0], process, process, frozenset(process.capabilities)
-    everything = frozenset(SYSTEMS[system].capabilities)
-    if name in entry.adapters:
-        profile, factory = entry.adapters[name]
+    everything = frozenset(record.capabilities)
+    if name in references:
+        profile, factory = references[name]
         return profile, factory, None, everything
-    mutants = {m.name: m for m in entry.mutants}
+    mutants = {m.name: m for m in record.mutants()}
     mutant = mutants.get(name.removeprefix("mutant:"))
     if mutant is not None:
         return mutant.profile, mutant.adapter, None, everything
-    known = ", ".join([*entry.adapters, *entry.real, *(f"mutant:{m}" for m in mutants)])
+    known = ", ".join([*references, *real, *(f"mutant:{m}" for m in mutants)])
     raise InputError(
-        f"--adapter {name}: {system} adapters are {known}" + (", or exec:COMMAND" if entry.process else "")
+        f"--adapter {name}: {system} adapters are {known}" + (", or exec:COMMAND" if record.process else "")
     )

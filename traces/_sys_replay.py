@@ -17,10 +17,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ledgerspec.conformance.systems import SYSTEMS, System
 from ledgerspec.spec import SpecError
 from ledgerspec.spec._errors import OperationError
 from ledgerspec.spec._history import END, END_KIND, INPUT, OUTPUT
-from ledgerspec.spec._lockstep import SYSTEMS, LockstepSystem
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Cut:
     outputs: list[dict[str, Any]]
 
 
-def decidable(system: LockstepSystem, profile: str, recorded: Iterable[str]) -> tuple[list[Any], dict[str, str]]:
+def decidable(system: System, profile: str, recorded: Iterable[str]) -> tuple[list[Any], dict[str, str]]:
     """The claimed invariants a trace recording ``recorded`` can decide, and why each other one cannot."""
     kinds = set(recorded)
     checks, unknown = [], {}
@@ -115,7 +115,7 @@ def _rest_unjudged(event: dict[str, Any], rest: list[Any]) -> Iterator[SysFindin
     yield SysFinding(first["broker"], first["seq"], first["row"], None, message, unjudged=True)
 
 
-def _advance(system: LockstepSystem, model: Any, step_rows: list[dict[str, Any]]) -> tuple[Any, Any, Any] | SysFinding:
+def _advance(system: System, model: Any, step_rows: list[dict[str, Any]]) -> tuple[Any, Any, Any] | SysFinding:
     """(the operation, the model after it, what the model answers), or the input error that stops the replay."""
     vocabulary, event = system.vocabulary, step_rows[0]
     try:

@@ -313,3 +313,8 @@ def run_reproductions(*, log: TextIO | None = None) -> Path:
     report = project.parent / "reproductions.log"
     _maven(project, ["test"], report, extra=("-DskipReproductions=false",))
     return report
+
+
+def harnesses_of(system: str) -> tuple[str, ...]:
+    """The real-code harnesses of a lockstep system (``System.real``)."""
+    return tuple(name for name, (of, _) in SYSTEM_HARNESSES.items() if of == system)

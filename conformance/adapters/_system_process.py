@@ -1,25 +1,29 @@
-"""What every lockstep system's process protocol shares (cursor-state, txlog-writer), in one home.
+"""The one process transport and serve loop of every lockstep system, driven by its ``System`` record.
 
 Each system speaks process protocol v1 (conformance/protocol/README.md) with payloads of its own
 (conformance/protocol/<system>.md). What a ``start`` reply may claim, the check that it names the
-system, the schemas' framing (requests, the three replies, the ``start`` handshake) and the loop of a
-reference process are the same for every system; only the config, the operations and their results
-differ, and those stay in each system's ``_process``, ``_schemas`` and ``process_reference`` modules.
+system, the schemas' framing (requests, the three replies, the ``start`` handshake), the client
+(:class:`SystemProcessFactory`, an ``exec:COMMAND`` adapter) and the loop of a reference process
+(:func:`serve`) are the same for every system; only the config, the operations and the shape of their
+results differ, and those are the record's (``System.process``: schemas, ``result_problem``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ClassVar, Protocol
 
-from ledgerspec.conformance._errors import AdapterFault
+from ledgerspec.conformance._errors import AdapterFault, clip
 from ledgerspec.conformance._version import VERSION
 from ledgerspec.conformance.adapters._api import AdapterInfo, json_line, parse_line
-from ledgerspec.conformance.adapters._process import _Process
+from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
+from ledgerspec.conformance.systems import ProcessHooks, System
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,69 @@ class SystemProcess(_Process):
     """The cache's process transport, for one system (``system``; its ``start`` reply must name it)."""
 
     info_class: type[AdapterInfo] = SystemAdapterInfo
+
+
+def _hooks(system: System) -> ProcessHooks:
+    if system.process is None:
+        raise ValueError(f"the {system.name} system has no process protocol")
+    return system.process
+
+
+def process_class(system: System) -> type[SystemProcess]:
+    """The transport of ``system``: its ``start`` reply must name it, claim its profiles and capabilities."""
+    info: type[SystemAdapterInfo] = dataclass(frozen=True)(
+        type(
+            "SystemAdapterInfo",
+            (SystemAdapterInfo,),
+            {"system": system.name, "known_profiles": system.profiles, "known_capabilities": system.capabilities},
+        )
+    )
+    attributes = {"info_class": info, "schema_dir": _hooks(system).schema_dir, "system": system.name}
+    return type(f"SystemProcess[{system.name}]", (SystemProcess,), attributes)
+
+
+class SystemProcessAdapter:
+    """One candidate handle over the shared process: one ``apply`` per step, its result's shape checked."""
+
+    def __init__(self, process: SystemProcess, hooks: ProcessHooks) -> None:
+        self._process, self._hooks = process, hooks
+        self._claims = frozenset(process.info.capabilities)
+        self._step = 0
+
+    def start(self, config: Any) -> None:
+        self._process.ensure_running()
+        self._process.request("configure", config=config.to_dict())
+        self._step = 0
+
+    def apply(self, op: Any) -> Any:
+        self._step += 1
+        reply = self._process.request("apply", ops=[op.to_dict()], what=op, need=getattr(op, "capability", None))
+        where = self._hooks.where(self._step, op, self._process.seq)
+        results = reply.get("results")
+        if not isinstance(results, list) or len(results) != 1:
+            raise ProtocolViolation(f"{where}: {self._hooks.count_error}, got {clip(repr(results), 300)}")
+        problem = self._hooks.result_problem(op, results[0], self._claims)
+        if problem:
+            raise ProtocolViolation(f"{where}: {problem}")
+        return results[0]
+
+    def stop(self) -> None:
+        """Nothing: the process serves the next example."""
+
+
+class SystemProcessFactory:
+    """``exec:COMMAND`` for a lockstep system: one process, a handle per example."""
+
+    def __init__(self, system: System, command: str, *, timeout: float | None = None, validate: bool = False) -> None:
+        self._hooks = _hooks(system)
+        self._process = process_class(system)(command, timeout=timeout, validate=validate, restart="crash")
+        self.profiles, self.capabilities = self._process.info.profiles, self._process.info.capabilities
+
+    def __call__(self) -> SystemProcessAdapter:
+        return SystemProcessAdapter(self._process, self._hooks)
+
+    def close(self) -> None:
+        self._process.close()
 
 
 # --- the schemas' framing ---------------------------------------------------------------------------
@@ -186,6 +253,65 @@ def answer(
     if cmd == "stop":
         return {}
     raise ValueError(f"unknown command {cmd!r}")
+
+
+def handle(system: System, implementation: Reference, request: dict[str, Any]) -> Any:
+    """The result of one request to a process serving ``implementation`` of ``system``."""
+    return answer(
+        implementation,
+        request,
+        system=system.name,
+        capabilities=system.capabilities,
+        read_config=system.config.from_dict,
+        read_op=system.op_from_dict,
+    )
+
+
+def serve(
+    system: System,
+    implementation: Reference,
+    lines: Iterable[bytes] | None = None,
+    out: IO[bytes] | None = None,
+    *,
+    handler: Callable[[Reference, dict[str, Any]], Any] | None = None,
+) -> None:
+    """The one serve loop: ``implementation`` (a reference, a mutant) answers each request, stdin until ``stop``.
+
+    ``handler`` (default :func:`handle` for ``system``) answers one request: a test's patched process wraps it.
+    """
+    respond = handler or (lambda adapter, request: handle(system, adapter, request))
+    serve_lines(
+        lambda request: respond(implementation, request),
+        sys.stdin.buffer if lines is None else lines,
+        sys.stdout.buffer if out is None else out,
+    )
+
+
+def reference_module(
+    system: System, module: str
+) -> tuple[Callable[..., Any], Callable[..., None], Callable[..., None]]:
+    """``handle``, ``serve`` and ``main`` of a system's ``process_reference`` module, named ``module``.
+
+    ``serve(profile, lines, out)`` looks the module's ``handle`` up at each request, so a script that
+    replaces it (a test's lying or dying process) is served by the same loop.
+    """
+    if system.reference is None:
+        raise ValueError(f"the {system.name} system has no reference")
+    make = system.reference
+
+    def module_handle(adapter: Reference, request: dict[str, Any]) -> Any:
+        return handle(system, adapter, request)
+
+    def module_serve(profile: str, lines: Iterable[bytes] | None = None, out: IO[bytes] | None = None) -> None:
+        patched = sys.modules[module]
+        serve(system, make(profile), lines, out, handler=lambda a, r: patched.handle(a, r))  # noqa: PLW0108 - read at each call: a script may replace it
+
+    def main(argv: list[str] | None = None) -> None:
+        parser = argparse.ArgumentParser(description=f"The {system.name} reference behind process protocol v1")
+        parser.add_argument("--profile", choices=system.profiles, default=_hooks(system).default_profile)
+        module_serve(parser.parse_args(argv).profile)
+
+    return module_handle, module_serve, main
 
 
 def serve_lines(handle: Callable[[dict[str, Any]], Any], lines: Iterable[bytes], out: IO[bytes]) -> None:

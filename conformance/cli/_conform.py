@@ -10,10 +10,10 @@ import argparse
 from typing import Any
 
 from ledgerspec.conformance._names import (
+    CACHE_PROFILES,
     PRESET_NAMES,
     PROFILE_HELP,
     SETTINGS_NAMES,
-    SYSTEM_PROFILES,
     add_output_options,
     add_system_option,
     check_profile,
@@ -88,7 +88,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_adapter_options(parser)
     parser.add_argument(
         "--profile",
-        choices=SYSTEM_PROFILES["cache"],
+        choices=CACHE_PROFILES,
         help="the profile whose traps to try: pip430's null expected_reads, legacy's cursor-driven invalidation "
         "(default: the adapter's first)",
     )

@@ -25,6 +25,7 @@ from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
 from ledgerspec.conformance.cli._sys_replay import run_replay_system
+from ledgerspec.conformance.systems import SYSTEMS, lockstep_system
 from ledgerspec.spec.cache import PROFILES
 
 
@@ -90,7 +91,7 @@ def _search(args: argparse.Namespace, factory: Any, profile: str | None, on_prog
 def run_conform(args: argparse.Namespace) -> int:
     """Run the search, print the table and counterexamples, save cases and reports."""
     check_profile(args.system, args.profile)
-    if args.system in _systems.SYSTEMS:
+    if lockstep_system(args.system) is not None:
         return _systems.run_conform(args)
     check_outputs(args, files=("json", "junit_xml", "html"), folders=("cases_dir",))
     out = Out.for_args(args)
@@ -182,7 +183,7 @@ def run_adapters(_args: argparse.Namespace) -> int:
         print(f"  {name}: {info.language} {info.version}, profiles {', '.join(info.profiles)}")
         print(f"      capabilities: {', '.join(sorted(info.capabilities))}")
     print("  module:attr (a factory) or exec:COMMAND: any language over process protocol v1 (conformance/protocol/)")
-    for system in _systems.SYSTEMS.values():
+    for system in SYSTEMS.values():
         print("\n" + "\n".join(_systems.adapter_lines(system)))
     return EXIT_OK
 

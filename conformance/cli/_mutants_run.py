@@ -26,6 +26,7 @@ from ledgerspec.conformance._term import Out, add_kill_row, kill_table
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs, pick_named
+from ledgerspec.conformance.systems import lockstep_system
 
 
 def _chosen(args: argparse.Namespace, source: str) -> list[Mutant]:
@@ -42,7 +43,7 @@ def _lockstep_mutants(args: argparse.Namespace) -> int:
 
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant once its seeds are run, then the summary; exit 1 if any survived a seed."""
-    if args.system in _systems.SYSTEMS:
+    if lockstep_system(args.system) is not None:
         return _lockstep_mutants(args)
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)

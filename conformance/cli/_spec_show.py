@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._names import PROFILE_HELP, add_system_option, check_profile
 from ledgerspec.conformance.cli._options import check_outputs
+from ledgerspec.conformance.systems import lockstep_system
 
 if TYPE_CHECKING:
     from ledgerspec.spec.cache import Invariant
@@ -45,8 +46,12 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_findings(args: argparse.Namespace) -> int:
     """``spec findings``: each finding replayed on the design and on the fix; exit 1 if one is not shown."""
-    from ledgerspec.conformance import _cursor_findings as findings  # noqa: PLC0415 - the cursor's modules when asked
+    import importlib  # noqa: PLC0415
 
+    system = lockstep_system(args.system)
+    if system is None or not system.findings:
+        raise InputError(f"--system {args.system}: the system has no committed findings to replay")
+    findings = importlib.import_module(system.findings)  # the system's modules, when asked
     check_outputs(args, files=("json",))
     shown = [findings.show(finding) for finding in findings.load_findings()]
     if not shown:
@@ -89,7 +94,7 @@ def describe(invariant: Invariant) -> dict[str, Any]:
 def run_show(args: argparse.Namespace) -> int:
     """Print the catalogue of the chosen system as a table or JSON (the catalogues load only here)."""
     check_profile(args.system, args.profile)
-    if args.system != "cache":
+    if lockstep_system(args.system) is not None:
         from ledgerspec.conformance.cli import _systems  # noqa: PLC0415 - a usage error costs no import
 
         return _systems.run_show(args)

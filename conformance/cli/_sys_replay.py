@@ -17,13 +17,10 @@ from ledgerspec.conformance._explain import lockstep_config_lines
 from ledgerspec.conformance._lockstep import LockstepRun, claiming, replay
 from ledgerspec.conformance._lockstep_case import read_case
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
-from ledgerspec.conformance.cursor_state import CURSOR_STATE
-from ledgerspec.conformance.txlog import TXLOG_WRITER
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import SpecError
-from ledgerspec.spec._lockstep import SYSTEMS
 
 EXIT_FAIL = 1
-MACHINES = {"cursor-state": CURSOR_STATE, "txlog-writer": TXLOG_WRITER}
 
 
 def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
@@ -36,17 +33,18 @@ def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
     )
     try:
         profile = case.profile or default
-        if profile not in MACHINES[system].profiles:
-            profiles = ", ".join(MACHINES[system].profiles)
+        record = SYSTEMS[system]
+        if profile not in record.profiles:
+            profiles = ", ".join(record.profiles)
             raise InputError(f"{args.case}: field 'profile': {profile!r}; the {system} system has {profiles}")
         problem = unclaimed(system, case.config, case.steps, capabilities)
         if problem is not None:
             raise InputError(f"{args.case}: {problem}, which {args.adapter} does not claim")
         which = () if args.all or case.invariant is None else (case.invariant,)
-        machine = MACHINES[system]
+        machine = record
         what = "every claimed invariant" if not which else case.invariant
         if case.invariant is not None and which and case.invariant not in {i.id for i in machine.claimed(profile)}:
-            known = [inv.id for inv in SYSTEMS[system].invariants]
+            known = [inv.id for inv in record.invariants]
             if case.invariant not in known:
                 raise InputError(f"{args.case}: field 'invariant': {case.invariant!r}; the {system} system has {known}")
             machine = claiming(machine, case.invariant)  # a finding about a profile that does not claim it

@@ -1,101 +1,35 @@
 """``--system`` of ``conform``, ``spec show`` and ``mutants`` for the lockstep systems.
 
-``cursor-state`` (PIP-381, a cursor's persisted state) and ``txlog-writer`` (PIP-160, the batched
-transaction-log writer); the cache, the default, has commands of its own.
+Every system of the registry (``conformance/systems.py``), read from its ``System`` record; the cache,
+the default, has commands of its own.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import random
 import shlex
 import statistics
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance import _lockstep_views as lockstep_views
 from ledgerspec.conformance._errors import InputError, close_factory
 from ledgerspec.conformance._jobs import ordered_map
-from ledgerspec.conformance._lockstep import Candidate, Report, fault_at_stop
+from ledgerspec.conformance._lockstep import Candidate, Report, conform, fault_at_stop
 from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness, is_built
+from ledgerspec.conformance.adapters._system_process import SystemProcessFactory
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs, pick_named
-from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
-from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
-from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
-from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
-from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
-from ledgerspec.conformance.txlog._process import TxlogProcessFactory
-from ledgerspec.spec._lockstep import SYSTEMS as SPEC_SYSTEMS
+from ledgerspec.conformance.systems import SYSTEMS, System
 
 EXIT_FAIL = 1
-
-
-@dataclass(frozen=True)
-class SystemCommands:
-    """What the command line needs of one system; the spec's part is read from ``spec/_lockstep.py``."""
-
-    name: str
-    adapters: dict[str, tuple[str, Callable[[], Candidate]]]
-    conform: Callable[..., Report]
-    mutants: Sequence[Any]
-    process: Callable[..., Any] | None = None
-    """``exec:COMMAND`` adapters, where the system has a process protocol."""
-    real: tuple[str, ...] = ()
-    """Harnesses of real code speaking that protocol (``SYSTEM_HARNESSES``), built on first use."""
-
-    @property
-    def profiles(self) -> tuple[str, ...]:
-        return tuple(SPEC_SYSTEMS[self.name].profiles)
-
-    @property
-    def invariants(self) -> Sequence[Any]:
-        return tuple(SPEC_SYSTEMS[self.name].invariants)
-
-    def claimed(self, profile: str) -> Sequence[Any]:
-        """The invariants ``profile`` claims, in catalogue order."""
-        return tuple(SPEC_SYSTEMS[self.name].claimed(profile))
-
-    @property
-    def capabilities(self) -> tuple[str, ...]:
-        """What an implementation may claim (the in-process references claim all of it)."""
-        return tuple(SPEC_SYSTEMS[self.name].capabilities)
-
-
-def _harnesses_of(system: str) -> tuple[str, ...]:
-    return tuple(name for name, (of, _) in SYSTEM_HARNESSES.items() if of == system)
-
-
-def _references(system: str, adapter: Callable[[str], Candidate]) -> dict[str, tuple[str, Callable[[], Candidate]]]:
-    return {f"reference-{p}": (p, functools.partial(adapter, p)) for p in SPEC_SYSTEMS[system].profiles}
-
-
-SYSTEMS: dict[str, SystemCommands] = {
-    "cursor-state": SystemCommands(
-        "cursor-state",
-        _references("cursor-state", CursorStateAdapter),
-        conform_cursor,
-        CURSOR_MUTANTS,
-        CursorProcessFactory,
-        _harnesses_of("cursor-state"),
-    ),
-    "txlog-writer": SystemCommands(
-        "txlog-writer",
-        _references("txlog-writer", TxlogAdapter),
-        conform_txlog,
-        TXLOG_MUTANTS,
-        TxlogProcessFactory,
-        _harnesses_of("txlog-writer"),
-    ),
-}
 
 
 def harness_lines(name: str, harness: Harness) -> list[str]:
@@ -107,28 +41,28 @@ def harness_lines(name: str, harness: Harness) -> list[str]:
     ]
 
 
-def adapter_lines(system: SystemCommands) -> list[str]:
+def adapter_lines(system: System) -> list[str]:
     """One system's adapters for ``ledgerspec adapters``: references, real-code harnesses, ``exec:``."""
     lines = [f"system {system.name} (--system {system.name}):"]
     claims = ", ".join(system.capabilities) or "none (the system has no capability)"
-    for name, (profile, _) in system.adapters.items():
+    for name, (profile, _) in system.references().items():
         lines += [f"  {name}: python reference, profile {profile}", f"      capabilities: {claims}"]
-    for name in system.real:
+    for name in system.real():
         lines += harness_lines(name, SYSTEM_HARNESSES[name][1])
     if system.process is not None:
-        page = f"conformance/protocol/{system.name}.md; capabilities from its start reply"
+        page = f"{system.protocol_page}; capabilities from its start reply"
         lines.append(f"  exec:COMMAND: any language over process protocol v1 ({page})")
     return lines
 
 
-def _profile(system: SystemCommands, args: argparse.Namespace, default: str) -> str:
+def _profile(system: System, args: argparse.Namespace, default: str) -> str:
     profile = getattr(args, "profile", None) or default
     if profile not in system.profiles:
         raise InputError(f"--profile {profile}: the {system.name} system has profiles {', '.join(system.profiles)}")
     return profile
 
 
-def _invariants(system: SystemCommands, args: argparse.Namespace, profile: str) -> tuple[str, ...]:
+def _invariants(system: System, args: argparse.Namespace, profile: str) -> tuple[str, ...]:
     wanted = tuple(getattr(args, "invariant", None) or ())
     ids = {inv.id for inv in system.claimed(profile)}
     unknown = [name for name in wanted if name not in ids]
@@ -164,27 +98,29 @@ def run_conform(args: argparse.Namespace) -> int:
     """``conform --system S``: search, print the verdict per invariant and any counterexample."""
     system = SYSTEMS[args.system]
     refuse_cache_only(args, system.name)
+    references, real = system.references(), system.real()
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
     process = None
     extra: dict[str, Any] = {}
     command = args.adapter[5:] if args.adapter.startswith("exec:") else None
-    if args.adapter in system.real:
+    if args.adapter in real:
         command = SYSTEM_HARNESSES[args.adapter][1].command()  # builds the harnesses if needed
     if command is not None and system.process is not None:
-        process = system.process(command, timeout=args.timeout, validate=args.validate_protocol)
+        process = SystemProcessFactory(system, command, timeout=args.timeout, validate=args.validate_protocol)
         factory: Callable[[], Candidate] = process
         default, extra = process.profiles[0], {"capabilities": frozenset(process.capabilities)}
-    elif args.adapter in system.adapters:
-        default, factory = system.adapters[args.adapter]
+    elif args.adapter in references:
+        default, factory = references[args.adapter]
     else:
-        known = ", ".join([*system.adapters, *system.real]) + (", or exec:COMMAND" if system.process else "")
+        known = ", ".join([*references, *real]) + (", or exec:COMMAND" if system.process else "")
         raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
     try:
         profile = _profile(system, args, default)
         examples = get_settings(args.settings).examples
         with out.progress(f"{system.name}: {args.adapter} / {profile}: examples", total=examples) as advance:
-            report = system.conform(
+            report = conform(
+                system,
                 factory,
                 profile,
                 settings_name=args.settings,
@@ -283,7 +219,8 @@ def run_mutants(args: argparse.Namespace) -> int:
     system = SYSTEMS[args.system]
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
-    mutants = pick_named(list(system.mutants), args.mutant, f"{system.name} has")
+    every_mutant = list(system.mutants())
+    mutants = pick_named(every_mutant, args.mutant, f"{system.name} has")
     seed = _seed(args)
     seeds = range(seed, seed + args.seeds)
     width = max(len(m.name) for m in mutants)
@@ -293,7 +230,7 @@ def run_mutants(args: argparse.Namespace) -> int:
     out.text(f"{'mutant':<{width}}  {'killed':>7}  {'invariant':<28}  {'median s':>8}  {'worst s':>7}")
     rows = []
     cells = []
-    tasks = [(system.name, system.mutants.index(mutant), each, args.settings) for mutant in mutants for each in seeds]
+    tasks = [(system.name, every_mutant.index(mutant), each, args.settings) for mutant in mutants for each in seeds]
     outcomes = ordered_map(_search, tasks, args.jobs)
     with out.progress(f"{system.name} mutants x seeds", total=len(mutants) * len(seeds)) as advance:
         for mutant in mutants:
@@ -344,9 +281,9 @@ def _search(task: tuple[str, int, int, str]) -> tuple[int, str | None, float]:
     """
     name, index, seed, settings_name = task
     system = SYSTEMS[name]
-    mutant = system.mutants[index]
+    mutant = system.mutants()[index]
     start = time.perf_counter()
-    report = system.conform(mutant.adapter, mutant.profile, settings_name=settings_name, seed=seed)
+    report = conform(system, mutant.adapter, mutant.profile, settings_name=settings_name, seed=seed)
     return seed, report.violation.invariant if report.violation else None, time.perf_counter() - start
 
 

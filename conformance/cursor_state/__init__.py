@@ -4,8 +4,16 @@ The lockstep machine and the in-process adapter of the reference cursor; the sea
 its counterexamples are ``conformance._lockstep``'s.
 """
 
-from ledgerspec.conformance._lockstep import Report, Violation
-from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor, make_cursor_machine
-from ledgerspec.conformance.cursor_state._reference_adapter import CursorStateAdapter
+from ledgerspec.conformance.systems import lazy_exports
 
+__getattr__ = lazy_exports(
+    __name__,
+    CURSOR_STATE="_machine",
+    conform_cursor="_machine",
+    make_cursor_machine="_machine",
+    CursorStateAdapter="_reference_adapter",
+    Report="ledgerspec.conformance._lockstep",
+    Violation="ledgerspec.conformance._lockstep",
+)
+"""Imported on first use: the record (``_system.py``) loads without Hypothesis."""
 __all__ = ["CURSOR_STATE", "CursorStateAdapter", "Report", "Violation", "conform_cursor", "make_cursor_machine"]

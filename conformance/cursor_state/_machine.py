@@ -12,38 +12,13 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
-from ledgerspec.conformance._lockstep import Candidate, Lockstep, LockstepRun, Report, System, search
-from ledgerspec.spec._lockstep import SYSTEMS
-from ledgerspec.spec.cursor_state import (
-    CAPABILITIES,
-    Ack,
-    AckIndex,
-    Confirm,
-    Crash,
-    CursorConfig,
-    CursorOp,
-    FailAdd,
-    FailMeta,
-    MarkDelete,
-    Persist,
-    Recover,
-    Rollover,
-    Unreadable,
-)
-from ledgerspec.spec.cursor_state._events import reported
+from ledgerspec.conformance._lockstep import Candidate, Lockstep, LockstepRun, Report, conform
+from ledgerspec.conformance.cursor_state._system import system
+from ledgerspec.spec.cursor_state import CAPABILITIES, Ack, AckIndex, Confirm, Crash, CursorConfig, CursorOp
+from ledgerspec.spec.cursor_state._ops import FailAdd, FailMeta, MarkDelete, Persist, Recover, Rollover, Unreadable
 
-_SPEC = SYSTEMS["cursor-state"]
-CURSOR_STATE = System(
-    "cursor-state",
-    _SPEC.profiles,
-    _SPEC.init,
-    _SPEC.step,
-    _SPEC.claimed,
-    _SPEC.facts,
-    _SPEC.capabilities,
-    reported=lambda candidate: {"writes": reported(candidate)},
-    reads={"CURSOR-WRITES": "writes"},
-)
+CURSOR_STATE = system()
+"""The record (``conformance/cursor_state/_system.py``)."""
 
 
 def sendable(op: type[CursorOp], capabilities: frozenset[str]) -> bool:
@@ -301,9 +276,18 @@ def conform_cursor(
     shrink: bool = True,
 ) -> Report:
     """Search for a sequence of operations on which the candidate breaks one of the profile's invariants."""
-    run = LockstepRun(CURSOR_STATE, factory, profile, invariants, capabilities, on_example=on_example)
-    machine = make_cursor_machine(run)
-    return search(run, machine, settings_name=settings_name, seed=seed, examples=examples, shrink=shrink)
+    return conform(
+        CURSOR_STATE,
+        factory,
+        profile,
+        settings_name=settings_name,
+        seed=seed,
+        invariants=invariants,
+        capabilities=capabilities,
+        on_example=on_example,
+        examples=examples,
+        shrink=shrink,
+    )
 
 
 __all__ = ["CURSOR_STATE", "FAULTS", "Candidate", "codecs", "conform_cursor", "make_cursor_machine", "sendable"]

@@ -19,6 +19,7 @@ from ledgerspec.conformance._errors import AdapterFault, close_factory
 from ledgerspec.conformance._lockstep import Candidate, LockstepRun, Report, Violation, fault_at_stop, replay
 from ledgerspec.conformance._real_rows import RealRow, Record
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness
+from ledgerspec.conformance.adapters._system_process import SystemProcessFactory
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
 from ledgerspec.spec import SpecError
@@ -42,7 +43,7 @@ REAL_CURSORS: dict[str, Harness] = {
 }
 
 
-def _real_cursor(name: str) -> closing[CursorProcessFactory]:
+def _real_cursor(name: str) -> closing[SystemProcessFactory]:
     """A factory over the real cursor harness ``name``, closed (its JVM stopped) when the block ends."""
     return closing(CursorProcessFactory(real_cursor_command(name)))
 
@@ -265,3 +266,9 @@ def judge_real_cursors(
             verdict_of = report.verdict.value
             record(RealRow(verdict.adapter, verdict.invariant, verdict_of, report.steps, problem is None, note))
     return ok
+
+
+def judge_for_run(out: Callable[[str], None], *, settings: str, seed: int, record: Record | None = None) -> bool:
+    """``ledgerspec run``'s part for the real cursors: each invariant of pulsar-master alone, CI's pinned searches."""
+    out("   The real ManagedCursorImpl, cursor-state, each invariant of pulsar-master alone (CI's pinned searches)")
+    return judge_real_cursors(out, settings=settings, seed=seed, pinned=True, record=record)

@@ -7,21 +7,7 @@ from typing import Any
 from ledgerspec.reference.cursor_state import BookKeeper, MetadataStore, ReferenceCursor
 from ledgerspec.reference.cursor_state._bookkeeper import AddCallback, Ledger
 from ledgerspec.reference.cursor_state._position_info import Caps, Snapshot, footer_of, write
-from ledgerspec.spec.cursor_state import (
-    Ack,
-    AckIndex,
-    Confirm,
-    Crash,
-    CursorConfig,
-    CursorOp,
-    FailAdd,
-    FailMeta,
-    MarkDelete,
-    Persist,
-    Recover,
-    Rollover,
-    Unreadable,
-)
+from ledgerspec.spec import cursor_state as cs
 from ledgerspec.spec.cursor_state._model import START, Write
 
 
@@ -79,7 +65,7 @@ class CursorStateAdapter:
         self.log.clear()
         return made
 
-    def start(self, config: CursorConfig) -> None:
+    def start(self, config: cs.CursorConfig) -> None:
         self.config = config
         self.log.clear()
         self.bk = _LoggedBookKeeper(config.max_entry_size, self.log)
@@ -95,43 +81,43 @@ class CursorStateAdapter:
 
         return done
 
-    def apply(self, op: CursorOp) -> Any:  # noqa: C901, PLR0911, PLR0912 - one branch per operation
+    def apply(self, op: cs.CursorOp) -> Any:  # noqa: C901, PLR0911, PLR0912 - one branch per operation
         cursor = self.cursor
-        if isinstance(op, Recover):
+        if isinstance(op, cs.Recover):
             self.cursor = self.cursor_class(self.profile, self.config, self.bk, self.meta)
             state = self.cursor.recover()
             if state is None:
                 self.cursor = None
                 return "failed"
             return as_result(state)
-        if isinstance(op, Unreadable):
+        if isinstance(op, cs.Unreadable):
             ledger = self.bk.ledgers.get(self.meta.ledger)
             if ledger is not None and ledger.entries:
                 ledger.unreadable.add(len(ledger.entries) - 1)
             return None
         assert cursor is not None, "only recover or unreadable after a crash"
-        if isinstance(op, Ack):
+        if isinstance(op, cs.Ack):
             cursor.delete((op.ledger, op.entry))
-        elif isinstance(op, AckIndex):
+        elif isinstance(op, cs.AckIndex):
             cursor.delete_index((op.ledger, op.entry), op.index)
-        elif isinstance(op, MarkDelete):
+        elif isinstance(op, cs.MarkDelete):
             cursor.mark_delete_to((op.ledger, op.entry))
-        elif isinstance(op, Persist):
+        elif isinstance(op, cs.Persist):
             self.persists += 1
             cursor.persist(op.value, self._callback(self.persists))
             return self.persists
-        elif isinstance(op, Rollover):
+        elif isinstance(op, cs.Rollover):
             if not cursor.rollover(self._callback(self.persists + 1)):
                 return None
             self.persists += 1
             return self.persists
-        elif isinstance(op, Confirm | FailAdd):
+        elif isinstance(op, cs.Confirm | cs.FailAdd):
             self.callbacks = []
-            self.bk.complete_next(fail=isinstance(op, FailAdd))
+            self.bk.complete_next(fail=isinstance(op, cs.FailAdd))
             return self.callbacks
-        elif isinstance(op, FailMeta):
+        elif isinstance(op, cs.FailMeta):
             self.meta.fail_next = True
-        elif isinstance(op, Crash):
+        elif isinstance(op, cs.Crash):
             self.bk.crash(op.keep)
             self.meta.fail_next = False
             self.cursor = None

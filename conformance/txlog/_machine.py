@@ -6,15 +6,13 @@ reads and close, on a virtual clock (nothing sleeps).
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
-from ledgerspec.conformance._lockstep import Lockstep, LockstepRun, Report, System, search
-from ledgerspec.spec._lockstep import SYSTEMS
+from ledgerspec.conformance._lockstep import Lockstep, LockstepRun, Report, conform
+from ledgerspec.conformance.txlog._system import system
 from ledgerspec.spec.txlog import (
     CAPABILITIES,
     Add,
@@ -22,15 +20,12 @@ from ledgerspec.spec.txlog import (
     Complete,
     Fail,
     Metrics,
-    Step,
     Tick,
     WriterConfig,
 )
 
-_SPEC = SYSTEMS["txlog-writer"]
-TXLOG_WRITER = System(
-    "txlog-writer", _SPEC.profiles, _SPEC.init, _SPEC.step, _SPEC.claimed, _SPEC.facts, _SPEC.capabilities
-)
+TXLOG_WRITER = system()
+"""The record (``conformance/txlog/_system.py``)."""
 CONFIGS = st.builds(
     WriterConfig,
     batch_enabled=st.sampled_from([True, True, True, False]),
@@ -98,7 +93,13 @@ def conform_txlog(
     may leave out of a result, never which operations are sent. Without ``metrics_delay`` a null delay is
     not compared; with it (every in-process candidate), a null delay is a wrong answer like any other.
     """
-    facts = functools.partial(Step, delay_measured="metrics_delay" in capabilities)
-    system = dataclasses.replace(TXLOG_WRITER, facts=facts)
-    run = LockstepRun(system, factory, profile, invariants, capabilities, on_example=on_example)
-    return search(run, make_txlog_machine(run), settings_name=settings_name, seed=seed)
+    return conform(
+        TXLOG_WRITER,
+        factory,
+        profile,
+        settings_name=settings_name,
+        seed=seed,
+        invariants=invariants,
+        capabilities=capabilities,
+        on_example=on_example,
+    )

@@ -1,7 +1,7 @@
 """Txlog-writer candidates in any language, as child processes speaking process protocol v1.
 
-The framing, life cycle and faults are the cache's (conformance/protocol/README.md, the transport in
-``conformance/adapters/_process.py``); the payloads are this system's
+The framing, life cycle and faults are the cache's (conformance/protocol/README.md); the client is every
+lockstep system's (``conformance/adapters/_system_process.py``); the payloads are this system's
 (conformance/protocol/txlog-writer.md, schemas in ``protocol/txlog-writer/v1/``): ``start`` names the
 system, ``configure`` sends a ``WriterConfig``, ``apply`` one operation (virtual time is the ``tick``
 operation) and its events, no ``observe``. A result of the wrong shape is a fault naming the step,
@@ -10,34 +10,14 @@ the event and the field.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ledgerspec.conformance._errors import clip
-from ledgerspec.conformance.adapters._process import ProtocolViolation
-from ledgerspec.conformance.adapters._system_process import SystemAdapterInfo, SystemProcess
-from ledgerspec.conformance.txlog._schemas import METRIC_SUMS, SCHEMA_DIR
+from ledgerspec.conformance.adapters._system_process import SystemProcess, SystemProcessFactory, process_class
+from ledgerspec.conformance.txlog._schemas import METRIC_SUMS
+from ledgerspec.conformance.txlog._system import SCHEMA_DIR
 from ledgerspec.spec._history import integer_problem
-from ledgerspec.spec.txlog import CAPABILITIES, PROFILES, TRIGGERS, Metrics, WriterConfig, WriterOp
-
-SYSTEM = "txlog-writer"
-
-
-@dataclass(frozen=True)
-class TxlogAdapterInfo(SystemAdapterInfo):
-    """Who a txlog-writer implementation is: its profiles and capabilities are this system's."""
-
-    system: ClassVar[str] = SYSTEM
-    known_profiles: ClassVar[tuple[str, ...]] = PROFILES
-    known_capabilities: ClassVar[tuple[str, ...]] = CAPABILITIES
-
-
-class TxlogProcess(SystemProcess):
-    """The cache's process transport, validated against this system's schemas."""
-
-    info_class = TxlogAdapterInfo
-    schema_dir = SCHEMA_DIR
-    system = SYSTEM
+from ledgerspec.spec.txlog import TRIGGERS, Metrics, WriterOp
 
 
 def _is_int(value: Any, *, null: bool = False) -> bool:
@@ -104,44 +84,27 @@ def result_problem(op: WriterOp, result: Any, *, delay: bool) -> str | None:
     return next((p for p in problems if p), None)
 
 
-class TxlogProcessAdapter:
-    """One candidate handle over the shared process: one ``apply`` per step."""
-
-    def __init__(self, process: TxlogProcess) -> None:
-        self._process = process
-        self._delay = "metrics_delay" in process.info.capabilities
-        self._step = 0
-
-    def start(self, config: WriterConfig) -> None:
-        self._process.ensure_running()
-        self._process.request("configure", config=config.to_dict())
-        self._step = 0
-
-    def apply(self, op: WriterOp) -> Any:
-        self._step += 1
-        reply = self._process.request("apply", ops=[op.to_dict()], what=op)
-        where = f"step {self._step}, {op.describe()} (seq {self._process.seq})"
-        results = reply.get("results")
-        if not isinstance(results, list) or len(results) != 1:
-            raise ProtocolViolation(f"{where}: expected one result in results, got {clip(repr(results), 300)}")
-        problem = result_problem(op, results[0], delay=self._delay)
-        if problem:
-            raise ProtocolViolation(f"{where}: {problem}")
-        return results[0]
-
-    def stop(self) -> None:
-        """Nothing: the process serves the next example."""
+def hook_problem(op: WriterOp, result: Any, claims: frozenset[str]) -> str | None:
+    """``System.process``'s check of a result's shape: a null delay only without ``metrics_delay``."""
+    return result_problem(op, result, delay="metrics_delay" in claims)
 
 
-class TxlogProcessFactory:
-    """``exec:COMMAND`` for the txlog-writer system: one process, a handle per example."""
+def TxlogProcessFactory(  # noqa: N802 - the name this factory had before the one transport
+    command: str, *, timeout: float | None = None, validate: bool = False
+) -> SystemProcessFactory:
+    """``exec:COMMAND`` for the txlog-writer system (``SystemProcessFactory`` of its record)."""
+    from ledgerspec.conformance.txlog._system import system  # noqa: PLC0415 - it imports this module
 
-    def __init__(self, command: str, *, timeout: float | None = None, validate: bool = False) -> None:
-        self._process = TxlogProcess(command, timeout=timeout, validate=validate, restart="crash")
-        self.profiles, self.capabilities = self._process.info.profiles, self._process.info.capabilities
+    return SystemProcessFactory(system(), command, timeout=timeout, validate=validate)
 
-    def __call__(self) -> TxlogProcessAdapter:
-        return TxlogProcessAdapter(self._process)
 
-    def close(self) -> None:
-        self._process.close()
+def TxlogProcess(  # noqa: N802 - the name this transport had before the one transport
+    command: str, **options: Any
+) -> SystemProcess:
+    """The txlog-writer system's transport (``process_class`` of its record)."""
+    from ledgerspec.conformance.txlog._system import system  # noqa: PLC0415 - it imports this module
+
+    return process_class(system())(command, **options)
+
+
+__all__ = ["SCHEMA_DIR", "TxlogProcess", "TxlogProcessFactory", "event_problem", "hook_problem", "result_problem"]

@@ -2,7 +2,7 @@
 
 ``real-txlog-4.2.4`` (conformance/adapters/real/txlog-writer-4.2, ``TxlogWriterHarness``) is judged against
 ``pulsar-master`` as the cache's real targets are (conformance/_real_code.py): the verdict must be what
-``conformance/_real_txlog.py`` declares (PROTOCOL_VERDICT), and a failure must be one of its declared
+``conformance/txlog/_real_section.py`` declares (PROTOCOL_VERDICT), and a failure must be one of its declared
 findings; anything else, a new failure or a fault, means the release or the harness changed. The findings
 the protocol cannot reach (T1 needs a second writer, T2 a serializer fault) stay declared with their JUnit
 reproductions; the run shows they are not mistaken for anything else.
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from ledgerspec.conformance._errors import close_factory
 from ledgerspec.conformance._lockstep import Report, fault_at_stop
 from ledgerspec.conformance._real_rows import RealRow, Record
-from ledgerspec.conformance._real_txlog import ADAPTER, FINDINGS, PROFILE, PROTOCOL_VERDICT
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
 from ledgerspec.conformance.txlog._machine import conform_txlog
 from ledgerspec.conformance.txlog._process import TxlogProcessFactory
+from ledgerspec.conformance.txlog._real_section import ADAPTER, FINDINGS, PROFILE, PROTOCOL_VERDICT
 
 
 def run_real(*, settings: str, seed: int, timeout: float | None = None) -> Report:
@@ -58,3 +58,7 @@ def judge_real(out: Callable[[str], None], *, settings: str, seed: int, record: 
         as_declared = not problems and report.verdict.value == PROTOCOL_VERDICT.verdict
         record(RealRow(f"{ADAPTER} (txlog-writer)", PROFILE, report.verdict.value, report.steps, as_declared, declared))
     return not problems and report.verdict.value == PROTOCOL_VERDICT.verdict
+
+
+judge_for_run = judge_real
+"""``ledgerspec run``'s part for the real writer (``System.judge_real``)."""

@@ -7,13 +7,12 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance.adapters._system_process import system_schemas, write_schemas
+from ledgerspec.conformance.txlog._system import SCHEMA_DIR
 from ledgerspec.spec.txlog import CAPABILITIES, OPERATIONS, PROFILES, TRIGGERS, WriterConfig
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / "txlog-writer" / "v1"
 METRIC_SUMS = ("records", "bytes", "delay")
 """The histograms' sums a ``metrics`` result holds beside the trigger counters (spec/txlog/SPEC.md §2)."""
 INT = {"type": "integer", "minimum": 0}

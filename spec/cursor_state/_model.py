@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ledgerspec.spec._errors import OperationError, UnknownProfileError
+from ledgerspec.spec.cursor_state import _ops as ops
 from ledgerspec.spec.cursor_state import _state as st
 from ledgerspec.spec.cursor_state._format import (
     FormatError,
@@ -31,21 +32,6 @@ from ledgerspec.spec.cursor_state._format import (
     decompress,
     encode,
     parse_footer,
-)
-from ledgerspec.spec.cursor_state._ops import (
-    Ack,
-    AckIndex,
-    Confirm,
-    Crash,
-    CursorConfig,
-    CursorOp,
-    FailAdd,
-    FailMeta,
-    MarkDelete,
-    Persist,
-    Recover,
-    Rollover,
-    Unreadable,
 )
 from ledgerspec.spec.cursor_state._state import AckState
 
@@ -84,7 +70,7 @@ class Model:
     """Everything the cursor, BookKeeper and the metadata store hold (copied on every step)."""
 
     profile: str
-    config: CursorConfig
+    config: ops.CursorConfig
     quirks: frozenset[str] = frozenset()
     """Release behaviours taken on (:data:`QUIRKS`); none for a profile."""
     memory: AckState | None = field(default_factory=lambda: st.initial(START))
@@ -175,16 +161,16 @@ class Model:
         return st.settle(decode(encode(state, self.layout)))[0]
 
 
-def init(profile: str, config: CursorConfig | None = None, quirks: frozenset[str] = frozenset()) -> Model:
+def init(profile: str, config: ops.CursorConfig | None = None, quirks: frozenset[str] = frozenset()) -> Model:
     """A new cursor, its state in the metadata store, no cursor ledger yet (``quirks``: :data:`QUIRKS`)."""
     if profile not in PROFILES:
         raise UnknownProfileError(f"unknown cursor-state profile {profile!r} (known: {', '.join(PROFILES)})")
     if not quirks <= QUIRKS.keys():
         raise UnknownProfileError(f"unknown release quirks {sorted(quirks - QUIRKS.keys())} (known: {sorted(QUIRKS)})")
-    return Model(profile, config or CursorConfig(), quirks)
+    return Model(profile, config or ops.CursorConfig(), quirks)
 
 
-def step(model: Model, op: CursorOp) -> tuple[Model, Result]:
+def step(model: Model, op: ops.CursorOp) -> tuple[Model, Result]:
     """The next model and the operation's result; the argument is left as it was."""
     after = copy.copy(model)  # every value inside is immutable: copying the containers is enough
     after.ledgers = {ledger: list(entries) for ledger, entries in model.ledgers.items()}
@@ -196,72 +182,72 @@ def step(model: Model, op: CursorOp) -> tuple[Model, Result]:
     return after, _apply(after, op)
 
 
-def _apply(m: Model, op: CursorOp) -> Result:  # noqa: C901, PLR0911 - one branch per operation
-    if m.crashed and not isinstance(op, Recover | Unreadable):
+def _apply(m: Model, op: ops.CursorOp) -> Result:  # noqa: C901, PLR0911 - one branch per operation
+    if m.crashed and not isinstance(op, ops.Recover | ops.Unreadable):
         raise OperationError(f"{op.kind}: the broker crashed; only recover or unreadable until it recovers")
-    if isinstance(op, Ack | AckIndex | MarkDelete):
+    if isinstance(op, ops.Ack | ops.AckIndex | ops.MarkDelete):
         _acknowledge(m, op)
         return None
-    if isinstance(op, Persist):
+    if isinstance(op, ops.Persist):
         assert m.memory is not None
         m.memory = st.with_properties(m.memory, {"p": op.value})
         return _persist(m, m.memory)
-    if isinstance(op, Rollover):
+    if isinstance(op, ops.Rollover):
         if m.open_ledger is None or m.opening is not None or m.outstanding or not m.ledgers[m.open_ledger]:
             return None  # only an open, written, idle ledger rolls over
         assert m.memory is not None
         return _persist(m, m.memory, new_ledger=True)
-    if isinstance(op, Confirm):
+    if isinstance(op, ops.Confirm):
         return _confirm(m)
-    if isinstance(op, FailAdd):
+    if isinstance(op, ops.FailAdd):
         return _fail_adds(m)
-    if isinstance(op, FailMeta):
+    if isinstance(op, ops.FailMeta):
         m.meta_fails = True
         return None
-    if isinstance(op, Crash):
+    if isinstance(op, ops.Crash):
         _crash(m, op.keep)
         return None
-    if isinstance(op, Unreadable):
+    if isinstance(op, ops.Unreadable):
         ledger = m.meta[0]
         if ledger >= 0 and m.ledgers.get(ledger):
             m.unreadable.add((ledger, len(m.ledgers[ledger]) - 1))
         return None
-    if isinstance(op, Recover):
+    if isinstance(op, ops.Recover):
         return _recover(m)
     raise OperationError(f"unknown cursor-state operation {op!r}")
 
 
-def _acknowledge(m: Model, op: Ack | AckIndex | MarkDelete) -> None:
+def _acknowledge(m: Model, op: ops.Ack | ops.AckIndex | ops.MarkDelete) -> None:
     assert m.memory is not None
     position = (op.ledger, op.entry)
     if op.entry < 0 or op.ledger <= 0:
         raise OperationError(f"{op.kind}: position {position} is not a message")
     before = m.memory
-    if isinstance(op, Ack):
+    if isinstance(op, ops.Ack):
         m.memory = st.ack(m.memory, position)
-    elif isinstance(op, AckIndex):
+    elif isinstance(op, ops.AckIndex):
         if not 0 <= op.index < m.config.batch_size:
             raise OperationError(f"ack_index: index {op.index} outside the batch of {m.config.batch_size}")
         m.memory = st.ack_index(m.memory, position, op.index, m.config.batch_size)
     else:
         m.memory = st.mark_delete(m.memory, position)
-    deleted = None if isinstance(op, MarkDelete) else position  # ``asyncDelete`` drops the batch set of its position
+    deleted = None if isinstance(op, ops.MarkDelete) else position  # ``asyncDelete`` drops its position's batch set
     unsettled = {p: s for p, s in m.unsettled if p != deleted}
     unsettled.update((p, s) for p, s in before.batch if p <= m.memory.mark_delete and p != deleted)
     m.unsettled = tuple(sorted(unsettled.items()))
     _mark(m, op, before)
     m.ever_mark = max(m.ever_mark, m.memory.mark_delete)
-    m.ever_acked |= m.memory.acked | ({position} if isinstance(op, Ack) else set())
+    m.ever_acked |= m.memory.acked | ({position} if isinstance(op, ops.Ack) else set())
 
 
-def _mark(m: Model, op: Ack | AckIndex | MarkDelete, before: AckState) -> None:
+def _mark(m: Model, op: ops.Ack | ops.AckIndex | ops.MarkDelete, before: AckState) -> None:
     """``updateLastMarkDeleteEntryToLatest`` (the rate-limited path; the spec's acknowledgements do not persist).
 
     ``markDelete(position)`` passes no properties. ``asyncDelete`` passes null, so the last waiting persist's
     properties, or the cursor's; it returns early, touching nothing, when no range is left to look at.
     """
     assert m.memory is not None
-    if isinstance(op, MarkDelete):
+    if isinstance(op, ops.MarkDelete):
         if m.memory.mark_delete > before.mark_delete:
             m.last_entry = AckState(m.memory.mark_delete)
         return

@@ -180,5 +180,15 @@ def result(event: dict[str, Any], outputs: list[dict[str, Any]], recorded: froze
 
 
 VOCABULARY = Vocabulary(
-    "txlog-writer", 1, KINDS, OUTPUTS_OF, events, operation, result, clocked=True, pairs={"flush": "entry_write"}
+    "txlog-writer",
+    1,
+    KINDS,
+    OUTPUTS_OF,
+    events,
+    operation,
+    result,
+    clocked=True,
+    pairs={"flush": "entry_write"},
+    clock=lambda op: op.by if isinstance(op, Tick) else 0,
+    size=lambda op: op.size if isinstance(op, Add) else None,
 )

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._lockstep import LockstepRun, replay
-from ledgerspec.conformance.cli._systems import SYSTEMS as CLI
+from ledgerspec.conformance._lockstep import LockstepRun, conform, replay
 from ledgerspec.conformance.cursor_state import CURSOR_STATE
+from ledgerspec.conformance.systems import SYSTEMS
+from ledgerspec.conformance.systems import SYSTEMS as CLI
 from ledgerspec.conformance.txlog._machine import TXLOG_WRITER
 from ledgerspec.spec import cursor_state, txlog
-from ledgerspec.spec._lockstep import SYSTEMS
 from ledgerspec.traces._sys_io import read_system_trace
 from ledgerspec.traces._sys_record import record_history, walk
 from ledgerspec.traces._sys_replay import decidable
@@ -51,8 +51,8 @@ class Candidate:
 CANDIDATES = [
     Candidate(system, name, profile, factory, False)
     for system, entry in CLI.items()
-    for name, (profile, factory) in entry.adapters.items()
-] + [Candidate(system, m.name, m.profile, m.adapter, True) for system, entry in CLI.items() for m in entry.mutants]
+    for name, (profile, factory) in entry.references().items()
+] + [Candidate(system, m.name, m.profile, m.adapter, True) for system, entry in CLI.items() for m in entry.mutants()]
 
 
 @dataclass
@@ -96,7 +96,7 @@ def histories(candidate: Candidate) -> list[tuple[Any, list[Any]]]:
         for seed in range(WALKS)
     ]
     if candidate.mutant:
-        report = CLI[candidate.system].conform(candidate.factory, candidate.profile, settings_name="ci", seed=SEED)
+        report = conform(CLI[candidate.system], candidate.factory, candidate.profile, settings_name="ci", seed=SEED)
         assert report.violation is not None, f"{candidate.name} survived conform at seed {SEED}"
         found.append((report.violation.config, list(report.violation.steps)))
     return found

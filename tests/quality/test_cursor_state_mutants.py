@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ledgerspec.conformance._lockstep import Violation
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
-from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS, CursorMutant
+from ledgerspec.conformance.cursor_state._mutants import CURSOR_MUTANTS, CursorMutant
 from ledgerspec.spec.cursor_state import PROFILES, CursorConfig, Step, claimed, init, op_from_dict, step
 from ledgerspec.spec.cursor_state._events import reported
 

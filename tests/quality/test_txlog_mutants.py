@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from ledgerspec.conformance._lockstep import Violation
-from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS, TxlogMutant
 from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
+from ledgerspec.conformance.txlog._mutants import TXLOG_MUTANTS, TxlogMutant
 from ledgerspec.spec.txlog import PROFILES, claimed
 
 SEED = 1

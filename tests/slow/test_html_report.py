@@ -106,8 +106,9 @@ def test_the_report_renders_in_headless_chromium(run, tmp_path):
 def test_the_cursor_and_txlog_timelines_render_in_headless_chromium(tmp_path):
     """A counterexample of each lockstep system (a mutant of its reference), as ``conform --html`` writes it."""
     from ledgerspec.conformance._html import HtmlReport
+    from ledgerspec.conformance._lockstep import conform
     from ledgerspec.conformance._lockstep_views import section
-    from ledgerspec.conformance.cli._systems import SYSTEMS
+    from ledgerspec.conformance.systems import SYSTEMS
 
     driver = chromium()
     try:
@@ -115,8 +116,8 @@ def test_the_cursor_and_txlog_timelines_render_in_headless_chromium(tmp_path):
             ("txlog-writer", "pulsar-master-timer-not-rearmed"),
             ("cursor-state", "pulsar-master-reads-first-entry"),
         ):
-            mutant = next(m for m in SYSTEMS[system].mutants if m.name == name)
-            report = SYSTEMS[system].conform(mutant.adapter, mutant.profile, settings_name="quick", seed=1)
+            mutant = next(m for m in SYSTEMS[system].mutants() if m.name == name)
+            report = conform(SYSTEMS[system], mutant.adapter, mutant.profile, settings_name="quick", seed=1)
             assert report.violation is not None, f"{name} survived seed 1"
             page = HtmlReport(name)
             section(page, report, name)

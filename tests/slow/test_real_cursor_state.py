@@ -12,9 +12,9 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
-from ledgerspec.conformance._real_cursor import CONTROLS, FINDINGS
 from ledgerspec.conformance.adapters._harness import build_dir
 from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.cursor_state._real_section import CONTROLS, FINDINGS
 
 MODULES = ("managed-cursor-4.0", "managed-cursor-4.2")
 REPORT = "TEST-org.apache.bookkeeper.mledger.impl.CursorStateRecoveryTest.xml"

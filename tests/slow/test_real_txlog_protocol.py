@@ -13,10 +13,10 @@ import json
 import shutil
 
 import pytest
-from ledgerspec.conformance._real_txlog import ADAPTER, PROFILE, PROTOCOL_VERDICT
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, build, pom_properties
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.txlog._real import run_real, surprises
+from ledgerspec.conformance.txlog._real_section import ADAPTER, PROFILE, PROTOCOL_VERDICT
 
 
 @pytest.fixture(scope="module")

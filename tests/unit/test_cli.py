@@ -257,7 +257,7 @@ def test_adapters_lists_the_references(capsys):
 
 
 def test_adapters_lists_every_systems_adapters_under_the_system_they_are_for(capsys):
-    from ledgerspec.conformance.cli._systems import SYSTEMS
+    from ledgerspec.conformance.systems import SYSTEMS
 
     assert main(["adapters"]) == 0
     out = capsys.readouterr().out
@@ -271,10 +271,10 @@ def test_adapters_lists_every_systems_adapters_under_the_system_they_are_for(cap
     assert "real-txlog-4.2.4" not in listed["cache"]
     for name, system in SYSTEMS.items():
         body = listed[name]
-        for adapter, (profile, _) in system.adapters.items():
+        for adapter, (profile, _) in system.references().items():
             assert f"  {adapter}: python reference, profile {profile}" in body
         assert f"capabilities: {', '.join(system.capabilities)}" in body
-        assert f"exec:COMMAND: any language over process protocol v1 (conformance/protocol/{name}.md" in body
+        assert f"exec:COMMAND: any language over process protocol v1 ({system.protocol_page}" in body
     assert "  reference-pip381: python reference, profile pip381" in listed["cursor-state"]
     assert "capabilities: metrics_delay" in listed["txlog-writer"]
     assert (

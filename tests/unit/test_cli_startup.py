@@ -68,12 +68,15 @@ def test_the_command_table_is_the_installed_entry_points():
 
 def test_the_names_offered_are_the_catalogues():
     from ledgerspec.conformance._presets import PRESETS, SETTINGS
-    from ledgerspec.spec._lockstep import SYSTEMS
+    from ledgerspec.conformance.systems import names, profiles_of
+    from ledgerspec.spec import cursor_state, txlog
     from ledgerspec.spec.cache import PROFILES
 
-    assert set(_names.SYSTEM_PROFILES["cache"]) == set(PROFILES)
-    for system in ("cursor-state", "txlog-writer"):
-        assert set(_names.SYSTEM_PROFILES[system]) == set(SYSTEMS[system].profiles)
+    assert set(_names.CACHE_PROFILES) == set(PROFILES)
+    assert {"cache", "cursor-state", "txlog-writer"} <= set(names())  # the others: from the registry
+    assert profiles_of("cursor-state") == cursor_state.PROFILES
+    assert profiles_of("txlog-writer") == txlog.PROFILES
+    assert {name: profiles_of(name) for name in _names.SHIPPED_PROFILES} == _names.SHIPPED_PROFILES
     assert tuple(PRESETS) == _names.PRESET_NAMES
     assert tuple(SETTINGS) == _names.SETTINGS_NAMES
 
@@ -101,7 +104,6 @@ def test_conform_offers_only_the_chosen_systems_profiles(capsys):
 
 
 def test_the_names_traces_and_simulate_offer_are_their_sources():
-    from ledgerspec.spec._lockstep import SYSTEMS
     from ledgerspec.spec.cache import PROFILES
     from ledgerspec.traces import _cli, _simulate_sweep
     from ledgerspec.traces import _names as traces_names
@@ -110,9 +112,7 @@ def test_the_names_traces_and_simulate_offer_are_their_sources():
     assert traces_names.GENERATE_WORKLOADS == WORKLOADS
     assert traces_names.SIMULATE_PROFILES == _simulate_sweep.PROFILES
     assert traces_names.SIMULATE_SIZES == _simulate_sweep.DEFAULT_SIZES
-    assert tuple(SYSTEMS) == _cli.SYSTEM_NAMES
     assert set(_cli.PROFILES) == set(PROFILES)
-    assert {profile for system in SYSTEMS.values() for profile in system.profiles} == _cli.LOCKSTEP_PROFILES
 
 
 @pytest.mark.parametrize(
@@ -120,15 +120,16 @@ def test_the_names_traces_and_simulate_offer_are_their_sources():
     [
         (["traces", "generate"], "--workload", ["tailing", "catchup", "key-shared", "fanout", "mixed", "edge"]),
         (["traces", "generate"], "--profile", ["legacy", "pip430", "pulsar-master", "segmented"]),
-        (["traces", "record"], "--system", ["cache", "cursor-state", "txlog-writer"]),
+        # fifo-queue and its profile fifo: the test-only system tests/conftest.py registers
+        (["traces", "record"], "--system", ["cache", "cursor-state", "fifo-queue", "txlog-writer"]),
         (
             ["traces", "record"],
             "--profile",
-            ["legacy", "pip160", "pip381", "pip430", "pulsar-master", "segmented"],
+            ["fifo", "legacy", "pip160", "pip381", "pip430", "pulsar-master", "segmented"],
         ),
         (["traces", "check"], "--engine", ["local", "spark"]),
         (["mutants"], "--settings", ["quick", "ci", "thorough"]),
-        (["mutants"], "--system", ["cache", "cursor-state", "txlog-writer"]),
+        (["mutants"], "--system", ["cache", "cursor-state", "fifo-queue", "txlog-writer"]),
         (["deviations"], "--settings", ["quick", "ci", "thorough"]),
         (["simulate"], "--engine", ["local", "spark"]),
     ],

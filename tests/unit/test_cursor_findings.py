@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from ledgerspec.conformance import _cursor_findings as findings
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.cursor_state import _findings as findings
 
 EXPECTED = {
     "P1": ("CURSOR-NO-ACK-LOSS", "entries [(1, 3), (1, 5)]", "redelivery"),

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 from ledgerspec.conformance._html import HtmlReport
+from ledgerspec.conformance._lockstep import conform
 from ledgerspec.conformance._lockstep_views import fault_table, section
 from ledgerspec.conformance.adapters._process import AdapterCrashed
-from ledgerspec.conformance.cli._systems import SYSTEMS
+from ledgerspec.conformance.systems import SYSTEMS
 
 STDERR = "  stderr (last lines):\n    adapter: simulated crash"
 
@@ -53,13 +54,13 @@ class _Handle:
 def search(system: str, candidate: DiesAt) -> Any:
     chosen = SYSTEMS[system]
     profile = chosen.profiles[-1]
-    return chosen.conform(candidate, profile, settings_name="quick", seed=1)
+    return conform(chosen, candidate, profile, settings_name="quick", seed=1)
 
 
 @pytest.mark.parametrize("system", ["cursor-state", "txlog-writer"])
 def test_a_crash_at_the_fifth_apply_is_an_error_naming_the_step_with_the_stderr(system):
     profile = SYSTEMS[system].profiles[-1]
-    report = search(system, DiesAt(SYSTEMS[system].adapters[f"reference-{profile}"][1], at=5))
+    report = search(system, DiesAt(SYSTEMS[system].references()[f"reference-{profile}"][1], at=5))
     assert report.verdict.value == "ERROR"
     assert report.violation is None
     assert report.fault.startswith("apply of ")
@@ -80,7 +81,7 @@ def test_a_stop_that_faults_after_a_step_fault_does_not_hide_the_step(system):
     """Hypothesis stops the candidate in a ``finally``: a stop that faults there raised over the step's
     fault, and the report said "at stop", the faulted step lost (an in-process adapter's stop may fault)."""
     profile = SYSTEMS[system].profiles[-1]
-    report = search(system, DiesAt(SYSTEMS[system].adapters[f"reference-{profile}"][1], at=5, stop=True))
+    report = search(system, DiesAt(SYSTEMS[system].references()[f"reference-{profile}"][1], at=5, stop=True))
     assert report.fault.startswith("apply of ")
     assert report.fault_step == len(report.fault_steps) == 5
 
@@ -88,7 +89,7 @@ def test_a_stop_that_faults_after_a_step_fault_does_not_hide_the_step(system):
 @pytest.mark.parametrize("system", ["cursor-state", "txlog-writer"])
 def test_a_fault_at_configure_is_an_error_before_the_first_step(system):
     profile = SYSTEMS[system].profiles[-1]
-    report = search(system, DiesAt(SYSTEMS[system].adapters[f"reference-{profile}"][1], start=True))
+    report = search(system, DiesAt(SYSTEMS[system].references()[f"reference-{profile}"][1], start=True))
     assert report.verdict.value == "ERROR"
     assert report.fault_steps == []
     assert report.fault_step is None
@@ -99,7 +100,7 @@ def test_a_fault_at_configure_is_an_error_before_the_first_step(system):
 def test_the_terminal_and_html_show_the_steps_and_the_stderr():
     from rich.console import Console
 
-    report = search("txlog-writer", DiesAt(SYSTEMS["txlog-writer"].adapters["reference-pulsar-master"][1], at=5))
+    report = search("txlog-writer", DiesAt(SYSTEMS["txlog-writer"].references()["reference-pulsar-master"][1], at=5))
     console = Console(width=200, record=True)
     console.print(fault_table(report))
     shown = console.export_text()

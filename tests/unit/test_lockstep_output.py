@@ -6,18 +6,19 @@ import sys
 
 import pytest
 from ledgerspec.conformance._html import HtmlReport
+from ledgerspec.conformance._lockstep import conform
 from ledgerspec.conformance._lockstep_story import COLUMNS, story
 from ledgerspec.conformance._lockstep_views import section
 from ledgerspec.conformance.cli import main
-from ledgerspec.conformance.cli._systems import SYSTEMS
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import cursor_state, txlog
 
 
 def mutant_report(system: str, name: str):
     """A failing run: a mutant of the reference, quick settings, seed 1 (each found in well under 10 s)."""
     chosen = SYSTEMS[system]
-    mutant = next(m for m in chosen.mutants if m.name == name)
-    report = chosen.conform(mutant.adapter, mutant.profile, settings_name="quick", seed=1)
+    mutant = next(m for m in chosen.mutants() if m.name == name)
+    report = conform(chosen, mutant.adapter, mutant.profile, settings_name="quick", seed=1)
     assert report.violation is not None, f"{name} survived seed 1: pick another seed for this test"
     return report
 
@@ -157,10 +158,10 @@ def test_system_html_to_a_folder_is_refused_naming_the_option(tmp_path, capsys):
 
 def test_the_search_tells_each_example_as_it_starts_for_the_progress_bar():
     system = SYSTEMS["txlog-writer"]
-    _, factory = system.adapters["reference-pip160"]
+    _, factory = system.references()["reference-pip160"]
     heard: list[tuple[int, int]] = []
-    report = system.conform(
-        factory, "pip160", settings_name="quick", seed=1, on_example=lambda e, s: heard.append((e, s))
+    report = conform(
+        system, factory, "pip160", settings_name="quick", seed=1, on_example=lambda e, s: heard.append((e, s))
     )
     assert [examples for examples, _ in heard] == list(range(1, report.examples + 1))
     assert [steps for _, steps in heard] == sorted(steps for _, steps in heard)

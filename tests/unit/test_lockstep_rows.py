@@ -12,8 +12,8 @@ import re
 from ledgerspec.conformance._lockstep_views import report_table
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
-from ledgerspec.conformance.mutants._cursor_state import CURSOR_MUTANTS
-from ledgerspec.spec._lockstep import SYSTEMS
+from ledgerspec.conformance.cursor_state._mutants import CURSOR_MUTANTS
+from ledgerspec.conformance.systems import SYSTEMS
 from rich.console import Console
 
 

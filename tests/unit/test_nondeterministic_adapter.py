@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 from ledgerspec.conformance._engine import conform
+from ledgerspec.conformance._lockstep import conform as lockstep_conform
 from ledgerspec.conformance._search import Faulted, Journal
 from ledgerspec.conformance.adapters.reference import pulsar_master
-from ledgerspec.conformance.cli._systems import SYSTEMS
+from ledgerspec.conformance.systems import SYSTEMS
 
 HYPOTHESIS_WORDS = ("Inconsistent", "data generation", "Flaky", "hypothesis")
 
@@ -73,7 +74,8 @@ def test_a_cache_adapter_drifting_between_examples_is_named_at_the_step():
 def test_a_lockstep_candidate_drifting_between_examples_is_named_at_the_step(system):
     chosen = SYSTEMS[system]
     profile = chosen.profiles[-1]
-    report = chosen.conform(Drifts(chosen.adapters[f"reference-{profile}"][1]), profile, settings_name="quick", seed=1)
+    drifting = Drifts(chosen.references()[f"reference-{profile}"][1])
+    report = lockstep_conform(chosen, drifting, profile, settings_name="quick", seed=1)
     assert report.verdict.value == "ERROR"
     assert report.violation is None
     _assert_named(report.fault, "'late'")

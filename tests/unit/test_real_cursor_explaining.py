@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ledgerspec.conformance._errors import AdapterFault
 from ledgerspec.conformance._lockstep import LockstepRun, Report, Violation, replay
-from ledgerspec.conformance._real_cursor import FINDINGS
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE
+from ledgerspec.conformance.cursor_state._mutants import MetastoreWithoutRanges, RangeCapPlusOne
 from ledgerspec.conformance.cursor_state._real import (
     CURSOR_CASES,
     CURSOR_VERDICTS,
@@ -20,7 +20,7 @@ from ledgerspec.conformance.cursor_state._real import (
     explaining,
     surprise,
 )
-from ledgerspec.conformance.mutants._cursor_state import MetastoreWithoutRanges, RangeCapPlusOne
+from ledgerspec.conformance.cursor_state._real_section import FINDINGS
 from ledgerspec.reference.cursor_state import ReferenceCursor
 from ledgerspec.spec.cursor_state import (
     QUIRKS,

@@ -10,9 +10,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ledgerspec.conformance._real_cursor import CONTROLS, FINDINGS, RELEASES_RUN, TEST_CLASS, cursor_state_section
 from ledgerspec.conformance.adapters._harness import SOURCE, pom_properties
 from ledgerspec.conformance.cli._real_deviations import real_section
+from ledgerspec.conformance.cursor_state._real_section import (
+    CONTROLS,
+    FINDINGS,
+    RELEASES_RUN,
+    TEST_CLASS,
+    cursor_state_section,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 JUNIT = SOURCE / "managed-cursor-common/src/test/java/org/apache/bookkeeper/mledger/impl" / f"{TEST_CLASS}.java"

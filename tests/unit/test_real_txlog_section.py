@@ -12,9 +12,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._real_txlog import CASES, FINDINGS, MODULE, RELEASES_RUN, TEST_CLASS, txlog_writer_section
 from ledgerspec.conformance.adapters._harness import SOURCE, pom_properties
 from ledgerspec.conformance.cli._real_deviations import real_section
+from ledgerspec.conformance.txlog._real_section import (
+    CASES,
+    FINDINGS,
+    MODULE,
+    RELEASES_RUN,
+    TEST_CLASS,
+    txlog_writer_section,
+)
 from ledgerspec.spec.txlog import Add, Close, Complete, Fail, Metrics, Tick, WriterConfig, WriterOp, init, step
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from ledgerspec.conformance._machine_marks import segment_end
 from ledgerspec.conformance.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, FIRST_ENTRIES, SPAN, make_cursor_machine
-from ledgerspec.conformance.mutants._cursor_state import _int_shift_words
+from ledgerspec.conformance.cursor_state._mutants import _int_shift_words
 from ledgerspec.conformance.mutants._positions import _as_int, _as_long
 from ledgerspec.reference.cursor_state._position_info import _long_words
 from ledgerspec.spec.cache import (

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance.cli import main
-from ledgerspec.conformance.mutants._txlog import TXLOG_MUTANTS
+from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.conformance.txlog import conform_txlog
-from ledgerspec.spec._lockstep import SYSTEMS
+from ledgerspec.conformance.txlog._mutants import TXLOG_MUTANTS
 from ledgerspec.spec.cursor_state._events import KINDS as CURSOR_KINDS
 from ledgerspec.spec.cursor_state._events import WRITES
 from ledgerspec.spec.txlog._events import KINDS as TXLOG_KINDS

@@ -22,7 +22,7 @@ from ledgerspec.conformance._lockstep_case import LockstepCase, read_case
 from ledgerspec.conformance._lockstep_story import story
 from ledgerspec.conformance.cursor_state import CURSOR_STATE, CursorStateAdapter
 
-FINDINGS_DIR = Path(__file__).parent / "cursor_state" / "findings"
+FINDINGS_DIR = Path(__file__).parent / "findings"
 """The committed cases of P1-P4 (installed with the package)."""
 DESIGN, FIXED = "pip381", "pulsar-master"
 

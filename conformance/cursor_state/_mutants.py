@@ -5,10 +5,11 @@ recovering a cursor's state, each named by what it breaks. The suite must kill e
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
+from ledgerspec.conformance.systems import ReferenceMutant
 from ledgerspec.reference.cursor_state import ReferenceCursor
 from ledgerspec.reference.cursor_state._bookkeeper import Ledger, ReadError
 from ledgerspec.reference.cursor_state._cursor import Callback, Entry, State
@@ -252,44 +253,42 @@ class RolloverSettles(ReferenceCursor):
         return super()._new_ledger(settled)
 
 
-@dataclass(frozen=True)
-class CursorMutant:
+class CursorMutant(ReferenceMutant):
     """A named mutant of one profile's reference cursor."""
 
-    name: str
-    profile: str
-    cursor_class: type[ReferenceCursor]
+    reference = CursorStateAdapter
+    slot = "cursor_class"
 
     @property
-    def description(self) -> str:
-        return (self.cursor_class.__doc__ or "").strip().splitlines()[0]
-
-    def adapter(self) -> CursorStateAdapter:
-        adapter = CursorStateAdapter(self.profile)
-        adapter.cursor_class = self.cursor_class
-        return adapter
+    def cursor_class(self) -> type:
+        """The mutant class the adapter builds."""
+        return self.replacement
 
 
 CURSOR_MUTANTS: tuple[CursorMutant, ...] = (
-    CursorMutant("pip381-footer-first", "pip381", FooterFirst),
-    CursorMutant("pip381-callback-on-first-chunk", "pip381", CallbackOnFirstChunk),
-    CursorMutant("pip381-chunk-short", "pip381", ChunkShort),
-    CursorMutant("pip381-walk-back-stops-early", "pip381", WalkBackStopsEarly),
-    CursorMutant("pip381-compression-ignored-on-read", "pip381", CompressionIgnoredOnRead),
-    CursorMutant("pip381-bits-cap-including", "pip381", BitsCapIncluding),
-    CursorMutant("pip381-pointer-not-switched", "pip381", PointerNotSwitched),
-    CursorMutant("pulsar-master-reads-first-entry", "pulsar-master", ReadsFirstEntry),
-    CursorMutant("pulsar-master-range-cap-plus-one", "pulsar-master", RangeCapPlusOne),
-    CursorMutant("pulsar-master-metastore-without-ranges", "pulsar-master", MetastoreWithoutRanges),
-    CursorMutant("pulsar-master-callback-twice", "pulsar-master", CallbackTwice),
-    CursorMutant("pulsar-master-batch-bits-inverted", "pulsar-master", BatchBitsInverted),
-    CursorMutant("pulsar-master-recover-rolls-back", "pulsar-master", RecoverRollsBack),
-    CursorMutant("pulsar-master-pointer-not-switched", "pulsar-master", PointerNotSwitched),
-    CursorMutant("pip381-mark-delete-stops-at-position", "pip381", MarkDeleteStopsAtPosition),
-    CursorMutant("pulsar-master-mark-delete-stops-at-position", "pulsar-master", MarkDeleteStopsAtPosition),
-    CursorMutant("pulsar-master-sets-dropped-at-mark-delete", "pulsar-master", SetsDroppedAtMarkDelete),
-    CursorMutant("pip381-first-write-is-the-persist", "pip381", FirstWriteIsThePersist),
-    CursorMutant("pulsar-master-fallback-as-asked", "pulsar-master", FallbackAsAsked),
-    CursorMutant("pulsar-master-rollover-settles", "pulsar-master", RolloverSettles),
-    CursorMutant("pulsar-master-long-array-int-shift", "pulsar-master", LongArrayIntShift),
+    *CursorMutant.each(
+        "pip381",
+        FooterFirst,
+        CallbackOnFirstChunk,
+        ChunkShort,
+        WalkBackStopsEarly,
+        CompressionIgnoredOnRead,
+        BitsCapIncluding,
+        PointerNotSwitched,
+    ),
+    *CursorMutant.each(
+        "pulsar-master",
+        ReadsFirstEntry,
+        RangeCapPlusOne,
+        MetastoreWithoutRanges,
+        CallbackTwice,
+        BatchBitsInverted,
+        RecoverRollsBack,
+        PointerNotSwitched,
+    ),
+    *CursorMutant.each("pip381", MarkDeleteStopsAtPosition),
+    *CursorMutant.each("pulsar-master", MarkDeleteStopsAtPosition, SetsDroppedAtMarkDelete),
+    *CursorMutant.each("pip381", FirstWriteIsThePersist),
+    *CursorMutant.each("pulsar-master", FallbackAsAsked, RolloverSettles, LongArrayIntShift),
 )
+"""Named ``<profile>-<class in kebab case>``, in the order the kill matrix lists them."""

@@ -4,8 +4,7 @@ writer, each named by what it breaks. The suite must kill every one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ledgerspec.conformance.systems import ReferenceMutant
 from ledgerspec.conformance.txlog import TxlogAdapter
 from ledgerspec.reference.txlog import BatchedPosition, BufferedWriter
 from ledgerspec.reference.txlog._writer import Callback
@@ -198,38 +197,24 @@ class ClosedStillWritesUnbatched(BufferedWriter):
         super().add(record, size, callback)
 
 
-@dataclass(frozen=True)
-class TxlogMutant:
+class TxlogMutant(ReferenceMutant):
     """A named mutant of one profile's reference writer."""
 
-    name: str
-    profile: str
-    writer_class: type[BufferedWriter]
+    reference = TxlogAdapter
+    slot = "writer_class"
 
     @property
-    def description(self) -> str:
-        return (self.writer_class.__doc__ or "").strip().splitlines()[0]
-
-    def adapter(self) -> TxlogAdapter:
-        adapter = TxlogAdapter(self.profile)
-        adapter.writer_class = self.writer_class
-        return adapter
+    def writer_class(self) -> type:
+        """The mutant class the adapter builds."""
+        return self.replacement
 
 
 TXLOG_MUTANTS: tuple[TxlogMutant, ...] = (
-    TxlogMutant("pulsar-master-timer-not-rearmed", "pulsar-master", TimerNotRearmed),
-    TxlogMutant("pulsar-master-size-checked-before-adding", "pulsar-master", SizeCheckedBeforeAdding),
-    TxlogMutant("pulsar-master-failure-reversed", "pulsar-master", FailureReversed),
-    TxlogMutant("pulsar-master-index-from-one", "pulsar-master", IndexFromOne),
-    TxlogMutant("pulsar-master-close-drops-buffered", "pulsar-master", CloseDropsBuffered),
-    TxlogMutant("pulsar-master-trigger-counted-twice", "pulsar-master", TriggerCountedTwice),
-    TxlogMutant("pulsar-master-size-wins-over-count", "pulsar-master", SizeWinsOverCount),
-    TxlogMutant("pulsar-master-large-record-batched", "pulsar-master", LargeRecordBatched),
-    TxlogMutant("pulsar-master-large-before-batch", "pulsar-master", LargeBeforeBatch),
-    TxlogMutant("pulsar-master-batch-of-one-plain", "pulsar-master", BatchOfOnePlain),
-    TxlogMutant("pulsar-master-failure-spills", "pulsar-master", FailureSpills),
-    TxlogMutant("pulsar-master-delay-from-newest", "pulsar-master", DelayFromNewest),
-    TxlogMutant("pip160-sweep-instead-of-deadline", "pip160", SweepInsteadOfDeadline),
-    TxlogMutant("pip160-close-drops-buffered", "pip160", CloseDropsBuffered),
-    TxlogMutant("pulsar-master-closed-still-writes-unbatched", "pulsar-master", ClosedStillWritesUnbatched),
+    *TxlogMutant.each("pulsar-master", TimerNotRearmed, SizeCheckedBeforeAdding, FailureReversed, IndexFromOne),
+    *TxlogMutant.each("pulsar-master", CloseDropsBuffered, TriggerCountedTwice, SizeWinsOverCount),
+    *TxlogMutant.each("pulsar-master", LargeRecordBatched, LargeBeforeBatch, BatchOfOnePlain, FailureSpills),
+    *TxlogMutant.each("pulsar-master", DelayFromNewest),
+    *TxlogMutant.each("pip160", SweepInsteadOfDeadline, CloseDropsBuffered),
+    *TxlogMutant.each("pulsar-master", ClosedStillWritesUnbatched),
 )
+"""Named ``<profile>-<class in kebab case>``, in the order the kill matrix lists them."""
