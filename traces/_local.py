@@ -37,7 +37,7 @@ from ledgerspec.traces._io import TraceFile, open_trace
 from ledgerspec.traces._partitions import broker_counts, group_brokers, pack
 from ledgerspec.traces._replay import BrokerReplay, Finding, TraceStructureError, chunk_of
 from ledgerspec.traces._rows import check_batch, codes_in, describe_problem, order_problem
-from ledgerspec.traces.replay._chunk import Chunk
+from ledgerspec.traces.cache._chunk import Chunk
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""

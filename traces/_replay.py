@@ -18,8 +18,8 @@ from ledgerspec.spec.cache import CacheConfig
 from ledgerspec.spec.cache._events import CONFIG, CONFIG_FIELDS, KIND_NAMES, KINDS, MISS, PASS_KINDS
 from ledgerspec.spec.cache.invariants import CATALOGUE
 from ledgerspec.traces._rows import codes_in
-from ledgerspec.traces.replay import Finding, Replay, TraceStructureError
-from ledgerspec.traces.replay._chunk import INT_FIELDS, NULL, Chunk, Ints
+from ledgerspec.traces.cache import Finding, Replay, TraceStructureError
+from ledgerspec.traces.cache._chunk import INT_FIELDS, NULL, Chunk, Ints
 
 _KINDS = pa.array(KIND_NAMES)
 _PASSES = pa.array(PASS_KINDS)

@@ -28,8 +28,8 @@ from ledgerspec.spec.cache._normative import Judge
 from ledgerspec.spec.cache._normative import TraceStructureError as PlainStructureError
 from ledgerspec.spec.cache._shadow import Event
 from ledgerspec.spec.cache.invariants import CATALOGUE
-from ledgerspec.traces.replay import Replay, TraceStructureError
-from ledgerspec.traces.replay._chunk import NULL, Chunk, chunk_from_events
+from ledgerspec.traces.cache import Replay, TraceStructureError
+from ledgerspec.traces.cache._chunk import NULL, Chunk, chunk_from_events
 
 ROOT = Path(__file__).resolve().parents[2]
 

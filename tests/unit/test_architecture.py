@@ -1,9 +1,9 @@
 """No module outside a system's own folders imports that system or branches on its name (issue 38).
 
 Every module under spec/, conformance/ and traces/ is parsed (ast). A system's own folders are
-``spec/<package>``, ``reference/<package>`` and ``conformance/<package>``, its package being the folder
-of the record its ``ledgerspec.systems`` entry point names (the cache: ``spec/cache``,
-``reference/cache``). Anywhere else a module may not import one of those packages, nor compare with a
+``spec/<package>``, ``reference/<package>``, ``conformance/<package>`` and ``traces/<package>``, its
+package being the folder of the record its ``ledgerspec.systems`` entry point names (the cache:
+``spec/cache``, ``reference/cache``, ``traces/cache``). Anywhere else a module may not import one of those packages, nor compare with a
 system's name (``== "txlog-writer"``, ``in ("cursor-state", ...)``): it gets a system from the registry
 (``conformance/systems.py``) and reads its record.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("spec", "conformance", "traces")
-SHARED_PACKAGES = ("spec", "reference", "conformance")
+SHARED_PACKAGES = ("spec", "reference", "conformance", "traces")
 """Where a system has a folder of its own (its package's name in each)."""
 
 # issue 38: the cache's stack moves into conformance/cache/ next

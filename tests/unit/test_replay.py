@@ -20,9 +20,9 @@ from ledgerspec.traces._generate import generate_trace
 from ledgerspec.traces._inject import injectable
 from ledgerspec.traces._io import open_trace
 from ledgerspec.traces._replay import BrokerReplay, chunk_of
-from ledgerspec.traces.replay import _engine
-from ledgerspec.traces.replay._chunk import NULL
-from ledgerspec.traces.replay._commit import entries_after
+from ledgerspec.traces.cache import _engine
+from ledgerspec.traces.cache._chunk import NULL
+from ledgerspec.traces.cache._commit import entries_after
 
 CONFIG = {"max_size": 200_000, "ttl": 3_000_000, "ttl_max": 15_000_000, "max_requeue": 2, "segment_size_max": 50_000}
 

@@ -15,8 +15,8 @@ from ledgerspec.spec.cache.invariants import CATALOGUE
 from ledgerspec.spec.cache.invariants._rules_queue import at_or_before, before, order_violations
 from ledgerspec.traces._generate import DEFAULT_CONFIG
 from ledgerspec.traces._inject import inject, injectable
-from ledgerspec.traces.replay import Replay
-from ledgerspec.traces.replay._chunk import chunk_from_events
+from ledgerspec.traces.cache import Replay
+from ledgerspec.traces.cache._chunk import chunk_from_events
 
 ON_TRACES = (
     "CACHE-FIFO",

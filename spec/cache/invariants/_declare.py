@@ -6,7 +6,7 @@ from an adapter and from a trace, its partition and why that is sound) plus one
 facts before it, each finished pass with the cache after it, and, for what only an observation shows
 (counters, the count of a copy no event touched), the observed step itself (:class:`StepView`,
 conformance only; ``conformance_only`` says what that part covers). The trace checkers run an
-accelerator of each check (traces/replay/), held equal to it by the differential tests.
+accelerator of each check (traces/cache/), held equal to it by the differential tests.
 """
 
 from __future__ import annotations
