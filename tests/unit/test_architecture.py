@@ -4,8 +4,8 @@ Every module under spec/, conformance/ and traces/ is parsed (ast). A system's o
 ``spec/<package>``, ``reference/<package>``, ``conformance/<package>`` and ``traces/<package>``, its
 package being the folder of the record its ``ledgerspec.systems`` entry point names (the cache:
 ``spec/cache``, ``reference/cache``, ``traces/cache``). Anywhere else a module may not import one of
-those packages, nor compare with a system's name (``== "txlog-writer"``, ``in ("cursor-state", ...)``): it gets a system from the registry
-(``conformance/systems.py``) and reads its record.
+those packages, nor compare with a system's name (``== "txlog-writer"``, ``in ("cursor-state", ...)``):
+it gets a system from the registry (``conformance/systems.py``) and reads its record.
 
 The cache's stack has not moved yet: its modules that still break the rule are listed once, in
 ``CACHE_NOT_MOVED_YET``, and the test fails as soon as one of them no longer needs to be there, so the
