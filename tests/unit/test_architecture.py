@@ -15,6 +15,8 @@ list only shrinks.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -179,3 +181,35 @@ def test_nothing_shared_names_the_test_only_system():
     files = [path for top in SCANNED for path in (ROOT / top).rglob("*") if path.suffix in {".py", ".md", ".json"}]
     named = [_name(path) for path in files if any(name in path.read_text(encoding="utf-8") for name in names)]
     assert named == []
+
+
+def test_the_spec_imports_no_numpy_and_nothing_of_the_trace_checkers():
+    """The normative checks are plain Python; numpy is the trace checkers' accelerator (traces/cache/)."""
+    offending = []
+    for path in sorted((ROOT / "spec").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offending += [f"{_name(path)}: {name}" for name in names if name.split(".")[0] == "numpy"]
+            offending += [f"{_name(path)}: {name}" for name in names if name.startswith("ledgerspec.traces")]
+    assert not offending, offending
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, ledgerspec.spec.cache._monitor; print('numpy' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert loaded.stdout.strip() == "False"
+
+
+def test_every_invariant_a_trace_can_show_has_one_accelerator():
+    from ledgerspec.spec.cache.invariants import CATALOGUE
+    from ledgerspec.traces.cache.accelerators import ACCELERATORS
+
+    assert set(ACCELERATORS) == {i.id for i in CATALOGUE if i.on_traces}
+    assert all(i.check is not None for i in CATALOGUE if i.id != "CACHE-MODEL")
