@@ -97,8 +97,17 @@ class Event:
         )
 
 
+_LONG = 2**63
+
+
 def _int(value: Any) -> int | None:
-    return None if value is None else int(value)
+    """An integer field; one no 64-bit signed integer holds is refused, as a trace's int64 column refuses it."""
+    if value is None:
+        return None
+    number = int(value)
+    if not -_LONG <= number < _LONG:
+        raise OverflowError(f"{number} is outside a 64-bit signed integer")
+    return number
 
 
 @dataclass(slots=True)
