@@ -42,9 +42,11 @@ def main() -> int:
     parser.add_argument("old")
     parser.add_argument("new")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        parser.error("the ledgerspec command follows --")
+    cut = argv.index("--")
+    args, command = parser.parse_args(argv[:cut]), argv[cut + 1 :]
     rates: dict[str, list[float]] = {"old": [], "new": []}
     for number in range(args.rounds):
         order = [("old", args.old), ("new", args.new)]
