@@ -8,6 +8,11 @@ agreement over the differential corpus is ``tests/quality/differential.py``.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
 import pytest
 from ledgerspec.spec.cache._normative import Judge
 from ledgerspec.spec.cache._shadow import Cached, Event, Pass, Shadow
@@ -17,6 +22,16 @@ from ledgerspec.traces._generate import DEFAULT_CONFIG
 from ledgerspec.traces._inject import inject, injectable
 from ledgerspec.traces.cache import Replay
 from ledgerspec.traces.cache._chunk import chunk_from_events
+
+_SPEC = importlib.util.spec_from_file_location(
+    "_ledgerspec_differential", Path(__file__).parents[1] / "quality" / "differential.py"
+)
+assert _SPEC is not None
+assert _SPEC.loader is not None
+differential = sys.modules.get(_SPEC.name) or importlib.util.module_from_spec(_SPEC)
+if not hasattr(differential, "compare"):
+    sys.modules[_SPEC.name] = differential
+    _SPEC.loader.exec_module(differential)
 
 ON_TRACES = (
     "CACHE-FIFO",
@@ -54,6 +69,120 @@ def test_the_rule_reports_the_injected_violation_as_the_check_does(invariant: st
     plain = sorted((f.seq, f.message) for f in judge.findings)
     assert plain == sorted((f.seq, f.message) for f in replay.findings)
     assert plain[0][0] == seq
+
+
+def _insert(time: int, ledger: int, entry: int, size: int = 10, **fields: Any) -> dict[str, Any]:
+    return {"kind": "insert", "time": time, "ledger": ledger, "entry": entry, "size": size, "timestamp": time} | fields
+
+
+def _pass(reason: str, time: int, *removed: tuple[int, int, int], **fields: Any) -> list[dict[str, Any]]:
+    """A pass of ``reason`` at ``time`` removing (ledger, entry, size) in order."""
+    start = {"kind": "pass_start", "time": time, "reason": reason} | fields
+    removals = [
+        {"kind": "remove", "time": time, "reason": reason, "ledger": lg, "entry": en, "size": size}
+        for lg, en, size in removed
+    ]
+    return [start, *removals, {"kind": "pass_end", "time": time, "reason": reason}]
+
+
+_SMALL = {"kind": "config", "time": 0, "reason": "max_size", "value": 100}
+"""maxSize 100: trigger 98, watermark 90."""
+
+# (invariant, profile, events, the seq of the first violation): parts the injections do not break
+HAND_MADE: list[tuple[str, str, list[dict[str, Any]], int]] = [
+    (
+        "CACHE-FIFO",  # a requeue of a position not cached
+        "pulsar-master",
+        [
+            {"kind": "pass_start", "time": 5, "reason": "ttl"},
+            {"kind": "requeue", "time": 5, "ledger": 1, "entry": 0, "timestamp": 5},
+            {"kind": "pass_end", "time": 5, "reason": "ttl"},
+        ],
+        2,
+    ),
+    (
+        "CACHE-FIFO",  # a requeue stamped with another time than the pass's
+        "pulsar-master",
+        [
+            _insert(1, 1, 0),
+            {"kind": "pass_start", "time": 5, "reason": "size"},
+            {"kind": "requeue", "time": 5, "ledger": 1, "entry": 0, "timestamp": 4},
+            {"kind": "pass_end", "time": 5, "reason": "size"},
+        ],
+        3,
+    ),
+    (
+        "CACHE-OLDEST-FIRST",  # the newer entry goes, the older unprotected one stays
+        "pip430",
+        [_insert(1, 1, 0), _insert(2, 1, 1), *_pass("size", 3, (1, 1, 10))],
+        5,
+    ),
+    (
+        "CACHE-TTL",  # a cutoff pass removes an entry stamped at the cutoff (judged at its end)
+        "pulsar-master",
+        [_insert(1, 1, 0), _insert(3, 1, 1), *_pass("cutoff", 4, (1, 1, 10), value=3)],
+        5,
+    ),
+    (
+        "CACHE-TTL-WALK",  # the walk removes entry 1 and keeps entry 0 below it
+        "legacy",
+        [_insert(1, 1, 0), _insert(1, 1, 1), *_pass("cutoff", 5, (1, 1, 10), value=2)],
+        5,
+    ),
+    (
+        "CACHE-PROTECT-UNTIL-EXPIRED",  # a size pass removes an entry expected to be read, just inserted
+        "pip430",
+        [_insert(1, 1, 0, count=1, value=1), *_pass("size", 2, (1, 0, 10))],
+        3,
+    ),
+    (
+        "CACHE-BOUNDED-PROTECTION",  # a requeue of an entry never read and with no expected reads
+        "pulsar-master",
+        [
+            _insert(1, 1, 0, count=0),
+            {"kind": "pass_start", "time": 5, "reason": "size"},
+            {"kind": "requeue", "time": 5, "ledger": 1, "entry": 0, "timestamp": 5},
+            {"kind": "pass_end", "time": 5, "reason": "size"},
+        ],
+        3,
+    ),
+    (
+        "CACHE-LEGACY-SIZE-POLICY",  # scheduled, but ledger 1 loses entry 1 and keeps entry 0 below it
+        "legacy",
+        [_SMALL, _insert(1, 1, 0, 50), _insert(2, 1, 1, 50), _insert(3, 2, 0), *_pass("size", 4, (1, 1, 50))],
+        7,
+    ),
+    (
+        "CACHE-SEGMENT-RING",  # a size pass that is no rotation removes an entry
+        "segmented",
+        [_insert(1, 1, 0), *_pass("size", 2, (1, 0, 10))],
+        4,
+    ),
+    (
+        "CACHE-SEGMENT-PLACEMENT",  # a read answers another size than the newest copy's
+        "segmented",
+        [_insert(1, 1, 0), {"kind": "hit", "time": 2, "ledger": 1, "entry": 0, "copy": 0, "size": 20}],
+        2,
+    ),
+    (
+        "CACHE-SPACE-CHECK",  # refused while the cache is empty
+        "legacy",
+        [{"kind": "insert_refused", "time": 1, "ledger": 1, "entry": 0, "size": 10}],
+        1,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("invariant", "profile", "events", "seq"), HAND_MADE, ids=[f"{c[0]}-{i}" for i, c in enumerate(HAND_MADE)]
+)
+def test_the_rule_finds_a_hand_made_violation_where_the_check_does(
+    invariant: str, profile: str, events: list[dict[str, Any]], seq: int
+) -> None:
+    chunks = [chunk_from_events(events)]
+    found = differential.plain(profile, DEFAULT_CONFIG, chunks, [invariant])
+    assert found.first[invariant] == seq
+    assert differential.compare(invariant, profile, DEFAULT_CONFIG, chunks, [invariant]) == []
 
 
 @pytest.mark.parametrize("invariant", STEP_ONLY)
