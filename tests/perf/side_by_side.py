@@ -7,7 +7,9 @@ BENCHMARKS.md records: the machine is shared, so only a ratio measured in the sa
     python tests/perf/side_by_side.py OLD_PYTHON NEW_PYTHON [--rounds 3] -- conform --adapter ... --seed 1
 
 ``OLD_PYTHON`` and ``NEW_PYTHON`` are the interpreters of two virtualenvs with each checkout installed
-(``pip install -e``).
+(``pip install -e``). ``{python}`` in the command is replaced by each side's interpreter, so that a
+process adapter runs each checkout's own serve loop:
+``-- conform --adapter "exec:{python} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 
 
 def run(python: str, command: list[str]) -> tuple[int, float]:
-    """(steps, seconds) of one run of ``ledgerspec COMMAND --json``."""
+    """(steps, seconds) of one run of ``ledgerspec COMMAND --json``; ``{python}`` in it is this side's interpreter."""
+    command = [part.replace("{python}", python) for part in command]
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "run.json"
         done = subprocess.run(
