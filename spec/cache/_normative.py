@@ -70,7 +70,12 @@ class Check:
 
 @dataclass(frozen=True)
 class Finding:
-    """A violation: which invariant, at which event (seq, row), why, and where it began if earlier."""
+    """A violation: which invariant, at which event (seq, row), why, and where it began if earlier.
+
+    ``first``: (seq, row) of the event where the events first parted from the shadow, when that is an
+    earlier event than the one that shows it (a size drift shows at the next size report). The trace
+    checkers' accelerators report the same record.
+    """
 
     invariant: str
     broker: str
@@ -81,7 +86,10 @@ class Finding:
 
 
 class TraceStructureError(Exception):
-    """The events of a broker do not form a well-bracketed trace (e.g. a removal outside a pass)."""
+    """The events of a broker do not form a well-bracketed trace (e.g. a removal outside a pass).
+
+    The normative checks and the accelerators refuse the same events with it, at the same event.
+    """
 
     def __init__(self, broker: str, seq: int, row: int, message: str) -> None:
         super().__init__(f"row {row}: broker {broker!r}, seq {seq}: {message}")

@@ -10,7 +10,8 @@ trace, every sample and injected trace, and generated workloads of each profile.
 
 from __future__ import annotations
 
+from ledgerspec.spec.cache._normative import Finding
 from ledgerspec.traces.cache._engine import Replay, TraceStructureError
-from ledgerspec.traces.cache._views import Accelerator, EventsView, Finding, PassView
+from ledgerspec.traces.cache._views import Accelerator, EventsView, PassView
 
 __all__ = ["Accelerator", "EventsView", "Finding", "PassView", "Replay", "TraceStructureError"]

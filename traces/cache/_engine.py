@@ -32,6 +32,7 @@ from ledgerspec.spec.cache._events import (
     REQUEUE,
     SIZE_LIKE,
 )
+from ledgerspec.spec.cache._normative import Finding, TraceStructureError
 from ledgerspec.spec.cache._observation import Observation
 from ledgerspec.spec.cache._shadow import CountDifference
 from ledgerspec.spec.cache.invariants._declare import Invariant
@@ -48,20 +49,12 @@ from ledgerspec.traces.cache._facts import (
 )
 from ledgerspec.traces.cache._queue import Heads, heads_after
 from ledgerspec.traces.cache._state import NARROW_ENTRY, NARROW_LEDGER, LiveTable, find
-from ledgerspec.traces.cache._views import Accelerator, EndView, EventsView, Finding, PassView, op_name, table_counts
+from ledgerspec.traces.cache._views import Accelerator, EndView, EventsView, PassView, op_name, table_counts
 
 _INT_CONFIG = {"max_size", "ttl", "ttl_max", "max_requeue"}
 PASSES_PER_SEGMENT = 64
 """A segment ends after this many pass ends: each pass end rebuilds the state it judges from the
 segment's events before it, so many passes in a long segment would cost their product."""
-
-
-class TraceStructureError(Exception):
-    """The events of a broker do not form a well-bracketed trace (e.g. a removal outside a pass)."""
-
-    def __init__(self, broker: str, seq: int, row: int, message: str) -> None:
-        super().__init__(f"row {row}: broker {broker!r}, seq {seq}: {message}")
-        self.broker, self.seq, self.row = broker, seq, row
 
 
 class Replay:

@@ -56,20 +56,6 @@ class Accelerator:
         """
 
 
-@dataclass(frozen=True)
-class Finding:
-    """A violation found by the replay: which invariant, where (broker, seq, row) and why."""
-
-    invariant: str
-    broker: str
-    seq: int
-    row: int
-    message: str
-    first: tuple[int, int] | None = None
-    """(seq, row) of the event where the trace first parted from the shadow, when that is an earlier
-    event than the one that shows it (a size drift shows at the next size report, the insert made it)."""
-
-
 Report = Callable[[str, int, str, "tuple[int, int] | None"], None]
 """The replay's sink: (invariant, event index in the segment, message, first divergence or None)."""
 
