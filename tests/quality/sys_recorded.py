@@ -48,11 +48,15 @@ class Candidate:
     mutant: bool
 
 
+SHIPPED = {system: entry for system, entry in CLI.items() if system in CONFIGS}
+"""The shipped lockstep systems (the test-only FIFO queue has its own tests: tests/unit/test_fourth_system.py)."""
 CANDIDATES = [
     Candidate(system, name, profile, factory, False)
-    for system, entry in CLI.items()
+    for system, entry in SHIPPED.items()
     for name, (profile, factory) in entry.references().items()
-] + [Candidate(system, m.name, m.profile, m.adapter, True) for system, entry in CLI.items() for m in entry.mutants()]
+] + [
+    Candidate(system, m.name, m.profile, m.adapter, True) for system, entry in SHIPPED.items() for m in entry.mutants()
+]
 
 
 @dataclass
