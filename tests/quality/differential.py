@@ -223,7 +223,11 @@ def load_recorded() -> Any:
 
 
 def recordings() -> Iterator[Case]:
-    """The recordings of tests/quality/recorded.py; kept in ``$LEDGERSPEC_RECORDINGS`` when set (made once)."""
+    """The recordings of tests/quality/recorded.py; kept in ``$LEDGERSPEC_RECORDINGS`` when set (made once).
+
+    Judged by the monitor as they are made, so that test_trace_agreement.py, in the same session,
+    reuses them instead of recording them again.
+    """
     import os
 
     kept = os.environ.get("LEDGERSPEC_RECORDINGS")
@@ -236,7 +240,7 @@ def recordings() -> Iterator[Case]:
         folder = Path(kept) if kept else Path(scratch)
         for candidate in recorded.CANDIDATES:
             (folder / candidate.name).mkdir(parents=True, exist_ok=True)
-            for recording in recorded.record_all(candidate, folder / candidate.name, judge=False):
+            for recording in recorded.record_all(candidate, folder / candidate.name):
                 yield from from_trace(recording.path, f"{candidate.name} {recording.label}")
         if kept:
             (folder / "DONE").touch()
