@@ -167,10 +167,7 @@ class Judge:
         """The name of the operation an event came from, as far as events tell (the monitor knows it)."""
         if self.label is not None:
             return self.label
-        done = at.in_pass
-        if done is None:
-            return _OP_OF_KIND.get(at.event.kind, "an event")
-        return pass_op(done)
+        return operation(None, None, None, at.event.kind) if at.in_pass is None else pass_op(at.in_pass)
 
     def finish(self) -> str | None:
         """End of the broker's events: why the verdict cannot be complete, or None."""
@@ -185,13 +182,25 @@ class Judge:
         return f"broker {self.broker!r}: " + "; ".join(reasons) if reasons else None
 
 
-def pass_op(done: Pass) -> str:
-    """The operation a pass came from: a size pass naming a position is a ring's rotation in an insert."""
-    if done.kind == "invalidate" and done.entry is None:
+def operation(during: str | None, ledger: int | None, entry: int | None, kind: str) -> str:
+    """The operation an event of ``kind`` came from, as far as events tell (the monitor knows it exactly).
+
+    ``during``: the kind of the pass the event is in (None: none), whose operation made it; a size
+    pass naming a position is a ring's rotation inside the insert of that position, an invalidation
+    with no bound a whole ledger's.
+    """
+    if during is None:
+        return _OP_OF_KIND.get(kind, "an event")
+    if during == "invalidate" and entry is None:
         return "InvalidateLedger"
-    if done.inside_insert:
+    if during == "size" and ledger is not None:
         return "Insert"
-    return _OP_OF_PASS[done.kind]
+    return _OP_OF_PASS[during]
 
 
-__all__ = ["Check", "Finding", "Judge", "TraceStructureError", "pass_op"]
+def pass_op(done: Pass) -> str:
+    """The operation a pass came from (:func:`operation`)."""
+    return operation(done.kind, done.ledger, done.entry, "pass_start")
+
+
+__all__ = ["Check", "Finding", "Judge", "TraceStructureError", "operation", "pass_op"]

@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ledgerspec.spec.cache import _events as events
+from ledgerspec.spec.cache._events import PASS_KINDS
+
 Position = tuple[int, int]
-SIZE_LIKE = ("size", "bytes")
-"""Passes that walk the queue freeing bytes, with the size pass's rules."""
-TTL_LIKE = ("ttl", "cutoff")
+SIZE_LIKE = tuple(PASS_KINDS[code] for code in events.SIZE_LIKE)
+"""Passes that walk the queue freeing bytes, with the size pass's rules (``_events.SIZE_LIKE``, by name)."""
+TTL_LIKE = tuple(PASS_KINDS[code] for code in events.TTL_LIKE)
 """Passes that walk the queue removing by timestamp, with the TTL pass's rules."""
-FORCED = ("invalidate", "clear", "range")
+FORCED = tuple(PASS_KINDS[code] for code in events.FORCED)
 """Passes that remove by force (pip430: they mark EVICTED)."""
 
 

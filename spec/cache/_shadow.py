@@ -122,7 +122,7 @@ class Shadow:
         elif kind == "pass_start" and event.cursor is not None and event.ledger is not None:
             at.slowest = self.slowest(event.ledger)
         elif kind == "pass_end":
-            self._end_pass(event)
+            self._end_pass()
         elif kind == "config":
             self._configure(event)
         self.index += 1
@@ -268,7 +268,7 @@ class Shadow:
             at.cursor_count = len(cursors)
         at.slowest = min(cursors.values(), default=None)
 
-    def _end_pass(self, event: Event) -> None:
+    def _end_pass(self) -> None:
         ended = self.open_pass
         assert ended is not None, "bracketed"
         self.open_pass, self.last_pass = None, ended
@@ -280,7 +280,6 @@ class Shadow:
             for entry in requeued:
                 if self.entries.get(entry.position) is entry:
                     entry.exact = False
-        del event
 
     def _configure(self, event: Event) -> None:
         name, value = event.reason, event.value

@@ -12,25 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from ledgerspec.spec.cache._events import (
-    APPEND,
-    CONFIG,
-    CURSOR_ADD,
-    CURSOR_COUNT,
-    CURSOR_READ,
-    CURSOR_REMOVE,
-    CURSOR_SEEK,
     HIT,
-    INSERT,
-    INVALIDATE_PASS,
-    LEDGER_CLOSE,
-    MERGE,
-    MISS,
+    KIND_NAMES,
     PASS_KINDS,
-    REFUSED,
     RELEASE,
-    REPLAY,
-    SIZE_PASS,
 )
+from ledgerspec.spec.cache._normative import operation
 from ledgerspec.traces.cache._chunk import NULL, Chunk, Ints
 from ledgerspec.traces.cache._state import Copies, Handlers, LiveTable
 
@@ -60,41 +47,14 @@ Report = Callable[[str, int, str, "tuple[int, int] | None"], None]
 """The replay's sink: (invariant, event index in the segment, message, first divergence or None)."""
 
 
-_OP_OF_KIND = {
-    CONFIG: "Configure",
-    INSERT: "Insert",
-    REFUSED: "Insert",
-    MERGE: "Insert",
-    HIT: "Get",
-    MISS: "Get",
-    RELEASE: "Release",
-    REPLAY: "ReplayIncrement",
-    CURSOR_ADD: "CursorAdd",
-    CURSOR_REMOVE: "CursorRemove",
-    CURSOR_SEEK: "CursorSeek",
-    CURSOR_COUNT: "CursorCount",
-    APPEND: "Append",
-    LEDGER_CLOSE: "LedgerClose",
-    CURSOR_READ: "CursorRead",
-}
-
-
-_OP_OF_PASS = ("EvictSize", "EvictTimestamp", "InvalidateBefore", "Clear", "EvictBytes", "EvictBefore", "RemoveRange")
-
-
 def op_name(pass_kind: int, ledger: int, bound: int, kind: int) -> str:
-    """The operation an event came from, as far as events tell (the monitor knows it exactly).
-
-    A pass's events come from its operation; a size pass naming a position is a ring's rotation
-    inside the insert of that position.
-    """
-    if pass_kind >= 0:
-        if pass_kind == INVALIDATE_PASS and bound == NULL:
-            return "InvalidateLedger"
-        if pass_kind == SIZE_PASS and ledger != NULL:
-            return "Insert"
-        return _OP_OF_PASS[pass_kind]
-    return _OP_OF_KIND.get(kind, "an event")
+    """The operation an event came from, as far as events tell: the spec's :func:`operation`, from codes."""
+    return operation(
+        PASS_KINDS[pass_kind] if pass_kind >= 0 else None,
+        None if ledger == NULL else ledger,
+        None if bound == NULL else bound,
+        KIND_NAMES[kind] if kind >= 0 else "",
+    )
 
 
 @dataclass
