@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledgerspec.conformance._engine import Report, conform
 from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.cache._engine import Report, conform
 
 
 def search_one(

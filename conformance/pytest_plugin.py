@@ -108,8 +108,8 @@ class _SharedRun:
         from ledgerspec.conformance import AdapterFault, ConformanceError  # noqa: PLC0415
 
         if self.report is None and self.error is None:
-            from ledgerspec.conformance._engine import conform  # noqa: PLC0415 - heavy, lazily
             from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
+            from ledgerspec.conformance.cache._engine import conform  # noqa: PLC0415 - heavy, lazily
 
             option = self.config.getoption
             try:
@@ -145,8 +145,8 @@ class InvariantItem(pytest.Item):
 
     def runtest(self) -> None:
         """Pass, fail with the counterexample, or skip (not claimed / not checkable)."""
-        from ledgerspec.conformance._report import counterexample  # noqa: PLC0415
         from ledgerspec.conformance._verdict import SKIPPED, Status  # noqa: PLC0415
+        from ledgerspec.conformance.cache._report import counterexample  # noqa: PLC0415
 
         report = self.run.get()
         row = report.row(self.invariant)

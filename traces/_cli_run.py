@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, worst_trace_verdict
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import check_outputs, master_problem
+from ledgerspec.conformance.render._term import Out
 from ledgerspec.conformance.systems import SYSTEMS, lockstep_system
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
@@ -222,8 +222,8 @@ def run_check(args: argparse.Namespace) -> int:
         tally = ", ".join(f"{verdicts.count(v)} {v}" for v in TRACE_RANK if v in verdicts)
         out.verdict(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
     if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-        from ledgerspec.conformance._html_views import traces_section  # noqa: PLC0415
+        from ledgerspec.conformance.cache._html_views import traces_section  # noqa: PLC0415
+        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport(f"ledgerspec traces check: {worst}")
         traces_section(page, results, errors)
@@ -241,7 +241,7 @@ def show_result(out: Out, result: CheckResult) -> None:
     if out.mode == "quiet":
         out.verdict(f"{result.verdict}: {result.path} (profile {result.profile}, {result.events} events)")
         return
-    from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+    from ledgerspec.conformance.render._term import simple_table  # noqa: PLC0415
     from rich.text import Text  # noqa: PLC0415 - only on a terminal
 
     counts = result.counts

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._names import add_output_options
-from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._options import SEED, check_outputs, master_problem
+from ledgerspec.conformance.render._term import Out
 from ledgerspec.traces._run_report import ALL_AS_EXPECTED, DIFFERS, RunDocument, real_section, sample_entry
 
 if TYPE_CHECKING:
-    from ledgerspec.conformance._html import HtmlReport
+    from ledgerspec.conformance.render._html import HtmlReport
 
 SAMPLES = Path(__file__).with_name("samples")
 
@@ -61,7 +61,7 @@ def expected_file(trace: Path) -> Path:
 
 def run_main_job(args: argparse.Namespace) -> int:
     """Run the parts; print a table each (rich on a terminal); write the HTML report if asked."""
-    from ledgerspec.conformance._term import Out  # noqa: PLC0415 - heavy imports only here
+    from ledgerspec.conformance.render._term import Out  # noqa: PLC0415 - heavy imports only here
 
     check_outputs(args, files=("html", "json"))
     samples = sample_expectations(Path(args.samples))  # before part 1: a bad --samples must not cost its run
@@ -75,7 +75,7 @@ def run_main_job(args: argparse.Namespace) -> int:
     out = Out.for_args(args)
     page = None
     if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport("ledgerspec run")
     document = RunDocument(seed=args.seed, engine=args.engine, real_skipped=args.skip_real)
@@ -156,10 +156,10 @@ def _expected(trace: Path) -> dict[str, Any]:
 
 def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None, document: RunDocument) -> bool:
     """Part 1: each shipped reference adapter against its own profile; a table naming every invariant."""
-    from ledgerspec.conformance._engine import conform  # noqa: PLC0415 - heavy imports only here
-    from ledgerspec.conformance._report import to_json  # noqa: PLC0415
-    from ledgerspec.conformance._term import report_table  # noqa: PLC0415
     from ledgerspec.conformance.adapters import installed_adapters, load_adapter  # noqa: PLC0415
+    from ledgerspec.conformance.cache._engine import conform  # noqa: PLC0415 - heavy imports only here
+    from ledgerspec.conformance.cache._report import to_json  # noqa: PLC0415
+    from ledgerspec.conformance.render._term import report_table  # noqa: PLC0415
 
     ok = True
     title = "1. Conformance of the reference adapters (settings quick)"
@@ -182,7 +182,7 @@ def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None, doc
             reports.append(report)
             document.references.append(to_json(report))
     if page is not None:
-        from ledgerspec.conformance._html_views import conformance_section, status_grid  # noqa: PLC0415
+        from ledgerspec.conformance.cache._html_views import conformance_section, status_grid  # noqa: PLC0415
 
         page.heading(title)
         page.paragraph(
@@ -246,11 +246,11 @@ def _samples(
                 out.verdict(f"{result.verdict}: {trace.name} (expected {expected['verdict']})")
     headers = ["trace", "profile", "events", "expected", "verdict", "as expected"]
     if out.rich:
-        from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+        from ledgerspec.conformance.render._term import simple_table  # noqa: PLC0415
 
         out.show(simple_table("Sample traces", headers, [[*r[:5], "yes" if r[5] else "NO"] for r in rows]))
     if page is not None:
-        from ledgerspec.conformance._html_views import traces_section  # noqa: PLC0415
+        from ledgerspec.conformance.cache._html_views import traces_section  # noqa: PLC0415
 
         page.heading(title)
         page.table(headers, rows)
@@ -267,7 +267,7 @@ def _real(args: argparse.Namespace, out: Out, page: HtmlReport | None, document:
         if page is not None:
             page.heading(line)
         return True
-    from ledgerspec.conformance._real_code import judge_all  # noqa: PLC0415 - needs Maven
+    from ledgerspec.conformance.real._code import judge_all  # noqa: PLC0415 - needs Maven
 
     title = "3. The real Pulsar and BookKeeper code against its profiles (settings quick, preset minimal)"
     out.text(f"\n{title}")

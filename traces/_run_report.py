@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ledgerspec.conformance._real_rows import RealRow
 from ledgerspec.conformance._version import VERSION
+from ledgerspec.conformance.real._rows import RealRow
 
 if TYPE_CHECKING:
-    from ledgerspec.conformance._html import HtmlReport
+    from ledgerspec.conformance.render._html import HtmlReport
 
 ALL_AS_EXPECTED = "All as expected."
 DIFFERS = "SOMETHING DIFFERS FROM WHAT WAS EXPECTED"

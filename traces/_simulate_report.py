@@ -1,7 +1,7 @@
 """The simulator's plots (matplotlib Figures) and its HTML report section.
 
 ``render(report, document)`` writes a sweep into any report with the five methods of :class:`Report`,
-the HTML report API of the conformance package (``conformance/_html.py``, ``HtmlReport``).
+the HTML report API of the conformance package (``conformance/render/_html.py``, ``HtmlReport``).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ledgerspec.conformance._html import HtmlReport
+from ledgerspec.conformance.render._html import HtmlReport
 from ledgerspec.traces._simulate_sweep import human_size, table_rows
 
 if TYPE_CHECKING:

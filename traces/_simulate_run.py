@@ -15,8 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from ledgerspec.conformance._term import Out
 from ledgerspec.conformance.cli._options import check_outputs, master_problem
+from ledgerspec.conformance.render._term import Out
 from ledgerspec.traces._simulate_cli import DEFAULT_SEEDS
 from ledgerspec.traces._simulate_sweep import (
     PROFILES,

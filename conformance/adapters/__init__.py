@@ -8,7 +8,7 @@ Three ways to name one on the command line (``--adapter``):
 - ``exec:COMMAND``, a process of any language speaking the JSON-lines protocol v1.
 """
 
-from ledgerspec.conformance.adapters._api import (
+from ledgerspec.conformance.cache.adapters._api import (
     CAPABILITIES,
     AdapterFactory,
     AdapterInfo,

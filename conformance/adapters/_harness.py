@@ -23,7 +23,7 @@ from typing import TextIO
 from xml.etree import ElementTree as ET
 
 from ledgerspec.conformance._errors import ConformanceError, InputError
-from ledgerspec.conformance.adapters._process import ProcessFactory, process_factory
+from ledgerspec.conformance.cache.adapters._process import ProcessFactory, process_factory
 
 SOURCE = Path(__file__).resolve().parent / "real"
 """The Maven project (installed as package data beside this module)."""

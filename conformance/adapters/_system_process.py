@@ -21,8 +21,8 @@ from typing import IO, Any, ClassVar, Protocol
 
 from ledgerspec.conformance._errors import AdapterFault, clip
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._api import AdapterInfo, json_line, parse_line
-from ledgerspec.conformance.adapters._process import ProtocolViolation, _Process
+from ledgerspec.conformance.cache.adapters._api import AdapterInfo, json_line, parse_line
+from ledgerspec.conformance.cache.adapters._process import ProtocolViolation, _Process
 from ledgerspec.conformance.systems import ProcessHooks, System
 
 

@@ -25,15 +25,15 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def run_bench(args: argparse.Namespace) -> int:
     """Print every figure."""
     if args.startup:
-        from ledgerspec.conformance._bench_startup import run_startup  # noqa: PLC0415
+        from ledgerspec.conformance.bench._startup import run_startup  # noqa: PLC0415
 
         return run_startup()
     if args.real:
-        from ledgerspec.conformance._bench_real import run_real  # noqa: PLC0415 - heavy
+        from ledgerspec.conformance.bench._real import run_real  # noqa: PLC0415 - heavy
 
         run_real()
         return 0
-    from ledgerspec.conformance._bench import run_all  # noqa: PLC0415 - heavy
+    from ledgerspec.conformance.cache._bench import run_all  # noqa: PLC0415 - heavy
 
     run_all(operations=args.operations)
     return 0

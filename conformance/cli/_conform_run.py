@@ -9,22 +9,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._case import Case, read_case_json
-from ledgerspec.conformance._engine import Report, conform
-from ledgerspec.conformance._lockstep_case import lockstep_system_of
-from ledgerspec.conformance._machine import Run
 from ledgerspec.conformance._names import check_profile
-from ledgerspec.conformance._replay import replay
-from ledgerspec.conformance._report import counterexample, table, write_json, write_junit
-from ledgerspec.conformance._smoke import smoke
-from ledgerspec.conformance._term import Out, counterexample_table, report_table, verdict_lines
 from ledgerspec.conformance._verdict import CONFORM_EXIT
 from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.adapters._harness import Harness
+from ledgerspec.conformance.cache._case import Case, read_case_json
+from ledgerspec.conformance.cache._engine import Report, conform
+from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache._report import counterexample, table, write_json, write_junit
+from ledgerspec.conformance.cache._smoke import smoke
+from ledgerspec.conformance.cache.machine._core import Run
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
 from ledgerspec.conformance.cli._sys_replay import run_replay_system
+from ledgerspec.conformance.lockstep._case import lockstep_system_of
+from ledgerspec.conformance.render._term import Out, counterexample_table, report_table, verdict_lines
 from ledgerspec.conformance.systems import SYSTEMS, lockstep_system
 from ledgerspec.spec.cache import PROFILES
 
@@ -107,8 +107,8 @@ def run_conform(args: argparse.Namespace) -> int:
         out.text(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
         out.show(counterexample_table(case, replay_hint=hint))
     if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-        from ledgerspec.conformance._html_views import conformance_section  # noqa: PLC0415
+        from ledgerspec.conformance.cache._html_views import conformance_section  # noqa: PLC0415
+        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport(f"ledgerspec conform: {report.adapter.name} / {report.profile}: {report.verdict}")
         conformance_section(page, report)
@@ -205,8 +205,8 @@ def run_matrix(args: argparse.Namespace) -> int:
     if out.mode != "quiet":
         print("\nFAIL (n): n invariants of the profile fail; `ledgerspec conform` shows the counterexamples.")
     if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-        from ledgerspec.conformance._html_views import matrix_section  # noqa: PLC0415
+        from ledgerspec.conformance.cache._html_views import matrix_section  # noqa: PLC0415
+        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport("ledgerspec matrix")
         matrix_section(page, list(reports.values()))
@@ -234,6 +234,6 @@ def _show_matrix(out: Out, adapters: list[str], profiles: list[str], reports: di
         out.text(f"{adapter:<{width}}  " + "  ".join(cells))
         rows.append([adapter, *(cell.strip() for cell in cells)])
     if out.rich:
-        from ledgerspec.conformance._term import simple_table  # noqa: PLC0415
+        from ledgerspec.conformance.render._term import simple_table  # noqa: PLC0415
 
         out.show(simple_table("Adapters against profiles", ["adapter", *profiles], rows))

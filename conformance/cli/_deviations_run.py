@@ -9,10 +9,10 @@ import argparse
 import re
 from pathlib import Path
 
-from ledgerspec.conformance._case import Case
 from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
-from ledgerspec.conformance._machine_ledger import LAYER
-from ledgerspec.conformance._machine_marks import TARGETED
+from ledgerspec.conformance.cache._case import Case
+from ledgerspec.conformance.cache.machine._ledger import LAYER
+from ledgerspec.conformance.cache.machine._marks import TARGETED
 from ledgerspec.conformance.cli._deviations import CASES_DIR
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs

@@ -17,7 +17,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = subcommands.add_parser("mutants", help="check that the suite kills every mutant of a system's reference")
     add_system_option(parser)
     parser.add_argument(
-        "--path", help="a Python module defining MUTANTS (default: those shipped, ledgerspec.conformance.mutants)"
+        "--path", help="a Python module defining MUTANTS (default: those shipped, ledgerspec.conformance.cache.mutants)"
     )
     parser.add_argument("--settings", choices=list(SETTINGS_NAMES), default="ci", help="how hard to search")
     parser.add_argument("--seed", type=SEED, help="seed, for a reproducible run (default: random, printed)")

@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._mutants import (
+from ledgerspec.conformance.cache._mutants import (
     Kill,
     Mutant,
     Rate,
@@ -22,10 +22,10 @@ from ledgerspec.conformance._mutants import (
     summary,
     to_json,
 )
-from ledgerspec.conformance._term import Out, add_kill_row, kill_table
 from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs, pick_named
+from ledgerspec.conformance.render._term import Out, add_kill_row, kill_table
 from ledgerspec.conformance.systems import lockstep_system
 
 
@@ -47,7 +47,7 @@ def run_mutants(args: argparse.Namespace) -> int:
         return _lockstep_mutants(args)
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
-    source = args.path or "ledgerspec.conformance.mutants"
+    source = args.path or "ledgerspec.conformance.cache.mutants"
     mutants = _chosen(args, source)
     seed = random.randrange(2**32) if args.seed is None else args.seed
     seeds = range(seed, seed + args.seeds)
@@ -80,8 +80,8 @@ def run_mutants(args: argparse.Namespace) -> int:
     if out.rich:
         out.show(summary(rates))
     if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-        from ledgerspec.conformance._html_views import mutants_section  # noqa: PLC0415
+        from ledgerspec.conformance.cache._html_views import mutants_section  # noqa: PLC0415
+        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport(f"ledgerspec mutants: {source}")
         mutants_section(page, rates, settings=args.settings, seeds=which)

@@ -16,17 +16,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance import _lockstep_views as lockstep_views
 from ledgerspec.conformance._errors import InputError, close_factory
 from ledgerspec.conformance._jobs import ordered_map
-from ledgerspec.conformance._lockstep import Candidate, Report, conform, fault_at_stop
 from ledgerspec.conformance._presets import get_settings
-from ledgerspec.conformance._term import Out
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness, is_built
 from ledgerspec.conformance.adapters._system_process import SystemProcessFactory
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs, pick_named
+from ledgerspec.conformance.lockstep import _views as lockstep_views
+from ledgerspec.conformance.lockstep._engine import Candidate, Report, conform, fault_at_stop
+from ledgerspec.conformance.render._term import Out
 from ledgerspec.conformance.systems import SYSTEMS, System
 
 EXIT_FAIL = 1
@@ -134,7 +134,7 @@ def run_conform(args: argparse.Namespace) -> int:
     fault_at_stop(report, stop_fault)  # the final ``stop`` went wrong: no PASS
     _show(out, report, args.adapter)
     if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport(f"ledgerspec conform: {lockstep_views.title(report, args.adapter)}")
         lockstep_views.section(page, report, args.adapter)
@@ -247,14 +247,14 @@ def run_mutants(args: argparse.Namespace) -> int:
                 out.verdict(f"{'KILLED' if row['killed'] == row['seeds'] else 'SURVIVED'}: {name} {killed}")
     every = sum(r["killed"] == r["seeds"] for r in rows)
     if out.rich:
-        from ledgerspec.conformance._term import simple_table  # noqa: PLC0415 - only on a terminal
+        from ledgerspec.conformance.render._term import simple_table  # noqa: PLC0415 - only on a terminal
 
         out.show(simple_table(title, ["mutant", "profile", "killed", "invariant", "median s", "worst s"], cells))
     out.text()
     out.text(f"{every}/{len(rows)} mutants killed under every seed")
     out.show(f"{every}/{len(rows)} mutants killed under every seed")
     if args.html:
-        from ledgerspec.conformance._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
 
         page = HtmlReport(f"ledgerspec mutants --system {system.name}")
         lockstep_views.mutants_section(page, system.name, rows, settings=args.settings, seeds=which)

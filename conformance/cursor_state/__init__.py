@@ -12,8 +12,8 @@ __getattr__ = lazy_exports(
     conform_cursor="_machine",
     make_cursor_machine="_machine",
     CursorStateAdapter="_reference_adapter",
-    Report="ledgerspec.conformance._lockstep",
-    Violation="ledgerspec.conformance._lockstep",
+    Report="ledgerspec.conformance.lockstep._engine",
+    Violation="ledgerspec.conformance.lockstep._engine",
 )
 """Imported on first use: the record (``_system.py``) loads without Hypothesis."""
 __all__ = ["CURSOR_STATE", "CursorStateAdapter", "Report", "Violation", "conform_cursor", "make_cursor_machine"]

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._lockstep import LockstepRun, Report, Violation, claiming, replay
-from ledgerspec.conformance._lockstep_case import LockstepCase, read_case
-from ledgerspec.conformance._lockstep_story import story
 from ledgerspec.conformance.cursor_state import CURSOR_STATE, CursorStateAdapter
+from ledgerspec.conformance.lockstep._case import LockstepCase, read_case
+from ledgerspec.conformance.lockstep._engine import LockstepRun, Report, Violation, claiming, replay
+from ledgerspec.conformance.lockstep._story import story
 
 FINDINGS_DIR = Path(__file__).parent / "findings"
 """The committed cases of P1-P4 (installed with the package)."""

@@ -12,8 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
-from ledgerspec.conformance._lockstep import Candidate, Lockstep, LockstepRun, Report, conform
 from ledgerspec.conformance.cursor_state._system import system
+from ledgerspec.conformance.lockstep._engine import Candidate, Lockstep, LockstepRun, Report, conform
 from ledgerspec.spec.cursor_state import CAPABILITIES, Ack, AckIndex, Confirm, Crash, CursorConfig, CursorOp
 from ledgerspec.spec.cursor_state._ops import FailAdd, FailMeta, MarkDelete, Persist, Recover, Rollover, Unreadable
 

@@ -16,12 +16,12 @@ from functools import partial
 from itertools import combinations
 
 from ledgerspec.conformance._errors import AdapterFault, close_factory
-from ledgerspec.conformance._lockstep import Candidate, LockstepRun, Report, Violation, fault_at_stop, replay
-from ledgerspec.conformance._real_rows import RealRow, Record
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness
 from ledgerspec.conformance.adapters._system_process import SystemProcessFactory
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, conform_cursor
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
+from ledgerspec.conformance.lockstep._engine import Candidate, LockstepRun, Report, Violation, fault_at_stop, replay
+from ledgerspec.conformance.real._rows import RealRow, Record
 from ledgerspec.spec import SpecError
 from ledgerspec.spec.cursor_state import (
     QUIRKS,

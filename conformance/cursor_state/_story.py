@@ -1,7 +1,7 @@
 """How a cursor-state counterexample is told: the model's state after each step, and its plot.
 
 The hooks of the cursor-state ``System`` (``conformance/cursor_state/_system.py``) that
-``conformance/_lockstep_story.py`` and ``_lockstep_views.py`` call: the state columns, one step's
+``conformance/lockstep/_story.py`` and ``_lockstep_views.py`` call: the state columns, one step's
 cells, the recovered state in words, and the HTML plot of the mark-delete and persisted positions.
 """
 
@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance.render._html import HtmlReport, new_figure
 from ledgerspec.spec.cursor_state import AckState
 
 COLUMNS = ("mark-delete", "acked ranges", "persisted (acknowledged)", "metadata store", "ledger entries")

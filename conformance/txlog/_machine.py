@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
-from ledgerspec.conformance._lockstep import Lockstep, LockstepRun, Report, conform
+from ledgerspec.conformance.lockstep._engine import Lockstep, LockstepRun, Report, conform
 from ledgerspec.conformance.txlog._system import system
 from ledgerspec.spec.txlog import (
     CAPABILITIES,

@@ -1,7 +1,7 @@
 """How a txlog-writer counterexample is told: the model's state after each step, and its plot.
 
 The hooks of the txlog-writer ``System`` (``conformance/txlog/_system.py``) that
-``conformance/_lockstep_story.py`` and ``_lockstep_views.py`` call: the state columns, one step's
+``conformance/lockstep/_story.py`` and ``_lockstep_views.py`` call: the state columns, one step's
 cells, and the HTML plot of the buffer against its limits over virtual time, flushes by trigger.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance.render._html import HtmlReport, new_figure
 
 COLUMNS = ("clock", "buffered records", "buffered bytes", "pending writes", "callbacks done", "timer")
 """The state columns, in order."""

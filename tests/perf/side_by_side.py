@@ -9,7 +9,8 @@ BENCHMARKS.md records: the machine is shared, so only a ratio measured in the sa
 ``OLD_PYTHON`` and ``NEW_PYTHON`` are the interpreters of two virtualenvs with each checkout installed
 (``pip install -e``). ``{python}`` in the command is replaced by each side's interpreter, so that a
 process adapter runs each checkout's own serve loop:
-``-- conform --adapter "exec:{python} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"``.
+``-- conform --adapter "exec:{python} -m ledgerspec.conformance.cache.adapters.process_reference \
+--profile pulsar-master"``.
 """
 
 from __future__ import annotations

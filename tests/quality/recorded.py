@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._mutants import factory_for, load_mutants
 from ledgerspec.conformance.adapters import mask
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache._mutants import factory_for, load_mutants
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import PROFILES, CacheConfig, Monitor, Op, claimed
 from ledgerspec.traces._generate import DEFAULT_CONFIG
 from ledgerspec.traces._record import record_trace

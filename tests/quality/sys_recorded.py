@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._lockstep import LockstepRun, conform, replay
 from ledgerspec.conformance.cursor_state import CURSOR_STATE
+from ledgerspec.conformance.lockstep._engine import LockstepRun, conform, replay
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.conformance.systems import SYSTEMS as CLI
 from ledgerspec.conformance.txlog._machine import TXLOG_WRITER

@@ -4,9 +4,9 @@ counterexample that kills it again on replay, and the references pass under the 
 from __future__ import annotations
 
 import pytest
-from ledgerspec.conformance._lockstep import Violation
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.cursor_state._mutants import CURSOR_MUTANTS, CursorMutant
+from ledgerspec.conformance.lockstep._engine import Violation
 from ledgerspec.spec.cursor_state import PROFILES, CursorConfig, Step, claimed, init, op_from_dict, step
 from ledgerspec.spec.cursor_state._events import reported
 

@@ -1,4 +1,4 @@
-"""The kill matrix as tests: the suite must kill every mutant of ledgerspec.conformance.mutants.
+"""The kill matrix as tests: the suite must kill every mutant of ledgerspec.conformance.cache.mutants.
 
 Each mutant is run with the ``ci`` settings (what ``ledgerspec mutants`` runs) and a fixed seed,
 stopping at the first failure; it must be killed within the targets of issue 3 (a counterexample of 8
@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from ledgerspec.conformance._engine import conform
-from ledgerspec.conformance._mutants import Mutant, factory_for, load_mutants, run_mutant
-from ledgerspec.conformance._replay import replay
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache._mutants import Mutant, factory_for, load_mutants, run_mutant
+from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cli import main
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import PROFILES
@@ -109,7 +109,7 @@ def test_a_mutant_that_survives_is_counted_with_its_seeds(tmp_path, capsys) -> N
     """The reference itself as a "mutant": no seed kills it, no time to kill, exit 1."""
     module = tmp_path / "same.py"
     module.write_text(
-        "from ledgerspec.conformance.mutants import Mutant\n"
+        "from ledgerspec.conformance.cache.mutants import Mutant\n"
         "from ledgerspec.reference.cache import SegmentedCache\n"
         "MUTANTS = [Mutant('segmented-unchanged', 'segmented', 'no bug', SegmentedCache)]\n"
     )

@@ -4,7 +4,7 @@ counterexample, and the references pass under the same search."""
 from __future__ import annotations
 
 import pytest
-from ledgerspec.conformance._lockstep import Violation
+from ledgerspec.conformance.lockstep._engine import Violation
 from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
 from ledgerspec.conformance.txlog._mutants import TXLOG_MUTANTS, TxlogMutant
 from ledgerspec.spec.txlog import PROFILES, claimed

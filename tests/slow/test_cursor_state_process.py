@@ -88,7 +88,7 @@ def test_a_callbacks_persist_number_is_an_integer_not_a_boolean():
 
 
 def test_a_cache_process_is_refused_as_another_systems(capsys):
-    cache = f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"
+    cache = f"{sys.executable} -m ledgerspec.conformance.cache.adapters.process_reference --profile pulsar-master"
     assert main(_conform(cache)) == 3
     err = capsys.readouterr().err
     assert "not 'cursor-state'" in err

@@ -105,9 +105,9 @@ def test_the_report_renders_in_headless_chromium(run, tmp_path):
 
 def test_the_cursor_and_txlog_timelines_render_in_headless_chromium(tmp_path):
     """A counterexample of each lockstep system (a mutant of its reference), as ``conform --html`` writes it."""
-    from ledgerspec.conformance._html import HtmlReport
-    from ledgerspec.conformance._lockstep import conform
-    from ledgerspec.conformance._lockstep_views import section
+    from ledgerspec.conformance.lockstep._engine import conform
+    from ledgerspec.conformance.lockstep._views import section
+    from ledgerspec.conformance.render._html import HtmlReport
     from ledgerspec.conformance.systems import SYSTEMS
 
     driver = chromium()

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledgerspec.conformance._bench import java_example_command
-from ledgerspec.conformance._case import load_case
-from ledgerspec.conformance._replay import replay
 from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.cache._bench import java_example_command
+from ledgerspec.conformance.cache._case import load_case
+from ledgerspec.conformance.cache._replay import replay
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec.cache import (
     EVICTED,

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance._bench import round_trips
-from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.cache._bench import round_trips
+from ledgerspec.conformance.cache._engine import conform
 from ledgerspec.conformance.cli import main
 
 FAKE = Path(__file__).parent / "fakes" / "fake_adapter.py"
@@ -23,7 +23,7 @@ PYTHON = shlex.quote(sys.executable)
 
 
 def process_reference(profile: str) -> str:
-    return f"exec:{PYTHON} -m ledgerspec.conformance.adapters.process_reference --profile {profile}"
+    return f"exec:{PYTHON} -m ledgerspec.conformance.cache.adapters.process_reference --profile {profile}"
 
 
 def statuses(report):

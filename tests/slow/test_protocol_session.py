@@ -19,12 +19,12 @@ from typing import Any
 from unittest import mock
 
 from ledgerspec.conformance._presets import get_preset
-from ledgerspec.conformance.adapters._api import json_line
-from ledgerspec.conformance.adapters._process import AdapterErrored, _Process, process_factory
+from ledgerspec.conformance.cache.adapters._api import json_line
+from ledgerspec.conformance.cache.adapters._process import AdapterErrored, _Process, process_factory
 from ledgerspec.spec.cache import EvictTimestamp, Get, GetRange, Insert, Op, Release
 
 README = Path(__file__).resolve().parents[2] / "conformance" / "protocol" / "README.md"
-COMMAND = f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pip430"
+COMMAND = f"{sys.executable} -m ledgerspec.conformance.cache.adapters.process_reference --profile pip430"
 STEPS: list[Op] = [
     Insert(now=1, ledger=1, entry=0, size=10, expected_reads=1),
     Insert(now=2, ledger=1, entry=1, size=20, expected_reads=0),

@@ -16,7 +16,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from ledgerspec.conformance._lockstep import LockstepRun, replay
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE
 from ledgerspec.conformance.cursor_state._process import CursorProcessFactory
@@ -31,6 +30,7 @@ from ledgerspec.conformance.cursor_state._real import (
     search,
     surprise,
 )
+from ledgerspec.conformance.lockstep._engine import LockstepRun, replay
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -7,7 +7,7 @@ when every command's modules loaded for any command line). BENCHMARKS.md has the
 
 from __future__ import annotations
 
-from ledgerspec.conformance._bench_startup import GOAL, measure
+from ledgerspec.conformance.bench._startup import GOAL, measure
 
 MARGIN = 2.0
 

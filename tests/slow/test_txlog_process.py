@@ -113,7 +113,7 @@ def test_a_null_delay_needs_no_capability_but_a_claimed_one_must_be_sent(tmp_pat
 
 
 def test_a_cache_process_is_refused_as_another_systems(capsys):
-    cache = f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"
+    cache = f"{sys.executable} -m ledgerspec.conformance.cache.adapters.process_reference --profile pulsar-master"
     assert main(_conform(cache)) == 3
     captured = capsys.readouterr()
     assert "not 'txlog-writer'" in captured.err + captured.out

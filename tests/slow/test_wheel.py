@@ -57,14 +57,14 @@ def test_the_wheel_ships_the_mutants_and_the_type_marker(installed):
     names = set(zipfile.ZipFile(wheel).namelist())
     for package in ("spec", "reference", "conformance", "traces"):
         assert f"ledgerspec/{package}/py.typed" in names
-    assert "ledgerspec/conformance/mutants/__init__.py" in names
+    assert "ledgerspec/conformance/cache/mutants/__init__.py" in names
 
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed, tmp_path):
     _, script = installed
     python = script.with_name("python")
     done = subprocess.run(
-        [python, "-c", "import ledgerspec.conformance.mutants as m; print(m.__file__)"],
+        [python, "-c", "import ledgerspec.conformance.cache.mutants as m; print(m.__file__)"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -90,5 +90,5 @@ def test_mutants_run_from_the_installed_wheel(installed, tmp_path):
         script, "mutants", "--mutant", "pip430-newest-first", "--settings", "quick", "--seed", "2", cwd=tmp_path
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 mutants from ledgerspec.conformance.mutants" in done.stdout
+    assert "1 mutants from ledgerspec.conformance.cache.mutants" in done.stdout
     assert "killed 1/1" in done.stdout

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledgerspec.conformance._bench import _round_trip_lines
+from ledgerspec.conformance.cache._bench import _round_trip_lines
 
 
 def figures(median: float) -> dict[str, float]:

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance import InputError
-from ledgerspec.conformance._engine import conform
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cli import main
 
-REFERENCE = f"{sys.executable} -m ledgerspec.conformance.adapters.process_reference --profile pulsar-master"
+REFERENCE = f"{sys.executable} -m ledgerspec.conformance.cache.adapters.process_reference --profile pulsar-master"
 
 
 def test_a_search_that_sent_no_operation_is_a_usage_error_not_a_pass():
@@ -32,7 +32,7 @@ def test_a_search_that_sent_no_operation_is_a_usage_error_not_a_pass():
 
 
 def test_a_run_where_no_invariant_is_checkable_is_a_usage_error_not_a_pass(monkeypatch):
-    from ledgerspec.conformance import _engine
+    from ledgerspec.conformance.cache import _engine
 
     monkeypatch.setattr(_engine, "needs", lambda invariant, profile: frozenset({"telepathy"}))
     with pytest.raises(InputError, match="nothing to check: no invariant of profile pulsar-master is both claimed"):

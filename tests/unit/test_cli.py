@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance._engine import needs
+from ledgerspec.conformance.cache._engine import needs
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec.cache import INVARIANTS
 

@@ -340,9 +340,9 @@ def test_a_mark_delete_past_the_highest_over_acknowledged_entries_is_no_phantom(
 def test_held_means_judged_on_some_step_not_merely_never_contradicted():
     """An invariant counts as checked only on a step its check judges: the recovery invariants only once
     a recovery happened (else a PASS would say "held" of what no step tested)."""
-    from ledgerspec.conformance._lockstep import LockstepRun
     from ledgerspec.conformance.cursor_state import CursorStateAdapter
     from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, make_cursor_machine
+    from ledgerspec.conformance.lockstep._engine import LockstepRun
 
     run = LockstepRun(CURSOR_STATE, lambda: CursorStateAdapter("pulsar-master"), "pulsar-master")
     machine = make_cursor_machine(run)()

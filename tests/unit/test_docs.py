@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION
+from ledgerspec.conformance.cache.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION
 from ledgerspec.spec.cache import CATALOGUE, OPERATIONS, PROFILES, CacheConfig, CursorSeek
 from ledgerspec.traces._check import judged_at
 from ledgerspec.traces._format import KINDS, SCHEMA

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance._html import HtmlReport, new_figure
+from ledgerspec.conformance.render._html import HtmlReport, new_figure
 
 
 def test_text_is_escaped_everywhere(tmp_path: Path) -> None:

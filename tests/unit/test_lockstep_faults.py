@@ -11,10 +11,10 @@ import re
 from typing import Any
 
 import pytest
-from ledgerspec.conformance._html import HtmlReport
-from ledgerspec.conformance._lockstep import conform
-from ledgerspec.conformance._lockstep_views import fault_table, section
-from ledgerspec.conformance.adapters._process import AdapterCrashed
+from ledgerspec.conformance.cache.adapters._process import AdapterCrashed
+from ledgerspec.conformance.lockstep._engine import conform
+from ledgerspec.conformance.lockstep._views import fault_table, section
+from ledgerspec.conformance.render._html import HtmlReport
 from ledgerspec.conformance.systems import SYSTEMS
 
 STDERR = "  stderr (last lines):\n    adapter: simulated crash"

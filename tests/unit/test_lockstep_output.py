@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 
 import pytest
-from ledgerspec.conformance._html import HtmlReport
-from ledgerspec.conformance._lockstep import conform
-from ledgerspec.conformance._lockstep_story import COLUMNS, story
-from ledgerspec.conformance._lockstep_views import section
 from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.lockstep._engine import conform
+from ledgerspec.conformance.lockstep._story import COLUMNS, story
+from ledgerspec.conformance.lockstep._views import section
+from ledgerspec.conformance.render._html import HtmlReport
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import cursor_state, txlog
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 
-from ledgerspec.conformance._lockstep_views import report_table
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.cursor_state import CursorStateAdapter, conform_cursor
 from ledgerspec.conformance.cursor_state._mutants import CURSOR_MUTANTS
+from ledgerspec.conformance.lockstep._views import report_table
 from ledgerspec.conformance.systems import SYSTEMS
 from rich.console import Console
 
@@ -90,8 +90,8 @@ def test_the_rich_table_has_the_caches_columns():
 
 
 def test_the_html_section_folds_what_the_profile_does_not_claim():
-    from ledgerspec.conformance._html import HtmlReport
-    from ledgerspec.conformance._lockstep_views import section
+    from ledgerspec.conformance.lockstep._views import section
+    from ledgerspec.conformance.render._html import HtmlReport
 
     report = conform_cursor(lambda: CursorStateAdapter("pip381"), "pip381", settings_name="quick", seed=2)
     page = HtmlReport("c")

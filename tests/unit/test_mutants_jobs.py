@@ -69,5 +69,5 @@ def test_a_module_without_a_list_of_mutants_is_told_what_one_is(tmp_path, capsys
     assert main(["mutants", "--path", str(module)]) == 2
     err = capsys.readouterr().err
     assert "MUTANTS must be a non-empty list of mutants" in err
-    assert "ledgerspec.conformance.mutants.Mutant" in err
+    assert "ledgerspec.conformance.cache.mutants.Mutant" in err
     assert found in err

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.cache._engine import conform
 from ledgerspec.spec import SpecError
 from ledgerspec.spec.cache import NAMED_CONFIGS, Configure, get_named_config
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance import InputError
-from ledgerspec.conformance._case import NO_STEPS, load_case
-from ledgerspec.conformance._engine import conform
-from ledgerspec.conformance._replay import ReplayOutcome
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache._case import NO_STEPS, load_case
+from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache._replay import ReplayOutcome
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec.cache import CacheConfig, GetRange, Insert, Monitor, get_profile
 

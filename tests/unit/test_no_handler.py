@@ -9,7 +9,7 @@ reaches it through its copies. pulsar-master reads None as 0 (``maybeCreate``: n
 from __future__ import annotations
 
 import pytest
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import (
     CacheConfig,
     EvictSize,

@@ -13,10 +13,10 @@ import dataclasses
 from typing import Any
 
 import pytest
-from ledgerspec.conformance._engine import conform
-from ledgerspec.conformance._lockstep import conform as lockstep_conform
 from ledgerspec.conformance._search import Faulted, Journal
-from ledgerspec.conformance.adapters.reference import pulsar_master
+from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache.adapters.reference import pulsar_master
+from ledgerspec.conformance.lockstep._engine import conform as lockstep_conform
 from ledgerspec.conformance.systems import SYSTEMS
 
 HYPOTHESIS_WORDS = ("Inconsistent", "data generation", "Flaky", "hypothesis")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance.adapters import AdapterInfo
-from ledgerspec.conformance.adapters._api import mask
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter, profile_capabilities
+from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache.adapters._api import mask
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter, profile_capabilities
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import (
     CacheConfig,

@@ -9,7 +9,6 @@ another; a release with a bug no finding describes is explained by none, even be
 from __future__ import annotations
 
 from ledgerspec.conformance._errors import AdapterFault
-from ledgerspec.conformance._lockstep import LockstepRun, Report, Violation, replay
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE
 from ledgerspec.conformance.cursor_state._mutants import MetastoreWithoutRanges, RangeCapPlusOne
@@ -21,6 +20,7 @@ from ledgerspec.conformance.cursor_state._real import (
     surprise,
 )
 from ledgerspec.conformance.cursor_state._real_section import FINDINGS
+from ledgerspec.conformance.lockstep._engine import LockstepRun, Report, Violation, replay
 from ledgerspec.reference.cursor_state import ReferenceCursor
 from ledgerspec.spec.cursor_state import (
     QUIRKS,
@@ -143,8 +143,8 @@ def test_each_pinned_counterexample_passes_on_the_reference():
 def test_a_declared_fail_not_reached_at_another_seed_is_said_so_not_called_as_declared(monkeypatch):
     """`ledgerspec run` searches at the user's seed (not strict): a declared FAIL showing as PASS is no
     surprise, but its line must not claim the declared verdict was seen."""
-    from ledgerspec.conformance._lockstep import Report
     from ledgerspec.conformance.cursor_state import _real
+    from ledgerspec.conformance.lockstep._engine import Report
 
     declared = next(v for v in CURSOR_VERDICTS if v.verdict == "FAIL")
     monkeypatch.setattr(_real, "CURSOR_VERDICTS", (declared,))
@@ -158,8 +158,8 @@ def test_a_declared_fail_not_reached_at_another_seed_is_said_so_not_called_as_de
 
 def test_a_declared_pass_no_step_judged_is_a_surprise():
     """A PASS whose invariant had nothing to judge (no recovery) proves nothing: not as declared."""
-    from ledgerspec.conformance._lockstep import Report
     from ledgerspec.conformance.cursor_state._real import surprise
+    from ledgerspec.conformance.lockstep._engine import Report
 
     declared = next(v for v in CURSOR_VERDICTS if v.verdict == "PASS")
     vacuous = Report("cursor-state", "pulsar-master", 1, "quick", [declared.invariant])
@@ -170,8 +170,8 @@ def test_a_declared_pass_no_step_judged_is_a_surprise():
 
 def test_run_judges_by_cis_pinned_searches(monkeypatch):
     """`ledgerspec run` (pinned=True) runs CI's searches, never a search at its own seed."""
-    from ledgerspec.conformance._lockstep import Report
     from ledgerspec.conformance.cursor_state import _real
+    from ledgerspec.conformance.lockstep._engine import Report
 
     declared = next(v for v in CURSOR_VERDICTS if v.verdict == "PASS")
     judged = Report("cursor-state", "pulsar-master", 1, "quick", [declared.invariant], checked=[declared.invariant])

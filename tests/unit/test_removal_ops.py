@@ -9,11 +9,11 @@ from typing import Any
 
 import jsonschema
 import pytest
-from ledgerspec.conformance._engine import conform
 from ledgerspec.conformance.adapters import AdapterInfo
-from ledgerspec.conformance.adapters._api import NEEDS_BY_OPERATION, result_problem
-from ledgerspec.conformance.adapters.process_reference import Session
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter, profile_capabilities
+from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache.adapters._api import NEEDS_BY_OPERATION, result_problem
+from ledgerspec.conformance.cache.adapters.process_reference import Session
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter, profile_capabilities
 from ledgerspec.spec._errors import OperationError
 from ledgerspec.spec.cache import (
     CacheConfig,

@@ -172,7 +172,7 @@ def _keeps_invalidated() -> type:
 def test_a_ledger_kept_after_its_invalidation_is_seen_at_any_ids(ledger, entry):
     """A pass end reads one ledger's run of keys: at ledger 2^31 - 1 its end was 2^63, past int64, and
     numpy's float comparison dropped the entries near 2^32 from the run (the kept ledger went unseen)."""
-    from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+    from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
     from ledgerspec.spec.cache import CacheConfig, Insert, InvalidateLedger
     from ledgerspec.spec.cache._monitor import Monitor
 

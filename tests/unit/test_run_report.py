@@ -12,14 +12,14 @@ import re
 from types import SimpleNamespace
 
 import pytest
-from ledgerspec.conformance._engine import Report, Row
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._html import HtmlReport
-from ledgerspec.conformance._html_views import conformance_section, traces_section
-from ledgerspec.conformance._real_rows import RealRow
 from ledgerspec.conformance._verdict import Status
 from ledgerspec.conformance.adapters import AdapterInfo
+from ledgerspec.conformance.cache._engine import Report, Row
+from ledgerspec.conformance.cache._html_views import conformance_section, traces_section
 from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.real._rows import RealRow
+from ledgerspec.conformance.render._html import HtmlReport
 from ledgerspec.traces import _main_job
 from ledgerspec.traces._run_report import RunDocument, real_section
 
@@ -151,8 +151,8 @@ def test_a_traces_invariants_its_profile_does_not_claim_are_folded_too():
 
 def test_the_real_judges_hand_each_target_as_a_row(monkeypatch):
     """Each judge of part 3 hands ``run`` a row per target (searches replaced: they need Maven)."""
-    from ledgerspec.conformance import _real_code
     from ledgerspec.conformance.cursor_state import _real as real_cursor
+    from ledgerspec.conformance.real import _code as _real_code
     from ledgerspec.conformance.txlog import _real as real_txlog
 
     fake = SimpleNamespace(verdict=SimpleNamespace(value="FAIL"), steps=7, violation=None)

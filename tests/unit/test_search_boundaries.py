@@ -8,16 +8,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
-from ledgerspec.conformance._engine import _cut, conform, dispatched_copies
-from ledgerspec.conformance._lockstep import LockstepRun
-from ledgerspec.conformance._machine import Step
-from ledgerspec.conformance._machine_cursors import edge_move, recount
-from ledgerspec.conformance._machine_marks import segment_end
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache._engine import _cut, conform, dispatched_copies
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache.machine._core import Step
+from ledgerspec.conformance.cache.machine._cursors import edge_move, recount
+from ledgerspec.conformance.cache.machine._marks import segment_end
+from ledgerspec.conformance.cache.mutants._positions import _as_int, _as_long
 from ledgerspec.conformance.cursor_state import CursorStateAdapter
 from ledgerspec.conformance.cursor_state._machine import CURSOR_STATE, FIRST_ENTRIES, SPAN, make_cursor_machine
 from ledgerspec.conformance.cursor_state._mutants import _int_shift_words
-from ledgerspec.conformance.mutants._positions import _as_int, _as_long
+from ledgerspec.conformance.lockstep._engine import LockstepRun
 from ledgerspec.reference.cursor_state._position_info import _long_words
 from ledgerspec.spec.cache import (
     Append,

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from ledgerspec.conformance.adapters.reference import ReferenceAdapter
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cli import _conform_run
 from ledgerspec.conformance.cli._main import main
 from ledgerspec.reference.cache import CACHES

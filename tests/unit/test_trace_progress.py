@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from ledgerspec.conformance._term import Out
+from ledgerspec.conformance.render._term import Out
 from ledgerspec.traces._cli_run import CheckBar
 from ledgerspec.traces._generate import generate_trace
 from ledgerspec.traces._io import open_trace

@@ -40,7 +40,7 @@ ALL_PROFILES = (PIP430, MASTER, LEGACY, SEGMENTED)
 
 
 TIMES, COUNTS, COPIES, CURSORS = "observe_timestamps", "observe_counts", "observe_copies", "cursors"
-"""Adapter capabilities a check can need (``conformance/adapters/_api.py`` lists them all)."""
+"""Adapter capabilities a check can need (``conformance/cache/adapters/_api.py`` lists them all)."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ledgerspec.spec.cache._ops import CursorAdd, CursorRead, CursorRemove, Curs
 from ledgerspec.spec.cache.invariants._declare import LEGACY, StepView
 
 LEDGER = "managed_ledger"
-"""The adapter capability of the layer's operations (conformance/adapters/_api.py)."""
+"""The adapter capability of the layer's operations (conformance/cache/adapters/_api.py)."""
 
 
 Position = tuple[int, int]

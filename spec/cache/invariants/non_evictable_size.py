@@ -8,7 +8,7 @@ from ledgerspec.spec.cache._observation import CachedEntry
 from ledgerspec.spec.cache.invariants._declare import COUNTS, MASTER, PIP430, Invariant, StepView
 
 NON_EVICTABLE = "observe_non_evictable_size"
-"""The adapter capability that shows it (conformance/adapters/_api.py)."""
+"""The adapter capability that shows it (conformance/cache/adapters/_api.py)."""
 
 
 def counted(profile: str, entry: CachedEntry) -> bool:

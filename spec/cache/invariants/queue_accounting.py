@@ -12,7 +12,8 @@ from ledgerspec.spec.cache._ops import CursorRead, EvictBefore, EvictBytes, Evic
 from ledgerspec.spec.cache.invariants._declare import MASTER, TIMES, Invariant, StepView
 
 QUEUE_LENGTH, REQUEUES, ACCESSED = "observe_queue_length", "observe_requeues", "observe_accessed"
-"""The adapter capabilities that show the queue's length and the two wrapper fields (conformance/adapters/_api.py)."""
+"""The adapter capabilities that show the queue's length and the two wrapper fields
+(conformance/cache/adapters/_api.py)."""
 
 
 PASSES = (EvictSize, EvictTimestamp, EvictBytes, EvictBefore)

@@ -7,7 +7,7 @@ from ledgerspec.spec.cache._ops import CursorRead, EvictSize, Get, GetRange
 from ledgerspec.spec.cache.invariants._declare import MASTER, PIP430, Invariant, StepView
 
 EVICTIONS, HIT_BYTES = "observe_evictions", "observe_hit_bytes"
-"""The adapter capabilities that show the two counters (conformance/adapters/_api.py)."""
+"""The adapter capabilities that show the two counters (conformance/cache/adapters/_api.py)."""
 
 
 class Statistics(Check):

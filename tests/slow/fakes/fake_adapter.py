@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from ledgerspec.conformance.adapters.process_reference import Session, reply_to
+from ledgerspec.conformance.cache.adapters.process_reference import Session, reply_to
 
 
 def main() -> None:  # noqa: C901, PLR0912, PLR0915 - a broken fake: one branch per fault it plays

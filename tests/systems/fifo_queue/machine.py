@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, rule
-from ledgerspec.conformance._lockstep import Lockstep
+from ledgerspec.conformance.lockstep._engine import Lockstep
 
 from fifo_queue.spec import Offer, Poll, QueueConfig, Size
 
