@@ -21,10 +21,10 @@ class Preset:
     name: str
     config: CacheConfig
     ledgers: tuple[int, ...]
-    """Ledger ids, offset by one base per example (``LEDGER_BASES`` of ``_machine_marks``)."""
+    """Ledger ids, offset by one base per example (``LEDGER_BASES`` of ``cache/machine/_marks``)."""
     entries: int
     """Entry ids are drawn from ``base .. base + entries - 1``, one base per example (``ENTRY_BASES`` of
-    ``_machine_marks``); tailing writes go on past them."""
+    ``cache/machine/_marks``); tailing writes go on past them."""
     sizes: tuple[int, ...]
     max_sizes: tuple[int, ...]
     watermarks: tuple[float, ...]

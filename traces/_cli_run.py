@@ -22,11 +22,11 @@ from ledgerspec.conformance.render._term import Out
 from ledgerspec.conformance.systems import SYSTEMS, lockstep_system
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
-from ledgerspec.traces._check import CheckResult, by_row, position
 from ledgerspec.traces._errors import TraceError
-from ledgerspec.traces._generate import DEFAULT_CONFIG
-from ledgerspec.traces._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
-from ledgerspec.traces._sys_io import peek_system
+from ledgerspec.traces.cache._check import CheckResult, by_row, position
+from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
+from ledgerspec.traces.cache._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
+from ledgerspec.traces.lockstep._io import peek_system
 
 SHOWN = 5
 
@@ -55,8 +55,8 @@ def _check_out(args: argparse.Namespace, files: tuple[str, ...]) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     """Generate a trace and print what was written."""
-    from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
-    from ledgerspec.traces._inject import INJECTIONS, injectable  # noqa: PLC0415
+    from ledgerspec.traces.cache._generate import generate_trace  # noqa: PLC0415
+    from ledgerspec.traces.cache._inject import INJECTIONS, injectable  # noqa: PLC0415
 
     _check_out(args, ("out", "expected"))
     inject: list[str] = []
@@ -107,16 +107,16 @@ def check_one(
     """Check one trace with the chosen engine (``on_rows``: the local checker's rows so far, and in all)."""
     system = peek_system(path)
     if system is not None:
-        from ledgerspec.traces._sys_check import check_system, refuse_budget  # noqa: PLC0415
+        from ledgerspec.traces.lockstep._check import check_system, refuse_budget  # noqa: PLC0415
 
         refuse_budget(path, system, budget)
 
         return check_system(path, engine=engine, spark=spark)
     if engine == "spark":
-        from ledgerspec.traces._spark import check_spark  # noqa: PLC0415 - pyspark only when asked
+        from ledgerspec.traces.cache._spark import check_spark  # noqa: PLC0415 - pyspark only when asked
 
         return check_spark(path, master=master, budget=budget, spark=spark)
-    from ledgerspec.traces._local import check_local  # noqa: PLC0415
+    from ledgerspec.traces.cache._local import check_local  # noqa: PLC0415
 
     return check_local(path, budget=budget, on_rows=on_rows)
 
@@ -168,7 +168,7 @@ class CheckBar:
 
 def _rows_in(paths: list[str]) -> int | None:
     """Rows in all the traces, from Parquet footers; None if one is JSON lines (no footer) or unreadable."""
-    from ledgerspec.traces._io import open_trace  # noqa: PLC0415
+    from ledgerspec.traces.cache._io import open_trace  # noqa: PLC0415
 
     total = 0
     for path in paths:
@@ -191,7 +191,7 @@ def run_check(args: argparse.Namespace) -> int:
     out = Out.for_args(args)
     spark = None
     if args.engine == "spark":
-        from ledgerspec.traces._spark_input import check_master, spark_session  # noqa: PLC0415
+        from ledgerspec.traces.core._spark import check_master, spark_session  # noqa: PLC0415
 
         check_master(args.master)  # also when this process has a Spark context, which the session would reuse
         spark = spark_session(args.master)
@@ -301,11 +301,11 @@ def _system(result: CheckResult) -> str:
 def run_record(args: argparse.Namespace) -> int:
     """Drive an adapter with a workload and write its trace."""
     from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
-    from ledgerspec.traces._record import record_trace  # noqa: PLC0415
+    from ledgerspec.traces.cache._record import record_trace  # noqa: PLC0415
 
     _check_out(args, ("out",))
     if lockstep_system(args.system) is not None:
-        from ledgerspec.traces._sys_cli import run_record_system  # noqa: PLC0415
+        from ledgerspec.traces.lockstep._cli import run_record_system  # noqa: PLC0415
 
         return run_record_system(args)
     if args.profile is not None and args.profile not in PROFILES:
@@ -333,9 +333,9 @@ def run_bench(args: argparse.Namespace) -> int:
     """Benchmark both checkers on a trace (generated into a temporary folder if none is given)."""
     import tempfile  # noqa: PLC0415
 
-    from ledgerspec.traces._bench import bench_engines, render  # noqa: PLC0415
-    from ledgerspec.traces._generate import generate_trace  # noqa: PLC0415
-    from ledgerspec.traces._spark_input import check_master  # noqa: PLC0415
+    from ledgerspec.traces.cache._bench import bench_engines, render  # noqa: PLC0415
+    from ledgerspec.traces.cache._generate import generate_trace  # noqa: PLC0415
+    from ledgerspec.traces.core._spark import check_master  # noqa: PLC0415
 
     check_outputs(args, files=("json",))
     check_master(args.master)  # before the trace is generated and the local checker timed

@@ -13,7 +13,7 @@ progress bars; ``--html FILE`` writes the same, with plots, as one offline page 
 verdict; ``--json FILE`` every part's verdicts, even when the run fails: traces/_run_report.py) and exits 0 only if
 every adapter passes, every sample gets its expected verdict with exactly the expected violations,
 and every real target is as declared. No Spark or JVM log line reaches the terminal: the JVM's
-stdout and stderr go to the log file the run names (traces/_spark_input.py, ``jvm_log``).
+stdout and stderr go to the log file the run names (traces/core/_spark.py, ``jvm_log``).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def run_main_job(args: argparse.Namespace) -> int:
     if problem is not None:
         raise InputError(problem)
     if args.engine == "spark":
-        from ledgerspec.traces._spark_input import check_master  # noqa: PLC0415
+        from ledgerspec.traces.core._spark import check_master  # noqa: PLC0415
 
         check_master(args.master)
     out = Out.for_args(args)
@@ -212,7 +212,7 @@ def _samples(
     out.show(f"\n[bold]{title}[/]")
     spark: Any = None
     if args.engine == "spark":
-        from ledgerspec.traces._spark_input import jvm_log, spark_session  # noqa: PLC0415
+        from ledgerspec.traces.core._spark import jvm_log, spark_session  # noqa: PLC0415
 
         started = time.perf_counter()
         with out.progress("starting Spark (its JVM's output goes to its log file)") as _:

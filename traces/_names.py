@@ -8,8 +8,8 @@ written here once more; tests/unit/test_cli_startup.py keeps them equal to their
 from __future__ import annotations
 
 GENERATE_WORKLOADS = ("tailing", "catchup", "key-shared", "fanout", "mixed", "edge")
-"""``ledgerspec.traces._generate.WORKLOADS``: ``traces generate --workload`` and ``traces record --workload``."""
+"""``ledgerspec.traces.cache._generate.WORKLOADS``: ``traces generate --workload`` and ``traces record --workload``."""
 SIMULATE_PROFILES = ("pip430", "pulsar-master", "legacy", "segmented")
-"""``ledgerspec.traces._simulate_sweep.PROFILES`` (the reference caches' order): ``simulate --profiles``."""
+"""``ledgerspec.traces.cache.simulate._sweep.PROFILES`` (the reference caches' order): ``simulate --profiles``."""
 SIMULATE_SIZES = (2 << 20, 8 << 20, 32 << 20, 128 << 20)
-"""``ledgerspec.traces._simulate_sweep.DEFAULT_SIZES``: the default of ``simulate --cache-sizes``."""
+"""``ledgerspec.traces.cache.simulate._sweep.DEFAULT_SIZES``: the default of ``simulate --cache-sizes``."""

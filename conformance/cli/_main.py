@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mutants": (f"{CLI}_mutants:register", "check that the suite kills every mutant of a system's reference"),
     "replay": (f"{CLI}_conform:register", "re-run a saved case against an adapter"),
     "run": (f"{TRACES}_main_job:register", "the main job: reference conformance, the sample traces, the real code"),
-    "simulate": (f"{TRACES}_simulate_cli:register", "what PIP-430 would change: each cache profile on a workload"),
+    "simulate": (f"{TRACES}cache.simulate._cli:register", "what PIP-430 would change: each cache profile on a load"),
     "smoke": (f"{CLI}_conform:register", "check that a cache adapter is wired right (not a verdict)"),
     "spec": (f"{CLI}_spec_show:register", "the executable specification of each system"),
     "traces": (f"{TRACES}_cli:register", "generate, record and check traces of any system"),

@@ -1,7 +1,7 @@
 """How a cursor-state counterexample is told: the model's state after each step, and its plot.
 
 The hooks of the cursor-state ``System`` (``conformance/cursor_state/_system.py``) that
-``conformance/lockstep/_story.py`` and ``_lockstep_views.py`` call: the state columns, one step's
+``conformance/lockstep/_story.py`` and ``conformance/lockstep/_views.py`` call: the state columns, one step's
 cells, the recovered state in words, and the HTML plot of the mark-delete and persisted positions.
 """
 

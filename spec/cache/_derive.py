@@ -4,7 +4,7 @@ A candidate seen from outside shows only each operation's result and its observa
 the events are derived from them: the result, and the difference between the observations before and
 after (entries that appeared, left, changed timestamp or count; copies). The conformance monitor
 derives the events of every step and checks them with the same replay as recorded traces, and the
-trace recorder (traces/_record.py) writes them. This is the outside view: a stash and a mark before
+trace recorder (traces/cache/_record.py) writes them. This is the outside view: a stash and a mark before
 removal are not visible, several requeues of one entry in one pass look like one, and their order is
 not known (the replay ties them, ``invariants/_facts.py``).
 

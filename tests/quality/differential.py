@@ -28,8 +28,8 @@ from ledgerspec.spec.cache._normative import Judge
 from ledgerspec.spec.cache._normative import TraceStructureError as PlainStructureError
 from ledgerspec.spec.cache._shadow import Event
 from ledgerspec.spec.cache.invariants import CATALOGUE
-from ledgerspec.traces.cache import Replay, TraceStructureError
-from ledgerspec.traces.cache._chunk import NULL, Chunk, chunk_from_events
+from ledgerspec.traces.cache.bulk import Replay, TraceStructureError
+from ledgerspec.traces.cache.bulk._chunk import NULL, Chunk, chunk_from_events
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -161,8 +161,8 @@ class Case:
 
 
 def from_trace(path: Path, label: str) -> Iterator[Case]:
-    from ledgerspec.traces._io import open_trace
-    from ledgerspec.traces._local import split_by_broker
+    from ledgerspec.traces.cache._io import open_trace
+    from ledgerspec.traces.cache._local import split_by_broker
 
     trace = open_trace(path)
     by_broker: dict[str, list[Chunk]] = {}
@@ -179,8 +179,8 @@ def samples() -> Iterator[Case]:
 
 
 def injections() -> Iterator[Case]:
-    from ledgerspec.traces._generate import DEFAULT_CONFIG
-    from ledgerspec.traces._inject import inject, injectable
+    from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
+    from ledgerspec.traces.cache._inject import inject, injectable
 
     for profile in ("pip430", "pulsar-master", "legacy", "segmented"):
         for invariant in injectable(profile):
@@ -190,7 +190,7 @@ def injections() -> Iterator[Case]:
 
 
 def generated(events: int = 3000, seeds: tuple[int, ...] = (0, 1)) -> Iterator[Case]:
-    from ledgerspec.traces._generate import WORKLOADS, generate_trace
+    from ledgerspec.traces.cache._generate import WORKLOADS, generate_trace
 
     with tempfile.TemporaryDirectory() as folder:
         for profile in ("pip430", "pulsar-master", "legacy", "segmented"):

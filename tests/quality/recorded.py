@@ -25,8 +25,8 @@ from ledgerspec.conformance.adapters import mask
 from ledgerspec.conformance.cache._mutants import factory_for, load_mutants
 from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import PROFILES, CacheConfig, Monitor, Op, claimed
-from ledgerspec.traces._generate import DEFAULT_CONFIG
-from ledgerspec.traces._record import record_trace
+from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
+from ledgerspec.traces.cache._record import record_trace
 
 CONFIGS = {
     "small": DEFAULT_CONFIG.replace(max_size=512 * 1024, segment_size_max=64 * 1024),

@@ -21,9 +21,9 @@ from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.conformance.systems import SYSTEMS as CLI
 from ledgerspec.conformance.txlog._machine import TXLOG_WRITER
 from ledgerspec.spec import cursor_state, txlog
-from ledgerspec.traces._sys_io import read_system_trace
-from ledgerspec.traces._sys_record import record_history, walk
-from ledgerspec.traces._sys_replay import decidable
+from ledgerspec.traces.lockstep._io import read_system_trace
+from ledgerspec.traces.lockstep._record import record_history, walk
+from ledgerspec.traces.lockstep._replay import decidable
 
 SEED = 1
 """The kill matrices' seed (tests/quality/test_cursor_state_mutants.py, test_txlog_mutants.py)."""

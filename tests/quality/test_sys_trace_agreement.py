@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance._verdict import Verdict
-from ledgerspec.traces._sys_check import check_system
+from ledgerspec.traces.lockstep._check import check_system
 
 _PATH = Path(__file__).resolve().parent / "sys_recorded.py"
 _SPEC = importlib.util.spec_from_file_location("_ledgerspec_sys_recorded", _PATH)

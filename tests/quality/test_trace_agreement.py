@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ledgerspec.traces._local import check_local
+from ledgerspec.traces.cache._local import check_local
 
 _SPEC = importlib.util.spec_from_file_location("_ledgerspec_differential", Path(__file__).with_name("differential.py"))
 assert _SPEC is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ledgerspec.conformance.cli import main
-from ledgerspec.traces._simulate_sweep import Sweep, run_local, run_spark
+from ledgerspec.traces.cache.simulate._sweep import Sweep, run_local, run_spark
 
 
 def test_spark_runs_agree_with_local_runs():

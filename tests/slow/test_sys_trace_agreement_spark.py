@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance._verdict import Verdict
-from ledgerspec.traces import _sys_check
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._spark import spark_session
-from ledgerspec.traces._sys_check import check_system
+from ledgerspec.traces.cache._spark import spark_session
+from ledgerspec.traces.lockstep import _check as _sys_check
+from ledgerspec.traces.lockstep._check import check_system
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +50,7 @@ def groups(tmp_path_factory):
 
 def together(recordings, path: Path) -> Path:
     """One JSON-lines trace whose brokers are the recordings (each recording is one history)."""
-    from ledgerspec.traces._sys_io import SystemTraceWriter, read_system_trace
+    from ledgerspec.traces.lockstep._io import SystemTraceWriter, read_system_trace
 
     first = read_system_trace(str(recordings[0].path))
     writer = SystemTraceWriter(path, first.header)
@@ -125,7 +125,7 @@ def spark_dataset(spark, trace: Path, directory: Path) -> Path:
     The header goes in ``_ledgerspec.json`` beside them (Spark cannot set Parquet metadata).
     """
     import pyarrow as pa
-    from ledgerspec.traces._sys_io import COLUMNS, SYSTEM_SCHEMA, read_system_trace
+    from ledgerspec.traces.lockstep._io import COLUMNS, SYSTEM_SCHEMA, read_system_trace
 
     read = read_system_trace(str(trace))
     table = pa.Table.from_pylist([{c: r.get(c) for c in COLUMNS} for r in read.rows], schema=SYSTEM_SCHEMA)

@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.traces import TraceInputError
-from ledgerspec.traces._format import SCHEMA, Header, event
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._io import TraceWriter
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._spark import check_spark, spark_session
+from ledgerspec.traces.cache._format import SCHEMA, Header, event
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._io import TraceWriter
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._spark import check_spark, spark_session
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from ledgerspec.conformance.cli import main
-from ledgerspec.traces import _spark
-from ledgerspec.traces._format import Header
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._inject import injectable
-from ledgerspec.traces._io import TraceWriter, open_trace
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._spark import check_spark, spark_session
+from ledgerspec.traces.cache import _spark
+from ledgerspec.traces.cache._format import Header
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._inject import injectable
+from ledgerspec.traces.cache._io import TraceWriter, open_trace
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._spark import check_spark, spark_session
 
 SAMPLES = Path(__file__).resolve().parents[2] / "traces" / "samples"
 SAMPLE_TRACES = sorted(p for p in SAMPLES.iterdir() if p.suffix in {".jsonl", ".parquet"})

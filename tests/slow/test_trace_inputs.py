@@ -18,11 +18,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from ledgerspec.conformance.cli import main
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._inject import injectable
-from ledgerspec.traces._io import DATASET_HEADER
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._spark import check_spark, spark_session
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._inject import injectable
+from ledgerspec.traces.cache._io import DATASET_HEADER
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._spark import check_spark, spark_session
 
 ENGINES = ("local", "spark")
 

@@ -1,6 +1,6 @@
 """The local checker with several processes gives the report of one, whatever the row group layout.
 
-Each process reads only the row groups that may hold its brokers (traces/_local.py, ``plan_groups``);
+Each process reads only the row groups that may hold its brokers (traces/cache/_local.py, ``plan_groups``);
 these tests show that no row is lost, checked twice or checked by nobody when groups are skipped.
 """
 
@@ -10,13 +10,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from ledgerspec.traces import _local
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._inject import injectable
-from ledgerspec.traces._io import open_trace
-from ledgerspec.traces._local import check_local, plan_groups
-from ledgerspec.traces._partitions import group_brokers
+from ledgerspec.traces.cache import _local
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._inject import injectable
+from ledgerspec.traces.cache._io import open_trace
+from ledgerspec.traces.cache._local import check_local, plan_groups
+from ledgerspec.traces.cache._partitions import group_brokers
 
 
 def comparable(result) -> dict:

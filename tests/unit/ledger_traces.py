@@ -12,11 +12,11 @@ from pathlib import Path
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._mutants import factory_for, load_mutants
 from ledgerspec.spec.cache import CacheConfig, Op
-from ledgerspec.traces._format import Header
-from ledgerspec.traces._generate import Recorder
-from ledgerspec.traces._io import TraceWriter
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._record import RecordingAdapter
+from ledgerspec.traces.cache._format import Header
+from ledgerspec.traces.cache._generate import Recorder
+from ledgerspec.traces.cache._io import TraceWriter
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._record import RecordingAdapter
 
 CONFIG = CacheConfig(max_size=10_000, watermark=0.5, ttl=1_000, ttl_max=5_000)
 

@@ -49,22 +49,12 @@ CACHE_NOT_MOVED_YET: frozenset[str] = frozenset(
         "conformance/pytest_plugin.py",
         "conformance/real/_code.py",
         "conformance/render/_term.py",
-        "traces/_check.py",
         "traces/_cli_run.py",
-        "traces/_edge.py",
-        "traces/_format.py",
-        "traces/_generate.py",
-        "traces/_inject.py",
-        "traces/_io.py",
-        "traces/_local.py",
         "traces/_main_job.py",
-        "traces/_record.py",
-        "traces/_replay.py",
-        "traces/_rows.py",
-        "traces/_simulate.py",
-        "traces/_simulate_sweep.py",
-        "traces/_spark_replay.py",
-        "traces/_sys_cli.py",
+        "traces/core/_spark.py",
+        "traces/lockstep/_check.py",
+        "traces/lockstep/_cli.py",
+        "traces/lockstep/_io.py",
     }
 )
 """Modules of the cache's stack that still import ``spec.cache`` or ``reference.cache`` (the only exception)."""
@@ -197,7 +187,7 @@ def test_the_spec_imports_no_numpy_and_nothing_of_the_trace_checkers():
 
 def test_every_invariant_a_trace_can_show_has_one_accelerator():
     from ledgerspec.spec.cache.invariants import CATALOGUE
-    from ledgerspec.traces.cache.accelerators import ACCELERATORS
+    from ledgerspec.traces.cache.bulk.accelerators import ACCELERATORS
 
     assert set(ACCELERATORS) == {i.id for i in CATALOGUE if i.on_traces}
     assert all(i.check is not None for i in CATALOGUE if i.id != "CACHE-MODEL")

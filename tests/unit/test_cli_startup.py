@@ -105,9 +105,10 @@ def test_conform_offers_only_the_chosen_systems_profiles(capsys):
 
 def test_the_names_traces_and_simulate_offer_are_their_sources():
     from ledgerspec.spec.cache import PROFILES
-    from ledgerspec.traces import _cli, _simulate_sweep
+    from ledgerspec.traces import _cli
     from ledgerspec.traces import _names as traces_names
-    from ledgerspec.traces._generate import WORKLOADS
+    from ledgerspec.traces.cache._generate import WORKLOADS
+    from ledgerspec.traces.cache.simulate import _sweep as _simulate_sweep
 
     assert traces_names.GENERATE_WORKLOADS == WORKLOADS
     assert traces_names.SIMULATE_PROFILES == _simulate_sweep.PROFILES

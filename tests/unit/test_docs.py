@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from ledgerspec.conformance.cache.adapters._api import CAPABILITIES, NEEDS_BY_OPERATION
 from ledgerspec.spec.cache import CATALOGUE, OPERATIONS, PROFILES, CacheConfig, CursorSeek
-from ledgerspec.traces._check import judged_at
-from ledgerspec.traces._format import KINDS, SCHEMA
+from ledgerspec.traces.cache._check import judged_at
+from ledgerspec.traces.cache._format import KINDS, SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 """One JSON-lines reader for every trace (issue 17): a bad line is the same error in a cache and a system trace.
 
 The system reader once had its own copy, which skipped a ``null`` line and said less about bad bytes and
-huge integers. Now both call ``traces/_jsonl.py``: the same line gives the same message, naming the file
+huge integers. Now both call ``traces/cache/_jsonl.py``: the same line gives the same message, naming the file
 and the line, whichever trace holds it and whichever engine is asked (a system trace is read before
 either engine runs; the cache's Spark engine is compared in tests/slow/test_trace_bad_input.py).
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.traces import TraceInputError
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._sys_check import check_system
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.lockstep._check import check_system
 
 BAD_LINES = {
     "null": (b"null", "line 3 (row 1): an event must be a JSON object, got null"),

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec.cursor_state import CAPABILITIES, CursorConfig
-from ledgerspec.traces._sys_check import check_system
-from ledgerspec.traces._sys_record import walk
+from ledgerspec.traces.lockstep._check import check_system
+from ledgerspec.traces.lockstep._record import walk
 
 WRAPPER = """
 import sys

@@ -15,14 +15,14 @@ import random
 import numpy as np
 import pyarrow as pa
 import pytest
-from ledgerspec.traces._check import trace_invariants
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._inject import injectable
-from ledgerspec.traces._io import open_trace
-from ledgerspec.traces._replay import BrokerReplay, chunk_of
-from ledgerspec.traces.cache import _engine
-from ledgerspec.traces.cache._chunk import NULL
-from ledgerspec.traces.cache._commit import entries_after
+from ledgerspec.traces.cache._check import trace_invariants
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._inject import injectable
+from ledgerspec.traces.cache._io import open_trace
+from ledgerspec.traces.cache._replay import BrokerReplay, chunk_of
+from ledgerspec.traces.cache.bulk import _engine
+from ledgerspec.traces.cache.bulk._chunk import NULL
+from ledgerspec.traces.cache.bulk._commit import entries_after
 
 CONFIG = {"max_size": 200_000, "ttl": 3_000_000, "ttl_max": 15_000_000, "max_requeue": 2, "segment_size_max": 50_000}
 
@@ -130,8 +130,8 @@ def test_a_chunk_ending_inside_a_size_pass_that_went_round_changes_nothing(tmp_p
     """
     from ledgerspec.conformance.adapters import load_adapter
     from ledgerspec.spec.cache import CacheConfig
-    from ledgerspec.traces._generate import DEFAULT_CONFIG
-    from ledgerspec.traces._record import record_trace
+    from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
+    from ledgerspec.traces.cache._record import record_trace
 
     path = tmp_path / "r.jsonl"
     config = DEFAULT_CONFIG.replace(max_size=20_000, track_reads=False)

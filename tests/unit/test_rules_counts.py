@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from ledgerspec.spec.cache import EVICTED
 from ledgerspec.spec.cache.invariants import CATALOGUE
-from ledgerspec.traces._generate import DEFAULT_CONFIG
-from ledgerspec.traces.cache._chunk import chunk_from_events
+from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
+from ledgerspec.traces.cache.bulk._chunk import chunk_from_events
 
 _SPEC = importlib.util.spec_from_file_location(
     "_ledgerspec_differential", Path(__file__).parents[1] / "quality" / "differential.py"

@@ -18,10 +18,10 @@ from ledgerspec.spec.cache._normative import Judge
 from ledgerspec.spec.cache._shadow import Cached, Event, Pass, Shadow
 from ledgerspec.spec.cache.invariants import CATALOGUE
 from ledgerspec.spec.cache.invariants._rules_queue import at_or_before, before, order_violations
-from ledgerspec.traces._generate import DEFAULT_CONFIG
-from ledgerspec.traces._inject import inject, injectable
-from ledgerspec.traces.cache import Replay
-from ledgerspec.traces.cache._chunk import chunk_from_events
+from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
+from ledgerspec.traces.cache._inject import inject, injectable
+from ledgerspec.traces.cache.bulk import Replay
+from ledgerspec.traces.cache.bulk._chunk import chunk_from_events
 
 _SPEC = importlib.util.spec_from_file_location(
     "_ledgerspec_differential", Path(__file__).parents[1] / "quality" / "differential.py"

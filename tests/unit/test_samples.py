@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ledgerspec.traces._local import check_local
+from ledgerspec.traces.cache._local import check_local
 
 SAMPLES = Path(__file__).resolve().parents[2] / "traces" / "samples"
 TRACES = sorted(p for p in SAMPLES.iterdir() if p.suffix in {".jsonl", ".parquet"})

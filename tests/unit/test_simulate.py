@@ -9,10 +9,17 @@ import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import CacheConfig
-from ledgerspec.traces._simulate import METRICS, Meter, RunSpec, build, measure_speed, simulate_one
-from ledgerspec.traces._simulate_report import render
-from ledgerspec.traces._simulate_sweep import Sweep, format_table, parse_size, result_document, simulate, summarize
-from ledgerspec.traces._simulate_workload import Feed, Reader, Workload, replay_ops, replayed
+from ledgerspec.traces.cache.simulate._measure import METRICS, Meter, RunSpec, build, measure_speed, simulate_one
+from ledgerspec.traces.cache.simulate._report import render
+from ledgerspec.traces.cache.simulate._sweep import (
+    Sweep,
+    format_table,
+    parse_size,
+    result_document,
+    simulate,
+    summarize,
+)
+from ledgerspec.traces.cache.simulate._workload import Feed, Reader, Workload, replay_ops, replayed
 
 MS = 2_000_000
 """A step of 2 ms: more than the executor's 1 ms, so every step may run a size eviction."""
@@ -297,7 +304,7 @@ def _document(legacy_peaks):
 
 
 def test_the_page_defines_younger_evicted_and_says_why_legacy_does_not_move():
-    from ledgerspec.traces._simulate_report import notes
+    from ledgerspec.traces.cache.simulate._report import notes
 
     columns, legacy = notes(_document([(2 << 20, 800 << 10), (8 << 20, 800 << 10)]))
     assert "younger evicted counts the entries a size pass removed while an entry inserted before them" in columns

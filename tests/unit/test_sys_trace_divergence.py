@@ -2,7 +2,7 @@
 
 After it the model's state is not the candidate's: judged on, a writer whose timer alone was wrong
 showed callbacks "completed twice", failures not fanned out and a bad close (found by an outside
-implementation written from the docs). ``traces/_sys_replay.py``; FORMAT.md, "Checks".
+implementation written from the docs). ``traces/lockstep/_replay.py``; FORMAT.md, "Checks".
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli import main
-from ledgerspec.traces._sys_check import check_system
+from ledgerspec.traces.lockstep._check import check_system
 
 
 def test_the_rest_of_a_history_after_its_first_violation_is_not_judged(tmp_path):

@@ -3,7 +3,7 @@
 Without an ``end`` row after each operation's outputs, a trace cut after an input (a broker that died
 mid-operation, a truncated file) looked like a candidate that answered less: a correct reference's
 trace, cut there, was a VIOLATION. The recorder writes the marks; the replay tells a cut from an
-answer (``traces/_sys_replay.py``). Both engines on a cut: tests/slow/test_sys_trace_agreement_spark.py.
+answer (``traces/lockstep/_replay.py``). Both engines on a cut: tests/slow/test_sys_trace_agreement_spark.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli import main
-from ledgerspec.traces._sys_check import check_system
+from ledgerspec.traces.lockstep._check import check_system
 
 REFERENCES = [
     ("cursor-state", "reference-pip381"),

@@ -18,7 +18,7 @@ from ledgerspec.conformance.txlog._mutants import TXLOG_MUTANTS
 from ledgerspec.spec.cursor_state._events import KINDS as CURSOR_KINDS
 from ledgerspec.spec.cursor_state._events import WRITES
 from ledgerspec.spec.txlog._events import KINDS as TXLOG_KINDS
-from ledgerspec.traces._sys_check import check_system
+from ledgerspec.traces.lockstep._check import check_system
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.spec.cache import Append, Configure, CursorAdd, CursorRead, LedgerClose, Op
-from ledgerspec.traces._local import check_local
+from ledgerspec.traces.cache._local import check_local
 
 _SPEC = importlib.util.spec_from_file_location(
     "_ledgerspec_ledger_traces", Path(__file__).with_name("ledger_traces.py")

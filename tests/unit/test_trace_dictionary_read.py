@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from ledgerspec.traces._format import READ_SCHEMA, event
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._io import open_trace
-from ledgerspec.traces._local import split_by_broker
-from ledgerspec.traces._rows import codes_in, suspect_rows
+from ledgerspec.traces.cache._format import READ_SCHEMA, event
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._io import open_trace
+from ledgerspec.traces.cache._local import split_by_broker
+from ledgerspec.traces.cache._rows import codes_in, suspect_rows
 
 
 def _messy(column: pa.Array) -> pa.Array:

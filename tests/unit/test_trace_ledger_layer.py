@@ -31,11 +31,11 @@ from ledgerspec.spec.cache import (
     Monitor,
     Op,
 )
-from ledgerspec.traces._check import trace_invariants
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._io import open_trace
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._replay import BrokerReplay, chunk_of
+from ledgerspec.traces.cache._check import trace_invariants
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._io import open_trace
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._replay import BrokerReplay, chunk_of
 
 _SPEC = importlib.util.spec_from_file_location(
     "_ledgerspec_ledger_traces", Path(__file__).with_name("ledger_traces.py")
@@ -462,7 +462,7 @@ def test_a_move_after_tracking_was_on_for_a_while_is_judged_from_where_the_slowe
 def test_a_check_the_budget_stopped_names_the_budget_not_where_brokers_stopped(tmp_path, monkeypatch):
     """Stopped after the first batch, b1's last event read is an append its cursor awaits: the trace did
     not end there, so only the budget is the reason."""
-    from ledgerspec.traces import _local
+    from ledgerspec.traces.cache import _local
 
     events = [_add("a", 0), {"kind": "append", "ledger": 1, "entry": 0, "size": 10}, {**BEHIND, "count": 1}]
     path = str(_written(tmp_path, "pulsar-master", {"max_size": 10_000}, events))

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.spec.cache import CacheConfig, GetRange, Insert
-from ledgerspec.traces._format import Header
-from ledgerspec.traces._generate import Recorder
-from ledgerspec.traces._io import TraceWriter
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._record import RecordingAdapter
+from ledgerspec.traces.cache._format import Header
+from ledgerspec.traces.cache._generate import Recorder
+from ledgerspec.traces.cache._io import TraceWriter
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._record import RecordingAdapter
 
 CONFIG = CacheConfig(max_size=300, watermark=0.5, ttl=10)
 

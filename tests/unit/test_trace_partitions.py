@@ -7,9 +7,9 @@ import collections
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._io import open_trace
-from ledgerspec.traces._partitions import broker_counts, pack
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._io import open_trace
+from ledgerspec.traces.cache._partitions import broker_counts, pack
 
 
 def test_pack_puts_every_broker_in_one_bin_heaviest_first():

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pytest
 from ledgerspec.conformance.cli import main
-from ledgerspec.traces import _check
-from ledgerspec.traces._check import select
-from ledgerspec.traces._format import Header
-from ledgerspec.traces._io import TraceWriter, open_trace
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._replay import BrokerReplay, Finding, chunk_of
+from ledgerspec.traces.cache import _check
+from ledgerspec.traces.cache._check import select
+from ledgerspec.traces.cache._format import Header
+from ledgerspec.traces.cache._io import TraceWriter, open_trace
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._replay import BrokerReplay, Finding, chunk_of
 
 SIZE, FIFO = "CACHE-SIZE-ACCOUNTING", "CACHE-FIFO"
 DRIFT = [  # broker b: the insert at row 2 is miscounted; the size reports at rows 4 and 5 show it

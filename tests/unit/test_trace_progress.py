@@ -7,9 +7,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from ledgerspec.conformance.render._term import Out
 from ledgerspec.traces._cli_run import CheckBar
-from ledgerspec.traces._generate import generate_trace
-from ledgerspec.traces._io import open_trace
-from ledgerspec.traces._local import check_local
+from ledgerspec.traces.cache._generate import generate_trace
+from ledgerspec.traces.cache._io import open_trace
+from ledgerspec.traces.cache._local import check_local
 
 SAMPLES = Path(__file__).parents[2] / "traces" / "samples"
 

@@ -13,8 +13,8 @@ import json
 import pytest
 from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cli import main
-from ledgerspec.traces._local import check_local
-from ledgerspec.traces._record import record_trace
+from ledgerspec.traces.cache._local import check_local
+from ledgerspec.traces.cache._record import record_trace
 
 
 def test_recording_a_correct_reference_then_checking_it_is_ok(tmp_path, capsys):
@@ -131,10 +131,10 @@ def test_an_output_traces_check_could_not_read_back_is_refused_before_any_work(
 
 def _recorded(tmp_path, ops, config):
     """The trace of ``ops`` run by the reference-pulsar-master, recorded as ``traces record`` does."""
-    from ledgerspec.traces._format import Header
-    from ledgerspec.traces._generate import Recorder
-    from ledgerspec.traces._io import TraceWriter
-    from ledgerspec.traces._record import RecordingAdapter
+    from ledgerspec.traces.cache._format import Header
+    from ledgerspec.traces.cache._generate import Recorder
+    from ledgerspec.traces.cache._io import TraceWriter
+    from ledgerspec.traces.cache._record import RecordingAdapter
 
     events = Recorder("b1")
     recording = RecordingAdapter(load_adapter("reference-pulsar-master")(), events)

@@ -1,10 +1,10 @@
-"""The vectorized row checks (traces/_rows.py) flag every bad row and, on a valid trace, next to none."""
+"""The vectorized row checks (traces/cache/_rows.py) flag every bad row and, on a valid trace, next to none."""
 
 from __future__ import annotations
 
 import pyarrow as pa
-from ledgerspec.traces._format import READ_SCHEMA, event
-from ledgerspec.traces._rows import row_problem, suspect_rows
+from ledgerspec.traces.cache._format import READ_SCHEMA, event
+from ledgerspec.traces.cache._rows import row_problem, suspect_rows
 
 
 def _batch(*events: dict) -> pa.RecordBatch:

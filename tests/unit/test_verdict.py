@@ -6,7 +6,7 @@ import json
 
 import pytest
 from ledgerspec.conformance._verdict import CONFORM_EXIT, TRACE_EXIT, Status, Verdict, worst_trace_verdict
-from ledgerspec.traces._check import CheckResult
+from ledgerspec.traces.cache._check import CheckResult
 
 
 def test_members_are_their_json_strings():
