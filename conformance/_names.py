@@ -25,9 +25,9 @@ profile given without ``--system`` belongs to, at the cost of a Python start (re
 points and records takes twice that). tests/unit/test_cli_startup.py keeps it equal to their records; a
 profile of no shipped system is looked up in the registry."""
 PRESET_NAMES = ("minimal", "pulsar-defaults")
-"""``ledgerspec.conformance._presets.PRESETS``."""
+"""``ledgerspec.conformance.cache._presets.PRESETS``."""
 SETTINGS_NAMES = ("quick", "ci", "thorough")
-"""``ledgerspec.conformance._presets.SETTINGS``."""
+"""``ledgerspec.conformance._settings.SETTINGS``."""
 PROFILE_HELP = (
     "profile to check (default: the adapter's first): cache: "
     + ", ".join(CACHE_PROFILES)

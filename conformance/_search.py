@@ -17,7 +17,6 @@ from typing import Any, Literal, TypeVar
 
 from hypothesis.errors import Flaky
 from ledgerspec.conformance._errors import AdapterFault, Nondeterministic, clip
-from ledgerspec.spec.cache import Monitor, Observation, Op, Violation
 
 T = TypeVar("T")
 
@@ -54,17 +53,6 @@ def guard(
         return action()
     except AdapterFault as fault:
         raise Faulted(fault, history, op, stage, config) from fault
-
-
-def judged(monitor: Monitor, op: Op, result: Any, observation: Observation) -> list[Violation]:
-    """The monitor's violations; an integer no long holds in the answer is the adapter's fault, not a finding."""
-    try:
-        return monitor.check(op, result, observation)
-    except OverflowError:
-        raise AdapterFault(
-            f"{op.describe()}: the answer holds an integer outside a 64-bit signed integer: "
-            f"{clip(repr(result), 200)}, {clip(repr(observation), 400)}"
-        ) from None
 
 
 def hunt(test: Callable[[], None], adapter: str) -> Faulted | None:

@@ -51,7 +51,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption(OPTION_ADAPTER) is None:
         return
     from ledgerspec.conformance import InputError  # noqa: PLC0415 - only when the plugin is used
-    from ledgerspec.conformance._presets import get_preset, get_settings  # noqa: PLC0415
+    from ledgerspec.conformance._settings import get_settings  # noqa: PLC0415
+    from ledgerspec.conformance.cache._presets import get_preset  # noqa: PLC0415
     from ledgerspec.conformance.cli._options import check_cache_profile  # noqa: PLC0415
 
     try:
@@ -76,7 +77,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if adapter is None:
         return
     from ledgerspec.conformance import ConformanceError  # noqa: PLC0415 - only when the plugin is used
-    from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
+    from ledgerspec.conformance.cache.adapters import load_adapter  # noqa: PLC0415
     from ledgerspec.spec.cache import CATALOGUE  # noqa: PLC0415
 
     try:
@@ -108,8 +109,8 @@ class _SharedRun:
         from ledgerspec.conformance import AdapterFault, ConformanceError  # noqa: PLC0415
 
         if self.report is None and self.error is None:
-            from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
             from ledgerspec.conformance.cache._engine import conform  # noqa: PLC0415 - heavy, lazily
+            from ledgerspec.conformance.cache.adapters import load_adapter  # noqa: PLC0415
 
             option = self.config.getoption
             try:

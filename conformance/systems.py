@@ -1,15 +1,18 @@
 """The systems ledgerspec checks, by name: one ``System`` record each, found through entry points.
 
-A lockstep system (a model that answers each step exactly: the cursor state, the txlog writer, a
-test's FIFO queue) is described once, by the record its own folder builds (``conformance/<system>/
-_system.py``), and registered in the ``ledgerspec.systems`` entry-point group (pyproject.toml), as
-adapters are in ``ledgerspec.adapters``. Every command gets a system from here by its name and reads
-what it needs from the record; none imports a system's package or tests its name.
+Each system is described once, by the record its own folder builds (``conformance/<system>/_system.py``),
+and registered in the ``ledgerspec.systems`` entry-point group (pyproject.toml), as adapters are in
+``ledgerspec.adapters``. Every command gets a system from here by its name and reads what it needs
+from the record; none imports a system's package or tests its name.
+
+Two engines search them. A lockstep system (a model that answers each step exactly: the cursor state,
+the txlog writer, a test's FIFO queue) is searched by the lockstep engine (``conformance/lockstep/``)
+through the record's ``init``/``step``/``claimed``/``facts``. A system whose answers a model allows as
+a set, judged by an observation monitor (the broker entry cache: ``spec/cache``), brings an engine of
+its own: its record's ``commands`` capability, which every command then runs (:func:`commands_of`).
 
 Importing this module is cheap (the command line's usage errors import it): the entry points are read
-on first use, and a record is built only when a command asks for that system. The cache has a richer
-interface of its own (``spec/cache``) and is not a record yet (issue 38): :func:`lockstep_system` is
-the one place that tells it apart.
+on first use, and a record is built only when a command asks for that system.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._names import CACHE, CACHE_PROFILES
 
 GROUP = "ledgerspec.systems"
 """The entry-point group whose every entry names a zero-argument function returning a :class:`System`."""
@@ -53,6 +55,28 @@ class ProcessHooks:
     """The fault's words for an ``apply`` reply without exactly one result."""
     default_profile: str = ""
     """The profile a reference process serves without ``--profile``."""
+
+
+@dataclass(frozen=True)
+class Commands:
+    """The commands of a system with an engine of its own: each takes the parsed arguments, returns the exit status.
+
+    A system without (``System.commands`` None) is searched by the lockstep engine, whose commands read
+    its record (``conformance/lockstep/_commands.py``).
+    """
+
+    conform: Callable[[Any], int]
+    replay: Callable[[Any, Any], int]
+    """(arguments, the case's JSON data)."""
+    smoke: Callable[[Any], int]
+    matrix: Callable[[Any], int]
+    mutants: Callable[[Any], int]
+    show: Callable[[Any], int]
+    """``spec show``."""
+    record: Callable[[Any], int]
+    """``traces record``."""
+    adapters: Callable[[], list[str]]
+    """Its lines of ``ledgerspec adapters``."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +151,12 @@ class System:
     """How a story shows the model's answer."""
     plot: Callable[[Any, Any, Sequence[Any]], None] | None = None
     """(HtmlReport, Report, story steps) -> draws the counterexample's plot on the page."""
+    commands: Callable[[], Commands] | None = None
+    """An engine of its own (the cache's observation monitor): its commands; None: the lockstep engine's."""
+    client: Callable[..., Any] | None = None
+    """(command, *, timeout, validate_protocol) -> the factory of its ``exec:`` adapters (its real-code harnesses')."""
+    is_default: bool = False
+    """The system ``--system`` means when not given (the cache)."""
 
     @classmethod
     def from_spec(cls, name: str, spec: Any, **fields: Any) -> System:
@@ -236,12 +266,17 @@ class Registry(Mapping[str, System]):
 
 
 SYSTEMS = Registry()
-"""Every lockstep system installed (the ``ledgerspec.systems`` entry points)."""
+"""Every system installed (the ``ledgerspec.systems`` entry points)."""
 
 
 def names() -> tuple[str, ...]:
-    """Every system ``--system`` takes: the cache, then each installed lockstep system."""
-    return (CACHE, *SYSTEMS)
+    """Every system ``--system`` takes, the default first."""
+    return tuple(sorted(SYSTEMS, key=lambda name: (not SYSTEMS[name].is_default, name)))
+
+
+def default() -> str:
+    """The system a command checks without ``--system``."""
+    return names()[0]
 
 
 class Names(Sequence[str]):
@@ -254,7 +289,7 @@ class Names(Sequence[str]):
         return len(names())
 
     def __contains__(self, name: object) -> bool:
-        return name == CACHE or name in SYSTEMS
+        return name in SYSTEMS
 
 
 class AllProfiles(Sequence[str]):
@@ -270,24 +305,30 @@ class AllProfiles(Sequence[str]):
         return len(self._all())
 
 
-def lockstep_system(name: str) -> System | None:
-    """The record of ``name``; None for the cache, which has its own path (issue 38 moves it next).
-
-    An unknown name is an input error listing the known ones.
-    """
-    if name == CACHE:
-        return None
+def system_named(name: str, option: str = "--system") -> System:
+    """The record of ``name``; an unknown name is an input error listing the known ones."""
     if name not in SYSTEMS:
-        raise InputError(f"--system {name}: unknown system; known: {', '.join(names())}")
+        raise InputError(f"{option} {name}: unknown system; known: {', '.join(names())}")
     return SYSTEMS[name]
 
 
+def lockstep_system(name: str) -> System | None:
+    """The record of ``name`` if the lockstep engine searches it; None for a system with an engine of its own."""
+    system = system_named(name)
+    return system if system.commands is None else None
+
+
+def commands_of(name: str) -> Commands:
+    """What each command runs for ``name``: its own engine's commands, or the lockstep engine's over its record."""
+    system = system_named(name)
+    if system.commands is not None:
+        return system.commands()
+    return load("ledgerspec.conformance.lockstep._commands:commands")(system)  # type: ignore[no-any-return]
+
+
 def profiles_of(name: str) -> tuple[str, ...]:
-    """A system's profiles; the cache's from the names the command line keeps (``_names``)."""
-    system = lockstep_system(name)
-    if system is not None:
-        return system.profiles
-    return CACHE_PROFILES
+    """A system's profiles."""
+    return system_named(name).profiles
 
 
 def lazy(target: str) -> Callable[..., Any]:
@@ -325,18 +366,22 @@ def lazy_exports(package: str, **names: str) -> Callable[[str], Any]:
 
 
 __all__ = [
-    "CACHE",
     "SYSTEMS",
     "AllProfiles",
     "Checked",
+    "Commands",
     "Names",
     "ProcessHooks",
     "ReferenceMutant",
     "Registry",
     "System",
+    "commands_of",
+    "default",
     "lazy",
     "lazy_exports",
     "load",
     "lockstep_system",
     "names",
+    "profiles_of",
+    "system_named",
 ]

@@ -19,29 +19,14 @@ from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, wor
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import check_outputs, master_problem
 from ledgerspec.conformance.render._term import Out
-from ledgerspec.conformance.systems import SYSTEMS, lockstep_system
-from ledgerspec.spec import ConfigError
-from ledgerspec.spec.cache import PROFILES, CacheConfig
+from ledgerspec.conformance.systems import commands_of, lockstep_system
 from ledgerspec.traces._errors import TraceError
 from ledgerspec.traces.cache._check import CheckResult, by_row, position
-from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
 from ledgerspec.traces.cache._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
+from ledgerspec.traces.cache._record_cli import config_option
 from ledgerspec.traces.lockstep._io import peek_system
 
 SHOWN = 5
-
-
-def _config(text: str | None) -> CacheConfig:
-    """``--config``: overrides of the default configuration, a JSON object (an option error, not the trace's)."""
-    if not text:
-        return DEFAULT_CONFIG
-    try:
-        overrides = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"--config: invalid JSON: {error.msg}") from None
-    if not isinstance(overrides, dict):
-        raise ConfigError(f"--config: want a JSON object, got {json.dumps(overrides)[:40]}")
-    return CacheConfig.from_dict({**DEFAULT_CONFIG.to_dict(), **overrides}, where="--config")
 
 
 def _check_out(args: argparse.Namespace, files: tuple[str, ...]) -> None:
@@ -79,7 +64,7 @@ def run_generate(args: argparse.Namespace) -> int:
             events=args.events,
             seed=args.seed,
             profile=args.profile,
-            config=_config(args.config),
+            config=config_option(args.config),
             inject=inject,
             processes=args.processes,
             on_broker=advance,
@@ -299,34 +284,9 @@ def _system(result: CheckResult) -> str:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    """Drive an adapter with a workload and write its trace."""
-    from ledgerspec.conformance.adapters import load_adapter  # noqa: PLC0415
-    from ledgerspec.traces.cache._record import record_trace  # noqa: PLC0415
-
+    """Drive an adapter with a workload and write its trace: the system's own recorder."""
     _check_out(args, ("out",))
-    if lockstep_system(args.system) is not None:
-        from ledgerspec.traces.lockstep._cli import run_record_system  # noqa: PLC0415
-
-        return run_record_system(args)
-    if args.profile is not None and args.profile not in PROFILES:
-        raise InputError(f"--profile {args.profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
-    for option, value in (("--histories", args.histories), ("--case", args.case)):
-        if value is not None:
-            raise InputError(f"{option} {value}: lockstep systems only (--system {'|'.join(SYSTEMS)})")
-    recorded = record_trace(
-        load_adapter(args.adapter),
-        args.out,
-        workload=args.workload or "mixed",
-        events=args.events or 20_000,
-        seed=args.seed or 0,
-        profile=args.profile,
-        config=_config(args.config),
-    )
-    print(f"recorded {recorded.events} events of {args.adapter} to {args.out}", file=sys.stdout)
-    if recorded.left_out:
-        unsent = ", ".join(f"{name} x{count}" for name, count in recorded.left_out.items())
-        print(f"not sent (the profile lacks them, or the adapter does not claim what they need): {unsent}")
-    return 0
+    return commands_of(args.system).record(args)
 
 
 def run_bench(args: argparse.Namespace) -> int:

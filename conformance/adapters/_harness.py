@@ -19,11 +19,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 from xml.etree import ElementTree as ET
 
 from ledgerspec.conformance._errors import ConformanceError, InputError
-from ledgerspec.conformance.cache.adapters._process import ProcessFactory, process_factory
+from ledgerspec.conformance.systems import default, system_named
 
 SOURCE = Path(__file__).resolve().parent / "real"
 """The Maven project (installed as package data beside this module)."""
@@ -78,6 +78,8 @@ class Harness:
     profile: str
     takes_release: bool = False
     """The main class gets the release it drives as its one argument (one cursor harness, two releases)."""
+    system: str = ""
+    """The system whose protocol it speaks (empty: the default system's)."""
 
     @property
     def version(self) -> str:
@@ -98,9 +100,12 @@ class Harness:
         release = [self.version] if self.takes_release else []
         return shlex.join(["java", *JAVA_OPTIONS, "-cp", classpath, self.main, *release])
 
-    def factory(self, *, timeout: float | None = None, validate_protocol: bool = False) -> ProcessFactory:
-        """A process-adapter factory over the built harness."""
-        return process_factory(self.command(), timeout=timeout, validate_protocol=validate_protocol)
+    def factory(self, *, timeout: float | None = None, validate_protocol: bool = False) -> Any:
+        """A process-adapter factory over the built harness: its system's ``exec:`` client."""
+        client = system_named(self.system or default()).client
+        if client is None:
+            raise InputError(f"{self.name}: the {self.system} system has no exec: client")
+        return client(self.command(), timeout=timeout, validate_protocol=validate_protocol)
 
 
 _CACHE_PACKAGE = "org.apache.bookkeeper.mledger.impl.cache"
@@ -313,6 +318,15 @@ def run_reproductions(*, log: TextIO | None = None) -> Path:
     report = project.parent / "reproductions.log"
     _maven(project, ["test"], report, extra=("-DskipReproductions=false",))
     return report
+
+
+def harness_lines(name: str, harness: Harness) -> list[str]:
+    """How ``ledgerspec adapters`` shows a real-code harness: what it drives, and whether it is built."""
+    state = "built" if is_built() else "builds on first use (or `ledgerspec harness build`)"
+    return [
+        f"  {name}: java harness of {harness.coordinates} ({harness.drives}), profile {harness.profile}",
+        f"      {state}; needs a JDK 17 and Maven",
+    ]
 
 
 def harnesses_of(system: str) -> tuple[str, ...]:

@@ -21,13 +21,12 @@ from typing import IO, Any, ClassVar, Protocol
 
 from ledgerspec.conformance._errors import AdapterFault, clip
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.cache.adapters._api import AdapterInfo, json_line, parse_line
-from ledgerspec.conformance.cache.adapters._process import ProtocolViolation, _Process
+from ledgerspec.conformance.adapters._transport import Info, ProtocolViolation, _Process, json_line, parse_line
 from ledgerspec.conformance.systems import ProcessHooks, System
 
 
 @dataclass(frozen=True)
-class SystemAdapterInfo(AdapterInfo):
+class SystemAdapterInfo(Info):
     """Who an implementation of one system is: what it claims must be that system's profiles and capabilities."""
 
     system: ClassVar[str] = ""
@@ -45,9 +44,9 @@ class SystemAdapterInfo(AdapterInfo):
 
 
 class SystemProcess(_Process):
-    """The cache's process transport, for one system (``system``; its ``start`` reply must name it)."""
+    """The process transport, for one system (``system``; its ``start`` reply must name it)."""
 
-    info_class: type[AdapterInfo] = SystemAdapterInfo
+    info_class: type[Info] = SystemAdapterInfo
 
 
 def _hooks(system: System) -> ProcessHooks:

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._presets import get_preset
-from ledgerspec.conformance.adapters import AdapterFactory, load_adapter
 from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache._presets import get_preset
+from ledgerspec.conformance.cache.adapters import AdapterFactory, load_adapter
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import (
     CacheConfig,
@@ -163,7 +163,7 @@ def _timed_steps(adapter: Any, config: CacheConfig, steps: int, seed: int) -> li
     return samples
 
 
-ADAPTERS = Path(__file__).parent / "adapters"
+ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
 
 
 def java_example_command(build: Path) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from ledgerspec.conformance._case_file import read_case_json
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance.cache._schemas import config_schema, observation_schema, op_variants
 from ledgerspec.spec.cache import (
@@ -161,28 +162,6 @@ def _check_pointers(data: dict[str, Any], steps: int, where: str) -> None:
 def load_case(path: str | Path) -> Case:
     """Read a case file; a missing or binary file, bad JSON or a schema violation is an :class:`InputError`."""
     return Case.from_dict(read_case_json(path), where=str(path))
-
-
-def read_case_json(path: str | Path) -> Any:
-    """The JSON of a case file (any system's); a missing or binary file or bad JSON is an :class:`InputError`."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the case: {error.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text (byte {error.start}): a case file is JSON") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
-    except RecursionError:
-        raise InputError(f"{path}: nested too deeply to be a case (a case nests a few levels)") from None
-    except ValueError as error:  # an integer of more digits than Python converts
-        raise InputError(f"{path}: not a case: {error}") from None
-    return data
 
 
 _SCHEMA: dict[str, Any] | None = None

@@ -21,11 +21,13 @@ from typing import Any
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import get_state_machine_test
 from ledgerspec.conformance._errors import AdapterFault, InputError, Nondeterministic, close_factory
-from ledgerspec.conformance._presets import get_preset, get_settings, hypothesis_settings
-from ledgerspec.conformance._search import Faulted, hunt, judged
+from ledgerspec.conformance._search import Faulted, hunt
+from ledgerspec.conformance._settings import get_settings, hypothesis_settings
 from ledgerspec.conformance._verdict import Status, Verdict
-from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.conformance.cache._case import Case, expected_observations, model_divergence
+from ledgerspec.conformance.cache._judged import judged
+from ledgerspec.conformance.cache._presets import get_preset
+from ledgerspec.conformance.cache.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.conformance.cache.machine._core import Broken, Run, Step, make_machine
 from ledgerspec.spec import SpecError
 from ledgerspec.spec.cache import (

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory, shown_lines
-from ledgerspec.conformance._search import judged
 from ledgerspec.conformance._verdict import CONFORM_EXIT, Verdict
-from ledgerspec.conformance.adapters import AdapterFactory, mask
 from ledgerspec.conformance.cache._case import Case, model_divergence
 from ledgerspec.conformance.cache._engine import dispatched_copies, needs
+from ledgerspec.conformance.cache._judged import judged
 from ledgerspec.conformance.cache._report import case_config_lines
+from ledgerspec.conformance.cache.adapters import AdapterFactory, mask
 from ledgerspec.conformance.cache.machine._core import Step
 from ledgerspec.spec.cache import Monitor, Observation, Release, ReplayIncrement, Violation, claimed
 from ledgerspec.spec.cache._monitor import MODEL

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, close_factory
-from ledgerspec.conformance._presets import get_preset
-from ledgerspec.conformance.adapters import AdapterFactory, CacheAdapter, result_problem
+from ledgerspec.conformance.cache._presets import get_preset
+from ledgerspec.conformance.cache.adapters import AdapterFactory, CacheAdapter, result_problem
 from ledgerspec.spec.cache import (
     CacheConfig,
     Clear,

@@ -29,7 +29,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
         return run_startup()
     if args.real:
-        from ledgerspec.conformance.bench._real import run_real  # noqa: PLC0415 - heavy
+        from ledgerspec.conformance.cache._bench_real import run_real  # noqa: PLC0415 - heavy
 
         run_real()
         return 0

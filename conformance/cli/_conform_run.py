@@ -1,239 +1,44 @@
-"""What ``ledgerspec conform``, ``replay``, ``smoke``, ``adapters`` and ``matrix`` do (``_conform`` parses them)."""
+"""What ``ledgerspec conform``, ``replay``, ``smoke``, ``matrix`` and ``adapters`` do: each asks the system's commands.
+
+``systems.commands_of`` gives a system's engine: the cache's own (its observation monitor), or the
+lockstep engine over the system's record. ``replay`` reads the case first: the system is the one it names.
+"""
 
 from __future__ import annotations
 
 import argparse
-import re
-import shlex
-import sys
-from pathlib import Path
-from typing import Any
 
+from ledgerspec.conformance._case_file import case_system, read_case_json
 from ledgerspec.conformance._names import check_profile
-from ledgerspec.conformance._verdict import CONFORM_EXIT
-from ledgerspec.conformance.adapters import installed_adapters, load_adapter
-from ledgerspec.conformance.adapters._harness import Harness
-from ledgerspec.conformance.cache._case import Case, read_case_json
-from ledgerspec.conformance.cache._engine import Report, conform
-from ledgerspec.conformance.cache._replay import replay
-from ledgerspec.conformance.cache._report import counterexample, table, write_json, write_junit
-from ledgerspec.conformance.cache._smoke import smoke
-from ledgerspec.conformance.cache.machine._core import Run
-from ledgerspec.conformance.cli import _systems
-from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
-from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.cli._sys_replay import run_replay_system
-from ledgerspec.conformance.lockstep._case import lockstep_system_of
-from ledgerspec.conformance.render._term import Out, counterexample_table, report_table, verdict_lines
-from ledgerspec.conformance.systems import SYSTEMS, lockstep_system
-from ledgerspec.spec.cache import PROFILES
-
-
-class Progress:
-    """A one-line progress display on stderr, only when stderr is a terminal."""
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
-        self.enabled = sys.stderr.isatty()
-
-    def __call__(self, label: str, run: Run) -> None:
-        if self.enabled and run.examples % 5 == 1:
-            short = label if len(label) < 40 else f"{len(label.split(','))} invariants"
-            print(
-                f"\r{self.prefix}: searching {short}: {run.examples} examples, {run.steps} steps  ",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    def done(self) -> None:
-        if self.enabled:
-            print("\r" + " " * 100 + "\r", end="", file=sys.stderr, flush=True)
-
-
-def _conform(
-    args: argparse.Namespace, adapter: str, profile: str | None, out: Out | None = None, *, nested: bool = False
-) -> Report:
-    """One search; its progress as a rich bar, the old one-line display, or none (``nested``: a bar is drawn above)."""
-    factory = load_adapter(adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    name = f"{adapter} / {profile or 'default profile'}"
-    if nested:
-        return _search(args, factory, profile, None)
-    if out is not None and out.rich:
-        with out.progress(f"{name}: examples") as advance:
-
-            def bar(label: str, run: Run) -> None:
-                short = label if len(label) < 40 else f"{len(label.split(','))} invariants"
-                advance(completed=run.examples, note=f"{short}, {run.steps} steps")
-
-            return _search(args, factory, profile, bar)
-    progress = Progress(name)
-    try:
-        return _search(args, factory, profile, progress)
-    finally:
-        progress.done()
-
-
-def _search(args: argparse.Namespace, factory: Any, profile: str | None, on_progress: Any) -> Report:
-    return conform(
-        factory,
-        profile=profile,
-        preset=args.preset,
-        settings=args.settings,
-        examples=args.examples,
-        seed=args.seed,
-        invariants=getattr(args, "invariant", None),
-        on_progress=on_progress,
-        named_config=args.config_preset,
-    )
+from ledgerspec.conformance.cli._main import EXIT_OK
+from ledgerspec.conformance.systems import commands_of, names
 
 
 def run_conform(args: argparse.Namespace) -> int:
-    """Run the search, print the table and counterexamples, save cases and reports."""
+    """Search the adapter against the profile; print and save what the system's engine reports."""
     check_profile(args.system, args.profile)
-    if lockstep_system(args.system) is not None:
-        return _systems.run_conform(args)
-    check_outputs(args, files=("json", "junit_xml", "html"), folders=("cases_dir",))
-    out = Out.for_args(args)
-    report = _conform(args, args.adapter, args.profile, out)
-    out.text(table(report))
-    out.show(report_table(report))
-    for line in verdict_lines(report) if out.mode == "quiet" else ():
-        out.verdict(line)
-    saved = save_cases(report, Path(args.cases_dir))
-    for case, path in saved:
-        out.text()
-        hint = shlex.join(["ledgerspec", "replay", str(path), "--adapter", args.adapter])  # pastes back as is
-        out.text(counterexample(case, replay_hint=hint, message=case is not report.fault_case))
-        out.show(counterexample_table(case, replay_hint=hint))
-    if args.html:
-        from ledgerspec.conformance.cache._html_views import conformance_section  # noqa: PLC0415
-        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-
-        page = HtmlReport(f"ledgerspec conform: {report.adapter.name} / {report.profile}: {report.verdict}")
-        conformance_section(page, report)
-        page.write(args.html)
-    if args.json:
-        write_json([report], args.json)
-    if args.junit_xml:
-        write_junit([report], args.junit_xml)
-    return exit_status(report)
-
-
-def exit_status(report: Report) -> int:
-    """0 pass, 1 fail, 3 adapter fault."""
-    return CONFORM_EXIT[report.verdict]
-
-
-def save_cases(report: Report, directory: Path) -> list[tuple[Case, Path]]:
-    """Write each failing case (and a fault's case) as JSON; returns what was written where."""
-    cases = [row.case for row in report.failed() if row.case is not None]
-    if report.fault_case is not None:
-        cases.append(report.fault_case)
-    saved = []
-    for case in cases:
-        directory.mkdir(parents=True, exist_ok=True)
-        slug = re.sub(
-            r"[^a-z0-9]+", "-", f"{report.adapter.name}--{report.profile}--{case.invariant or 'fault'}".lower()
-        )
-        path = directory / f"{slug.strip('-')}.json"
-        path.write_text(case.dumps(), encoding="utf-8")
-        saved.append((case, path))
-    return saved
+    return commands_of(args.system).conform(args)
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    """Replay a case and say whether the adapter passes it now (a lockstep system's: ``_sys_replay``)."""
-    data = read_case_json(args.case)  # read once: a lockstep system's case, or the cache's
-    system = lockstep_system_of(data)
-    if system is not None:
-        return run_replay_system(args, system, data)
-    case = Case.from_dict(data, where=str(args.case))
-    factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    outcome = replay(case, factory, every_invariant=args.all)
-    print(outcome.render())
-    return outcome.exit_status
+    """Replay a case (or a report holding one) against an adapter, with the engine of the system it names."""
+    data = read_case_json(args.case)  # read once
+    args.case_system = case_system(data)
+    return commands_of(args.case_system).replay(args, data)
 
 
 def run_smoke(args: argparse.Namespace) -> int:
-    """0 if the adapter answers every operation in the right shape (and keeps the rule smoke checks), 3 otherwise."""
-    factory = load_adapter(args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol)
-    outcome = smoke(factory, args.profile)
-    print("\n".join(outcome.lines))
-    if outcome.problem:
-        print(f"SMOKE FAILED ({outcome.name or args.adapter}): {outcome.problem}")
-        return EXIT_ADAPTER_FAULT
-    beyond = "beyond cursor-driven invalidation, " if outcome.rule_checked else ""
-    print(f"SMOKE OK: {outcome.name} is wired right ({beyond}this says nothing about conformance)")
-    return EXIT_OK
+    """Whether the adapter is wired right: the system's own check (not a verdict)."""
+    check_profile(args.system, args.profile)
+    return commands_of(args.system).smoke(args)
+
+
+def run_matrix(args: argparse.Namespace) -> int:
+    """Every installed adapter of the system against every profile."""
+    return commands_of(args.system).matrix(args)
 
 
 def run_adapters(_args: argparse.Namespace) -> int:
     """Every system's adapters, with what they claim; real-code harnesses with the versions they drive."""
-    print("system cache (the default; --system cache):")
-    for name, target in installed_adapters(load=True).items():
-        if isinstance(target, Harness):
-            print("\n".join(_systems.harness_lines(name, target)))
-            continue
-        adapter = load_adapter(name)()
-        try:
-            info = adapter.info
-        finally:
-            adapter.stop()
-        print(f"  {name}: {info.language} {info.version}, profiles {', '.join(info.profiles)}")
-        print(f"      capabilities: {', '.join(sorted(info.capabilities))}")
-    print("  module:attr (a factory) or exec:COMMAND: any language over process protocol v1 (conformance/protocol/)")
-    for system in SYSTEMS.values():
-        print("\n" + "\n".join(_systems.adapter_lines(system)))
+    print("\n\n".join("\n".join(commands_of(name).adapters()) for name in names()))
     return EXIT_OK
-
-
-def run_matrix(args: argparse.Namespace) -> int:
-    """Every installed adapter against every profile; a matrix of verdicts."""
-    args.timeout, args.validate_protocol = 10.0, False
-    check_outputs(args, files=("json", "junit_xml", "html"))
-    out = Out.for_args(args)
-    adapters = list(installed_adapters())
-    profiles = sorted(PROFILES)
-    reports: dict[tuple[str, str], Report] = {}
-    with out.progress("matrix: adapter x profile runs", total=len(adapters) * len(profiles)) as advance:
-        for adapter in adapters:
-            for profile in profiles:
-                reports[adapter, profile] = _conform(args, adapter, profile, out, nested=True)
-                advance(note=f"{adapter} / {profile}")
-    _show_matrix(out, adapters, profiles, reports)
-    if out.mode != "quiet":
-        print("\nFAIL (n): n invariants of the profile fail; `ledgerspec conform` shows the counterexamples.")
-    if args.html:
-        from ledgerspec.conformance.cache._html_views import matrix_section  # noqa: PLC0415
-        from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
-
-        page = HtmlReport("ledgerspec matrix")
-        matrix_section(page, list(reports.values()))
-        page.write(args.html)
-    if args.json:
-        write_json(list(reports.values()), args.json)
-    if args.junit_xml:
-        write_junit(list(reports.values()), args.junit_xml)
-    return EXIT_OK
-
-
-def _show_matrix(out: Out, adapters: list[str], profiles: list[str], reports: dict[tuple[str, str], Report]) -> None:
-    """The verdict of each adapter against each profile: plain columns, a rich table, or verdict lines."""
-    width = max(len(a) for a in adapters)
-    out.text(f"{'adapter':<{width}}  " + "  ".join(f"{p:<16}" for p in profiles))
-    rows = []
-    for adapter in adapters:
-        cells = []
-        for profile in profiles:
-            report = reports[adapter, profile]
-            failed = len(report.failed())
-            cells.append(f"{report.verdict + (f' ({failed})' if failed else ''):<16}")
-            if out.mode == "quiet":
-                out.verdict(f"{report.verdict}: {adapter} / {profile}" + (f" ({failed} failed)" if failed else ""))
-        out.text(f"{adapter:<{width}}  " + "  ".join(cells))
-        rows.append([adapter, *(cell.strip() for cell in cells)])
-    if out.rich:
-        from ledgerspec.conformance.render._term import simple_table  # noqa: PLC0415
-
-        out.show(simple_table("Adapters against profiles", ["adapter", *profiles], rows))

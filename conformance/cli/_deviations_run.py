@@ -9,8 +9,8 @@ import argparse
 import re
 from pathlib import Path
 
-from ledgerspec.conformance._deviations import FINDINGS, Finding, search_one
 from ledgerspec.conformance.cache._case import Case
+from ledgerspec.conformance.cache._deviations import FINDINGS, Finding, search_one
 from ledgerspec.conformance.cache.machine._ledger import LAYER
 from ledgerspec.conformance.cache.machine._marks import TARGETED
 from ledgerspec.conformance.cli._deviations import CASES_DIR

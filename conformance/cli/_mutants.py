@@ -1,4 +1,4 @@
-"""``ledgerspec mutants``: its options; running the mutants is in ``_mutants_run``.
+"""``ledgerspec mutants``: its options; the system's commands run them (``systems.commands_of``).
 
 Parsing imports only the names it offers (conformance/_names.py): a usage error or ``--help`` costs
 about a Python start, not the engine and Hypothesis (conformance/cli/_main.py).
@@ -43,6 +43,6 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant once its seeds are run, then the summary; exit 1 if any survived a seed."""
-    from ledgerspec.conformance.cli._mutants_run import run_mutants as run  # noqa: PLC0415 - the engine
+    from ledgerspec.conformance.systems import commands_of  # noqa: PLC0415 - the engine only to run
 
-    return run(args)
+    return commands_of(args.system).mutants(args)

@@ -25,14 +25,6 @@ class LockstepCase:
     invariant: str | None
 
 
-def lockstep_system_of(data: Any) -> str | None:
-    """The lockstep system a case or a report names (None: neither, as a cache case)."""
-    if isinstance(data, dict) and isinstance(data.get("counterexample"), dict):
-        data = data["counterexample"]
-    system = data.get("system") if isinstance(data, dict) else None
-    return system if system in SYSTEMS else None
-
-
 def read_case(system: str, data: Any, label: str) -> LockstepCase:
     """The case in ``data`` (a case object, or a report holding one); ``label`` names the file in errors."""
     if isinstance(data, dict) and isinstance(data.get("counterexample"), dict):

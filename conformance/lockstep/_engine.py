@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
 from ledgerspec.conformance._errors import AdapterFault, shown_lines
-from ledgerspec.conformance._presets import get_settings
 from ledgerspec.conformance._search import Faulted, Journal, guard, hunt
+from ledgerspec.conformance._settings import get_settings
 from ledgerspec.conformance._verdict import Status, Verdict
-from ledgerspec.conformance.cache._explain import lockstep_config_lines
+from ledgerspec.conformance.render._explain import lockstep_config_lines
 from ledgerspec.conformance.systems import Checked, System
 from ledgerspec.spec import SpecError
 

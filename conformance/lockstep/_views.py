@@ -14,9 +14,9 @@ from typing import Any
 
 from ledgerspec.conformance._errors import shown_lines
 from ledgerspec.conformance._verdict import Status
-from ledgerspec.conformance.cache._explain import lockstep_config_lines
 from ledgerspec.conformance.lockstep._engine import Report, Row
 from ledgerspec.conformance.lockstep._story import COLUMNS, story
+from ledgerspec.conformance.render._explain import lockstep_config_lines
 from ledgerspec.conformance.render._html import HtmlReport, new_figure, plural
 from ledgerspec.conformance.render._term import escape, styled
 from ledgerspec.conformance.systems import SYSTEMS

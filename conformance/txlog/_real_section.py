@@ -171,7 +171,7 @@ class TxlogFinding:
     protocol: str
     """Why the protocol run cannot show it: what it would need that the protocol's operations lack.
 
-    As a ``Finding`` whose ``invariant`` is None in conformance/_deviations.py: declared, with the reason, and
+    As a ``Finding`` whose ``invariant`` is None in conformance/cache/_deviations.py: declared, with the reason, and
     reproduced elsewhere (here by its JUnit case), never looked for in the search.
     """
 

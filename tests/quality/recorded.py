@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance.adapters import mask
 from ledgerspec.conformance.cache._mutants import factory_for, load_mutants
+from ledgerspec.conformance.cache.adapters import mask
 from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.spec.cache import PROFILES, CacheConfig, Monitor, Op, claimed
 from ledgerspec.traces.cache._generate import DEFAULT_CONFIG

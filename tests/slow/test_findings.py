@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance._deviations import FINDINGS
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._case import load_case
+from ledgerspec.conformance.cache._deviations import FINDINGS
 from ledgerspec.conformance.cache._engine import conform
 from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.conformance.cli._deviations_run import find
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "findings"

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._bench import java_example_command
 from ledgerspec.conformance.cache._case import load_case
 from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec.cache import (
     EVICTED,

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._bench import round_trips
 from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.conformance.cli import main
 
 FAKE = Path(__file__).parent / "fakes" / "fake_adapter.py"

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from ledgerspec.conformance._presets import get_preset
-from ledgerspec.conformance.cache.adapters._api import json_line
-from ledgerspec.conformance.cache.adapters._process import AdapterErrored, _Process, process_factory
+from ledgerspec.conformance.adapters._transport import AdapterErrored, _Process, json_line
+from ledgerspec.conformance.cache._presets import get_preset
+from ledgerspec.conformance.cache.adapters._process import process_factory
 from ledgerspec.spec.cache import EvictTimestamp, Get, GetRange, Insert, Op, Release
 
 README = Path(__file__).resolve().parents[2] / "conformance" / "protocol" / "README.md"

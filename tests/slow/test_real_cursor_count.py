@@ -14,11 +14,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import build
 from ledgerspec.conformance.cache._case import Case, load_case
+from ledgerspec.conformance.cache._real import REAL_TARGETS, RealTarget, surprises
 from ledgerspec.conformance.cache._replay import replay
-from ledgerspec.conformance.real._code import REAL_TARGETS, RealTarget, surprises
+from ledgerspec.conformance.cache.adapters import load_adapter
 
 CASES = sorted((Path(__file__).resolve().parents[2] / "conformance" / "cases" / "real").glob("r2-*.json"))
 HARNESSES = ("pulsar-entry-cache-manager", "pulsar-managed-ledger")

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 from ledgerspec.conformance.adapters._harness import build
+from ledgerspec.conformance.cache._real import REAL_TARGETS, run_target
 from ledgerspec.conformance.cursor_state._real import CURSOR_VERDICTS, ci_search
-from ledgerspec.conformance.real._code import REAL_TARGETS, run_target
 from ledgerspec.conformance.txlog._real import run_real
 
 RUNS = 3

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import HARNESSES, SOURCE, build, pom_properties
 from ledgerspec.conformance.cache._case import Case
 from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.conformance.cli import main
 from ledgerspec.spec.cache import CacheConfig, EvictBefore, EvictBytes, Insert, RemoveRange
 

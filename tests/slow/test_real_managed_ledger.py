@@ -19,13 +19,13 @@ import re
 import shutil
 
 import pytest
-from ledgerspec.conformance._presets import get_preset
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.adapters._harness import build
 from ledgerspec.conformance.cache._case import Case
 from ledgerspec.conformance.cache._engine import Report, conform
+from ledgerspec.conformance.cache._presets import get_preset
+from ledgerspec.conformance.cache._real import REAL_TARGETS, surprises
 from ledgerspec.conformance.cache._replay import replay
-from ledgerspec.conformance.real._code import REAL_TARGETS, surprises
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.spec.cache import Append, CursorAdd, CursorRead, LedgerClose
 
 ADAPTER = "pulsar-managed-ledger"

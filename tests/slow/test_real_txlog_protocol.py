@@ -54,7 +54,7 @@ def test_against_the_pip160_text_the_real_writer_fails_with_a_short_counterexamp
 
 
 def test_a_request_the_harness_cannot_act_on_is_an_errored_reply_with_its_java_stack_trace(built):
-    from ledgerspec.conformance.cache.adapters._process import AdapterErrored
+    from ledgerspec.conformance.adapters._transport import AdapterErrored
     from ledgerspec.conformance.txlog._process import TxlogProcess
 
     _, harness = SYSTEM_HARNESSES[ADAPTER]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._mutants import factory_for, load_mutants
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.spec.cache import CacheConfig, Op
 from ledgerspec.traces.cache._format import Header
 from ledgerspec.traces.cache._generate import Recorder

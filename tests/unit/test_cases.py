@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.cache._case import SCHEMA_PATH, build_schema, expected_observations, load_case
 from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache.adapters import installed_adapters, load_adapter
 from ledgerspec.spec.cache import OPERATIONS
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "conformance" / "cases"

@@ -67,7 +67,8 @@ def test_the_command_table_is_the_installed_entry_points():
 
 
 def test_the_names_offered_are_the_catalogues():
-    from ledgerspec.conformance._presets import PRESETS, SETTINGS
+    from ledgerspec.conformance._settings import SETTINGS
+    from ledgerspec.conformance.cache._presets import PRESETS
     from ledgerspec.conformance.systems import names, profiles_of
     from ledgerspec.spec import cursor_state, txlog
     from ledgerspec.spec.cache import PROFILES

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ledgerspec.conformance.cache.adapters._process import _validators
+from ledgerspec.conformance.adapters._transport import _validators
 from ledgerspec.conformance.cursor_state._process import SCHEMA_DIR
 from ledgerspec.spec.cursor_state import CursorConfig, init, op_from_dict, step
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import jsonschema
 import pytest
-from ledgerspec.conformance.adapters import AdapterInfo
 from ledgerspec.conformance.cache._case import Case
 from ledgerspec.conformance.cache._engine import conform
 from ledgerspec.conformance.cache._mutants import factory_for
 from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache.adapters import AdapterInfo
 from ledgerspec.conformance.cache.adapters._api import NEEDS_BY_OPERATION, result_problem
 from ledgerspec.conformance.cache.adapters.process_reference import Session
 from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter, profile_capabilities

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 import pytest
-from ledgerspec.conformance.cache.adapters._process import AdapterCrashed
+from ledgerspec.conformance.adapters._transport import AdapterCrashed
 from ledgerspec.conformance.lockstep._engine import conform
 from ledgerspec.conformance.lockstep._views import fault_table, section
 from ledgerspec.conformance.render._html import HtmlReport

@@ -6,8 +6,8 @@ import re
 
 import pytest
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.spec import SpecError
 from ledgerspec.spec.cache import NAMED_CONFIGS, Configure, get_named_config
 

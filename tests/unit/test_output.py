@@ -10,11 +10,11 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._case import load_case
 from ledgerspec.conformance.cache._engine import conform
 from ledgerspec.conformance.cache._html_views import matrix_section
 from ledgerspec.conformance.cache._timeline import steps
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.render._html import HtmlReport
 from ledgerspec.conformance.render._term import mode_for
@@ -188,9 +188,9 @@ def test_run_quiet_prints_only_verdicts_and_plain_keeps_its_table(tmp_path, caps
 def test_the_rich_views_show_an_adapter_faults_stderr_as_the_plain_one_does():
     """A terminal (rich) showed a cache adapter fault's first line only; the stderr under it is what a
     person needs to see why the adapter died."""
-    from ledgerspec.conformance.adapters import load_adapter
+    from ledgerspec.conformance.adapters._transport import AdapterCrashed
     from ledgerspec.conformance.cache._engine import conform
-    from ledgerspec.conformance.cache.adapters._process import AdapterCrashed
+    from ledgerspec.conformance.cache.adapters import load_adapter
     from ledgerspec.conformance.render._term import counterexample_table, report_table
     from rich.console import Console
 

@@ -10,7 +10,7 @@ import json
 import re
 
 import pytest
-from ledgerspec.conformance.cache.adapters._process import SCHEMA_DIR, _validators
+from ledgerspec.conformance.adapters._transport import SCHEMA_DIR, _validators
 
 PAGE = SCHEMA_DIR.parent / "README.md"
 VALIDATORS = _validators(SCHEMA_DIR)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from ledgerspec.conformance.adapters import AdapterInfo
 from ledgerspec.conformance.cache._engine import conform
+from ledgerspec.conformance.cache.adapters import AdapterInfo
 from ledgerspec.conformance.cache.adapters._api import mask
 from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter, profile_capabilities
 from ledgerspec.reference.cache import CACHES

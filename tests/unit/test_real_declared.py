@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ledgerspec.conformance.real._code import R2, REAL_TARGETS, surprises
+from ledgerspec.conformance.cache._real import R2, REAL_TARGETS, surprises
 
 
 @dataclass

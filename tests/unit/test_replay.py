@@ -128,7 +128,7 @@ def test_a_chunk_ending_inside_a_size_pass_that_went_round_changes_nothing(tmp_p
     the one entry left, so it may have gone round; CACHE-BOUNDED-PROTECTION must judge that entry's later
     removal the same whether or not the events are cut between the requeue and the pass's end.
     """
-    from ledgerspec.conformance.adapters import load_adapter
+    from ledgerspec.conformance.cache.adapters import load_adapter
     from ledgerspec.spec.cache import CacheConfig
     from ledgerspec.traces.cache._generate import DEFAULT_CONFIG
     from ledgerspec.traces.cache._record import record_trace

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 import pytest
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._verdict import Status
-from ledgerspec.conformance.adapters import AdapterInfo
 from ledgerspec.conformance.cache._engine import Report, Row
 from ledgerspec.conformance.cache._html_views import conformance_section, traces_section
+from ledgerspec.conformance.cache.adapters import AdapterInfo
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.real._rows import RealRow
 from ledgerspec.conformance.render._html import HtmlReport

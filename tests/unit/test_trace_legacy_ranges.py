@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.spec.cache import CacheConfig, GetRange, Insert
 from ledgerspec.traces.cache._format import Header
 from ledgerspec.traces.cache._generate import Recorder

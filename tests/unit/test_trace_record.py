@@ -11,7 +11,7 @@ import dataclasses
 import json
 
 import pytest
-from ledgerspec.conformance.adapters import load_adapter
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.conformance.cli import main
 from ledgerspec.traces.cache._local import check_local
 from ledgerspec.traces.cache._record import record_trace

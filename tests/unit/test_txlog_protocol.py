@@ -148,7 +148,7 @@ def test_an_in_process_candidate_with_a_null_delay_fails_and_a_pass_without_the_
 def test_the_worked_session_keeps_the_schemas_and_is_what_the_profile_gives():
     from pathlib import Path
 
-    from ledgerspec.conformance.cache.adapters._process import _validators
+    from ledgerspec.conformance.adapters._transport import _validators
     from ledgerspec.spec.txlog import WriterConfig, init, op_from_dict, step
 
     page = Path(SCHEMA_DIR).parents[1] / "txlog-writer.md"

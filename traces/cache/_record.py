@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ledgerspec.conformance._errors import AdapterFault, close_factory
-from ledgerspec.conformance.adapters import CacheAdapter
+from ledgerspec.conformance.cache.adapters import CacheAdapter
 from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op, get_profile
 from ledgerspec.spec.cache._derive import Derivation
 

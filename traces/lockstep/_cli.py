@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from ledgerspec.conformance._case_file import read_case_json
 from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory
-from ledgerspec.conformance.cache._case import read_case_json
 from ledgerspec.conformance.lockstep._case import read_case
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import SpecError

@@ -20,7 +20,7 @@ import traceback
 from typing import Any
 
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.cache.adapters._api import json_line, parse_line
+from ledgerspec.conformance.adapters._transport import json_line, parse_line
 from ledgerspec.conformance.cache.adapters._delta import DeltaEncoder
 from ledgerspec.conformance.cache.adapters.reference import profile_capabilities
 from ledgerspec.reference.cache import CACHES, ChangedPositions

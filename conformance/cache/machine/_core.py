@@ -17,9 +17,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initialize, multiple, precondition, rule
-from ledgerspec.conformance._presets import Preset
-from ledgerspec.conformance._search import Journal, guard, judged
-from ledgerspec.conformance.adapters import AdapterFactory, AdapterInfo, mask
+from ledgerspec.conformance._search import Journal, guard
+from ledgerspec.conformance.cache._judged import judged
+from ledgerspec.conformance.cache._presets import Preset
+from ledgerspec.conformance.cache.adapters import AdapterFactory, AdapterInfo, mask
 from ledgerspec.conformance.cache.machine._cursors import cursor_rules
 from ledgerspec.conformance.cache.machine._fill import fill_rules
 from ledgerspec.conformance.cache.machine._ledger import LAYER, ledger_rules

@@ -14,7 +14,7 @@ from ledgerspec.spec.cache import CacheConfig, EvictBefore, EvictBytes, Op, Remo
 from ledgerspec.spec.cache.segmented import geometry
 
 if TYPE_CHECKING:
-    from ledgerspec.conformance._presets import Preset
+    from ledgerspec.conformance.cache._presets import Preset
 
 TARGETED: tuple[type[Op], ...] = (EvictBytes, EvictBefore, RemoveRange)
 """Removals with a target of their own, each behind its capability; one rule draws among them."""

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ledgerspec.conformance._deviations import search_one
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._case import Case, load_case
+from ledgerspec.conformance.cache._deviations import search_one
 from ledgerspec.conformance.cache._engine import Report, conform
 from ledgerspec.conformance.cache._replay import replay
+from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.conformance.real._rows import RealRow, Record
 
 
@@ -71,7 +71,7 @@ class SpecCorrection:
     change: str
 
 
-CASES = Path(__file__).parent / "cases" / "real"
+CASES = Path(__file__).resolve().parents[1] / "cases" / "real"
 
 R2 = RealDeviation(
     key="R2",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledgerspec.conformance.adapters import load_adapter
 from ledgerspec.conformance.cache._engine import Report, conform
+from ledgerspec.conformance.cache.adapters import load_adapter
 
 
 def search_one(

@@ -13,10 +13,10 @@ import argparse
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory, shown_lines
-from ledgerspec.conformance.cache._explain import lockstep_config_lines
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.lockstep._case import read_case
 from ledgerspec.conformance.lockstep._engine import LockstepRun, claiming, replay
+from ledgerspec.conformance.render._explain import lockstep_config_lines
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import SpecError
 

@@ -1,6 +1,6 @@
-"""What ``ledgerspec mutants`` does: run the suite against every mutant of the reference, print the kill matrix.
+"""The cache's ``ledgerspec mutants``: run the suite against every mutant of the reference, print the kill matrix.
 
-Imported when the command runs (``_mutants`` parses its options without the engine and Hypothesis).
+Imported when the command runs (``cli/_mutants`` parses its options without the engine and Hypothesis).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import json
 import random
 from pathlib import Path
 
-from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance.cache._mutants import (
     Kill,
     Mutant,
@@ -22,11 +21,9 @@ from ledgerspec.conformance.cache._mutants import (
     summary,
     to_json,
 )
-from ledgerspec.conformance.cli import _systems
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs, pick_named
 from ledgerspec.conformance.render._term import Out, add_kill_row, kill_table
-from ledgerspec.conformance.systems import lockstep_system
 
 
 def _chosen(args: argparse.Namespace, source: str) -> list[Mutant]:
@@ -34,17 +31,8 @@ def _chosen(args: argparse.Namespace, source: str) -> list[Mutant]:
     return pick_named(load_mutants(args.path), args.mutant, f"{source} defines")
 
 
-def _lockstep_mutants(args: argparse.Namespace) -> int:
-    """Another system's matrix: its own mutants (``--path`` is the cache's: refused, never ignored)."""
-    if args.path:
-        raise InputError(f"--path {args.path}: the {args.system} system runs its own mutants only (cache only)")
-    return _systems.run_mutants(args)
-
-
 def run_mutants(args: argparse.Namespace) -> int:
     """Print one row per mutant once its seeds are run, then the summary; exit 1 if any survived a seed."""
-    if lockstep_system(args.system) is not None:
-        return _lockstep_mutants(args)
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
     source = args.path or "ledgerspec.conformance.cache.mutants"

@@ -1,4 +1,4 @@
-"""``--system`` of ``conform``, ``spec show`` and ``mutants`` for the lockstep systems.
+"""The lockstep engine's commands over a system's record: ``conform``, ``spec show``, ``mutants``, ``replay``.
 
 Every system of the registry (``conformance/systems.py``), read from its ``System`` record; the cache,
 the default, has commands of its own.
@@ -7,6 +7,7 @@ the default, has commands of its own.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import shlex
@@ -18,27 +19,18 @@ from typing import Any
 
 from ledgerspec.conformance._errors import InputError, close_factory
 from ledgerspec.conformance._jobs import ordered_map
-from ledgerspec.conformance._presets import get_settings
+from ledgerspec.conformance._settings import get_settings
 from ledgerspec.conformance._verdict import Verdict
-from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, Harness, is_built
+from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, harness_lines
 from ledgerspec.conformance.adapters._system_process import SystemProcessFactory
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs, pick_named
 from ledgerspec.conformance.lockstep import _views as lockstep_views
 from ledgerspec.conformance.lockstep._engine import Candidate, Report, conform, fault_at_stop
 from ledgerspec.conformance.render._term import Out
-from ledgerspec.conformance.systems import SYSTEMS, System
+from ledgerspec.conformance.systems import SYSTEMS, Commands, System
 
 EXIT_FAIL = 1
-
-
-def harness_lines(name: str, harness: Harness) -> list[str]:
-    """How ``ledgerspec adapters`` shows a real-code harness: what it drives, and whether it is built."""
-    state = "built" if is_built() else "builds on first use (or `ledgerspec harness build`)"
-    return [
-        f"  {name}: java harness of {harness.coordinates} ({harness.drives}), profile {harness.profile}",
-        f"      {state}; needs a JDK 17 and Maven",
-    ]
 
 
 def adapter_lines(system: System) -> list[str]:
@@ -301,3 +293,43 @@ def _rate(mutant: Any, kills: list[tuple[int, str | None, float]]) -> dict[str, 
         "median_seconds": round(statistics.median(times), 3) if times else None,
         "worst_seconds": round(max(times), 3) if times else None,
     }
+
+
+def _refuse(command: str, instead: str) -> Callable[..., int]:
+    def refuse(args: argparse.Namespace, *_: Any) -> int:
+        raise InputError(f"--system {args.system}: `ledgerspec {command}` is the cache's; {instead}")
+
+    return refuse
+
+
+def _record(args: argparse.Namespace) -> int:
+    from ledgerspec.traces.lockstep._cli import run_record_system  # noqa: PLC0415 - pyarrow only when recording
+
+    return run_record_system(args)
+
+
+def _replay(args: argparse.Namespace, data: Any) -> int:
+    from ledgerspec.conformance.lockstep._replay import run_replay_system  # noqa: PLC0415
+
+    return run_replay_system(args, args.case_system, data)
+
+
+def _mutants(args: argparse.Namespace) -> int:
+    """Its own mutants (``--path`` is the cache's: refused, never ignored)."""
+    if args.path:
+        raise InputError(f"--path {args.path}: the {args.system} system runs its own mutants only (cache only)")
+    return run_mutants(args)
+
+
+def commands(system: System) -> Commands:
+    """The lockstep engine's commands over ``system``'s record (``systems.commands_of``)."""
+    return Commands(
+        conform=run_conform,
+        replay=_replay,
+        smoke=_refuse("smoke", f"`ledgerspec conform --system {system.name} --settings quick` checks the wiring"),
+        matrix=_refuse("matrix", f"`ledgerspec conform --system {system.name} --adapter NAME --profile P` per pair"),
+        mutants=_mutants,
+        show=run_show,
+        record=_record,
+        adapters=functools.partial(adapter_lines, system),
+    )
