@@ -7,8 +7,8 @@ import dataclasses
 from typing import Any
 
 import pytest
-from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cache import _cli as _conform_run
+from ledgerspec.conformance.cache.adapters.reference import ReferenceAdapter
 from ledgerspec.conformance.cli._main import main
 from ledgerspec.reference.cache import CACHES
 from ledgerspec.spec.cache import Op
