@@ -12,18 +12,18 @@ import argparse
 
 from ledgerspec.conformance._errors import InputError
 
-CACHE = "cache"
-"""The broker entry cache's name: the default system, on its own path until it is a record (``systems.CACHE``)."""
+DEFAULT_SYSTEM = "cache"
+"""What ``--system`` is when not given: the registry's default (``System.is_default``), kept equal by a test."""
 CACHE_PROFILES: tuple[str, ...] = ("legacy", "pip430", "pulsar-master", "segmented")
-"""The cache's profiles (``ledgerspec.spec.cache.PROFILES``); every other system's are its record's."""
+"""The cache's profiles (``ledgerspec.spec.cache.PROFILES``), for its record and the options' help."""
 SHIPPED_PROFILES: dict[str, tuple[str, ...]] = {
+    "cache": CACHE_PROFILES,
     "cursor-state": ("pip381", "pulsar-master"),
     "txlog-writer": ("pip160", "pulsar-master"),
 }
-"""The shipped lockstep systems' profiles, once more: only to name, in the cache's usage error, the system a
-profile given without ``--system`` belongs to, at the cost of a Python start (reading the registry's entry
-points and records takes twice that). tests/unit/test_cli_startup.py keeps it equal to their records; a
-profile of no shipped system is looked up in the registry."""
+"""The shipped systems' profiles, once more: to check a profile, and name the system it belongs to, at the
+cost of a Python start (reading the registry's entry points and records takes twice that).
+tests/unit/test_cli_startup.py keeps it equal to their records; another system's are read from the registry."""
 PRESET_NAMES = ("minimal", "pulsar-defaults")
 """``ledgerspec.conformance.cache._presets.PRESETS``."""
 SETTINGS_NAMES = ("quick", "ci", "thorough")
@@ -42,11 +42,11 @@ def check_profile(system: str, profile: str | None, option: str = "--profile") -
     """
     if profile is None:
         return
-    if system == CACHE and profile in CACHE_PROFILES:
+    if profile in SHIPPED_PROFILES.get(system, ()):
         return
     shipped = [name for name, profiles in SHIPPED_PROFILES.items() if profile in profiles]
-    if system == CACHE and shipped:
-        raise _not_of(option, profile, shipped, system, CACHE_PROFILES)
+    if system in SHIPPED_PROFILES and shipped:
+        raise _not_of(option, profile, shipped, system, SHIPPED_PROFILES[system])
     from ledgerspec.conformance.systems import names, profiles_of  # noqa: PLC0415 - only when a profile is given
 
     own = profiles_of(system)
@@ -80,7 +80,7 @@ def add_system_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system",
         choices=Names(),
-        default="cache",
+        default=DEFAULT_SYSTEM,
         metavar="SYSTEM",
         help="the system: cache (the broker entry cache, PIP-430; the default), cursor-state (a cursor's "
         "persisted state, PIP-381), txlog-writer (the transaction-log buffered writer, PIP-160), or any "

@@ -77,6 +77,18 @@ class Commands:
     """``traces record``."""
     adapters: Callable[[], list[str]]
     """Its lines of ``ledgerspec adapters``."""
+    check_trace: Callable[..., Any]
+    """``traces check`` of one trace: (path, engine, master, budget, spark, on_rows) -> its result."""
+    trace_rows: Callable[[str], int | None]
+    """A trace's rows from its Parquet footers, for the progress bar (None: unknown before reading)."""
+    generate: Callable[[Any], int]
+    """``traces generate``."""
+    bench_traces: Callable[[Any], int]
+    """``traces bench``."""
+    bench: Callable[[Any], int]
+    """``ledgerspec bench``."""
+    deviations: Callable[[Any], int]
+    """``ledgerspec deviations``: DEVIATIONS.md (the default system's writes every system's section)."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +167,8 @@ class System:
     """An engine of its own (the cache's observation monitor): its commands; None: the lockstep engine's."""
     client: Callable[..., Any] | None = None
     """(command, *, timeout, validate_protocol) -> the factory of its ``exec:`` adapters (its real-code harnesses')."""
+    check_references: Callable[..., bool] | None = None
+    """``ledgerspec run``'s part 1: (args, out, page, document, title) -> whether its references all pass."""
     is_default: bool = False
     """The system ``--system`` means when not given (the cache)."""
 

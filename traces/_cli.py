@@ -33,6 +33,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION", required=True)
 
     generate = actions.add_parser("generate", help="a Pulsar-like workload on reference caches, as a trace")
+    add_system_option(generate)
     generate.add_argument("--workload", choices=WORKLOADS, default="mixed")
     generate.add_argument("--brokers", type=COUNT, default=2)
     generate.add_argument("--topics", type=COUNT, default=8)
@@ -95,6 +96,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     record.set_defaults(run=run_record)
 
     bench = actions.add_parser("bench", help="time the local and Spark checkers on one Parquet trace")
+    add_system_option(bench)
     bench.add_argument("path", nargs="?", help="a Parquet trace (default: generate one of --events events)")
     bench.add_argument("--events", type=COUNT, default=2_000_000, help="events of the generated trace")
     bench.add_argument("--brokers", type=COUNT, default=16, help="brokers of the generated trace")

@@ -19,66 +19,23 @@ from ledgerspec.conformance._verdict import TRACE_EXIT, TRACE_RANK, Verdict, wor
 from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import check_outputs, master_problem
 from ledgerspec.conformance.render._term import Out
-from ledgerspec.conformance.systems import commands_of, lockstep_system
+from ledgerspec.conformance.systems import SYSTEMS, commands_of, default
 from ledgerspec.traces._errors import TraceError
-from ledgerspec.traces.cache._check import CheckResult, by_row, position
-from ledgerspec.traces.cache._io import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
-from ledgerspec.traces.cache._record_cli import config_option
+from ledgerspec.traces.core._files import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
+from ledgerspec.traces.core._result import TraceResult, by_row, position
+from ledgerspec.traces.lockstep._check import check_trace as lockstep_check_trace
 from ledgerspec.traces.lockstep._io import peek_system
 
 SHOWN = 5
 
 
-def _check_out(args: argparse.Namespace, files: tuple[str, ...]) -> None:
+def check_out(args: argparse.Namespace, files: tuple[str, ...]) -> None:
     """Output options refused before any work; ``--out`` must name a format ``traces check`` reads back."""
     check_outputs(args, files=files)
     if parse_spec(args.out)[0] is not None:
         raise InputError(f"--out {args.out}: a leading format prefix is stripped on reading; write to ./{args.out}")
     if SUFFIX_FORMATS.get(Path(args.out).suffix) is None:
         raise InputError(f"--out {args.out}: {UNKNOWN_FORMAT} (.ndjson and .json are JSON lines too)")
-
-
-def run_generate(args: argparse.Namespace) -> int:
-    """Generate a trace and print what was written."""
-    from ledgerspec.traces.cache._generate import generate_trace  # noqa: PLC0415
-    from ledgerspec.traces.cache._inject import INJECTIONS, injectable  # noqa: PLC0415
-
-    _check_out(args, ("out", "expected"))
-    inject: list[str] = []
-    for name in args.inject:
-        if name == "all":
-            inject += injectable(args.profile)
-        elif name not in INJECTIONS or name not in injectable(args.profile):
-            raise InputError(
-                f"--inject {name}: not an invariant the {args.profile} profile checks on traces; "
-                f"choose from: {', '.join(injectable(args.profile))} or all"
-            )
-        else:
-            inject.append(name)
-    with Out.for_args(args).progress("events generated", total=args.events) as advance:
-        result = generate_trace(
-            args.out,
-            workload=args.workload,
-            brokers=args.brokers,
-            topics=args.topics,
-            events=args.events,
-            seed=args.seed,
-            profile=args.profile,
-            config=config_option(args.config),
-            inject=inject,
-            processes=args.processes,
-            on_broker=advance,
-        )
-    rate = result.events / result.seconds if result.seconds else 0
-    print(
-        f"wrote {result.events} events of {result.brokers} brokers to {result.path} "
-        f"in {result.seconds:.1f} s ({rate:,.0f} events/s)"
-    )
-    for violation in result.injected:
-        print(f"  injected {violation['invariant']} at broker {violation['broker']}, seq {violation['seq']}")
-    if args.expected:
-        Path(args.expected).write_text(json.dumps(result.expected(), indent=2) + "\n", encoding="utf-8")
-    return 0
 
 
 def check_one(
@@ -88,22 +45,24 @@ def check_one(
     budget: float | None,
     spark: Any = None,
     on_rows: Callable[[int, int | None], None] | None = None,
-) -> CheckResult:
-    """Check one trace with the chosen engine (``on_rows``: the local checker's rows so far, and in all)."""
-    system = peek_system(path)
-    if system is not None:
-        from ledgerspec.traces.lockstep._check import check_system, refuse_budget  # noqa: PLC0415
+) -> TraceResult:
+    """Check one trace with the chosen engine, by the checker of the system its header names."""
+    name = peek_system(path) or default()
+    if name not in SYSTEMS:  # a header naming no installed system: the lockstep reader names the known ones
+        return lockstep_check_trace(path, engine, master, budget, spark, on_rows)
+    return commands_of(name).check_trace(path, engine, master, budget, spark, on_rows)
 
-        refuse_budget(path, system, budget)
 
-        return check_system(path, engine=engine, spark=spark)
-    if engine == "spark":
-        from ledgerspec.traces.cache._spark import check_spark  # noqa: PLC0415 - pyspark only when asked
-
-        return check_spark(path, master=master, budget=budget, spark=spark)
-    from ledgerspec.traces.cache._local import check_local  # noqa: PLC0415
-
-    return check_local(path, budget=budget, on_rows=on_rows)
+def _rows_in(paths: list[str]) -> int | None:
+    """Rows in all the traces, from Parquet footers; None if one has none (JSON lines) or is unreadable."""
+    total = 0
+    for path in paths:
+        name = peek_system(path) or default()
+        rows = commands_of(name).trace_rows(path) if name in SYSTEMS else None
+        if rows is None:
+            return None
+        total += rows
+    return total
 
 
 @dataclass
@@ -151,22 +110,6 @@ class CheckBar:
             self.advance(note=f"{path}: {events:,} events" if events else path)
 
 
-def _rows_in(paths: list[str]) -> int | None:
-    """Rows in all the traces, from Parquet footers; None if one is JSON lines (no footer) or unreadable."""
-    from ledgerspec.traces.cache._io import open_trace  # noqa: PLC0415
-
-    total = 0
-    for path in paths:
-        try:
-            trace = open_trace(path)
-        except TraceError:
-            return None
-        if trace.format != "parquet":
-            return None
-        total += trace.num_rows()
-    return total
-
-
 def run_check(args: argparse.Namespace) -> int:
     """Check every trace, a bad one too; print a verdict per trace; :data:`TRACE_RANK` decides the exit code."""
     check_outputs(args, files=("json", "html"))
@@ -182,7 +125,7 @@ def run_check(args: argparse.Namespace) -> int:
         spark = spark_session(args.master)
     verdicts: list[Verdict] = []
     body: list[dict[str, Any]] = []
-    results: list[CheckResult] = []
+    results: list[TraceResult] = []
     errors: list[tuple[str, str]] = []
     with CheckBar.open(out, args.engine, args.paths) as bar:
         for number, path in enumerate(args.paths, start=1):
@@ -207,8 +150,8 @@ def run_check(args: argparse.Namespace) -> int:
         tally = ", ".join(f"{verdicts.count(v)} {v}" for v in TRACE_RANK if v in verdicts)
         out.verdict(f"{len(verdicts)} traces: {tally}; exit {TRACE_EXIT[worst]} ({worst})")
     if args.html:
-        from ledgerspec.conformance.cache._html_views import traces_section  # noqa: PLC0415
         from ledgerspec.conformance.render._html import HtmlReport  # noqa: PLC0415 - matplotlib only when asked
+        from ledgerspec.conformance.render._traces import traces_section  # noqa: PLC0415
 
         page = HtmlReport(f"ledgerspec traces check: {worst}")
         traces_section(page, results, errors)
@@ -218,7 +161,7 @@ def run_check(args: argparse.Namespace) -> int:
     return int(TRACE_EXIT[worst])
 
 
-def show_result(out: Out, result: CheckResult) -> None:
+def show_result(out: Out, result: TraceResult) -> None:
     """One trace's result: the plain text of :func:`render`, a rich table, or (``--quiet``) its verdict line."""
     if out.mode == "plain":
         out.text(render(result))
@@ -242,7 +185,7 @@ def show_result(out: Out, result: CheckResult) -> None:
         out.show(Text(line.strip() if not line.startswith("      ") else f"    {line.strip()}"))
 
 
-def render(result: CheckResult) -> str:
+def render(result: TraceResult) -> str:
     """The verdict, a line per invariant, and the earliest violations (by row, any invariant) with their context.
 
     A violation whose divergence began at an earlier event names it (``first divergence``); a JSON-lines
@@ -259,7 +202,7 @@ def render(result: CheckResult) -> str:
         count = result.counts.get(name, 0)
         lines.append(f"  {name:<{width}}  {status}{f' ({count})' if count else ''}")
     lines += [f"  UNKNOWN: {reason}" for reason in result.unknown]
-    for violation in by_row(result.violations)[:SHOWN]:
+    for violation in by_row(result.violations, list(result.statuses()))[:SHOWN]:
         lines.append(
             f"  {violation.invariant} at broker {violation.broker!r}, seq {violation.seq}, "
             f"{violation.where()}: {violation.message}"
@@ -277,38 +220,25 @@ def render(result: CheckResult) -> str:
     return "\n".join(lines)
 
 
-def _system(result: CheckResult) -> str:
-    """``system S, `` for a lockstep system's trace; nothing for the cache's."""
+def _system(result: TraceResult) -> str:
+    """``system S, `` for a trace of a system other than the default; nothing for the default's."""
     system = getattr(result, "system", None)
-    return "" if system is None or lockstep_system(system) is None else f"system {system}, "
+    return "" if system is None or system == default() else f"system {system}, "
 
 
 def run_record(args: argparse.Namespace) -> int:
     """Drive an adapter with a workload and write its trace: the system's own recorder."""
-    _check_out(args, ("out",))
+    check_out(args, ("out",))
     return commands_of(args.system).record(args)
 
 
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    """Generate a trace of the system and print what was written."""
+    return commands_of(args.system).generate(args)
+
+
 def run_bench(args: argparse.Namespace) -> int:
-    """Benchmark both checkers on a trace (generated into a temporary folder if none is given)."""
-    import tempfile  # noqa: PLC0415
-
-    from ledgerspec.traces.cache._bench import bench_engines, render  # noqa: PLC0415
-    from ledgerspec.traces.cache._generate import generate_trace  # noqa: PLC0415
-    from ledgerspec.traces.core._spark import check_master  # noqa: PLC0415
-
-    check_outputs(args, files=("json",))
-    check_master(args.master)  # before the trace is generated and the local checker timed
-    with tempfile.TemporaryDirectory(prefix="ledgerspec-bench-") as scratch:
-        path = args.path
-        if path is None:
-            path = str(Path(scratch) / "bench.parquet")
-            made = generate_trace(path, events=args.events, brokers=args.brokers, seed=0, processes=args.processes)
-            print(
-                f"generated {made.events:,} events in {made.seconds:.1f} s ({made.events / made.seconds:,.0f} events/s)"
-            )
-        report = bench_engines(path, master=args.master)
-    print(render(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return 0 if report["agree"] else 1
+    """Benchmark both checkers of the system on a trace."""
+    return commands_of(args.system).bench_traces(args)

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._names import add_output_options
-from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.cli._options import SEED, check_outputs, master_problem
 from ledgerspec.conformance.render._term import Out
 from ledgerspec.traces._run_report import ALL_AS_EXPECTED, DIFFERS, RunDocument, real_section, sample_entry
@@ -155,44 +154,17 @@ def _expected(trace: Path) -> dict[str, Any]:
 
 
 def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None, document: RunDocument) -> bool:
-    """Part 1: each shipped reference adapter against its own profile; a table naming every invariant."""
-    from ledgerspec.conformance.cache._engine import conform  # noqa: PLC0415 - heavy imports only here
-    from ledgerspec.conformance.cache._report import to_json  # noqa: PLC0415
-    from ledgerspec.conformance.cache.adapters import installed_adapters, load_adapter  # noqa: PLC0415
-    from ledgerspec.conformance.render._term import report_table  # noqa: PLC0415
+    """Part 1: each system's shipped references against their own profiles (each system that has the part)."""
+    from ledgerspec.conformance.systems import SYSTEMS, names  # noqa: PLC0415
 
-    ok = True
     title = "1. Conformance of the reference adapters (settings quick)"
     out.text(title)
     out.show(f"[bold]{title}[/]")
-    reports = []
-    names = [name for name in installed_adapters() if name.startswith("reference-")]
-    with out.progress("reference adapters", total=len(names)) as advance:
-        for name in names:
-            report = conform(load_adapter(name), settings="quick", seed=args.seed)
-            advance(note=f"{name}: {report.verdict}")
-            ok &= report.verdict == Verdict.PASS
-            out.text(
-                f"   {name:<26} {report.profile:<14} {report.verdict:<5} "
-                f"{report.examples} examples, {report.steps} steps, {report.seconds:.1f} s"
-            )
-            out.show(report_table(report))
-            if out.mode == "quiet":
-                out.verdict(f"{report.verdict}: {name} / {report.profile}")
-            reports.append(report)
-            document.references.append(to_json(report))
-    if page is not None:
-        from ledgerspec.conformance.cache._html_views import conformance_section, status_grid  # noqa: PLC0415
-
-        page.heading(title)
-        page.paragraph(
-            "Each shipped reference cache against its own profile: every invariant of the catalogue, "
-            "held (pass), broken (fail), or not checked and why (not claimed by the profile, not checkable "
-            "with what the adapter shows)."
-        )
-        status_grid(page, reports, "Every invariant against each reference, by status")
-        for report in reports:
-            conformance_section(page, report, level=3)
+    ok = True
+    for name in names():
+        part = SYSTEMS[name].check_references
+        if part is not None:
+            ok &= part(args, out, page, document, title)
     return ok
 
 
@@ -250,7 +222,7 @@ def _samples(
 
         out.show(simple_table("Sample traces", headers, [[*r[:5], "yes" if r[5] else "NO"] for r in rows]))
     if page is not None:
-        from ledgerspec.conformance.cache._html_views import traces_section  # noqa: PLC0415
+        from ledgerspec.conformance.render._traces import traces_section  # noqa: PLC0415
 
         page.heading(title)
         page.table(headers, rows)

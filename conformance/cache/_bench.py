@@ -246,3 +246,14 @@ def _round_trip_lines(figures: list[list[dict[str, float]]]) -> list[str]:
             f"{statistics.median(f['steps_per_second'] for f in mine):>9,.0f} steps/s  ({ratio:.2f}x in-process)"
         )
     return lines
+
+
+def run_bench(args: Any) -> int:
+    """``ledgerspec bench`` of the cache: every figure, or (``--real``) the real harnesses against the reference."""
+    if args.real:
+        from ledgerspec.conformance.cache._bench_real import run_real  # noqa: PLC0415 - Maven
+
+        run_real()
+        return 0
+    run_all(operations=args.operations)
+    return 0

@@ -19,11 +19,12 @@ from ledgerspec.conformance.cache._engine import Report, conform
 from ledgerspec.conformance.cache._replay import replay
 from ledgerspec.conformance.cache._report import counterexample, table, write_json, write_junit
 from ledgerspec.conformance.cache._smoke import smoke
+from ledgerspec.conformance.cache._term import counterexample_table, report_table, verdict_lines
 from ledgerspec.conformance.cache.adapters import installed_adapters, load_adapter
 from ledgerspec.conformance.cache.machine._core import Run
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.render._term import Out, counterexample_table, report_table, verdict_lines
+from ledgerspec.conformance.render._term import Out
 from ledgerspec.spec.cache import PROFILES
 
 

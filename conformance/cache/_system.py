@@ -34,6 +34,12 @@ def _commands() -> Commands:
         show=lazy(f"{HERE}._spec_show:show"),
         record=lazy("ledgerspec.traces.cache._record_cli:run_record"),
         adapters=lazy(f"{HERE}._cli:adapter_lines"),
+        check_trace=lazy("ledgerspec.traces.cache._traces_cli:check_trace"),
+        trace_rows=lazy("ledgerspec.traces.cache._traces_cli:rows_in"),
+        generate=lazy("ledgerspec.traces.cache._traces_cli:run_generate"),
+        bench_traces=lazy("ledgerspec.traces.cache._traces_cli:run_bench"),
+        bench=lazy(f"{HERE}._bench:run_bench"),
+        deviations=lazy(f"{HERE}._deviations_run:run_deviations"),
     )
 
 
@@ -57,6 +63,7 @@ def system() -> System:
         commands=_commands,
         client=lazy(f"{HERE}.adapters._process:process_factory"),
         is_default=True,
+        check_references=lazy(f"{HERE}._run_part:check_references"),
         judge_real=_judge_real,
         real_rank=-1,
     )

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from ledgerspec.conformance._names import add_system_option
 from ledgerspec.conformance.cli._options import COUNT
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``bench``."""
     parser = subcommands.add_parser("bench", help="benchmark the reference, lockstep runs and the process protocol")
+    add_system_option(parser)
     parser.add_argument("--operations", type=COUNT, default=200_000, help="size of the reference's mixed workload")
     parser.add_argument(
         "--real", action="store_true", help="only the real-code harnesses against the Python reference (Maven)"
@@ -28,12 +30,6 @@ def run_bench(args: argparse.Namespace) -> int:
         from ledgerspec.conformance.bench._startup import run_startup  # noqa: PLC0415
 
         return run_startup()
-    if args.real:
-        from ledgerspec.conformance.cache._bench_real import run_real  # noqa: PLC0415 - heavy
+    from ledgerspec.conformance.systems import commands_of  # noqa: PLC0415 - only to run
 
-        run_real()
-        return 0
-    from ledgerspec.conformance.cache._bench import run_all  # noqa: PLC0415 - heavy
-
-    run_all(operations=args.operations)
-    return 0
+    return commands_of(args.system).bench(args)

@@ -1,4 +1,4 @@
-"""``ledgerspec deviations``: its options; the search and the report are in ``_deviations_run``.
+"""``ledgerspec deviations``: its options; the default system writes DEVIATIONS.md, every system's section in it.
 
 Parsing imports only the names it offers (conformance/_names.py): a usage error or ``--help`` costs
 about a Python start, not the engine and Hypothesis (conformance/cli/_main.py).
@@ -29,6 +29,6 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_deviations(args: argparse.Namespace) -> int:
     """Search every observable finding, write the cases and the report; exit 1 if one was not found."""
-    from ledgerspec.conformance.cli._deviations_run import run_deviations as run  # noqa: PLC0415 - the engine
+    from ledgerspec.conformance.systems import commands_of, default  # noqa: PLC0415 - the engine only to run
 
-    return run(args)
+    return commands_of(default()).deviations(args)

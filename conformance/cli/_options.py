@@ -122,18 +122,6 @@ def check_outputs(args: argparse.Namespace, files: tuple[str, ...] = (), folders
                 raise InputError(f"{option} {value}: {problem}")
 
 
-def check_cache_profile(profile: str | None, option: str = "--profile") -> None:
-    """Refuse a profile the cache lacks (another system's, or a typo), naming ``option`` and the cache's profiles.
-
-    Without this, every invariant would be "not claimed" by the unknown profile: a run that checks
-    nothing and passes. None (no option given) is the adapter's first profile, which it must declare.
-    """
-    from ledgerspec.spec.cache import PROFILES  # noqa: PLC0415 - the pytest plugin imports this module on every run
-
-    if profile is not None and profile not in PROFILES:
-        raise InputError(f"{option} {profile}: the cache has profiles {', '.join(sorted(PROFILES))}")
-
-
 def master_problem(args: argparse.Namespace) -> str | None:
     """Why ``--master`` would be ignored (None if not): it names a Spark cluster, only ``--engine spark`` uses one."""
     master, engine = getattr(args, "master", None), getattr(args, "engine", "local")

@@ -28,7 +28,7 @@ from ledgerspec.conformance.cli._options import check_outputs, pick_named
 from ledgerspec.conformance.lockstep import _views as lockstep_views
 from ledgerspec.conformance.lockstep._engine import Candidate, Report, conform, fault_at_stop
 from ledgerspec.conformance.render._term import Out
-from ledgerspec.conformance.systems import SYSTEMS, Commands, System
+from ledgerspec.conformance.systems import SYSTEMS, Commands, System, lazy
 
 EXIT_FAIL = 1
 
@@ -332,4 +332,10 @@ def commands(system: System) -> Commands:
         show=run_show,
         record=_record,
         adapters=functools.partial(adapter_lines, system),
+        check_trace=lazy("ledgerspec.traces.lockstep._check:check_trace"),
+        trace_rows=lambda _path: None,
+        generate=_refuse("traces generate", f"`ledgerspec traces record --system {system.name}` writes its traces"),
+        bench_traces=_refuse("traces bench", "its histories are short and replayed whole"),
+        deviations=_refuse("deviations", "its section of DEVIATIONS.md is its record's (System.deviations)"),
+        bench=_refuse("bench", "`ledgerspec conform --system NAME --json FILE` records its steps and seconds"),
     )

@@ -198,3 +198,7 @@ def new_figure(width: float = 7.0, height: float = 3.2) -> Any:
     from matplotlib.figure import Figure  # noqa: PLC0415 - only reports with figures need it
 
     return Figure(figsize=(width, height), layout="constrained")
+
+
+COLOURS = {"pass": "#3a9a3a", "ok": "#3a9a3a", "fail": "#c03030", "violation": "#c03030", "error": "#9030a0"}
+"""Bar colours per status; anything else (not checked) is grey."""

@@ -52,7 +52,7 @@ def test_plugin_adds_nothing_and_loads_nothing_without_the_option(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     code = (
-        "import sys, ledgerspec.conformance.pytest_plugin;"
+        "import sys, ledgerspec.conformance.cache.pytest_plugin;"
         "heavy = ('hypothesis', 'pyarrow', 'pyspark', 'ledgerspec.conformance.cache._engine');"
         "heavy = [m for m in heavy if m in sys.modules];"
         "print(heavy)"

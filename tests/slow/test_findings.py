@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from ledgerspec.conformance.cache._case import load_case
 from ledgerspec.conformance.cache._deviations import FINDINGS
+from ledgerspec.conformance.cache._deviations_run import find
 from ledgerspec.conformance.cache._engine import conform
 from ledgerspec.conformance.cache._replay import replay
 from ledgerspec.conformance.cache.adapters import load_adapter
-from ledgerspec.conformance.cli._deviations_run import find
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "findings"
 OBSERVABLE = [f for f in FINDINGS if f.invariant is not None]

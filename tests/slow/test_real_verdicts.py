@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance.cache._real import PRESETS, REAL_TARGETS, deviation_case, run_target, surprises
+from ledgerspec.conformance.cache._real_deviations import real_section, verdict_tables
 from ledgerspec.conformance.cache._replay import replay
 from ledgerspec.conformance.cache.adapters import load_adapter
-from ledgerspec.conformance.cli._real_deviations import real_section, verdict_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = real_section((ROOT / "DEVIATIONS.md").read_text(encoding="utf-8"))

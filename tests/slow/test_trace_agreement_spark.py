@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.traces.cache import _check, _local, _spark
-from ledgerspec.traces.cache._check import TraceViolation
 from ledgerspec.traces.cache._local import check_local
 from ledgerspec.traces.cache._spark import check_spark, spark_session
+from ledgerspec.traces.core._result import TraceViolation
 
 _PATH = Path(__file__).resolve().parents[1] / "quality" / "recorded.py"
 _SPEC = importlib.util.spec_from_file_location("_ledgerspec_recorded", _PATH)

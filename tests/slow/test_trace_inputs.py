@@ -20,9 +20,9 @@ import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.traces.cache._generate import generate_trace
 from ledgerspec.traces.cache._inject import injectable
-from ledgerspec.traces.cache._io import DATASET_HEADER
 from ledgerspec.traces.cache._local import check_local
 from ledgerspec.traces.cache._spark import check_spark, spark_session
+from ledgerspec.traces.core._files import DATASET_HEADER
 
 ENGINES = ("local", "spark")
 

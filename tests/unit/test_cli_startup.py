@@ -69,7 +69,7 @@ def test_the_command_table_is_the_installed_entry_points():
 def test_the_names_offered_are_the_catalogues():
     from ledgerspec.conformance._settings import SETTINGS
     from ledgerspec.conformance.cache._presets import PRESETS
-    from ledgerspec.conformance.systems import names, profiles_of
+    from ledgerspec.conformance.systems import default, names, profiles_of
     from ledgerspec.spec import cursor_state, txlog
     from ledgerspec.spec.cache import PROFILES
 
@@ -78,6 +78,7 @@ def test_the_names_offered_are_the_catalogues():
     assert profiles_of("cursor-state") == cursor_state.PROFILES
     assert profiles_of("txlog-writer") == txlog.PROFILES
     assert {name: profiles_of(name) for name in _names.SHIPPED_PROFILES} == _names.SHIPPED_PROFILES
+    assert default() == _names.DEFAULT_SYSTEM
     assert tuple(PRESETS) == _names.PRESET_NAMES
     assert tuple(SETTINGS) == _names.SETTINGS_NAMES
 

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 from ledgerspec.conformance.cache._case import load_case
+from ledgerspec.conformance.cache._term import counterexample_table
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.lockstep._engine import Report, Violation
 from ledgerspec.conformance.lockstep._views import counterexample_table as lockstep_table
-from ledgerspec.conformance.render._term import counterexample_table
 from ledgerspec.spec import txlog
 from ledgerspec.spec.cache._config import FIELDS, USED_BY
 from rich.console import Console

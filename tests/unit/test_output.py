@@ -190,8 +190,8 @@ def test_the_rich_views_show_an_adapter_faults_stderr_as_the_plain_one_does():
     person needs to see why the adapter died."""
     from ledgerspec.conformance.adapters._transport import AdapterCrashed
     from ledgerspec.conformance.cache._engine import conform
+    from ledgerspec.conformance.cache._term import counterexample_table, report_table
     from ledgerspec.conformance.cache.adapters import load_adapter
-    from ledgerspec.conformance.render._term import counterexample_table, report_table
     from rich.console import Console
 
     reference, applies = load_adapter("reference-pip430"), [0]

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from ledgerspec.conformance.adapters._harness import SOURCE, pom_properties
-from ledgerspec.conformance.cli._real_deviations import real_section
+from ledgerspec.conformance.cache._real_deviations import real_section
 from ledgerspec.conformance.cursor_state._real_section import (
     CONTROLS,
     FINDINGS,

@@ -46,7 +46,7 @@ def test_deviations_md_keeps_no_count_that_changes_with_every_search():
     """Examples and steps move whenever the search does; the committed tables kept them stale (issue 37)."""
     from pathlib import Path
 
-    from ledgerspec.conformance.cli._real_deviations import TABLE, real_section, verdict_tables
+    from ledgerspec.conformance.cache._real_deviations import TABLE, real_section, verdict_tables
 
     section = real_section((Path(__file__).resolve().parents[2] / "DEVIATIONS.md").read_text(encoding="utf-8"))
     tables = verdict_tables(section)

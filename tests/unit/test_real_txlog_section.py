@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance.adapters._harness import SOURCE, pom_properties
-from ledgerspec.conformance.cli._real_deviations import real_section
+from ledgerspec.conformance.cache._real_deviations import real_section
 from ledgerspec.conformance.txlog._real_section import (
     CASES,
     FINDINGS,

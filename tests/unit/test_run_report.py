@@ -15,11 +15,12 @@ import pytest
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._verdict import Status
 from ledgerspec.conformance.cache._engine import Report, Row
-from ledgerspec.conformance.cache._html_views import conformance_section, traces_section
+from ledgerspec.conformance.cache._html_views import conformance_section
 from ledgerspec.conformance.cache.adapters import AdapterInfo
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.real._rows import RealRow
 from ledgerspec.conformance.render._html import HtmlReport
+from ledgerspec.conformance.render._traces import traces_section
 from ledgerspec.traces import _main_job
 from ledgerspec.traces._run_report import RunDocument, real_section
 

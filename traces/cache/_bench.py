@@ -50,9 +50,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from ledgerspec.traces.cache import _local
 from ledgerspec.traces.cache._check import CheckResult
-from ledgerspec.traces.cache._io import BATCH_ROWS, open_trace
+from ledgerspec.traces.cache._io import open_trace
 from ledgerspec.traces.cache._local import Replays, check_local, split_by_broker
 from ledgerspec.traces.cache._partitions import broker_counts
+from ledgerspec.traces.core._files import BATCH_ROWS
 
 TARGETS = {"spark_over_floor": 1.1, "local_over_read": 2.0}
 """Issue 15's targets: the Spark check at most 1.1x its floor, the local check at most 2x a bare read."""
@@ -63,8 +64,8 @@ def bench_engines(
     path: str | Path, *, master: str = "local[2]", spark: Any = None, local_breakdown: bool = True
 ) -> dict[str, Any]:
     """Time both checkers and the Spark baselines on one Parquet trace; the figures as plain data."""
-    from ledgerspec.traces.cache._spark import replay_frame, run_spark  # noqa: PLC0415
-    from ledgerspec.traces.core._spark import spark_session, trace_frame  # noqa: PLC0415
+    from ledgerspec.traces.cache._spark import replay_frame, run_spark, trace_frame  # noqa: PLC0415
+    from ledgerspec.traces.core._spark import spark_session  # noqa: PLC0415
 
     path = Path(path)
     trace = open_trace(path)

@@ -7,22 +7,18 @@ checked by the broker replay (``_replay.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from ledgerspec.conformance._verdict import Status, Verdict
+from ledgerspec.conformance._verdict import Status
 from ledgerspec.spec.cache import CATALOGUE, claimed
 from ledgerspec.spec.cache.invariants import Check, Invariant
 from ledgerspec.traces.cache._io import TraceFile
-from ledgerspec.traces.cache._jsonl import jsonl_lines
 from ledgerspec.traces.cache._replay import Finding
+from ledgerspec.traces.core._files import jsonl_lines
+from ledgerspec.traces.core._result import KEEP_PER_INVARIANT, TraceResult, TraceViolation
 
 NOT_ON_TRACES = {i.id: i.soundness for i in CATALOGUE if not i.on_traces}
 """Invariants the replay does not check (their declaration says why)."""
-KEEP_PER_INVARIANT = 100
-"""Violations kept (with context) per invariant; all are counted."""
-CONTEXT = 2
-"""Events of the same broker shown before and after a violating event."""
 
 PARTITIONS: dict[str, tuple[str, str]] = {i.id: (i.partition, i.soundness) for i in CATALOGUE if i.on_traces}
 """The partition each invariant is checked on and why that is sound (also in FORMAT.md)."""
@@ -41,66 +37,6 @@ def judged_at(invariant: Invariant) -> list[str]:
 def trace_invariants(profile: str) -> list[str]:
     """The invariants a trace of this profile is checked against, in catalogue order."""
     return [i.id for i in claimed(profile) if i.id not in NOT_ON_TRACES]
-
-
-@dataclass
-class TraceViolation:
-    """One violation, with the event that shows it, the events around it, and where the divergence began."""
-
-    invariant: str
-    broker: str
-    seq: int
-    row: int
-    message: str
-    event: dict[str, Any] = field(default_factory=dict)
-    context: list[dict[str, Any]] = field(default_factory=list)
-    first: dict[str, Any] | None = None
-    """The first divergence, when an earlier event than this one began it: its ``seq``, ``row``, ``line``
-    and ``event`` (``Finding.first``: a size drift shows at a size report, the insert that made it is named)."""
-    line: int | None = None
-    """A JSON-lines trace's file line of the event (None for Parquet: the row is the position)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for JSON reports."""
-        return {
-            "invariant": self.invariant,
-            "broker": self.broker,
-            "seq": self.seq,
-            "row": self.row,
-            "line": self.line,
-            "message": self.message,
-            "event": self.event,
-            "context": self.context,
-            "first_divergence": self.first,
-        }
-
-    def where(self) -> str:
-        """The event's position: ``line L (event R)`` in a JSON-lines trace, ``row R`` in Parquet."""
-        return position(self.row, self.line)
-
-    @classmethod
-    def of(cls, finding: Any, events: dict[Any, Any], contexts: dict[Any, Any]) -> TraceViolation:
-        """A replay finding with its event and context, looked up by (broker, seq); empty if unknown."""
-        key = (finding.broker, finding.seq)
-        first = None
-        if finding.first is not None:
-            seq, row = finding.first
-            first = {"seq": seq, "row": row, "line": None, "event": events.get((finding.broker, seq), {})}
-        return cls(
-            invariant=finding.invariant,
-            broker=finding.broker,
-            seq=finding.seq,
-            row=finding.row,
-            message=finding.message,
-            event=events.get(key, {}),
-            context=contexts.get(key, []),
-            first=first,
-        )
-
-
-def position(row: int, line: int | None) -> str:
-    """Where an event is: ``line L (event R)`` when the file's line is known (JSON lines), else ``row R``."""
-    return f"row {row}" if line is None else f"line {line} (event {row})"
 
 
 def wanted_seqs(findings: list[Finding]) -> dict[str, set[int]]:
@@ -127,25 +63,8 @@ def locate(trace: TraceFile, violations: list[TraceViolation]) -> list[TraceViol
 
 
 @dataclass
-class CheckResult:
-    """The outcome of checking one trace."""
-
-    path: str
-    engine: str
-    profile: str
-    events: int = 0
-    brokers: int = 0
-    counts: dict[str, int] = field(default_factory=dict)
-    violations: list[TraceViolation] = field(default_factory=list)
-    unknown: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def verdict(self) -> Verdict:
-        """VIOLATION if anything broke, else UNKNOWN if the trace could not be checked to its end, else OK."""
-        if any(self.counts.values()):
-            return Verdict.VIOLATION
-        return Verdict.UNKNOWN if self.unknown else Verdict.OK
+class CheckResult(TraceResult):
+    """The outcome of checking one cache trace: its statuses are the cache catalogue's."""
 
     def statuses(self) -> dict[str, Status]:
         """Per invariant of the catalogue: ok, violation, unknown, not claimed, not checkable on traces."""
@@ -161,22 +80,6 @@ class CheckResult:
             else:
                 result[invariant.id] = Status.UNKNOWN if self.unknown else Status.OK
         return result
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON report."""
-        return {
-            "path": self.path,
-            "engine": self.engine,
-            "profile": self.profile,
-            "verdict": self.verdict,
-            "events": self.events,
-            "brokers": self.brokers,
-            "seconds": round(self.seconds, 3),
-            "invariants": self.statuses(),
-            "counts": {k: v for k, v in self.counts.items() if v},
-            "violations": [v.to_dict() for v in self.violations],
-            "unknown": self.unknown,
-        }
 
 
 def select(findings: list[Finding], counts: dict[str, int]) -> list[Finding]:
@@ -195,7 +98,3 @@ def select(findings: list[Finding], counts: dict[str, int]) -> list[Finding]:
     return sorted(chosen, key=lambda f: (order[f.invariant], f.broker, f.seq, f.message))
 
 
-def by_row(violations: list[TraceViolation]) -> list[TraceViolation]:
-    """The violations earliest first: by row (then catalogue order), whatever their invariant."""
-    order = {invariant.id: index for index, invariant in enumerate(CATALOGUE)}
-    return sorted(violations, key=lambda v: (v.row, order.get(v.invariant, len(order)), v.message))

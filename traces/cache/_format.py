@@ -12,9 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 from ledgerspec.spec.cache import _events
-
-FORMAT = "ledgerspec-trace"
-VERSION = 1
+from ledgerspec.traces.core._files import FORMAT, VERSION
 
 SCHEMA = pa.schema(
     [
@@ -80,14 +78,6 @@ class Header:
             "config": self.config,
             "description": self.description,
         }
-
-
-def is_this_format(header: Any) -> bool:
-    """Whether a header names this format and version (``true`` or ``1.0`` is not the version 1)."""
-    if not isinstance(header, dict):
-        return False
-    version = header.get("version")
-    return header.get("format") == FORMAT and type(version) is int and version == VERSION
 
 
 def event(**fields: Any) -> dict[str, Any]:

@@ -23,30 +23,23 @@ import pyarrow.parquet as pq
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec.cache import PROFILES, CacheConfig
 from ledgerspec.traces._errors import TraceInputError, TraceNotFoundError
-from ledgerspec.traces.cache._format import (
-    COLUMNS,
-    DICTIONARY_READ_SCHEMA,
-    FORMAT,
-    READ_SCHEMA,
-    SCHEMA,
-    STRING_COLUMNS,
-    VERSION,
-    Header,
-    is_this_format,
-)
-from ledgerspec.traces.cache._jsonl import jsonl_batches, jsonl_header
+from ledgerspec.traces.cache._format import COLUMNS, DICTIONARY_READ_SCHEMA, READ_SCHEMA, SCHEMA, STRING_COLUMNS, Header
+from ledgerspec.traces.cache._jsonl import jsonl_batches
 from ledgerspec.traces.cache._rows import check_batch
-
-BATCH_ROWS = 1 << 16
-"""Rows per Arrow batch, for both engines' replays: large batches amortize the per-batch conversion."""
-DATASET_HEADER = "_ledgerspec.json"
-"""In a dataset directory, the header for writers that cannot put it in the Parquet footer (Spark)."""
-HEADER_KEYS = frozenset({"format", "version", "profile", "config", "description", "system"})
-"""A cache trace header's keys (``system``: ``cache``, or left out)."""
-PREFIXES = ("parquet", "jsonl")
-SUFFIX_FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
-"""The format a trace file's extension names, when no prefix names one."""
-UNKNOWN_FORMAT = "unknown trace format; name it .parquet or .jsonl"
+from ledgerspec.traces.core._files import (
+    BATCH_ROWS,
+    DATASET_HEADER,
+    FORMAT,
+    HEADER_KEYS,
+    SUFFIX_FORMATS,
+    UNKNOWN_FORMAT,
+    VERSION,
+    dataset_files,
+    is_this_format,
+    jsonl_header,
+    parse_spec,
+    refuse_unknown_keys,
+)
 
 
 @dataclass
@@ -118,15 +111,6 @@ class TraceFile:
                 rows += batch.num_rows
 
 
-def parse_spec(spec: str | Path) -> tuple[str | None, Path]:
-    """The format a path names by its prefix (None: none given) and the path itself."""
-    text = str(spec)
-    for prefix in PREFIXES:
-        if text.startswith(f"{prefix}:"):
-            return prefix, Path(text[len(prefix) + 1 :])
-    return None, Path(text)
-
-
 def open_trace(spec: str | Path) -> TraceFile:
     """Open a trace, read and check its header; the events are read lazily."""
     fmt, path = parse_spec(spec)
@@ -174,37 +158,7 @@ def _header(data: Any, where: str) -> Header:
     return Header(profile=data["profile"], config=data["config"], description=str(data.get("description", "")))
 
 
-def refuse_unknown_keys(header: dict[str, Any], known: frozenset[str], where: str) -> None:
-    """Refuse a header key the format does not have.
-
-    A misplaced field (say ``track_reads`` beside ``config``, not in it) would be ignored, and the check
-    would run on another configuration than the one meant.
-    """
-    unknown = sorted(set(header) - known)
-    if unknown:
-        raise TraceInputError(f"{where}: unknown header key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-
-
 # --- Parquet -----------------------------------------------------------------------------------------
-
-
-def dataset_files(directory: Path) -> tuple[Path, ...]:
-    """A dataset's part files in name order: every file but those whose name starts with ``_`` or ``.``.
-
-    That is what Spark and Hive skip too: ``_SUCCESS``, ``_committed_*``, ``.part-0.crc``. A
-    subdirectory (a partitioned dataset, ``broker=b1/``) would take columns out of the files: refused.
-    """
-    entries = sorted(directory.iterdir())
-    nested = [entry.name for entry in entries if entry.is_dir() and not entry.name.startswith(("_", "."))]
-    if nested:
-        raise TraceInputError(f"{directory}: subdirectories {', '.join(nested)}; a dataset must be flat")
-    files = tuple(entry for entry in entries if entry.is_file() and not entry.name.startswith(("_", ".")))
-    if not files:
-        raise TraceInputError(f"{directory}: a directory with no Parquet part files")
-    empty = [path.name for path in files if path.stat().st_size == 0]
-    if empty:
-        raise TraceInputError(f"{directory / empty[0]}: the file is empty")
-    return files
 
 
 def _dataset_header(directory: Path, files: tuple[Path, ...]) -> Any:

@@ -22,22 +22,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces.cache._check import (
-    CONTEXT,
-    KEEP_PER_INVARIANT,
-    CheckResult,
-    TraceViolation,
-    locate,
-    select,
-    trace_invariants,
-    wanted_seqs,
-)
+from ledgerspec.traces.cache._check import CheckResult, locate, select, trace_invariants, wanted_seqs
 from ledgerspec.traces.cache._format import COLUMNS
 from ledgerspec.traces.cache._io import TraceFile, open_trace
 from ledgerspec.traces.cache._partitions import broker_counts, group_brokers, pack
 from ledgerspec.traces.cache._replay import BrokerReplay, Finding, TraceStructureError, chunk_of
 from ledgerspec.traces.cache._rows import check_batch, codes_in, describe_problem, order_problem
 from ledgerspec.traces.cache.bulk._chunk import Chunk
+from ledgerspec.traces.core._result import CONTEXT, KEEP_PER_INVARIANT, TraceViolation
 
 PARALLEL_FROM = 500_000
 """Traces with at least this many events are checked by several processes (when there are cores)."""

@@ -10,13 +10,13 @@ trace checkers need; the generator's instrumented reference writes the inside vi
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from ledgerspec.conformance._errors import AdapterFault, close_factory
 from ledgerspec.conformance.cache.adapters import CacheAdapter
 from ledgerspec.spec.cache import OPERATIONS, CacheConfig, Observation, Op, get_profile
 from ledgerspec.spec.cache._derive import Derivation
+from ledgerspec.traces.core._record import discarded
 
 
 class RecordingAdapter:
@@ -151,13 +151,3 @@ def record_trace(
     return Recorded(written, dict(sorted(cache.left_out.items())))
 
 
-def discarded(fault: AdapterFault, out: str | Path) -> AdapterFault:
-    """The fault, saying that no file is left at ``out``: a recording cut short must not look like a trace.
-
-    A header and the events before the fault would check as a short trace of a healthy run, and a file
-    left there by an earlier run is not this run's trace either (traces/FORMAT.md, "Recorded traces").
-    """
-    path = Path(out)
-    what = f"{out} removed" if path.exists() else f"nothing written to {out}"
-    path.unlink(missing_ok=True)
-    return type(fault)(f"{fault}\n  no trace: {what} (a recording an adapter fault cut short is no trace)")

@@ -42,23 +42,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+import pyarrow as pa
 from ledgerspec.traces._errors import TraceError, TraceInputError
-from ledgerspec.traces.cache._check import (
-    CONTEXT,
-    KEEP_PER_INVARIANT,
-    CheckResult,
-    TraceViolation,
-    locate,
-    select,
-    trace_invariants,
-    wanted_seqs,
-)
-from ledgerspec.traces.cache._format import COLUMNS
-from ledgerspec.traces.cache._io import TraceFile, open_trace
+from ledgerspec.traces.cache._check import CheckResult, locate, select, trace_invariants, wanted_seqs
+from ledgerspec.traces.cache._format import COLUMNS, SCHEMA
+from ledgerspec.traces.cache._io import TraceFile, find_unreadable, open_trace
 from ledgerspec.traces.cache._partitions import broker_counts, placement
 from ledgerspec.traces.cache._replay import Finding
 from ledgerspec.traces.cache._spark_replay import OUTPUT_DDL, replay_function
-from ledgerspec.traces.core._spark import spark_failure, spark_session, trace_frame
+from ledgerspec.traces.core._result import CONTEXT, KEEP_PER_INVARIANT, TraceViolation
+from ledgerspec.traces.core._spark import jvm_log, parquet_frame, spark_session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -314,3 +307,39 @@ def context_of(events: DataFrame, findings: list[Finding], clock: _Budget, trace
         events_of[key] = as_events[at]
         context[key] = as_events[:at] + as_events[at + 1 :]
     return locate(trace, [TraceViolation.of(f, events_of, context) for f in findings])
+
+
+def spark_failure(error: Exception, trace: TraceFile) -> TraceError:
+    """A failed Spark job as a trace error: one line, no Java or worker traceback.
+
+    A failure on a Parquet trace is located by reading the file with pyarrow: the local checker's
+    error (row group, rows, reason) if pyarrow fails too, whatever Spark said (a corrupt dictionary
+    index is an ``ArrayIndexOutOfBoundsException`` to Spark); else, for a read failure, Spark's first line.
+    """
+    text = str(error)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+    if trace.format == "parquet":
+        located = find_unreadable(trace)
+        if located is not None:
+            return located
+        if any(mark in text for mark in ("FAILED_READ_FILE", "ParquetDecodingException", "CANNOT_READ_FILE_FOOTER")):
+            return TraceInputError(f"{trace.path}: the Parquet data cannot be read (truncated or corrupt?): {first}")
+    return TraceError(f"{trace.path}: the Spark job failed: {first} (the JVM's log: {jvm_log()})")
+
+
+def trace_frame(spark: SparkSession, trace: TraceFile) -> tuple[DataFrame, int]:
+    """The trace's rows with their row number in the trace (``row``), columns in schema order; the row count.
+
+    Parquet: ``open_trace`` has checked each footer's schema with ``_io.check_schema`` (the local
+    checker's code and messages), so Spark reads with that schema, all columns nullable: no schema
+    inference job, and no null check optimized away. The row number is ``_metadata.row_index`` (the
+    row's index in its file, whatever the splits), plus, in a dataset, the rows of the part files
+    before its file. JSON lines: read and validated in the driver (small traces by design), numbered
+    there.
+    """
+    if trace.format == "parquet":
+        return parquet_frame(spark, trace.files, trace.file_rows(), SCHEMA), trace.num_rows()
+    batches = [batch for _, batch in trace.batches()]
+    table = pa.Table.from_batches(batches)
+    table = table.append_column("row", pa.array(range(table.num_rows), pa.int64()))
+    return spark.createDataFrame(table), table.num_rows

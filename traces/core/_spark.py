@@ -27,9 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.traces._errors import TraceError, TraceInputError
-from ledgerspec.traces.cache._format import SCHEMA
-from ledgerspec.traces.cache._io import BATCH_ROWS, TraceFile, find_unreadable
+from ledgerspec.traces.core._files import BATCH_ROWS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -195,42 +193,6 @@ def _why(error: Exception, logged: int) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     java = next((line[2:] for line in lines if line.startswith(": ")), None)
     return f"{java or (lines[0] if lines else type(error).__name__)} (the JVM's log: {jvm_log()})"
-
-
-def spark_failure(error: Exception, trace: TraceFile) -> TraceError:
-    """A failed Spark job as a trace error: one line, no Java or worker traceback.
-
-    A failure on a Parquet trace is located by reading the file with pyarrow: the local checker's
-    error (row group, rows, reason) if pyarrow fails too, whatever Spark said (a corrupt dictionary
-    index is an ``ArrayIndexOutOfBoundsException`` to Spark); else, for a read failure, Spark's first line.
-    """
-    text = str(error)
-    first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
-    if trace.format == "parquet":
-        located = find_unreadable(trace)
-        if located is not None:
-            return located
-        if any(mark in text for mark in ("FAILED_READ_FILE", "ParquetDecodingException", "CANNOT_READ_FILE_FOOTER")):
-            return TraceInputError(f"{trace.path}: the Parquet data cannot be read (truncated or corrupt?): {first}")
-    return TraceError(f"{trace.path}: the Spark job failed: {first} (the JVM's log: {jvm_log()})")
-
-
-def trace_frame(spark: SparkSession, trace: TraceFile) -> tuple[DataFrame, int]:
-    """The trace's rows with their row number in the trace (``row``), columns in schema order; the row count.
-
-    Parquet: ``open_trace`` has checked each footer's schema with ``_io.check_schema`` (the local
-    checker's code and messages), so Spark reads with that schema, all columns nullable: no schema
-    inference job, and no null check optimized away. The row number is ``_metadata.row_index`` (the
-    row's index in its file, whatever the splits), plus, in a dataset, the rows of the part files
-    before its file. JSON lines: read and validated in the driver (small traces by design), numbered
-    there.
-    """
-    if trace.format == "parquet":
-        return parquet_frame(spark, trace.files, trace.file_rows(), SCHEMA), trace.num_rows()
-    batches = [batch for _, batch in trace.batches()]
-    table = pa.Table.from_batches(batches)
-    table = table.append_column("row", pa.array(range(table.num_rows), pa.int64()))
-    return spark.createDataFrame(table), table.num_rows
 
 
 def parquet_frame(spark: SparkSession, files: Sequence[Path], counts: Sequence[int], schema: pa.Schema) -> DataFrame:

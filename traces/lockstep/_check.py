@@ -18,10 +18,9 @@ from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._verdict import Status
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces.cache._check import CONTEXT, KEEP_PER_INVARIANT, CheckResult, TraceViolation
-from ledgerspec.traces.cache._io import parse_spec
-from ledgerspec.traces.cache._jsonl import jsonl_lines
-from ledgerspec.traces.lockstep._io import SystemTrace, read_system_trace
+from ledgerspec.traces.core._files import jsonl_lines, parse_spec
+from ledgerspec.traces.core._result import CONTEXT, KEEP_PER_INVARIANT, TraceResult, TraceViolation
+from ledgerspec.traces.lockstep._io import SystemTrace, peek_system, read_system_trace
 from ledgerspec.traces.lockstep._replay import Plan, SysFinding, by_broker, decidable, replay_history
 
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class SystemCheckResult(CheckResult):
+class SystemCheckResult(TraceResult):
     """A system trace's outcome: as the cache's, with the system's invariants."""
 
     system: str = "cache"
@@ -132,3 +131,11 @@ def _violation(finding: SysFinding, rows: list[dict[str, Any]]) -> TraceViolatio
 def _shown(event: dict[str, Any]) -> dict[str, Any]:
     """An event as written in the trace (without the row number the reader added)."""
     return {k: v for k, v in event.items() if k != "row"}
+
+
+def check_trace(
+    path: str, engine: str, _master: str | None, budget: float | None, spark: Any = None, _on_rows: Any = None
+) -> SystemCheckResult:
+    """``traces check`` of a lockstep system's trace (or of one naming an unknown system: its reader says so)."""
+    refuse_budget(path, str(peek_system(path)), budget)
+    return check_system(path, engine=engine, spark=spark)

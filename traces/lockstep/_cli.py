@@ -11,7 +11,7 @@ from ledgerspec.conformance._errors import AdapterFault, InputError, close_facto
 from ledgerspec.conformance.lockstep._case import read_case
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import SpecError
-from ledgerspec.traces.cache._record import discarded
+from ledgerspec.traces.core._record import discarded
 from ledgerspec.traces.lockstep._record import record_history, resolve_adapter, unclaimed, walk
 
 DEFAULT_STEPS = 200

@@ -17,13 +17,23 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance.systems import SYSTEMS, System, lockstep_system
+from ledgerspec.conformance.systems import SYSTEMS, System, system_named
 from ledgerspec.spec import ConfigError
 from ledgerspec.spec._history import END, EventKind, Vocabulary
 from ledgerspec.traces._errors import TraceInputError
-from ledgerspec.traces.cache._format import FORMAT, VERSION, is_this_format
-from ledgerspec.traces.cache._io import DATASET_HEADER, HEADER_KEYS, dataset_files, parse_spec, refuse_unknown_keys
-from ledgerspec.traces.cache._jsonl import int64_problem, jsonl_header, jsonl_objects
+from ledgerspec.traces.core._files import (
+    DATASET_HEADER,
+    FORMAT,
+    HEADER_KEYS,
+    VERSION,
+    dataset_files,
+    int64_problem,
+    is_this_format,
+    jsonl_header,
+    jsonl_objects,
+    parse_spec,
+    refuse_unknown_keys,
+)
 
 SYSTEM_SCHEMA = pa.schema(
     [
@@ -110,7 +120,7 @@ class SystemTrace:
 
 
 def peek_system(spec: str | Path) -> str | None:
-    """The ``system`` a trace's header names; None for a cache trace or anything ``_io`` should judge."""
+    """The ``system`` a trace's header names; None for the default system's, or for its reader to judge."""
     fmt, path = parse_spec(spec)
     try:
         if path.is_dir():
@@ -133,7 +143,7 @@ def peek_system(spec: str | Path) -> str | None:
     if system is None:
         return None
     try:
-        return None if lockstep_system(str(system)) is None else str(system)
+        return None if system_named(str(system)).is_default else str(system)
     except InputError:
         return str(system)  # an unknown system: the reader names the known ones
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from ledgerspec.conformance.cache._case import Case
 from ledgerspec.conformance.cache._deviations import FINDINGS, Finding, search_one
+from ledgerspec.conformance.cache._real_deviations import real_section
 from ledgerspec.conformance.cache.machine._ledger import LAYER
 from ledgerspec.conformance.cache.machine._marks import TARGETED
 from ledgerspec.conformance.cli._deviations import CASES_DIR
 from ledgerspec.conformance.cli._main import EXIT_FAIL, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.cli._real_deviations import real_section
 
 HEADER = """# Deviations, found by the suite
 
@@ -57,7 +57,7 @@ def run_deviations(args: argparse.Namespace) -> int:
     """Search every observable finding, write the cases and the report; exit 1 if one was not found."""
     check_outputs(args, files=("output",), folders=("cases_dir",))
     if args.real:
-        from ledgerspec.conformance.cli._real_deviations import run_real_deviations  # noqa: PLC0415 - Maven
+        from ledgerspec.conformance.cache._real_deviations import run_real_deviations  # noqa: PLC0415 - Maven
 
         cases = "conformance/cases/real" if args.cases_dir == CASES_DIR else args.cases_dir
         return run_real_deviations(Path(args.output), Path(cases), args.settings, args.seed)
