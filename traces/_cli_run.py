@@ -50,7 +50,8 @@ def check_one(
     name = peek_system(path) or default()
     if name not in SYSTEMS:  # a header naming no installed system: the lockstep reader names the known ones
         return lockstep_check_trace(path, engine, master, budget, spark, on_rows)
-    return commands_of(name).check_trace(path, engine, master, budget, spark, on_rows)
+    result: TraceResult = commands_of(name).check_trace(path, engine, master, budget, spark, on_rows)
+    return result
 
 
 def _rows_in(paths: list[str]) -> int | None:

@@ -240,7 +240,8 @@ def load_adapter(name: str, *, timeout: float | None = None, validate_protocol: 
 
         target = installed[name].load()
         if isinstance(target, Harness):
-            return target.factory(timeout=timeout, validate_protocol=validate_protocol)
+            harness: AdapterFactory = target.factory(timeout=timeout, validate_protocol=validate_protocol)
+            return harness
         return _checked_factory(target, name)
     if ":" in name:
         module_name, _, attr = name.partition(":")

@@ -27,7 +27,8 @@ class ProcessAdapter:
 
     def __init__(self, process: _Process) -> None:
         self._process = process
-        self.info = process.info
+        assert isinstance(process.info, AdapterInfo), "the cache's transport checks its start reply as AdapterInfo"
+        self.info: AdapterInfo = process.info
         self._observation: Observation | None = None
         self._decoder = DeltaDecoder()
 
