@@ -4,7 +4,7 @@ When a candidate's answer differs from the model's (``CACHE-MODEL``, ``CURSOR-MO
 ``TXLOG-MODEL``), the message names the rule behind the expectation, so a reader goes from the
 counterexample straight to the prose and to the Java it follows. One mechanism for every system: each
 keeps one :class:`RuleTable` per profile next to its model (spec/cache/{pip430,pulsar_master,legacy,
-segmented}.py, spec/cursor_state/_model.py, spec/txlog/_model.py), keyed by operation kind and, where one
+segmented}.py, spec/cursor_state/_model.py, spec/txlog_writer/_model.py), keyed by operation kind and, where one
 operation runs several rules, by the part of the observation that differs (an ``aspect``).
 tests/unit/test_rule_citations.py checks that every cited section, topic and method is in the SPEC.md.
 """

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from ledgerspec.conformance.lockstep._engine import Violation
-from ledgerspec.conformance.txlog import TxlogAdapter, conform_txlog
-from ledgerspec.conformance.txlog._mutants import TXLOG_MUTANTS, TxlogMutant
-from ledgerspec.spec.txlog import PROFILES, claimed
+from ledgerspec.conformance.txlog_writer import TxlogAdapter, conform_txlog
+from ledgerspec.conformance.txlog_writer._mutants import TXLOG_MUTANTS, TxlogMutant
+from ledgerspec.spec.txlog_writer import PROFILES, claimed
 
 SEED = 1
 

@@ -33,7 +33,7 @@ p.serve("pulsar-master")
 """
 
 
-@pytest.mark.parametrize(("system", "module"), [("cursor-state", "cursor_state"), ("txlog-writer", "txlog")])
+@pytest.mark.parametrize(("system", "module"), [("cursor-state", "cursor_state"), ("txlog-writer", "txlog_writer")])
 def test_a_process_that_dies_at_its_fifth_apply_is_an_adapter_fault_naming_the_step_and_its_stderr(
     tmp_path, capsys, system, module
 ):

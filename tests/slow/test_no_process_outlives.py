@@ -40,7 +40,7 @@ def _running(pid: int) -> bool:
         (["smoke"], "adapters", "pip430"),
         (["conform", "--examples", "3", "--seed", "1"], "adapters", "pip430"),
         (["conform", "--system", "cursor-state", "--seed", "1"], "cursor_state", "pip381"),
-        (["conform", "--system", "txlog-writer", "--seed", "1"], "txlog", "pulsar-master"),
+        (["conform", "--system", "txlog-writer", "--seed", "1"], "txlog_writer", "pulsar-master"),
     ],
 )
 def test_a_grandchild_that_called_setsid_is_gone_when_the_command_returns(tmp_path, argv, package, profile):

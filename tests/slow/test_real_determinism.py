@@ -22,7 +22,7 @@ import pytest
 from ledgerspec.conformance.adapters._harness import build
 from ledgerspec.conformance.cache._real import REAL_TARGETS, run_target
 from ledgerspec.conformance.cursor_state._real import CURSOR_VERDICTS, ci_search
-from ledgerspec.conformance.txlog._real import run_real
+from ledgerspec.conformance.txlog_writer._real import run_real
 
 RUNS = 3
 

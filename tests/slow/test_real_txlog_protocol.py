@@ -15,8 +15,8 @@ import shutil
 import pytest
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, build, pom_properties
 from ledgerspec.conformance.cli import main
-from ledgerspec.conformance.txlog._real import run_real, surprises
-from ledgerspec.conformance.txlog._real_section import ADAPTER, PROFILE, PROTOCOL_VERDICT
+from ledgerspec.conformance.txlog_writer._real import run_real, surprises
+from ledgerspec.conformance.txlog_writer._real_section import ADAPTER, PROFILE, PROTOCOL_VERDICT
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_against_the_pip160_text_the_real_writer_fails_with_a_short_counterexamp
 
 def test_a_request_the_harness_cannot_act_on_is_an_errored_reply_with_its_java_stack_trace(built):
     from ledgerspec.conformance.adapters._transport import AdapterErrored
-    from ledgerspec.conformance.txlog._process import TxlogProcess
+    from ledgerspec.conformance.txlog_writer._process import TxlogProcess
 
     _, harness = SYSTEM_HARNESSES[ADAPTER]
     process = TxlogProcess(harness.command(), timeout=30, validate=False, restart="crash")

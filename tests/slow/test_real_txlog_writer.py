@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from ledgerspec.conformance.adapters._harness import build_dir
 from ledgerspec.conformance.cli import main
-from ledgerspec.conformance.txlog._real_section import CASES, MODULE, TEST_CLASS
+from ledgerspec.conformance.txlog_writer._real_section import CASES, MODULE, TEST_CLASS
 
 REPORT = f"TEST-org.apache.pulsar.transaction.coordinator.impl.{TEST_CLASS}.xml"
 

@@ -44,7 +44,7 @@ p.handle = patched
     [
         ("cache", "adapters", "pip430", CACHE),
         ("cursor-state", "cursor_state", "pip381", SYSTEM),
-        ("txlog-writer", "txlog", "pulsar-master", SYSTEM),
+        ("txlog-writer", "txlog_writer", "pulsar-master", SYSTEM),
     ],
 )
 def test_a_crash_while_recording_exits_3_naming_the_step_and_leaves_no_trace(

@@ -17,7 +17,7 @@ FAKE = Path(__file__).parent / "fakes" / "stop_fault.py"
 MODES = [("errored", "errored"), ("garbage", "not JSON"), ("hang", "no reply within 5 s"), ("exit-3", "status 3")]
 CACHE = (["--examples", "3"], "adapters", "pip430")
 CURSOR = (["--system", "cursor-state"], "cursor_state", "pip381")
-TXLOG = (["--system", "txlog-writer"], "txlog", "pulsar-master")
+TXLOG = (["--system", "txlog-writer"], "txlog_writer", "pulsar-master")
 CASES = [
     *((*CACHE, *mode) for mode in MODES),  # every way a stop goes wrong, on the cache's transport
     *((*system, *mode) for system in (CURSOR, TXLOG) for mode in (MODES[0], MODES[3])),  # theirs shares close()

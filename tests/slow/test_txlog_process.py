@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from ledgerspec.conformance.cli import main
 
-REFERENCE = f"{sys.executable} -m ledgerspec.conformance.txlog.process_reference"
+REFERENCE = f"{sys.executable} -m ledgerspec.conformance.txlog_writer.process_reference"
 
 
 def _conform(adapter: str, *extra: str) -> list[str]:
@@ -20,7 +20,7 @@ def _patched(tmp_path, body: str) -> str:
     """A process that is the reference with ``handle`` wrapped by ``body`` (which defines ``lying``)."""
     script = tmp_path / "candidate.py"
     script.write_text(
-        "from ledgerspec.conformance.txlog import process_reference as p\nhandle = p.handle\n"
+        "from ledgerspec.conformance.txlog_writer import process_reference as p\nhandle = p.handle\n"
         + textwrap.dedent(body)
         + "\np.handle = lying\np.serve('pulsar-master')\n"
     )

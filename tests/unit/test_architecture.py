@@ -62,7 +62,7 @@ def _owned(module: str) -> bool:
 
 
 def _imported(node: ast.AST) -> list[str]:
-    """The system packages an import statement imports (``from ledgerspec.spec import txlog`` is one)."""
+    """The system packages an import statement imports (``from ledgerspec.spec import txlog_writer`` is one)."""
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names if _owned(alias.name)]
     if isinstance(node, ast.ImportFrom) and node.module:
@@ -115,8 +115,8 @@ def _name(path: Path) -> str:
 
 
 def test_the_registry_names_the_shipped_systems_and_their_folders():
-    assert {"cache": "cache", "cursor-state": "cursor_state", "txlog-writer": "txlog"}.items() <= SYSTEMS.items()
-    assert "conformance/txlog/" in OWN_FOLDERS
+    assert {"cache": "cache", "cursor-state": "cursor_state", "txlog-writer": "txlog_writer"}.items() <= SYSTEMS.items()
+    assert "conformance/txlog_writer/" in OWN_FOLDERS
 
 
 def test_no_shared_module_imports_a_system_or_branches_on_its_name():
@@ -133,12 +133,12 @@ def test_an_alias_imports_only_the_module_it_stands_for():
 def test_the_rule_is_seen_when_broken(tmp_path):
     module = tmp_path / "m.py"
     module.write_text(
-        "from ledgerspec.spec import txlog\nimport ledgerspec.conformance.cursor_state._machine\n"
+        "from ledgerspec.spec import txlog_writer\nimport ledgerspec.conformance.cursor_state._machine\n"
         "def f(s):\n    return s == 'txlog-writer' or s in ('cursor-state', 'x')\n"
         "CACHE = 'cache'\ndef g(s):\n    return s != CACHE\n"
     )
     assert problems(module) == [
-        "line 1: imports ledgerspec.spec.txlog",
+        "line 1: imports ledgerspec.spec.txlog_writer",
         "line 2: imports ledgerspec.conformance.cursor_state._machine",
         "line 4: compares with the system name 'cursor-state'",
         "line 4: compares with the system name 'txlog-writer'",

@@ -70,7 +70,8 @@ def test_the_names_offered_are_the_catalogues():
     from ledgerspec.conformance._settings import SETTINGS
     from ledgerspec.conformance.cache._presets import PRESETS
     from ledgerspec.conformance.systems import default, names, profiles_of
-    from ledgerspec.spec import cursor_state, txlog
+    from ledgerspec.spec import cursor_state
+    from ledgerspec.spec import txlog_writer as txlog
     from ledgerspec.spec.cache import PROFILES
 
     assert set(_names.CACHE_PROFILES) == set(PROFILES)

@@ -22,7 +22,7 @@ from ledgerspec.conformance.cache._term import counterexample_table
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.lockstep._engine import Report, Violation
 from ledgerspec.conformance.lockstep._views import counterexample_table as lockstep_table
-from ledgerspec.spec import txlog
+from ledgerspec.spec import txlog_writer as txlog
 from ledgerspec.spec.cache._config import FIELDS, USED_BY
 from rich.console import Console
 
@@ -115,7 +115,7 @@ def test_replay_of_another_invariant_names_the_first_model_difference_and_its_ru
 
 
 LOCKSTEP = [
-    ("txlog-writer", "reference-pip160", 'rule: spec/txlog/SPEC.md §1 "then is written alone, unbatched"'),
+    ("txlog-writer", "reference-pip160", 'rule: spec/txlog_writer/SPEC.md §1 "then is written alone, unbatched"'),
     ("cursor-state", "reference-pip381", 'rule: spec/cursor_state/SPEC.md §3 "NoLedger": createNewMetadataLedger'),
 ]
 
@@ -157,7 +157,7 @@ def test_the_rich_lockstep_table_shows_the_config_and_the_rule() -> None:
     drawn = rendered(lockstep_table(report))
     assert "config: batch_enabled true, max_records 4, max_size 16, max_delay 5" in drawn
     assert "differs from the txlog-writer pulsar-master defaults: max_size 16 (default 64)" in drawn
-    assert 'rule: spec/txlog/SPEC.md §1 "then is written alone, unbatched"' in drawn
+    assert 'rule: spec/txlog_writer/SPEC.md §1 "then is written alone, unbatched"' in drawn
 
 
 def test_the_fields_a_cache_counterexample_shows_are_spec_md_s_used_by_column() -> None:

@@ -11,7 +11,8 @@ from ledgerspec.conformance.lockstep._story import COLUMNS, story
 from ledgerspec.conformance.lockstep._views import section
 from ledgerspec.conformance.render._html import HtmlReport
 from ledgerspec.conformance.systems import SYSTEMS
-from ledgerspec.spec import cursor_state, txlog
+from ledgerspec.spec import cursor_state
+from ledgerspec.spec import txlog_writer as txlog
 
 
 def mutant_report(system: str, name: str):

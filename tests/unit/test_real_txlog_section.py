@@ -14,7 +14,7 @@ from typing import Any
 
 from ledgerspec.conformance.adapters._harness import SOURCE, pom_properties
 from ledgerspec.conformance.cache._real_deviations import real_section
-from ledgerspec.conformance.txlog._real_section import (
+from ledgerspec.conformance.txlog_writer._real_section import (
     CASES,
     FINDINGS,
     MODULE,
@@ -22,7 +22,7 @@ from ledgerspec.conformance.txlog._real_section import (
     TEST_CLASS,
     txlog_writer_section,
 )
-from ledgerspec.spec.txlog import Add, Close, Complete, Fail, Metrics, Tick, WriterConfig, WriterOp, init, step
+from ledgerspec.spec.txlog_writer import Add, Close, Complete, Fail, Metrics, Tick, WriterConfig, WriterOp, init, step
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = WriterConfig(max_records=3, max_size=50, max_delay=5)

@@ -1,7 +1,7 @@
 """Every rule a model divergence cites is in its SPEC.md: the section, the words naming it, the upstream code.
 
 The tables (``CITATIONS``: spec/cache/{pip430,pulsar_master,legacy,segmented}.py, spec/cursor_state/_citations.py,
-spec/txlog/_citations.py) must stay truthful as the SPEC.md files change: a renumbered section or a
+spec/txlog_writer/_citations.py) must stay truthful as the SPEC.md files change: a renumbered section or a
 method no longer named there fails here.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from ledgerspec.spec import cursor_state, txlog
+from ledgerspec.spec import cursor_state
+from ledgerspec.spec import txlog_writer as txlog
 from ledgerspec.spec._rules import SPEC_ROOT, RuleTable, sections
 from ledgerspec.spec.cache import Monitor
 from ledgerspec.spec.cache._config import CacheConfig
@@ -18,8 +19,8 @@ from ledgerspec.spec.cache._ops import EvictSize, Insert
 from ledgerspec.spec.cache._profiles import PROFILES
 from ledgerspec.spec.cursor_state._citations import CITATIONS as CURSOR_CITATIONS
 from ledgerspec.spec.cursor_state._ops import OPERATIONS as CURSOR_OPERATIONS
-from ledgerspec.spec.txlog._citations import CITATIONS as TXLOG_CITATIONS
-from ledgerspec.spec.txlog._ops import OPERATIONS as TXLOG_OPERATIONS
+from ledgerspec.spec.txlog_writer._citations import CITATIONS as TXLOG_CITATIONS
+from ledgerspec.spec.txlog_writer._ops import OPERATIONS as TXLOG_OPERATIONS
 
 TABLES: list[tuple[str, RuleTable, set[str]]] = [
     *((f"cache/{name}", p.citations, {op.kind for op in p.operations}) for name, p in PROFILES.items()),
@@ -75,7 +76,7 @@ def test_a_lockstep_divergence_names_its_rule() -> None:
     step = txlog.Step(model, after, op, [["bogus"]], expected)
     message = next(inv for inv in txlog.INVARIANTS if inv.id == "TXLOG-MODEL").check(step)
     assert message is not None
-    assert message.splitlines()[-1].startswith('rule: spec/txlog/SPEC.md §3 "Add, batching on": ')
+    assert message.splitlines()[-1].startswith('rule: spec/txlog_writer/SPEC.md §3 "Add, batching on": ')
     cursor = cursor_state.init("pulsar-master")
     persist = cursor_state.Persist(value=1)
     cursor_after, want = cursor_state.step(cursor, persist)

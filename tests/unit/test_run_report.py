@@ -154,7 +154,7 @@ def test_the_real_judges_hand_each_target_as_a_row(monkeypatch):
     """Each judge of part 3 hands ``run`` a row per target (searches replaced: they need Maven)."""
     from ledgerspec.conformance.cursor_state import _real as real_cursor
     from ledgerspec.conformance.real import _code as _real_code
-    from ledgerspec.conformance.txlog import _real as real_txlog
+    from ledgerspec.conformance.txlog_writer import _real as real_txlog
 
     fake = SimpleNamespace(verdict=SimpleNamespace(value="FAIL"), steps=7, violation=None)
     monkeypatch.setattr(_real_code, "run_target", lambda *_a, **_k: SimpleNamespace(verdict="FAIL", steps=7))

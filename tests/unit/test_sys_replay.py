@@ -38,7 +38,7 @@ def test_the_steps_still_break_the_invariant_on_the_candidate_that_showed_it(rep
 
 
 @pytest.mark.parametrize(
-    "adapter", ["reference-pip160", f"exec:{sys.executable} -m ledgerspec.conformance.txlog.process_reference"]
+    "adapter", ["reference-pip160", f"exec:{sys.executable} -m ledgerspec.conformance.txlog_writer.process_reference"]
 )
 def test_a_correct_candidate_holds_on_every_step(report, capsys, adapter):
     process = adapter.startswith("exec:")

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from ledgerspec.conformance.cli import main
 from ledgerspec.conformance.systems import SYSTEMS
-from ledgerspec.conformance.txlog import conform_txlog
-from ledgerspec.conformance.txlog._mutants import TXLOG_MUTANTS
+from ledgerspec.conformance.txlog_writer import conform_txlog
+from ledgerspec.conformance.txlog_writer._mutants import TXLOG_MUTANTS
 from ledgerspec.spec.cursor_state._events import KINDS as CURSOR_KINDS
 from ledgerspec.spec.cursor_state._events import WRITES
-from ledgerspec.spec.txlog._events import KINDS as TXLOG_KINDS
+from ledgerspec.spec.txlog_writer._events import KINDS as TXLOG_KINDS
 from ledgerspec.traces.lockstep._check import check_system
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -391,8 +391,8 @@ def test_a_batch_of_one_message_records(tmp_path, capsys):
 
 def test_an_entry_write_counts_the_bytes_of_the_record_whose_add_wrote_it():
     """A record too large to batch is written by its own add: its size was not yet known, so 0 bytes."""
-    from ledgerspec.spec.txlog import Add
-    from ledgerspec.spec.txlog._events import events
+    from ledgerspec.spec.txlog_writer import Add
+    from ledgerspec.spec.txlog_writer._events import events
 
     written = events(Add(size=69), [["write", 1, [3], False, None]], {1: 32, 2: 1})
     assert written[0] == {"kind": "add", "size": 69, "record": 3}

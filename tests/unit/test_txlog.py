@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from ledgerspec.conformance.cli import main
-from ledgerspec.reference.txlog import BadEntry, decode, encode
+from ledgerspec.reference.txlog_writer import BadEntry, decode, encode
 from ledgerspec.spec._errors import ConfigError, OperationError
-from ledgerspec.spec.txlog import (
+from ledgerspec.spec.txlog_writer import (
     INVARIANTS,
     Add,
     Close,

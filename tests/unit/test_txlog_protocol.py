@@ -7,10 +7,10 @@ import json
 
 import pytest
 from ledgerspec.conformance.adapters._system_process import render
-from ledgerspec.conformance.txlog._process import SCHEMA_DIR, result_problem
-from ledgerspec.conformance.txlog._schemas import schemas
-from ledgerspec.conformance.txlog.process_reference import serve
-from ledgerspec.spec.txlog import Add, Metrics
+from ledgerspec.conformance.txlog_writer._process import SCHEMA_DIR, result_problem
+from ledgerspec.conformance.txlog_writer._schemas import schemas
+from ledgerspec.conformance.txlog_writer.process_reference import serve
+from ledgerspec.spec.txlog_writer import Add, Metrics
 
 METRICS = {"max_records": 0, "max_size": 0, "max_delay": 1, "large_data": 0, "records": 2, "bytes": 7, "delay": 3}
 
@@ -96,7 +96,7 @@ def test_the_reference_process_answers_a_session_line_by_line():
 
 
 def test_a_null_delay_is_left_out_of_the_comparison_only_for_a_candidate_that_cannot_measure_it():
-    from ledgerspec.spec.txlog import INVARIANTS, Step, WriterConfig, init, step
+    from ledgerspec.spec.txlog_writer import INVARIANTS, Step, WriterConfig, init, step
 
     model = init("pulsar-master", WriterConfig(max_records=2))
     for op in (Add(size=3), Add(size=4)):
@@ -117,7 +117,7 @@ class _DelayBlind:
     """The reference writer, but its metrics carry a null delay (as a process without metrics_delay sends)."""
 
     def __init__(self) -> None:
-        from ledgerspec.conformance.txlog import TxlogAdapter
+        from ledgerspec.conformance.txlog_writer import TxlogAdapter
 
         self._inner = TxlogAdapter("pulsar-master")
 
@@ -133,7 +133,7 @@ class _DelayBlind:
 
 
 def test_an_in_process_candidate_with_a_null_delay_fails_and_a_pass_without_the_capability_says_so():
-    from ledgerspec.conformance.txlog import conform_txlog
+    from ledgerspec.conformance.txlog_writer import conform_txlog
 
     failed = conform_txlog(_DelayBlind, "pulsar-master", settings_name="quick", seed=0)
     assert failed.verdict.value == "FAIL"
@@ -149,7 +149,7 @@ def test_the_worked_session_keeps_the_schemas_and_is_what_the_profile_gives():
     from pathlib import Path
 
     from ledgerspec.conformance.adapters._transport import _validators
-    from ledgerspec.spec.txlog import WriterConfig, init, op_from_dict, step
+    from ledgerspec.spec.txlog_writer import WriterConfig, init, op_from_dict, step
 
     page = Path(SCHEMA_DIR).parents[1] / "txlog-writer.md"
     lines = [line for line in page.read_text(encoding="utf-8").splitlines() if line[:2] in {"> ", "< "}]
@@ -169,7 +169,7 @@ def test_the_worked_session_keeps_the_schemas_and_is_what_the_profile_gives():
     assert [json.loads(line[2:])["cmd"] for line in lines[::2]][-1] == "stop"
 
 
-@pytest.mark.parametrize("module", ["txlog", "cursor_state"])
+@pytest.mark.parametrize("module", ["txlog_writer", "cursor_state"])
 def test_a_reference_process_refuses_apply_before_configure_by_name(module):
     import importlib
 
@@ -180,7 +180,7 @@ def test_a_reference_process_refuses_apply_before_configure_by_name(module):
         {"cmd": "stop", "seq": 3},
     ]
     out = io.BytesIO()
-    profile = {"txlog": "pulsar-master", "cursor_state": "pip381"}[module]
+    profile = {"txlog_writer": "pulsar-master", "cursor_state": "pip381"}[module]
     reference.serve(profile, [json.dumps(r).encode() + b"\n" for r in requests], out)
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert replies[1]["errored"]["message"] == "ValueError: apply before configure: send configure first"

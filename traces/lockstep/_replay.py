@@ -4,7 +4,7 @@ One history per ``broker`` (one cursor, or one writer): the model's state is the
 histories are independent and each is replayed alone, in row order, by either engine. Each input row
 and the output rows after it (up to its ``end`` mark, where the trace records them) make one step;
 the model steps on the operation, the outputs are the candidate's result, and every invariant the
-profile claims, in its one home (``spec/cursor_state/invariants.py``, ``spec/txlog/invariants.py``),
+profile claims, in its one home (``spec/cursor_state/invariants.py``, ``spec/txlog_writer/invariants.py``),
 judges the very ``Step`` that conformance gives it. An invariant whose check reads an output kind
 the trace does not record is not run (UNKNOWN), nor is a last operation the trace was cut inside (no
 ``end``: UNKNOWN). Order and structure problems come back as errors, not exceptions, so that the

@@ -30,7 +30,7 @@ import org.apache.bookkeeper.mledger.PositionFactory;
  * when the test advances the clock, a same-thread Executor, and records that are byte arrays of a given size
  * (every byte is the record's number, so an entry's body reads back as its records).
  *
- * <p>Events are written in the spec's terms (ledgerspec spec/txlog/_model.py) twice: as text for the JUnit cases
+ * <p>Events are written in the spec's terms (ledgerspec spec/txlog_writer/_model.py) twice: as text for the JUnit cases
  * ({@code write e[records] batched} or {@code plain}, {@code done r e size/index} (a TxnBatchedPositionImpl) or
  * {@code done r e plain}, and {@code failed r}), and as the protocol's events for {@link TxlogWriterHarness}
  * ({@code ["write", entry, [records], batched, trigger]}, {@code ["done", record, entry, size, index]},
@@ -68,7 +68,7 @@ final class WriterRig {
         }
     }
 
-    /** The flush triggers, in the order of the spec's TRIGGERS (ledgerspec spec/txlog/_model.py). */
+    /** The flush triggers, in the order of the spec's TRIGGERS (ledgerspec spec/txlog_writer/_model.py). */
     static final List<String> TRIGGERS = List.of("max_records", "max_size", "max_delay", "large_data");
 
     final ManagedLedger ledger = mock(ManagedLedger.class);

@@ -1,6 +1,6 @@
 """The JSON Schemas of the txlog-writer system's protocol messages, made from the spec's types.
 
-``python -m ledgerspec.conformance.txlog._schemas`` writes them to
+``python -m ledgerspec.conformance.txlog_writer._schemas`` writes them to
 ``conformance/protocol/txlog-writer/v1/``; a test keeps the files equal to what this makes.
 """
 
@@ -10,11 +10,11 @@ import dataclasses
 from typing import Any
 
 from ledgerspec.conformance.adapters._system_process import system_schemas, write_schemas
-from ledgerspec.conformance.txlog._system import SCHEMA_DIR
-from ledgerspec.spec.txlog import CAPABILITIES, OPERATIONS, PROFILES, TRIGGERS, WriterConfig
+from ledgerspec.conformance.txlog_writer._system import SCHEMA_DIR
+from ledgerspec.spec.txlog_writer import CAPABILITIES, OPERATIONS, PROFILES, TRIGGERS, WriterConfig
 
 METRIC_SUMS = ("records", "bytes", "delay")
-"""The histograms' sums a ``metrics`` result holds beside the trigger counters (spec/txlog/SPEC.md §2)."""
+"""The histograms' sums a ``metrics`` result holds beside the trigger counters (spec/txlog_writer/SPEC.md §2)."""
 INT = {"type": "integer", "minimum": 0}
 INT_OR_NULL = {"type": ["integer", "null"], "minimum": 0}
 WRITE = {
@@ -89,7 +89,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         PROFILES,
         CAPABILITIES,
         configure=("a fresh writer, managed ledger and timer at virtual time 0, with this configuration", _config()),
-        apply=("one operation (spec/txlog/SPEC.md §2; tick moves the virtual clock) and its result", ops, RESULT),
+        apply=("one operation (spec/txlog_writer/SPEC.md §2; tick moves the virtual clock), its result", ops, RESULT),
     )
 
 

@@ -12,8 +12,8 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 from ledgerspec.conformance.lockstep._engine import Lockstep, LockstepRun, Report, conform
-from ledgerspec.conformance.txlog._system import system
-from ledgerspec.spec.txlog import (
+from ledgerspec.conformance.txlog_writer._system import system
+from ledgerspec.spec.txlog_writer import (
     CAPABILITIES,
     Add,
     Close,
@@ -25,7 +25,7 @@ from ledgerspec.spec.txlog import (
 )
 
 TXLOG_WRITER = system()
-"""The record (``conformance/txlog/_system.py``)."""
+"""The record (``conformance/txlog_writer/_system.py``)."""
 CONFIGS = st.builds(
     WriterConfig,
     batch_enabled=st.sampled_from([True, True, True, False]),

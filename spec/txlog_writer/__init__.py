@@ -4,8 +4,8 @@ Read SPEC.md beside this file first. ``init(profile, config)`` / ``step(model, o
 of ``pip160`` (the PIP text) and ``pulsar-master`` (the code); ``INVARIANTS`` / ``claimed``.
 """
 
-from ledgerspec.spec.txlog._model import PROFILES, TRIGGERS, Model, init, step
-from ledgerspec.spec.txlog._ops import (
+from ledgerspec.spec.txlog_writer._model import PROFILES, TRIGGERS, Model, init, step
+from ledgerspec.spec.txlog_writer._ops import (
     OPERATIONS,
     Add,
     Close,
@@ -17,7 +17,7 @@ from ledgerspec.spec.txlog._ops import (
     WriterOp,
     op_from_dict,
 )
-from ledgerspec.spec.txlog.invariants import CAPABILITIES, INVARIANTS, Step, WriterInvariant, claimed
+from ledgerspec.spec.txlog_writer.invariants import CAPABILITIES, INVARIANTS, Step, WriterInvariant, claimed
 
 __all__ = [
     "CAPABILITIES",

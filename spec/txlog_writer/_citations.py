@@ -1,4 +1,4 @@
-"""Which rule of spec/txlog/SPEC.md gives each operation's expectation, per profile.
+"""Which rule of spec/txlog_writer/SPEC.md gives each operation's expectation, per profile.
 
 A ``TXLOG-MODEL`` divergence names the rule behind the step (``spec/_rules.py``): the same mechanism as
 the entry cache's ``CITATIONS``, one table per profile. The profiles differ in the delay (a one-shot timer
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ledgerspec.spec._rules import Rule, RuleTable
 
-SPEC = "spec/txlog/SPEC.md"
+SPEC = "spec/txlog_writer/SPEC.md"
 
 
 def _table(source: str, delay: Rule, large: Rule) -> RuleTable:

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ledgerspec.spec.txlog._citations import CITATIONS
-from ledgerspec.spec.txlog._model import PROFILES, TRIGGERS, Model
-from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
+from ledgerspec.spec.txlog_writer._citations import CITATIONS
+from ledgerspec.spec.txlog_writer._model import PROFILES, TRIGGERS, Model
+from ledgerspec.spec.txlog_writer._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
 
 MASTER = "apache/pulsar `pulsar-transaction/coordinator/.../impl/TxnLogBufferedWriter.java` at d2beb06e21"
 PIP = "PIP-160 (apache/pulsar issue #15370)"

@@ -5,9 +5,9 @@ writer, each named by what it breaks. The suite must kill every one.
 from __future__ import annotations
 
 from ledgerspec.conformance.systems import ReferenceMutant
-from ledgerspec.conformance.txlog import TxlogAdapter
-from ledgerspec.reference.txlog import BatchedPosition, BufferedWriter
-from ledgerspec.reference.txlog._writer import Callback
+from ledgerspec.conformance.txlog_writer import TxlogAdapter
+from ledgerspec.reference.txlog_writer import BatchedPosition, BufferedWriter
+from ledgerspec.reference.txlog_writer._writer import Callback
 
 
 class TimerNotRearmed(BufferedWriter):

@@ -2,7 +2,7 @@
 
 ``real-txlog-4.2.4`` (conformance/adapters/real/txlog-writer-4.2, ``TxlogWriterHarness``) is judged against
 ``pulsar-master`` as the cache's real targets are (conformance/cache/_real.py): the verdict must be what
-``conformance/txlog/_real_section.py`` declares (PROTOCOL_VERDICT), and a failure must be one of its declared
+``conformance/txlog_writer/_real_section.py`` declares (PROTOCOL_VERDICT), and a failure must be one of its declared
 findings; anything else, a new failure or a fault, means the release or the harness changed. The findings
 the protocol cannot reach (T1 needs a second writer, T2 a serializer fault) stay declared with their JUnit
 reproductions; the run shows they are not mistaken for anything else.
@@ -16,9 +16,9 @@ from ledgerspec.conformance._errors import close_factory
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES
 from ledgerspec.conformance.lockstep._engine import Report, fault_at_stop
 from ledgerspec.conformance.real._rows import RealRow, Record
-from ledgerspec.conformance.txlog._machine import conform_txlog
-from ledgerspec.conformance.txlog._process import TxlogProcessFactory
-from ledgerspec.conformance.txlog._real_section import ADAPTER, FINDINGS, PROFILE, PROTOCOL_VERDICT
+from ledgerspec.conformance.txlog_writer._machine import conform_txlog
+from ledgerspec.conformance.txlog_writer._process import TxlogProcessFactory
+from ledgerspec.conformance.txlog_writer._real_section import ADAPTER, FINDINGS, PROFILE, PROTOCOL_VERDICT
 
 
 def run_real(*, settings: str, seed: int, timeout: float | None = None) -> Report:

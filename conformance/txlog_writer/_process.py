@@ -14,10 +14,10 @@ from typing import Any
 
 from ledgerspec.conformance._errors import clip
 from ledgerspec.conformance.adapters._system_process import SystemProcess, SystemProcessFactory, process_class
-from ledgerspec.conformance.txlog._schemas import METRIC_SUMS
-from ledgerspec.conformance.txlog._system import SCHEMA_DIR
+from ledgerspec.conformance.txlog_writer._schemas import METRIC_SUMS
+from ledgerspec.conformance.txlog_writer._system import SCHEMA_DIR
 from ledgerspec.spec._history import integer_problem
-from ledgerspec.spec.txlog import TRIGGERS, Metrics, WriterOp
+from ledgerspec.spec.txlog_writer import TRIGGERS, Metrics, WriterOp
 
 
 def _is_int(value: Any, *, null: bool = False) -> bool:
@@ -93,7 +93,7 @@ def TxlogProcessFactory(  # noqa: N802 - the name this factory had before the on
     command: str, *, timeout: float | None = None, validate: bool = False
 ) -> SystemProcessFactory:
     """``exec:COMMAND`` for the txlog-writer system (``SystemProcessFactory`` of its record)."""
-    from ledgerspec.conformance.txlog._system import system  # noqa: PLC0415 - it imports this module
+    from ledgerspec.conformance.txlog_writer._system import system  # noqa: PLC0415 - it imports this module
 
     return SystemProcessFactory(system(), command, timeout=timeout, validate=validate)
 
@@ -102,7 +102,7 @@ def TxlogProcess(  # noqa: N802 - the name this transport had before the one tra
     command: str, **options: Any
 ) -> SystemProcess:
     """The txlog-writer system's transport (``process_class`` of its record)."""
-    from ledgerspec.conformance.txlog._system import system  # noqa: PLC0415 - it imports this module
+    from ledgerspec.conformance.txlog_writer._system import system  # noqa: PLC0415 - it imports this module
 
     return process_class(system())(command, **options)
 

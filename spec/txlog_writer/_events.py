@@ -23,7 +23,7 @@ from ledgerspec.spec._history import (
     row,
     unrepresentable,
 )
-from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
+from ledgerspec.spec.txlog_writer._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
 
 
 def counters_problem(value: Any, path: str = "data") -> str | None:

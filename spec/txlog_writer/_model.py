@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ledgerspec.spec._errors import OperationError, UnknownProfileError
-from ledgerspec.spec.txlog._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterConfig, WriterOp
+from ledgerspec.spec.txlog_writer._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterConfig, WriterOp
 
 PROFILES = ("pip160", "pulsar-master")
 TRIGGERS = ("max_records", "max_size", "max_delay", "large_data")

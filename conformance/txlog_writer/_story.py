@@ -1,6 +1,6 @@
 """How a txlog-writer counterexample is told: the model's state after each step, and its plot.
 
-The hooks of the txlog-writer ``System`` (``conformance/txlog/_system.py``) that
+The hooks of the txlog-writer ``System`` (``conformance/txlog_writer/_system.py``) that
 ``conformance/lockstep/_story.py`` and ``conformance/lockstep/_views.py`` call: the state columns, one step's
 cells, and the HTML plot of the buffer against its limits over virtual time, flushes by trigger.
 """

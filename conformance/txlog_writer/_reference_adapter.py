@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgerspec.reference.txlog import BatchedPosition, BufferedWriter, ManagedLedger, ManualTimer
-from ledgerspec.spec.txlog import Add, Close, Complete, Fail, Metrics, Tick, WriterConfig, WriterOp
+from ledgerspec.reference.txlog_writer import BatchedPosition, BufferedWriter, ManagedLedger, ManualTimer
+from ledgerspec.spec.txlog_writer import Add, Close, Complete, Fail, Metrics, Tick, WriterConfig, WriterOp
 
 EVENT_NAMES = ("max_records", "max_size", "max_delay", "large_data", "records", "bytes", "delay")
 

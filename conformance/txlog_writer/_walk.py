@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ledgerspec.spec import txlog as tx
+from ledgerspec.spec import txlog_writer as tx
 
 
 def walk(

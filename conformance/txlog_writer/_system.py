@@ -1,9 +1,9 @@
 """The txlog-writer system (PIP-160) as one ``System`` record: what every command reads of it.
 
-Registered as ``txlog-writer`` in the ``ledgerspec.systems`` entry points (pyproject.toml); the Python
-package keeps the shorter name ``txlog`` (renaming it would move every import and test of the system
-for no reader's gain). Building the record imports the spec (pure Python) only; everything else is
-imported when a command calls it (``lazy``).
+Registered as ``txlog-writer`` in the ``ledgerspec.systems`` entry points (pyproject.toml); its Python
+packages are ``txlog_writer`` (one name per system: hyphenated on the command line, snake_case in
+Python). Building the record imports the spec (pure Python) only; everything else is imported when a
+command calls it (``lazy``).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance.systems import ProcessHooks, System, lazy, load
-from ledgerspec.spec import txlog as spec
-from ledgerspec.spec.txlog._events import VOCABULARY
+from ledgerspec.spec import txlog_writer as spec
+from ledgerspec.spec.txlog_writer._events import VOCABULARY
 
 NAME = "txlog-writer"
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "protocol" / NAME / "v1"
-HERE = "ledgerspec.conformance.txlog"
+HERE = "ledgerspec.conformance.txlog_writer"
 
 
 def _facts(capabilities: frozenset[str]) -> Callable[..., Any]:

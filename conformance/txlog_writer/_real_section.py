@@ -2,7 +2,7 @@
 
 Two rigs of ``conformance/adapters/real/txlog-writer-4.2`` drive pulsar-transaction-coordinator 4.2.4: the
 process harness ``real-txlog-4.2.4`` (``ledgerspec conform --system txlog-writer``; its declared verdict is
-PROTOCOL_VERDICT, run by conformance/txlog/_real.py and in CI by tests/slow/test_real_txlog_protocol.py), and
+PROTOCOL_VERDICT, run by conformance/txlog_writer/_real.py and in CI by tests/slow/test_real_txlog_protocol.py), and
 the JUnit cases (``ledgerspec harness test``; tests/slow/test_real_txlog_writer.py), which reach what the
 protocol's operations cannot. This module is the one home of what they establish; ``ledgerspec deviations
 --real`` writes it into DEVIATIONS.md.
@@ -45,7 +45,7 @@ class TxlogCase:
     method: str
     steps: str
     expected: str
-    """The profile's events (spec/txlog/_model.py; tests/unit/test_txlog.py for the hand-traced ones)."""
+    """The profile's events (spec/txlog_writer/_model.py; tests/unit/test_txlog.py for the hand-traced ones)."""
     observed: str
     agrees: bool
 

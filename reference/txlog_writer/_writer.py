@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Protocol
 
-from ledgerspec.reference.txlog._entry import encode, record_payload
+from ledgerspec.reference.txlog_writer._entry import encode, record_payload
 
 
 class Settings(Protocol):

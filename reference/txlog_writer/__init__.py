@@ -5,7 +5,7 @@
 reads the entry bytes. Nothing here imports the spec.
 """
 
-from ledgerspec.reference.txlog._entry import BadEntry, decode, encode
-from ledgerspec.reference.txlog._writer import BatchedPosition, BufferedWriter, ManagedLedger, ManualTimer
+from ledgerspec.reference.txlog_writer._entry import BadEntry, decode, encode
+from ledgerspec.reference.txlog_writer._writer import BatchedPosition, BufferedWriter, ManagedLedger, ManualTimer
 
 __all__ = ["BadEntry", "BatchedPosition", "BufferedWriter", "ManagedLedger", "ManualTimer", "decode", "encode"]
