@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ledgerspec.conformance._names import CACHE_PROFILES, add_output_options, add_system_option
+from ledgerspec.conformance._names import CACHE_PROFILES, adapter_name, add_output_options, add_system_option
 from ledgerspec.conformance._verdict import TRACE_RANK
 from ledgerspec.conformance.cli._options import COUNT, SEED, seconds
 from ledgerspec.traces._names import GENERATE_WORKLOADS as WORKLOADS
@@ -74,7 +74,9 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     check.set_defaults(run=run_check)
 
     record = actions.add_parser("record", help="drive an adapter with a workload and write its trace")
-    record.add_argument("--adapter", required=True, help="installed name, module:attr or exec:COMMAND")
+    record.add_argument(
+        "--adapter", required=True, type=adapter_name, help="installed name, module:attr or exec:COMMAND"
+    )
     add_system_option(record)
     from ledgerspec.conformance.systems import AllProfiles  # noqa: PLC0415 - read from the registry when checked
 

@@ -5,7 +5,7 @@
    Spark (or ``--engine local``), each against the verdict it is expected to get.
 3. The real Pulsar and BookKeeper code (conformance/adapters/real/, built with Maven on first use)
    against its profiles, each verdict against what DEVIATIONS.md declares, the transaction-log
-   writer's (``real-txlog-4.2.4``) included (``--skip-real`` leaves it out, for a machine without a
+   writer's (``txlog-writer-buffered-writer-4.2.4``) included (``--skip-real`` leaves it out, for a machine without a
    JDK and Maven).
 
 It prints one table per part (rich on a terminal: every invariant of every reference by name, and

@@ -111,7 +111,7 @@ class Harness:
 _CACHE_PACKAGE = "org.apache.bookkeeper.mledger.impl.cache"
 
 PULSAR_RANGE_CACHE = Harness(
-    name="pulsar-range-cache",
+    name="cache-range-cache-4.2.4",
     module="managed-ledger-4.2",
     main=f"{_CACHE_PACKAGE}.RangeCacheHarness",
     artifact="org.apache.pulsar:managed-ledger",
@@ -120,7 +120,7 @@ PULSAR_RANGE_CACHE = Harness(
     profile="pulsar-master",
 )
 PULSAR_ENTRY_CACHE_MANAGER = Harness(
-    name="pulsar-entry-cache-manager",
+    name="cache-entry-cache-manager-4.2.4",
     module="managed-ledger-4.2",
     main=f"{_CACHE_PACKAGE}.EntryCacheManagerHarness",
     artifact="org.apache.pulsar:managed-ledger",
@@ -129,7 +129,7 @@ PULSAR_ENTRY_CACHE_MANAGER = Harness(
     profile="pulsar-master",
 )
 PULSAR_MANAGED_LEDGER = Harness(
-    name="pulsar-managed-ledger",
+    name="cache-managed-ledger-4.2.4",
     module="managed-ledger-layer-4.2",
     main=f"{_CACHE_PACKAGE}.ManagedLedgerHarness",
     artifact="org.apache.pulsar:managed-ledger",
@@ -139,7 +139,7 @@ PULSAR_MANAGED_LEDGER = Harness(
     profile="pulsar-master",
 )
 PULSAR_LEGACY = Harness(
-    name="pulsar-legacy",
+    name="cache-entry-cache-manager-4.0.8",
     module="managed-ledger-4.0",
     main=f"{_CACHE_PACKAGE}.LegacyHarness",
     artifact="org.apache.pulsar:managed-ledger",
@@ -148,7 +148,7 @@ PULSAR_LEGACY = Harness(
     profile="legacy",
 )
 BOOKKEEPER_READ_CACHE = Harness(
-    name="bookkeeper-read-cache",
+    name="cache-bookkeeper-read-cache-4.17.3",
     module="bookkeeper-server-4.17",
     main="org.apache.bookkeeper.bookie.storage.ldb.ReadCacheHarness",
     artifact="org.apache.bookkeeper:bookkeeper-server",
@@ -169,7 +169,7 @@ HARNESSES: dict[str, Harness] = {
 """The cache's harnesses (``--adapter NAME`` of the cache system)."""
 
 REAL_TXLOG_WRITER = Harness(
-    name="real-txlog-4.2.4",
+    name="txlog-writer-buffered-writer-4.2.4",
     module="txlog-writer-4.2",
     main="org.apache.pulsar.transaction.coordinator.impl.TxlogWriterHarness",
     artifact="org.apache.pulsar:pulsar-transaction-coordinator",
@@ -180,7 +180,7 @@ REAL_TXLOG_WRITER = Harness(
 _CURSOR_HARNESS = "org.apache.bookkeeper.mledger.impl.CursorHarness"
 _CURSOR_DRIVES = "ManagedCursorImpl + ManagedLedgerImpl + ManagedLedgerFactoryImpl over PulsarMockBookKeeper"
 REAL_CURSOR_4_2 = Harness(
-    name="real-cursor-4.2.4",
+    name="cursor-state-managed-cursor-4.2.4",
     module="managed-cursor-4.2",
     main=_CURSOR_HARNESS,
     artifact="org.apache.pulsar:managed-ledger",
@@ -190,7 +190,7 @@ REAL_CURSOR_4_2 = Harness(
     takes_release=True,
 )
 REAL_CURSOR_4_0 = Harness(
-    name="real-cursor-4.0.8",
+    name="cursor-state-managed-cursor-4.0.8",
     module="managed-cursor-4.0",
     main=_CURSOR_HARNESS,
     artifact="org.apache.pulsar:managed-ledger",

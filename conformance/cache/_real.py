@@ -88,10 +88,10 @@ R2 = RealDeviation(
     why=(
         "getNumberOfCursorsAtSamePositionOrBefore, the expected read count of every entry a cursor reads from storage, "
         "is off by one for the cursors of a position after a single move of the last cursor among four or more "
-        "(found first by a thorough search of pulsar-managed-ledger, 12 steps; since the search's cursor group rule, "
-        "by ci searches of the cache harness in 7 steps, as the committed cases); a read from storage is cached "
+        "(found first by a thorough search of cache-managed-ledger-4.2.4, 12 steps; since the search's cursor group "
+        "rule, by ci searches of the cache harness in 7 steps, as the committed cases); a read from storage is cached "
         "with that miscounted count, so CACHE-BACKLOG-CACHING breaks too (a thorough search of "
-        "pulsar-managed-ledger, seed 2, minimal: a tail cursor moved back onto position 5, then a new cursor "
+        "cache-managed-ledger-4.2.4, seed 2, minimal: a tail cursor moved back onto position 5, then a new cursor "
         "there reads entry 5 from storage and caches it with 6 where 7 cursors count)"
     ),
     bug=True,
@@ -101,13 +101,13 @@ R2 = RealDeviation(
 )
 
 REAL_TARGETS: tuple[RealTarget, ...] = (
-    RealTarget("pulsar-range-cache", "pulsar-master", "shipped-4.2.4"),
-    RealTarget("pulsar-range-cache", "pulsar-master", "pr-26627"),
-    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "shipped-4.2.4", deviations=(R2,)),
-    RealTarget("pulsar-entry-cache-manager", "pulsar-master", "pr-26627", deviations=(R2,)),
-    RealTarget("pulsar-managed-ledger", "pulsar-master", deviations=(R2,)),
-    RealTarget("pulsar-legacy", "legacy"),
-    RealTarget("bookkeeper-read-cache", "segmented"),
+    RealTarget("cache-range-cache-4.2.4", "pulsar-master", "shipped-4.2.4"),
+    RealTarget("cache-range-cache-4.2.4", "pulsar-master", "pr-26627"),
+    RealTarget("cache-entry-cache-manager-4.2.4", "pulsar-master", "shipped-4.2.4", deviations=(R2,)),
+    RealTarget("cache-entry-cache-manager-4.2.4", "pulsar-master", "pr-26627", deviations=(R2,)),
+    RealTarget("cache-managed-ledger-4.2.4", "pulsar-master", deviations=(R2,)),
+    RealTarget("cache-entry-cache-manager-4.0.8", "legacy"),
+    RealTarget("cache-bookkeeper-read-cache-4.17.3", "segmented"),
 )
 
 SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
@@ -115,7 +115,7 @@ SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
         key="S1",
         title="legacy reads a partly cached range whole from storage",
         profile="legacy",
-        found_with="pulsar-legacy",
+        found_with="cache-entry-cache-manager-4.0.8",
         java=(
             "managed-ledger 4.0.8, RangeEntryCacheImpl.doAsyncReadEntriesByPosition: unless "
             "cachedEntries.size() == numberOfEntries, the cached entries are released and "
@@ -132,7 +132,7 @@ SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
         key="S2",
         title="entries requeued by one pass have no order among themselves",
         profile="pulsar-master",
-        found_with="pulsar-range-cache and pulsar-entry-cache-manager (pulsar-defaults, thorough)",
+        found_with="cache-range-cache-4.2.4 and cache-entry-cache-manager-4.2.4 (pulsar-defaults, thorough)",
         java=(
             "managed-ledger 4.2.4, RangeCacheRemovalQueue.evictLeastAccessedEntries: one pass requeues until "
             "enough is freed, cycling the queue, and an entry's requeueCount caps how often it goes round, "
@@ -148,7 +148,7 @@ SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
         key="S3",
         title="a cursor read across a reopened managed ledger is one read per BookKeeper ledger",
         profile="pip430, pulsar-master, legacy (the managed-ledger layer)",
-        found_with="pulsar-managed-ledger (ci, seed 1)",
+        found_with="cache-managed-ledger-4.2.4 (ci, seed 1)",
         java=(
             "managed-ledger 4.2.4: ManagedLedgerImpl.internalReadFromLedger reads to the end of one BookKeeper "
             "ledger; OpReadEntry.internalReadEntriesComplete moves the cursor (updateReadPosition) and "
@@ -166,7 +166,7 @@ SPEC_CORRECTIONS: tuple[SpecCorrection, ...] = (
         key="S4",
         title="with tracking off a cursor counts 0",
         profile="pip430, pulsar-master",
-        found_with="pulsar-managed-ledger (L2; JUnit ManagedLedgerLayerTest)",
+        found_with="cache-managed-ledger-4.2.4 (L2; JUnit ManagedLedgerLayerTest)",
         java=(
             "managed-ledger 4.2.4, ManagedCursorImpl.getNumberOfCursorsAtSamePositionOrBefore(): the container's "
             "count only when cacheEvictionByExpectedReadCount is on, else isCacheReadEntry() ? 1 : 0 (off by "

@@ -31,10 +31,13 @@ OPTION_EXAMPLES = "--ledgerspec-examples"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """All options in one group with a common prefix."""
-    from ledgerspec.conformance.cli._options import COUNT, SEED  # noqa: PLC0415 - light, but only when pytest asks
+    from ledgerspec.conformance._names import adapter_name  # noqa: PLC0415 - light, but only when pytest asks
+    from ledgerspec.conformance.cli._options import COUNT, SEED  # noqa: PLC0415
 
     group = parser.getgroup("ledgerspec", "ledgerspec conformance of an entry-cache adapter")
-    group.addoption(OPTION_ADAPTER, default=None, help="adapter to check: a name, module:attr or exec:COMMAND")
+    group.addoption(
+        OPTION_ADAPTER, default=None, type=adapter_name, help="adapter to check: a name, module:attr or exec:COMMAND"
+    )
     group.addoption(OPTION_PROFILE, default=None, help="profile to check against (default: the adapter's first)")
     group.addoption(OPTION_PRESET, default="minimal", help="configuration preset: minimal or pulsar-defaults")
     group.addoption(OPTION_SETTINGS, default="quick", help="search effort: quick, ci or thorough")

@@ -13,6 +13,7 @@ from ledgerspec.conformance._names import (
     PRESET_NAMES,
     PROFILE_HELP,
     SETTINGS_NAMES,
+    adapter_name,
     add_output_options,
     add_system_option,
     check_profile,
@@ -25,16 +26,20 @@ PASS (exit 0), FAIL with counterexamples (1) or ERROR, an adapter fault (3). The
   cache         the broker entry cache (PIP-430), the default; adapters reference-<profile>,
                 module:attr, exec:COMMAND (conformance/protocol/README.md), the real-code harnesses
   cursor-state  a managed cursor's persisted state (PIP-381); reference-pip381, reference-pulsar-master,
-                exec:COMMAND (conformance/protocol/cursor-state.md), real-cursor-4.2.4, real-cursor-4.0.8
+                exec:COMMAND (conformance/protocol/cursor-state.md), cursor-state-managed-cursor-4.2.4,
+                cursor-state-managed-cursor-4.0.8
   txlog-writer  the transaction-log buffered writer (PIP-160); reference-pip160,
-                reference-pulsar-master, exec:COMMAND (conformance/protocol/txlog-writer.md), real-txlog-4.2.4
+                reference-pulsar-master, exec:COMMAND (conformance/protocol/txlog-writer.md),
+                txlog-writer-buffered-writer-4.2.4
 --profile takes only the chosen system's profiles.
 """
 
 
 def add_adapter_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     """``--adapter`` and the options of process adapters."""
-    parser.add_argument("--adapter", required=required, help="installed name, module:attr or exec:COMMAND")
+    parser.add_argument(
+        "--adapter", required=required, type=adapter_name, help="installed name, module:attr or exec:COMMAND"
+    )
     parser.add_argument("--timeout", type=seconds, default=10.0, help="seconds a process adapter may take per step")
     parser.add_argument(
         "--validate-protocol", action="store_true", help="validate process-protocol traffic against the schemas"

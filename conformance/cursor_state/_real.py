@@ -1,4 +1,4 @@
-"""The real ManagedCursorImpl as cursor-state adapters: ``real-cursor-4.2.4`` and ``real-cursor-4.0.8``.
+"""The real ManagedCursorImpl as cursor-state adapters: ``cursor-state-managed-cursor-4.2.4`` and ``-4.0.8``.
 
 One Java harness, ``CursorHarness`` (conformance/adapters/real/managed-cursor-common), compiled against each
 release's managed-ledger (modules managed-cursor-4.2 and managed-cursor-4.0) and started as a process adapter

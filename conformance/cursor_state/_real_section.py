@@ -2,7 +2,8 @@
 
 Two ways, one home: the JUnit reproductions of ``conformance/adapters/real/managed-cursor-common`` (run on
 managed-ledger 4.0.8 and 4.2.4 by ``ledgerspec harness test``, and in CI by tests/slow/test_real_cursor_state.py),
-and the protocol harnesses ``real-cursor-4.2.4`` and ``real-cursor-4.0.8`` judged by ``ledgerspec conform``
+and the protocol harnesses ``cursor-state-managed-cursor-4.2.4`` and ``cursor-state-managed-cursor-4.0.8`` judged by
+``ledgerspec conform``
 (their pinned verdicts: ``conformance/cursor_state/_real.py``, in CI tests/slow/test_real_cursor_verdicts.py).
 ``ledgerspec deviations --real`` writes both into DEVIATIONS.md.
 """

@@ -16,7 +16,7 @@ class RealRow:
     """A real target's verdict against what DEVIATIONS.md declares of it."""
 
     target: str
-    """The harness and what it runs (``pulsar-range-cache``, ``real-cursor-4.2.4``, ...)."""
+    """The harness and what it runs (``cache-range-cache-4.2.4``, ``cursor-state-managed-cursor-4.2.4``, ...)."""
     against: str
     """The profile, or for a search of one invariant alone, that invariant."""
     verdict: str

@@ -1,6 +1,7 @@
 """The real TxnLogBufferedWriter judged over the txlog-writer protocol: its run and its expected verdict.
 
-``real-txlog-4.2.4`` (conformance/adapters/real/txlog-writer-4.2, ``TxlogWriterHarness``) is judged against
+``txlog-writer-buffered-writer-4.2.4`` (conformance/adapters/real/txlog-writer-4.2, ``TxlogWriterHarness``) is judged
+against
 ``pulsar-master`` as the cache's real targets are (conformance/cache/_real.py): the verdict must be what
 ``conformance/txlog_writer/_real_section.py`` declares (PROTOCOL_VERDICT), and a failure must be one of its declared
 findings; anything else, a new failure or a fault, means the release or the harness changed. The findings

@@ -1,7 +1,8 @@
 """The real TxnLogBufferedWriter against the txlog-writer spec: which releases, its verdict, its JUnit cases.
 
 Two rigs of ``conformance/adapters/real/txlog-writer-4.2`` drive pulsar-transaction-coordinator 4.2.4: the
-process harness ``real-txlog-4.2.4`` (``ledgerspec conform --system txlog-writer``; its declared verdict is
+process harness ``txlog-writer-buffered-writer-4.2.4`` (``ledgerspec conform --system txlog-writer``; its declared
+verdict is
 PROTOCOL_VERDICT, run by conformance/txlog_writer/_real.py and in CI by tests/slow/test_real_txlog_protocol.py), and
 the JUnit cases (``ledgerspec harness test``; tests/slow/test_real_txlog_writer.py), which reach what the
 protocol's operations cannot. This module is the one home of what they establish; ``ledgerspec deviations
@@ -18,14 +19,14 @@ RELEASES_RUN = ("4.2.4",)
 """The releases the JUnit cases run on (txlog-writer-4.2)."""
 MODULE = "txlog-writer-4.2"
 TEST_CLASS = "TxnLogWriterSpecTest"
-ADAPTER = "real-txlog-4.2.4"
+ADAPTER = "txlog-writer-buffered-writer-4.2.4"
 """The process harness (``TxlogWriterHarness``), judged against PROFILE."""
 PROFILE = "pulsar-master"
 
 
 @dataclass(frozen=True)
 class ProtocolVerdict:
-    """What ``ledgerspec conform --system txlog-writer --adapter real-txlog-4.2.4`` gives, at a pinned seed."""
+    """What ``conform --system txlog-writer --adapter txlog-writer-buffered-writer-4.2.4`` gives, at a pinned seed."""
 
     settings: str
     seed: int

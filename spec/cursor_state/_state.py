@@ -68,8 +68,8 @@ def _advance(state: AckState) -> AckState:
     """``setAcknowledgedPosition``'s loop: a run starting right after the mark-delete position advances it.
 
     The mark-delete position moves to the run's end, within the ledger: the spec's runs never cross one (Pulsar's
-    loop would step into the next ledger through ``getNextValidPosition``; the real-cursor harness keeps the last
-    entry of each ledger unacknowledged, so it never does).
+    loop would step into the next ledger through ``getNextValidPosition``; the cursor-state-managed-cursor harness
+    keeps the last entry of each ledger unacknowledged, so it never does).
     """
     ledger, entry = state.mark_delete
     end = entry

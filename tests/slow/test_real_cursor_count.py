@@ -21,7 +21,7 @@ from ledgerspec.conformance.cache._replay import replay
 from ledgerspec.conformance.cache.adapters import load_adapter
 
 CASES = sorted((Path(__file__).resolve().parents[2] / "conformance" / "cases" / "real").glob("r2-*.json"))
-HARNESSES = ("pulsar-entry-cache-manager", "pulsar-managed-ledger")
+HARNESSES = ("cache-entry-cache-manager-4.2.4", "cache-managed-ledger-4.2.4")
 
 
 def test_both_cases_are_committed():
@@ -58,10 +58,10 @@ def _report(*rows: tuple[str, Case]) -> SimpleNamespace:
 def test_the_model_difference_r2_also_shows_is_declared_with_it_and_no_other() -> None:
     build()
     case = load_case(CASES[0])
-    declaring = next(target for target in REAL_TARGETS if target.adapter == "pulsar-managed-ledger")
+    declaring = next(target for target in REAL_TARGETS if target.adapter == "cache-managed-ledger-4.2.4")
     assert [d.key for d in declaring.deviations] == ["R2"]
     both = _report(("CACHE-MODEL", case), ("CACHE-CURSOR-COUNT", case))
     assert surprises(declaring, both) == []
-    assert len(surprises(RealTarget("pulsar-managed-ledger", "pulsar-master"), both)) == 2
+    assert len(surprises(RealTarget("cache-managed-ledger-4.2.4", "pulsar-master"), both)) == 2
     passing = Case(description="no R2", profile=case.profile, config=case.config, steps=case.steps[:4])
     assert len(surprises(declaring, _report(("CACHE-MODEL", passing)))) == 1

@@ -1,14 +1,14 @@
 """The real ManagedCursorImpl behind the cursor-state protocol gets the verdicts DEVIATIONS.md declares (issue 17).
 
-Each invariant of ``pulsar-master`` is searched alone on ``real-cursor-4.2.4`` and ``real-cursor-4.0.8`` (the
-harness is built by Maven on first use) at the pinned seed, within CI's budget (``ci_search``): a declared FAIL
-must show, stopping at its first counterexample unshrunk; that counterexample must be explained by the release's
-documented findings (replayed against the model taking on their behaviours, every answer is that model's), fail
-again on the real code and pass on the profile's reference: no violation that no finding explains. A declared
-PASS must hold over ``CI_PASS_EXAMPLES`` examples (the full ``quick`` search is ``judge_real_cursors``'s, whose
-table is DEVIATIONS.md's). The pinned minimal counterexamples replay on both releases. What this no longer proves,
-for time: that a PASS holds over all of ``quick``'s examples, and that the first counterexample shrinks to the
-finding's minimal case (DEVIATIONS.md records both, from the full run).
+Each invariant of ``pulsar-master`` is searched alone on ``cursor-state-managed-cursor-4.2.4`` and ``cursor-state-
+managed-cursor-4.0.8`` (the harness is built by Maven on first use) at the pinned seed, within CI's budget
+(``ci_search``): a declared FAIL must show, stopping at its first counterexample unshrunk; that counterexample
+must be explained by the release's documented findings (replayed against the model taking on their behaviours,
+every answer is that model's), fail again on the real code and pass on the profile's reference: no violation that
+no finding explains. A declared PASS must hold over ``CI_PASS_EXAMPLES`` examples (the full ``quick`` search is
+``judge_real_cursors``'s, whose table is DEVIATIONS.md's). The pinned minimal counterexamples replay on both
+releases. What this no longer proves, for time: that a PASS holds over all of ``quick``'s examples, and that the
+first counterexample shrinks to the finding's minimal case (DEVIATIONS.md records both, from the full run).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ finding's situation") could not place, and that the spec's own errors (C7) had c
 
 @pytest.mark.parametrize(
     "verdict",
-    [v for v in CURSOR_VERDICTS if v.verdict == "FAIL" and v.adapter == "real-cursor-4.2.4"],
+    [v for v in CURSOR_VERDICTS if v.verdict == "FAIL" and v.adapter == "cursor-state-managed-cursor-4.2.4"],
     ids=lambda v: v.invariant,
 )
 def test_at_another_seed_every_violation_is_explained_by_the_releases_findings(verdict):

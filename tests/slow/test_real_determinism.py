@@ -4,7 +4,7 @@ Every real harness settles a step by running what the step set going to quiescen
 ``World``: its brokers', bookies' and store's tasks on one counted worker; the cache harnesses run their
 executors by hand), never by sleeping or timing. So a search repeated beside processes that keep every core
 busy must give the same verdict, the same counts and the same counterexample each time: the twelve pinned
-real-cursor searches three times each, and every other real target three times at one seed. Before, the
+cursor-state-managed-cursor searches three times each, and every other real target three times at one seed. Before, the
 cursor harness slept and compared, and on a busy machine the same search ended in FAIL, then ERROR ("the
 same steps gave different answers").
 """

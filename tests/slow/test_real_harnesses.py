@@ -68,21 +68,21 @@ def test_an_exception_inside_the_real_code_is_an_adapter_fault_with_its_java_sta
         config=CacheConfig(max_size=300, segment_size_max=128),
         steps=[Insert(now=1, ledger=-1, entry=0, size=10)],
     )
-    outcome = replay(case, load_adapter("bookkeeper-read-cache"))
+    outcome = replay(case, load_adapter("cache-bookkeeper-read-cache-4.17.3"))
     out = outcome.render()
     assert outcome.exit_status == 3, out
     assert "IllegalArgumentException" in out
     assert "at org.apache.bookkeeper.util.collections.ConcurrentLongLongPairHashMap" in out
     path = tmp_path / "negative-ledger.json"
     path.write_text(case.dumps(), encoding="utf-8")
-    assert main(["replay", str(path), "--adapter", "bookkeeper-read-cache"]) == 2
+    assert main(["replay", str(path), "--adapter", "cache-bookkeeper-read-cache-4.17.3"]) == 2
     assert "steps[0]: field 'ledger' of insert: must be >= 0, got -1" in capsys.readouterr().err
 
 
 def test_a_harness_that_does_not_answer_in_time_is_killed(built, tmp_path):
     # --timeout 0.001: the JVM cannot even answer `start` in time
     done = subprocess.run(
-        [sys.executable, "-m", "ledgerspec.conformance.cli", "conform", "--adapter", "pulsar-range-cache",
+        [sys.executable, "-m", "ledgerspec.conformance.cli", "conform", "--adapter", "cache-range-cache-4.2.4",
          "--timeout", "0.001", "--cases-dir", str(tmp_path)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -98,7 +98,7 @@ def test_without_java_or_maven_a_harness_is_a_clear_input_error(tmp_path):
     bin_dir.mkdir()
     (bin_dir / "python").symlink_to(sys.executable)
     env = {**os.environ, "PATH": str(bin_dir), "LEDGERSPEC_HARNESS_CACHE": str(tmp_path / "cache")}
-    for command in (["conform", "--adapter", "pulsar-legacy"], ["harness", "build"]):
+    for command in (["conform", "--adapter", "cache-entry-cache-manager-4.0.8"], ["harness", "build"]):
         done = subprocess.run(
             [sys.executable, "-m", "ledgerspec.conformance.cli", *command],
             capture_output=True,
@@ -111,7 +111,7 @@ def test_without_java_or_maven_a_harness_is_a_clear_input_error(tmp_path):
         assert "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("name", ["pulsar-range-cache", "pulsar-entry-cache-manager"])
+@pytest.mark.parametrize("name", ["cache-range-cache-4.2.4", "cache-entry-cache-manager-4.2.4"])
 def test_the_removals_and_the_queue_observations_are_the_real_codes(built, name):
     """Hand-traced against managed-ledger 4.2.4, and the same as the reference of pulsar-master.
 
@@ -153,7 +153,7 @@ def test_the_legacy_harness_removes_through_the_real_range_cache(built):
     """
     ops = [Insert(now=i + 1, ledger=1, entry=i, size=10) for i in range(3)]
     ops += [RemoveRange(now=4, ledger=1, first=0, last=1, inclusive=False), EvictBefore(now=5, cutoff=2)]
-    factory = load_adapter("pulsar-legacy")
+    factory = load_adapter("cache-entry-cache-manager-4.0.8")
     try:
         adapter = factory()
         adapter.start(CacheConfig(max_size=1000, ttl=100))

@@ -1,6 +1,6 @@
-"""The managed-ledger layer on the real managed-ledger 4.2.4 classes (``pulsar-managed-ledger``), pinned.
+"""The managed-ledger layer on the real managed-ledger 4.2.4 classes (``cache-managed-ledger-4.2.4``), pinned.
 
-The harness (conformance/adapters/real/README.md, "pulsar-managed-ledger") claims ``managed_ledger``, so
+The harness (conformance/adapters/real/README.md, "cache-managed-ledger-4.2.4") claims ``managed_ledger``, so
 Append, CursorRead and LedgerClose and the layer's four invariants are checked on the released
 ManagedLedgerImpl, OpAddEntry and ManagedCursorImpl. It does not claim ``switch_track_reads``: Pulsar
 fixes ``cacheEvictionByExpectedReadCount`` when a managed ledger is created (L1, L2 in the README), so the
@@ -28,7 +28,7 @@ from ledgerspec.conformance.cache._replay import replay
 from ledgerspec.conformance.cache.adapters import load_adapter
 from ledgerspec.spec.cache import Append, CursorAdd, CursorRead, LedgerClose
 
-ADAPTER = "pulsar-managed-ledger"
+ADAPTER = "cache-managed-ledger-4.2.4"
 LAYER = {"CACHE-APPEND-CACHING", "CACHE-BACKLOG-CACHING", "CACHE-BELOW-SLOWEST", "CACHE-LEDGER-CLOSE"}
 [TARGET] = [target for target in REAL_TARGETS if target.adapter == ADAPTER]
 
@@ -82,7 +82,7 @@ R1_CASE = [
     CursorAdd(now=155, ledger=3, cursor="c4", entry=0),
     CursorRead(now=156, ledger=3, cursor="c4", last=2),
 ]
-"""R1's counterexample, as a ci search shrank it before the correction (README, "pulsar-managed-ledger")."""
+"""R1's counterexample, as a ci search shrank it before the correction (README, "cache-managed-ledger-4.2.4")."""
 
 
 def test_the_layer_is_claimed_and_checked(quick):

@@ -1,6 +1,6 @@
 """The real TxnLogBufferedWriter (pulsar-transaction-coordinator 4.2.4) over the txlog-writer protocol, to a verdict.
 
-``real-txlog-4.2.4`` is built with the other harnesses (Maven; a cold ~/.m2 fetches only
+``txlog-writer-buffered-writer-4.2.4`` is built with the other harnesses (Maven; a cold ~/.m2 fetches only
 pulsar-transaction-coordinator, Mockito and what they need) and judged against ``pulsar-master`` at the
 seed DEVIATIONS.md states: the verdict, examples and steps must be the declared ones. Against ``pip160`` it
 must fail, with a short counterexample: the harness can report what the real code does wrong, so its pass

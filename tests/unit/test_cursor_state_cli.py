@@ -49,7 +49,10 @@ def test_a_mutant_is_killed_with_a_replayable_counterexample(tmp_path, capsys):
     ("argv", "message"),
     [
         (["conform", "--system", "cursor-state", "--adapter", "nope"], "cursor-state adapters are"),
-        (["conform", "--system", "cursor-state", "--adapter", "nope"], "real-cursor-4.2.4, real-cursor-4.0.8"),
+        (
+            ["conform", "--system", "cursor-state", "--adapter", "nope"],
+            "cursor-state-managed-cursor-4.2.4, cursor-state-managed-cursor-4.0.8",
+        ),
         (
             ["conform", "--system", "cursor-state", "--adapter", "reference-pip381", "--profile", "pip430"],
             "profiles pip381",

@@ -568,7 +568,7 @@ def test_size_verdict_kernel_protects_until_expiry():
 
 
 def test_entries_requeued_by_one_pass_have_no_order_among_themselves():
-    # Found by the real managed-ledger 4.2.4 classes (pulsar-range-cache, pulsar-defaults, thorough):
+    # Found by the real managed-ledger 4.2.4 classes (cache-range-cache-4.2.4, pulsar-defaults, thorough):
     # a size pass cycles the queue; X, with more requeues left than Z, goes round once more, so after
     # the pass Z is ahead of X although X was ahead before it. Removing Z and keeping X is then in
     # order: the monitor may not claim X "entered earlier".

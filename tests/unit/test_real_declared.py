@@ -27,7 +27,7 @@ class _Report:
         return self.rows
 
 
-MANAGED_LEDGER = next(t for t in REAL_TARGETS if t.adapter == "pulsar-managed-ledger")
+MANAGED_LEDGER = next(t for t in REAL_TARGETS if t.adapter == "cache-managed-ledger-4.2.4")
 
 
 def test_r2_declares_what_its_miscount_breaks():

@@ -71,14 +71,14 @@ public final class CursorHarness {
 
     public static void main(String[] args) throws Exception {
         CursorHarness harness = new CursorHarness(args.length > 0 ? args[0] : "unknown"); // the loop: every harness's
-        Lines.run("real-cursor-" + harness.release, (cmd, request) -> harness.handle(request), harness::teardown);
+        Lines.run("cursor-state-managed-cursor-" + harness.release, (cmd, request) -> harness.handle(request), harness::teardown);
     }
 
     Object handle(Map<String, Object> request) throws Exception {
         Object cmd = request.get("cmd");
         if ("start".equals(cmd)) {
             Map<String, Object> implementation = new LinkedHashMap<>();
-            implementation.put("name", "real-cursor-" + release);
+            implementation.put("name", "cursor-state-managed-cursor-" + release);
             implementation.put("version", release);
             implementation.put("language", "java");
             implementation.put("system", "cursor-state");

@@ -10,7 +10,7 @@ import org.apache.bookkeeper.mledger.PositionFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * Finding R2 of the pulsar-managed-ledger and pulsar-entry-cache-manager harnesses (conformance/adapters/real/
+ * Finding R2 of the cache-managed-ledger-4.2.4 and cache-entry-cache-manager-4.2.4 harnesses (conformance/adapters/real/
  * README.md), on ActiveManagedCursorContainerImpl of managed-ledger 4.2.4 alone: the container the managed ledger
  * keeps its active cursors in when cacheEvictionByExpectedReadCount is on, whose
  * getNumberOfCursorsAtSamePositionOrBefore is the expected read count of every entry a cursor reads from storage.

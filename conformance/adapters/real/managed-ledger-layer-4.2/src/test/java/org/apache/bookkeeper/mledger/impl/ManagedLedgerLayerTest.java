@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Findings L1 and L2 of the pulsar-managed-ledger harness (conformance/adapters/real/README.md), on the real
+ * Findings L1 and L2 of the cache-managed-ledger-4.2.4 harness (conformance/adapters/real/README.md), on the real
  * managed-ledger classes only: ManagedLedgerFactoryImpl and ManagedLedgerImpl over Pulsar's PulsarMockBookKeeper
  * and pulsar-metadata's in-memory store, as Pulsar's own managed-ledger tests run them.
  *

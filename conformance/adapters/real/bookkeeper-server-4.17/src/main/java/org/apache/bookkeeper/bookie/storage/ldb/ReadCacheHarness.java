@@ -20,7 +20,7 @@ import org.apache.bookkeeper.util.collections.ConcurrentLongLongPairHashMap;
 import org.apache.bookkeeper.util.collections.ConcurrentLongLongPairHashMap.LongPair;
 
 /**
- * {@code bookkeeper-read-cache}: {@link ReadCache} of bookkeeper-server 4.17.3, judged against
+ * {@code cache-bookkeeper-read-cache-4.17.3}: {@link ReadCache} of bookkeeper-server 4.17.3, judged against
  * {@code segmented}.
  *
  * <p>{@code max_size} and {@code segment_size_max} go to {@code new ReadCache(allocator, maxCacheSize,
@@ -50,7 +50,7 @@ public final class ReadCacheHarness implements Target {
 
     @Override
     public Map<String, Object> implementation() {
-        return Target.describe("bookkeeper-read-cache", "bookkeeper-server 4.17.3", List.of("segmented"),
+        return Target.describe("cache-bookkeeper-read-cache-4.17.3", "bookkeeper-server 4.17.3", List.of("segmented"),
                 CAPABILITIES, "https://github.com/apache/bookkeeper/tree/release-4.17.3/bookkeeper-server");
     }
 
@@ -102,7 +102,7 @@ public final class ReadCacheHarness implements Target {
             case "invalidate_before", "invalidate_ledger", "clear", "evict_timestamp", "evict_size" -> {
                 // ReadCache has no per-ledger removal and no eviction pass: rotation is its only eviction
             }
-            default -> throw new NotAllowed(op.kind() + " is not supported by bookkeeper-read-cache");
+            default -> throw new NotAllowed(op.kind() + " is not supported by cache-bookkeeper-read-cache-4.17.3");
         }
         return null;
     }

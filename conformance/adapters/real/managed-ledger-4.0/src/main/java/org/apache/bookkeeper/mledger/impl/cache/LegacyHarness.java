@@ -35,7 +35,7 @@ import org.apache.bookkeeper.mledger.util.RangeCache;
 import org.apache.commons.lang3.tuple.Pair;
 
 /**
- * {@code pulsar-legacy}: the entry cache of managed-ledger 4.0.8, before the central removal queue
+ * {@code cache-entry-cache-manager-4.0.8}: the entry cache of managed-ledger 4.0.8, before the central removal queue
  * (apache/pulsar PR #24363), judged against {@code legacy}.
  *
  * <p>Real: {@link RangeEntryCacheManagerImpl} with its {@code hasSpaceInCache} (the size trigger on the
@@ -78,7 +78,7 @@ public final class LegacyHarness implements Target {
 
     @Override
     public Map<String, Object> implementation() {
-        return Target.describe("pulsar-legacy", "managed-ledger 4.0.8", List.of("legacy"), CAPABILITIES,
+        return Target.describe("cache-entry-cache-manager-4.0.8", "managed-ledger 4.0.8", List.of("legacy"), CAPABILITIES,
                 "https://github.com/apache/pulsar/tree/v4.0.8/managed-ledger");
     }
 
@@ -159,11 +159,11 @@ public final class LegacyHarness implements Target {
                     }
                 }
             }
-            case "evict_size" -> scheduled.runAll("pulsar-legacy");
+            case "evict_size" -> scheduled.runAll("cache-entry-cache-manager-4.0.8");
             case "evict_before" -> result = evictBefore(clock.stamp(op.num("cutoff")));
             case "remove_range" -> result = removeRange(op.num("ledger"), op.num("first"), op.num("last"),
                     op.bool("inclusive"));
-            default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-legacy");
+            default -> throw new NotAllowed(op.kind() + " is not supported by cache-entry-cache-manager-4.0.8");
         }
         removals.count(op.kind(), mbean.getCacheEvictedEntriesCount(), counters);
         return result;

@@ -34,7 +34,7 @@ import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerMBeanImpl;
 
 /**
- * {@code pulsar-entry-cache-manager}: the entry cache manager level of managed-ledger 4.2.4, judged
+ * {@code cache-entry-cache-manager-4.2.4}: the entry cache manager level of managed-ledger 4.2.4, judged
  * against {@code pulsar-master}.
  *
  * <p>Real: {@link RangeEntryCacheManagerImpl} (size trigger on insert, eviction down to the watermark,
@@ -79,7 +79,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
 
     @Override
     public Map<String, Object> implementation() {
-        return Target.describe("pulsar-entry-cache-manager", "managed-ledger 4.2.4", PROFILES, CAPABILITIES,
+        return Target.describe("cache-entry-cache-manager-4.2.4", "managed-ledger 4.2.4", PROFILES, CAPABILITIES,
                 HOMEPAGE);
     }
 
@@ -180,7 +180,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
             }
             case "remove_range" -> result = removeRange(ledger, op.num("first"), op.num("last"), op.bool("inclusive"));
             case "cursor_add", "cursor_remove", "cursor_seek", "cursor_count" -> result = cursor(op, ledger);
-            default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-entry-cache-manager");
+            default -> throw new NotAllowed(op.kind() + " is not supported by cache-entry-cache-manager-4.2.4");
         }
         removals.count(op.kind(), mbean.getCacheEvictedEntriesCount(), counters);
         return result;
@@ -258,7 +258,7 @@ public final class EntryCacheManagerHarness extends MasterTarget {
         if (evictionExecutor.isEmpty()) {
             evictionExecutor.add(() -> Reflect.call(EVICT_TO_WATERMARK, manager));
         }
-        evictionExecutor.runAll("pulsar-entry-cache-manager");
+        evictionExecutor.runAll("cache-entry-cache-manager-4.2.4");
     }
 
     private Object cursor(Op op, long ledger) {

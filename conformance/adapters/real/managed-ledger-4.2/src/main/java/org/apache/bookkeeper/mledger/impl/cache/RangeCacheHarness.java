@@ -20,7 +20,7 @@ import org.apache.bookkeeper.mledger.impl.EntryImpl;
 import org.apache.commons.lang3.tuple.Pair;
 
 /**
- * {@code pulsar-range-cache}: one {@link RangeCacheRemovalQueue} and a {@link RangeCache} per ledger, of
+ * {@code cache-range-cache-4.2.4}: one {@link RangeCacheRemovalQueue} and a {@link RangeCache} per ledger, of
  * managed-ledger 4.2.4, judged against {@code pulsar-master}.
  *
  * <p>The queue and the caches are the real classes; this harness is the thin manager around them that
@@ -52,7 +52,7 @@ public final class RangeCacheHarness extends MasterTarget {
 
     @Override
     public Map<String, Object> implementation() {
-        return Target.describe("pulsar-range-cache", "managed-ledger 4.2.4", PROFILES, CAPABILITIES, HOMEPAGE);
+        return Target.describe("cache-range-cache-4.2.4", "managed-ledger 4.2.4", PROFILES, CAPABILITIES, HOMEPAGE);
     }
 
     @Override
@@ -128,7 +128,7 @@ public final class RangeCacheHarness extends MasterTarget {
                 counters.removedInvalidate += freed.getLeft();
                 return freed(freed);
             }
-            default -> throw new NotAllowed(op.kind() + " is not supported by pulsar-range-cache");
+            default -> throw new NotAllowed(op.kind() + " is not supported by cache-range-cache-4.2.4");
         }
         return null;
     }

@@ -23,7 +23,7 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  *   NonDurableCursorImpl's constructor puts at {@code entry} before {@code setActive()} activates it there. Its
  *   mark-delete position is {@code entry - 1}, so a later seek below it reads nothing below it
  *   (ManagedCursorImpl filters mark-deleted entries), and a position past the ledger's end makes the constructor
- *   start at the end (Latest), so a seek follows: README.md, "pulsar-managed-ledger", lists both as limits. Of a
+ *   start at the end (Latest), so a seek follows: README.md, "cache-managed-ledger-4.2.4", lists both as limits. Of a
  *   name the ledger already has (deactivated): {@code seek(position, true)} while inactive (no container holds
  *   it, so nothing moves), then {@code setActive()}: {@code activateCursor} at its read position.</li>
  * <li>{@code cursor_remove}: {@code setInactive()} → {@code ManagedLedgerImpl.deactivateCursor}; a cursor's

@@ -37,7 +37,7 @@ import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 
 /**
- * {@code pulsar-managed-ledger}: the managed-ledger layer of managed-ledger 4.2.4, judged against
+ * {@code cache-managed-ledger-4.2.4}: the managed-ledger layer of managed-ledger 4.2.4, judged against
  * {@code pulsar-master} with the capability {@code managed_ledger}.
  *
  * <p>Real: {@link ManagedLedgerFactoryImpl} (its {@link RangeEntryCacheManagerImpl} and MBean), one
@@ -93,7 +93,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
 
     @Override
     public Map<String, Object> implementation() {
-        return Target.describe("pulsar-managed-ledger", "managed-ledger 4.2.4", PROFILES, CAPABILITIES, HOMEPAGE);
+        return Target.describe("cache-managed-ledger-4.2.4", "managed-ledger 4.2.4", PROFILES, CAPABILITIES, HOMEPAGE);
     }
 
     @Override
@@ -253,7 +253,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
                 if (evictionExecutor.isEmpty()) {
                     evictionExecutor.add(() -> Reflect.call(EVICT_TO_WATERMARK, manager));
                 }
-                evictionExecutor.runAll("pulsar-managed-ledger");
+                evictionExecutor.runAll("cache-managed-ledger-4.2.4");
                 yield null;
             }
             case "evict_bytes" -> freed(refusedUnlessPositive(() -> handler().evictEntries(op.num("bytes"))));
@@ -270,7 +270,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
                 close(id);
                 yield null;
             }
-            default -> throw new NotAllowed(kind + " is not supported by pulsar-managed-ledger");
+            default -> throw new NotAllowed(kind + " is not supported by cache-managed-ledger-4.2.4");
         };
         settle();
         stampRequeued(rangeCaches());
@@ -319,7 +319,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
             // (ActiveManagedCursorContainerImpl or ManagedCursorContainerImpl), and the other container's
             // methods throw UnsupportedOperationException (cursorUpdated; getNumberOfCursorsAtSamePositionOrBefore).
             // LEDGERSPEC_ML_SETCONFIG=1 hands open ledgers the flag with ManagedLedgerImpl.setConfig instead, to
-            // show those exceptions (README.md, "pulsar-managed-ledger").
+            // show those exceptions (README.md, "cache-managed-ledger-4.2.4").
             trackReads = config.trackReads;
             if (SET_CONFIG) {
                 for (LayerLedger ledger : ledgers.values()) {
@@ -347,7 +347,7 @@ public final class ManagedLedgerHarness extends MasterTarget {
         if (entry != ledger.appended) {
             // the model's first append may be at any entry: the managed ledger's first entry 0 is that entry
             if (ledger.segments.size() != 1 || !cachedEntries(ledger).isEmpty()) {
-                throw new IllegalStateException("pulsar-managed-ledger: a first append at entry " + entry
+                throw new IllegalStateException("cache-managed-ledger-4.2.4: a first append at entry " + entry
                         + " after the ledger was reopened or with entries of it cached");
             }
             Map<String, Long> at = new TreeMap<>();

@@ -11,7 +11,7 @@ import ledgerspec.protocol.Lines;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 
 /**
- * real-txlog-4.2.4: the real TxnLogBufferedWriter of pulsar-transaction-coordinator 4.2.4 behind ledgerspec's
+ * txlog-writer-buffered-writer-4.2.4: the real TxnLogBufferedWriter of pulsar-transaction-coordinator 4.2.4 behind ledgerspec's
  * process protocol v1 for the txlog-writer system (conformance/protocol/txlog-writer.md).
  *
  * <p>Each {@code configure} builds a new {@link WriterRig}: the real writer over a Mockito ManagedLedger whose adds
@@ -26,7 +26,7 @@ public final class TxlogWriterHarness {
 
     public static void main(String[] args) throws IOException {
         TxlogWriterHarness harness = new TxlogWriterHarness();
-        Lines.run("real-txlog-4.2.4", harness::command); // the framing, errored replies and stop are every harness's
+        Lines.run("txlog-writer-buffered-writer-4.2.4", harness::command); // the framing, errored replies and stop are every harness's
     }
 
     private Object command(Object cmd, Map<String, Object> request) {
@@ -35,7 +35,7 @@ public final class TxlogWriterHarness {
                 throw new BadRequest("unsupported protocol version " + request.get("version") + "; this speaks 1");
             }
             Map<String, Object> implementation = new LinkedHashMap<>();
-            implementation.put("name", "real-txlog-4.2.4");
+            implementation.put("name", "txlog-writer-buffered-writer-4.2.4");
             implementation.put("version", "4.2.4");
             implementation.put("language", "java");
             implementation.put("system", "txlog-writer");
