@@ -326,8 +326,8 @@ def commands(system: System) -> Commands:
     return Commands(
         conform=run_conform,
         replay=_replay,
-        smoke=_refuse("smoke", f"`ledgerspec conform --system {system.name} --settings quick` checks the wiring"),
-        matrix=_refuse("matrix", f"`ledgerspec conform --system {system.name} --adapter NAME --profile P` per pair"),
+        smoke=lazy("ledgerspec.conformance.lockstep._smoke:run_smoke"),
+        matrix=lazy("ledgerspec.conformance.lockstep._smoke:run_matrix"),
         mutants=_mutants,
         show=run_show,
         record=_record,

@@ -288,3 +288,17 @@ def test_usage_error_exits_2(capsys):
         main(["conform"])
     assert raised.value.code == 2
     assert "--adapter" in capsys.readouterr().err
+
+
+def test_a_harness_renamed_in_issue_38_is_still_taken_by_its_old_name_with_a_note(capsys):
+    from ledgerspec.conformance._names import RENAMED_ADAPTERS, adapter_name
+    from ledgerspec.conformance.adapters._harness import HARNESSES, SYSTEM_HARNESSES
+    from ledgerspec.conformance.cli._main import build_parser
+
+    assert set(RENAMED_ADAPTERS.values()) == set(HARNESSES) | set(SYSTEM_HARNESSES)
+    assert adapter_name("pulsar-range-cache") == "cache-range-cache-4.2.4"
+    assert "now cache-range-cache-4.2.4" in capsys.readouterr().err
+    assert adapter_name("reference-pip430") == "reference-pip430"
+    assert capsys.readouterr().err == ""
+    parsed = build_parser(None).parse_args(["replay", "case.json", "--adapter", "real-txlog-4.2.4"])
+    assert parsed.adapter == "txlog-writer-buffered-writer-4.2.4"

@@ -3,7 +3,8 @@
 The bounded FIFO queue (tests/systems/fifo_queue; tests/README.md, "How to add a system") goes through
 the real command line in a fresh process, whose only way to know it is importlib.metadata reading
 ``fifo_queue-0.1.dist-info`` on ``PYTHONPATH``: ``spec show``, ``conform`` (with ``--json`` and
-``--html``), ``mutants``, ``replay`` of the saved counterexample, ``traces record`` and ``traces check``.
+``--html``), ``mutants``, ``replay`` of the saved counterexample, ``smoke``, ``matrix``, ``traces record``
+and ``traces check``.
 The Spark engine's side is tests/slow/test_fourth_system_spark.py.
 """
 
@@ -141,7 +142,27 @@ def test_traces_record_then_check_on_the_local_engine(ledgerspec, tmp_path):
     assert "QUEUE-BOUND  violation" in checked.stdout
 
 
-@pytest.mark.parametrize("command", [("conform", "--adapter", "x"), ("spec", "show"), ("mutants",)])
+def test_smoke_passes_the_reference_and_faults_on_a_process_that_dies(ledgerspec):
+    done = ledgerspec("smoke", "--system", "fifo-queue", "--adapter", "reference-fifo")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SMOKE OK: reference-fifo is wired right" in done.stdout
+    assert "operations of fifo-queue (" in done.stdout
+    dead = f"exec:{sys.executable} -c pass"
+    done = ledgerspec("smoke", "--system", "fifo-queue", "--adapter", dead)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_matrix_runs_each_adapter_against_each_profile(ledgerspec):
+    done = ledgerspec("matrix", "--system", "fifo-queue", "--settings", "quick", "--plain")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("reference-fifo")]
+    assert row.split() == ["reference-fifo", "PASS"]
+
+
+@pytest.mark.parametrize(
+    "command", [("conform", "--adapter", "x"), ("spec", "show"), ("mutants",), ("smoke", "--adapter", "x"), ("matrix",)]
+)
 def test_an_unknown_system_is_a_usage_error_listing_the_registered_ones(ledgerspec, command):
     done = ledgerspec(*command, "--system", "no-such-system")
     assert done.returncode == 2
