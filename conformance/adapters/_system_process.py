@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,12 @@ from typing import IO, Any, ClassVar, Protocol
 
 from ledgerspec.conformance._errors import AdapterFault, clip
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._transport import Info, ProtocolViolation, _Process, json_line, parse_line
+from ledgerspec.conformance.adapters._transport import (
+    Info,
+    ProtocolViolation,
+    _Process,
+    serve_lines,
+)
 from ledgerspec.conformance.systems import ProcessHooks, System
 
 
@@ -313,25 +317,3 @@ def reference_module(
     return module_handle, module_serve, main
 
 
-def serve_lines(handle: Callable[[dict[str, Any]], Any], lines: Iterable[bytes], out: IO[bytes]) -> None:
-    """Read a JSON line, answer it with ``handle``, write one flushed JSON line, until ``stop`` or the end.
-
-    An exception becomes an ``errored`` reply with its traceback, and the loop goes on; an ``apply`` before
-    any ``configure`` is refused here, by name, rather than as whatever the reference trips over.
-    """
-    configured = False
-    for line in lines:
-        request: dict[str, Any] = {}
-        try:
-            request = parse_line(line.decode())
-            if request.get("cmd") == "apply" and not configured:
-                raise ValueError("apply before configure: send configure first")  # noqa: TRY301 - one errored path
-            reply = {"seq": request["seq"], "result": handle(request)}
-            configured = configured or request.get("cmd") == "configure"
-        except Exception as error:  # noqa: BLE001 - every failure is reported as errored
-            message = f"{type(error).__name__}: {error}"
-            reply = {"seq": request.get("seq"), "errored": {"message": message, "traceback": traceback.format_exc()}}
-        out.write(json_line(reply))
-        out.flush()
-        if request.get("cmd") == "stop":
-            return

@@ -20,7 +20,8 @@ import shlex
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -479,3 +480,38 @@ class _Process:
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
             raise ProtocolViolation(f"{cmd} {side} breaks the v1 schema at {where}: {error.message}: {line[:300]!r}")
+
+
+def reply(
+    handle: Callable[[dict[str, Any]], Any], line: str | bytes, *, configured: bool = True
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The reply to one request line, and the request as read: an exception is an ``errored`` reply.
+
+    ``configured`` False: an ``apply`` is refused by name, rather than as whatever the implementation trips over.
+    """
+    request: dict[str, Any] = {}
+    try:
+        request = parse_line(line.decode() if isinstance(line, bytes) else line)  # str parses faster
+        if request.get("cmd") == "apply" and not configured:
+            raise ValueError("apply before configure: send configure first")  # noqa: TRY301 - one errored path
+        answer = {"seq": request["seq"], "result": handle(request)}
+    except Exception as error:  # noqa: BLE001 - every failure is reported as errored
+        message = f"{type(error).__name__}: {error}"
+        answer = {"seq": request.get("seq"), "errored": {"message": message, "traceback": traceback.format_exc()}}
+    return answer, request
+
+
+def serve_lines(handle: Callable[[dict[str, Any]], Any], lines: Iterable[bytes], out: IO[bytes]) -> None:
+    """The serve loop of every system's process: a JSON line in, :func:`reply`, one flushed line out, to ``stop``.
+
+    Reads and writes byte buffers: no text layer, whose per-line overhead is more than decoding a line once
+    for the parser, and one write per reply.
+    """
+    configured = False
+    for line in lines:
+        answer, request = reply(handle, line, configured=configured)
+        configured = configured or (request.get("cmd") == "configure" and "errored" not in answer)
+        out.write(json_line(answer))
+        out.flush()
+        if request.get("cmd") == "stop":
+            return

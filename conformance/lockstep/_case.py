@@ -61,8 +61,7 @@ def read_case(system: str, data: Any, label: str) -> LockstepCase:
 
 
 def case_schema(system: System) -> dict[str, Any] | None:
-    """The JSON Schema of a case of ``system``: its protocol's config (each field optional: the default fills
-    it) and operations.
+    """The JSON Schema of a case of ``system``: its protocol's config (each field optional) and operations.
 
     None for a system that publishes no protocol schemas (the test-only queue): its ``from_dict`` reads alone.
     """

@@ -25,8 +25,8 @@ def test_each_shipped_lockstep_system_has_a_case_schema_from_its_protocol(system
 
 def test_what_the_readers_of_config_and_steps_let_by_the_schema_refuses_naming_its_place():
     case = {"profile": "pip430", "config": {}, "steps": [{"op": "confirm"}]}
-    with pytest.raises(InputError, match="case.json: profile: 'pip430' is not one of .*cursor-state case schema"):
+    with pytest.raises(InputError, match=r"case.json: profile: 'pip430' is not one of .*cursor-state case schema"):
         read_case("cursor-state", case, "case.json")
     case = {"invariant": 3, "config": {}, "steps": [{"op": "tick", "by": 1}]}
-    with pytest.raises(InputError, match="case.json: invariant: 3 is not of type 'string', 'null'"):
+    with pytest.raises(InputError, match=r"case.json: invariant: 3 is not of type 'string', 'null'"):
         read_case("txlog-writer", case, "case.json")

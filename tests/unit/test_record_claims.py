@@ -20,7 +20,8 @@ from ledgerspec.traces.lockstep._record import walk
 
 WRAPPER = """
 import sys
-from ledgerspec.conformance.adapters._system_process import answer, serve_lines
+from ledgerspec.conformance.adapters._system_process import answer
+from ledgerspec.conformance.adapters._transport import serve_lines
 from ledgerspec.conformance.cursor_state._reference_adapter import CursorStateAdapter
 from ledgerspec.spec.cursor_state import CursorConfig, op_from_dict
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from typing import Any
 
 from ledgerspec.conformance._version import VERSION
-from ledgerspec.conformance.adapters._transport import json_line, parse_line
+from ledgerspec.conformance.adapters._transport import reply, serve_lines
 from ledgerspec.conformance.cache.adapters._delta import DeltaEncoder
 from ledgerspec.conformance.cache.adapters.reference import profile_capabilities
 from ledgerspec.reference.cache import CACHES, ChangedPositions
@@ -76,31 +75,15 @@ class Session:
 
 
 def reply_to(session: Session, line: str | bytes) -> tuple[dict[str, Any], bool]:
-    """The reply to one request line, and whether it was ``stop``."""
-    request: dict[str, Any] = {}
-    try:
-        request = parse_line(line.decode() if isinstance(line, bytes) else line)  # str parses faster
-        reply = {"seq": request["seq"], "result": session.handle(request)}
-    except Exception as error:  # noqa: BLE001 - every failure is reported as errored
-        message = f"{type(error).__name__}: {error}"
-        reply = {"seq": request.get("seq"), "errored": {"message": message, "traceback": traceback.format_exc()}}
-    return reply, request.get("cmd") == "stop"
+    """The reply to one request line, and whether it was ``stop`` (a test's broken process plays with it)."""
+    answer, request = reply(session.handle, line)
+    return answer, request.get("cmd") == "stop"
 
 
 def serve(profile: str, lines: Any = None, out: Any = None, *, deltas: bool = True) -> None:
-    """Answer requests until ``stop`` or the end of input, one flushed line each.
-
-    Reads stdin's and writes stdout's byte buffers: no text layer, whose per-line overhead is more
-    than decoding a line once for the parser, and one write per reply.
-    """
+    """Answer requests until ``stop`` or the end of input: the serve loop of every system (``serve_lines``)."""
     session = Session(profile, deltas=deltas)
-    out = sys.stdout.buffer if out is None else out
-    for line in sys.stdin.buffer if lines is None else lines:
-        reply, stop = reply_to(session, line)
-        out.write(json_line(reply))
-        out.flush()
-        if stop:
-            return
+    serve_lines(session.handle, sys.stdin.buffer if lines is None else lines, sys.stdout.buffer if out is None else out)
 
 
 def main(argv: list[str] | None = None) -> None:
