@@ -80,7 +80,7 @@ def _short(value: Any) -> str:
 
 
 def to_json(report: Report) -> dict[str, Any]:
-    """The machine-readable report (see conformance/report.schema.json)."""
+    """The machine-readable report of one run (``conform --json``): the verdict, counts, each invariant and its case."""
     return {
         "ledgerspec": VERSION,
         "adapter": report.adapter.to_dict(),

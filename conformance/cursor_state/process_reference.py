@@ -3,7 +3,7 @@
     python -m ledgerspec.conformance.cursor_state.process_reference --profile pip381
 
 Read a JSON line, dispatch on ``cmd``, write one flushed JSON line; an exception becomes ``errored``.
-The loop every lockstep system shares is ``serve`` in ``conformance/adapters/_system_process.py``.
+The loop every system shares is ``serve_lines`` in ``conformance/adapters/_transport.py``.
 """
 
 from ledgerspec.conformance.adapters._system_process import reference_module

@@ -3,7 +3,7 @@
     python -m ledgerspec.conformance.txlog_writer.process_reference --profile pulsar-master
 
 Each request is answered by ``handle`` (replace it to make a lying or dying process); the loop every
-lockstep system shares is ``serve`` in ``conformance/adapters/_system_process.py``.
+system shares is ``serve_lines`` in ``conformance/adapters/_transport.py``.
 """
 
 from ledgerspec.conformance.adapters._system_process import reference_module

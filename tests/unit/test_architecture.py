@@ -28,6 +28,7 @@ SHARED_PACKAGES = ("spec", "reference", "conformance", "traces")
 ALIASES: dict[str, str] = {
     "conformance/adapters/process_reference.py": "ledgerspec.conformance.cache.adapters.process_reference",
     "conformance/pytest_plugin.py": "ledgerspec.conformance.cache.pytest_plugin",
+    "conformance/txlog/process_reference.py": "ledgerspec.conformance.txlog_writer.process_reference",
 }
 """Old module paths kept as aliases of a system's module for one release (CHANGELOG): each imports only that."""
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * ledgerspec's txlog-writer spec (profile pulsar-master, spec/txlog_writer/_model.py and tests/unit/test_txlog.py) on
  * the real TxnLogBufferedWriter of pulsar-transaction-coordinator 4.2.4. Each case asserts what the real code
- * does; ledgerspec's conformance/_real_txlog.py says, per case, what the profile predicts and where they differ.
+ * does; ledgerspec's conformance/txlog_writer/_real.py says, per case, what the profile predicts and where they differ.
  * Configuration as the spec's hand-traced scenarios: 3 records, 50 bytes, 5 ms.
  */
 class TxnLogWriterSpecTest {
