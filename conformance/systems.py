@@ -204,23 +204,40 @@ class System:
 
 
 @dataclass(frozen=True)
-class ReferenceMutant:
-    """A named mutant of one profile's reference: the reference adapter, building ``replacement`` instead.
+class Mutant:
+    """One plausible bug planted in a profile's reference, for every system: ``mutants`` must kill it.
 
-    A system's mutants subclass it, naming the reference adapter (``reference``) and the attribute through
-    which it builds its implementation (``slot``: ``cursor_class``, ``writer_class``).
+    ``replacement`` is the class that plants it in place of the reference's own; ``description`` says the bug
+    (by default the first line of the replacement's docstring). ``adapter()`` is a fresh candidate running
+    it: each engine's subclass says how (the cache's reference adapter takes the replacement cache class, a
+    lockstep system's reference adapter builds its implementation through an attribute: :class:`ReferenceMutant`).
     """
 
     name: str
     profile: str
     replacement: type
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.description:
+            first = (self.replacement.__doc__ or "").strip().splitlines()
+            object.__setattr__(self, "description", first[0] if first else self.replacement.__name__)
+
+    def adapter(self) -> Any:
+        """A fresh candidate running the mutant."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class ReferenceMutant(Mutant):
+    """A lockstep system's mutant: its reference adapter, building ``replacement`` instead.
+
+    A system's mutants subclass it, naming the reference adapter (``reference``) and the attribute through
+    which it builds its implementation (``slot``: ``cursor_class``, ``writer_class``).
+    """
+
     reference: ClassVar[Callable[[str], Any]]
     slot: ClassVar[str]
-
-    @property
-    def description(self) -> str:
-        """The first line of the replacement's docstring: the bug it plants."""
-        return (self.replacement.__doc__ or "").strip().splitlines()[0]
 
     @classmethod
     def each(cls, profile: str, *replacements: type) -> tuple[Any, ...]:
@@ -384,6 +401,7 @@ __all__ = [
     "AllProfiles",
     "Checked",
     "Commands",
+    "Mutant",
     "Names",
     "ProcessHooks",
     "ReferenceMutant",

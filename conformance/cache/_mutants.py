@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ledgerspec.conformance import systems
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._jobs import ordered_map
 from ledgerspec.conformance._verdict import Verdict
@@ -28,14 +29,25 @@ from ledgerspec.spec.cache import PROFILES
 MODEL = "CACHE-MODEL"
 
 
-@dataclass(frozen=True)
-class Mutant:
-    """One plausible bug: a reference cache subclass and the profile it is checked against."""
+@dataclass(frozen=True, init=False)
+class Mutant(systems.Mutant):
+    """One plausible bug of the cache: a reference cache subclass and the profile it is checked against.
 
-    name: str
-    profile: str
-    description: str
-    cache_class: type
+    Built as ``Mutant(name, profile, description, cache_class)``, as a ``--path`` module builds its own;
+    the record is every system's (``systems.Mutant``), ``cache_class`` its ``replacement``.
+    """
+
+    def __init__(self, name: str, profile: str, description: str, cache_class: type) -> None:
+        super().__init__(name, profile, cache_class, description)
+
+    @property
+    def cache_class(self) -> type:
+        """The replacement cache class (the name a ``--path`` module's mutants may give it)."""
+        return self.replacement
+
+    def adapter(self) -> ReferenceAdapter:
+        """The reference adapter of the profile, driving the mutant's class under the mutant's name."""
+        return ReferenceAdapter(self.profile, cache_class=self.replacement, name=self.name)
 
 
 @dataclass
@@ -78,8 +90,8 @@ class Kill:
 def load_mutants(path: str | Path | None = None) -> list[Mutant]:
     """The packaged mutants (``path`` None), or the ``MUTANTS`` of the module at ``path``; checked.
 
-    Each item needs ``name``, ``profile``, ``description`` and ``cache_class``; names must be unique and
-    profiles known.
+    Each item needs ``name``, ``profile``, ``description`` and the replacement cache class (``replacement``, or
+    ``cache_class`` as before); names must be unique and profiles known.
     """
     if path is None:
         from ledgerspec.conformance.cache.mutants import MUTANTS  # noqa: PLC0415 - the mutants import this module
@@ -115,7 +127,8 @@ def _checked(mutants: list[Any], path: Path) -> list[Mutant]:
     checked, seen = [], set()
     for index, item in enumerate(mutants):
         where = f"{path}: MUTANTS[{index}]"
-        fields = {name: getattr(item, name, None) for name in ("name", "profile", "description", "cache_class")}
+        fields = {name: getattr(item, name, None) for name in ("name", "profile", "description")}
+        fields["cache_class"] = getattr(item, "replacement", None) or getattr(item, "cache_class", None)
         missing = [name for name, value in fields.items() if value is None]
         if missing:
             raise InputError(f"{where}: missing {', '.join(missing)}")
@@ -134,7 +147,7 @@ def _checked(mutants: list[Any], path: Path) -> list[Mutant]:
 
 def factory_for(mutant: Mutant) -> Callable[[], ReferenceAdapter]:
     """An adapter factory driving the mutant's class under its own name."""
-    return lambda: ReferenceAdapter(mutant.profile, cache_class=mutant.cache_class, name=mutant.name)
+    return mutant.adapter
 
 
 def run_mutant(mutant: Mutant, *, settings: str = "ci", seed: int = 0) -> Kill:
