@@ -37,8 +37,8 @@ def _running(pid: int) -> bool:
 @pytest.mark.parametrize(
     ("argv", "package", "profile"),
     [
-        (["smoke"], "adapters", "pip430"),
-        (["conform", "--examples", "3", "--seed", "1"], "adapters", "pip430"),
+        (["smoke"], "cache.adapters", "pip430"),
+        (["conform", "--examples", "3", "--seed", "1"], "cache.adapters", "pip430"),
         (["conform", "--system", "cursor-state", "--seed", "1"], "cursor_state", "pip381"),
         (["conform", "--system", "txlog-writer", "--seed", "1"], "txlog_writer", "pulsar-master"),
     ],

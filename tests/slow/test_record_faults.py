@@ -42,7 +42,7 @@ p.handle = patched
 @pytest.mark.parametrize(
     ("system", "package", "profile", "patch"),
     [
-        ("cache", "adapters", "pip430", CACHE),
+        ("cache", "cache.adapters", "pip430", CACHE),
         ("cursor-state", "cursor_state", "pip381", SYSTEM),
         ("txlog-writer", "txlog_writer", "pulsar-master", SYSTEM),
     ],

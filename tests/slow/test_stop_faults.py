@@ -15,7 +15,7 @@ from ledgerspec.conformance.cli import main
 
 FAKE = Path(__file__).parent / "fakes" / "stop_fault.py"
 MODES = [("errored", "errored"), ("garbage", "not JSON"), ("hang", "no reply within 5 s"), ("exit-3", "status 3")]
-CACHE = (["--examples", "3"], "adapters", "pip430")
+CACHE = (["--examples", "3"], "cache.adapters", "pip430")
 CURSOR = (["--system", "cursor-state"], "cursor_state", "pip381")
 TXLOG = (["--system", "txlog-writer"], "txlog_writer", "pulsar-master")
 CASES = [
@@ -32,7 +32,7 @@ def adapter(package: str, profile: str, mode: str) -> str:
 def test_conform_ends_in_an_adapter_fault_naming_stop(tmp_path, capsys, options, package, profile, mode, says):
     report = tmp_path / "r.json"
     argv = ["conform", *options, "--adapter", adapter(package, profile, mode), "--timeout", "5", "--seed", "1"]
-    cases = ["--cases-dir", str(tmp_path)] if package == "adapters" else []
+    cases = ["--cases-dir", str(tmp_path)] if package == "cache.adapters" else []
     status = main([*argv, *cases, "--json", str(report)])
     out = capsys.readouterr().out
     assert status == 3, out
@@ -43,7 +43,7 @@ def test_conform_ends_in_an_adapter_fault_naming_stop(tmp_path, capsys, options,
 
 @pytest.mark.parametrize(("mode", "says"), MODES)
 def test_smoke_fails_on_a_fault_at_stop(capsys, mode, says):
-    status = main(["smoke", "--adapter", adapter("adapters", "pip430", mode), "--timeout", "5"])
+    status = main(["smoke", "--adapter", adapter("cache.adapters", "pip430", mode), "--timeout", "5"])
     out = capsys.readouterr().out
     assert status == 3, out
     assert "SMOKE FAILED" in out

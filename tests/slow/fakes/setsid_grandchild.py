@@ -4,7 +4,7 @@
 
 The grandchild calls ``setsid()`` (``start_new_session``: done before ``Popen`` returns) and sleeps,
 so killing the adapter's process group does not reach it; its pid goes to PID_FILE. Then this
-process becomes the reference of PACKAGE (``adapters``: the cache, ``cursor_state``, ``txlog``).
+process becomes the reference of PACKAGE (``cache.adapters``: the cache, ``cursor_state``, ``txlog_writer``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python stop_fault.py PACKAGE PROFILE MODE
 
-PACKAGE is ``adapters`` (the cache), ``cursor_state`` or ``txlog``; MODE is ``errored`` (an ``errored``
+PACKAGE is ``cache.adapters`` (the cache), ``cursor_state`` or ``txlog_writer``; MODE is ``errored`` (an ``errored``
 reply), ``garbage`` (a reply that is not JSON), ``hang`` (no reply) or ``exit-3`` (the right reply, then
 exit status 3). Every other request is answered by the reference, so the search itself passes.
 """
@@ -33,7 +33,7 @@ def at_stop(request: dict[str, Any]) -> None:
         time.sleep(3600)
 
 
-if PACKAGE == "adapters":
+if PACKAGE == "cache.adapters":
     handle = reference.Session.handle
 
     def session_handle(self: Any, request: dict[str, Any]) -> Any:
