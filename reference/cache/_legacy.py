@@ -101,7 +101,7 @@ class LegacyCache(RangeRows[LegacyEntry], ManagedLedgerLayer, ReferenceCache[Non
         before = self._ranges.total_size
         if before > self._config.trigger_size and self._pending is None:
             self._pending = before
-        if not before < self._config.max_size or self._ranges.get(ledger, entry) is not None:
+        if not self._has_space(before) or self._ranges.get(ledger, entry) is not None:
             self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
             return False
         self._ranges.put(ledger, entry, LegacyEntry(ledger, entry, size, now))
@@ -110,6 +110,10 @@ class LegacyCache(RangeRows[LegacyEntry], ManagedLedgerLayer, ReferenceCache[Non
         if self._listener is not None:
             self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
         return True
+
+    def _has_space(self, before: int) -> bool:
+        """``hasSpaceInCache()``'s answer, from the size before the insert: ``size < max_size``."""
+        return before < self._config.max_size
 
     def get_range(self, *, now: int, ledger: int, first: int, last: int) -> tuple[int | None, ...]:
         """All from the cache or all from storage (managed-ledger 4.0.8 ``doAsyncReadEntriesByPosition``).

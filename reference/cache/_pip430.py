@@ -200,12 +200,16 @@ class Pip430Cache(RangeRows[Wrapper], ManagedLedgerLayer, QueuedCache[Wrapper]):
             if head.ts < threshold_max or (head.handler.can_evict() and head.ts < threshold):
                 self._queue.poll()
                 self._evict(head, "removed_ttl")
-            elif head.ts < threshold:
+            elif head.ts < threshold and self._stashes_protected():
                 self._queue.poll()
                 self._stash_entry(head)
             else:
                 break
         self._pass_end("ttl")
+
+    def _stashes_protected(self) -> bool:
+        """A protected entry past ``ttl`` is STASHed and the walk goes on (the PIP text), rather than STOPping it."""
+        return True
 
     def evict_size(self, *, now: int) -> None:
         """``doEvictToWatermarkWhenOverThreshold`` then ``evictEntries(sizeToEvict, now - ttl_max)`` (the PIP text).

@@ -124,6 +124,11 @@ class PulsarMasterCache(RangeRows[Wrapper], ManagedLedgerLayer, QueuedCache[Merg
 
     # --- removal ----------------------------------------------------------------------------------
 
+    def _release(self, wrapper: Wrapper) -> None:
+        """The cache's own value released as the entry leaves: one more ``markRead()`` of the handler (D7)."""
+        if wrapper.handler is not None:
+            wrapper.handler.mark_read()
+
     def _removed(self, wrapper: Wrapper, reason: str) -> None:
         """Finish ``removeEntry`` of an unmapped wrapper: count it, and ``markRead()`` once more.
 
@@ -131,8 +136,7 @@ class PulsarMasterCache(RangeRows[Wrapper], ManagedLedgerLayer, QueuedCache[Merg
         the shared handler once more (apache/pulsar#24623, D7); only open copies can see it.
         """
         self._count(reason)
-        if wrapper.handler is not None:
-            wrapper.handler.mark_read()
+        self._release(wrapper)
         if self._listener is not None:
             self._emit(
                 "remove",

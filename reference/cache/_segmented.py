@@ -99,6 +99,10 @@ class SegmentedCache(ReferenceCache[None]):
             f"configure: the ring cannot be resized, got max_size={max_size!r}",
         )
 
+    def _reserved(self, size: int) -> int:
+        """What the fast path reserves for an entry of ``size`` bytes: ``align64(size)``."""
+        return align64(size)
+
     def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
         """``ReadCache.put`` (BookKeeper ReadCache at 9590a97f67), sequentially: fast path if it fits, else rotate.
 
@@ -116,7 +120,7 @@ class SegmentedCache(ReferenceCache[None]):
         if size > self._segment_size:
             self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
             return False
-        aligned = align64(size)
+        aligned = self._reserved(size)
         before = self._size() if self._listener is not None else 0
         offset = self._offset
         self._offset += aligned

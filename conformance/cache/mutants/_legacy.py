@@ -17,26 +17,8 @@ class LegacyInsertNotRefusedAtMax(LegacyCache):
     Breaks CACHE-MODEL (legacy refuses inserts once the size reaches ``max_size``, L5).
     """
 
-    _pending: int | None
-
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
-        self._check_clock(now)
-        self._check_insert(size, expected_reads)
-        self._now = now
-        if self._disabled:
-            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
-            return False
-        before = self._ranges.total_size
-        if before > self._config.trigger_size and self._pending is None:
-            self._pending = before
-        if self._ranges.get(ledger, entry) is not None:  # bug: no ``before < max_size`` test
-            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
-            return False
-        self._ranges.put(ledger, entry, LegacyEntry(ledger, entry, size, now))
-        self._sync_head(ledger)
-        self._count("inserted")
-        self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
-        return True
+    def _has_space(self, before: int) -> bool:  # noqa: ARG002 - the bug ignores it
+        return True  # bug: no ``before < max_size`` test
 
 
 class LegacyTtlExclusive(LegacyCache):

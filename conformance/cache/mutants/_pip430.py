@@ -156,21 +156,8 @@ class Pip430TtlStopsAtProtected(Pip430Cache):
     Breaks CACHE-TTL (a timestamp pass removes exactly the expired entries).
     """
 
-    def evict_timestamp(self, *, now: int) -> None:
-        self._check_clock(now)
-        self._now = now
-        threshold = now - self._config.ttl
-        threshold_max = now - self._config.ttl_max
-        self._pass_start("ttl", value=float(threshold))
-        for wrapper in self._stash.take_expired(threshold, threshold_max):
-            self._evict(wrapper, "removed_ttl")
-        while (head := self._queue.peek()) is not None:
-            if head.ts < threshold_max or (head.handler.can_evict() and head.ts < threshold):
-                self._queue.poll()
-                self._evict(head, "removed_ttl")
-            else:
-                break  # bug: a protected entry past ``ttl`` should be stashed and the walk go on
-        self._pass_end("ttl")
+    def _stashes_protected(self) -> bool:
+        return False  # bug: a protected entry past ``ttl`` should be stashed and the walk go on
 
 
 class Pip430TriggerInclusive(Pip430Cache):

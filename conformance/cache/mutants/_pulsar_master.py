@@ -121,17 +121,8 @@ class PulsarMasterNoReleaseDecrement(PulsarMasterCache):
     Breaks CACHE-READ-COUNT (open copies must see one more decrement when the entry leaves).
     """
 
-    def _removed(self, wrapper: Wrapper, reason: str) -> None:
-        self._count(reason)  # bug: no ``wrapper.handler.mark_read()``
-        self._emit(
-            "remove",
-            ledger=wrapper.ledger,
-            entry=wrapper.entry,
-            size=wrapper.size,
-            timestamp=wrapper.ts,
-            count=self._copy_count(wrapper.handler),
-            reason=reason.removeprefix("removed_"),
-        )
+    def _release(self, wrapper: Wrapper) -> None:
+        pass  # bug: no ``wrapper.handler.mark_read()``
 
 
 class _SizePass(PulsarMasterCache):

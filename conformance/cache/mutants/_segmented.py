@@ -56,30 +56,8 @@ class SegmentedNoAlign(SegmentedCache):
     Breaks CACHE-MODEL (BookKeeper ReadCache at 9590a97f67).
     """
 
-    def insert(self, *, now: int, ledger: int, entry: int, size: int, expected_reads: int | None = 0) -> bool:
-        self._check_clock(now)
-        self._check_insert(size, expected_reads)
-        self._now = now
-        if size > self._segment_size:
-            self._emit("insert_refused", ledger=ledger, entry=entry, size=size)
-            return False
-        before = self._size()
-        offset = self._offset
-        self._offset += size  # bug: align64(size)
-        if offset + size > self._segment_size:
-            offset = self._offset
-            self._offset += size
-            if offset + size > self._segment_size:
-                self._rotate(size, before)
-                offset = 0
-        index = self._segments[self._current]
-        if not index:
-            self._non_empty += 1
-        index[ledger, entry] = (offset, size)
-        self._newest[ledger, entry] = self._current
-        self._count("inserted")
-        self._emit("insert", ledger=ledger, entry=entry, size=size, timestamp=now)
-        return True
+    def _reserved(self, size: int) -> int:
+        return size  # bug: align64(size)
 
 
 class SegmentedSizeCountsCurrentFull(SegmentedCache):
