@@ -1,4 +1,4 @@
-"""What the lockstep systems' operations and configurations share.
+"""What every system's invariants, and the lockstep systems' operations and configurations, share.
 
 Plain frozen records that say themselves as data and as a line of Python, and their parsing from
 JSON with errors naming the field.
@@ -7,10 +7,47 @@ JSON with errors naming the field.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ledgerspec.spec._errors import ConfigError, OperationError
+
+StepT = TypeVar("StepT")
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """One named property of a correct implementation, for every system: its id, statement, source and check.
+
+    A system's invariants add what its engine needs (the cache's: the capabilities and trace events per
+    profile, the partition a trace is judged on; a lockstep system's: :class:`LockstepInvariant`).
+    """
+
+    id: str
+    statement: str
+    citation: str
+    """Where the property comes from: upstream file, PR, commit or release."""
+    profiles: tuple[str, ...]
+    """The profiles that claim it."""
+    check: Any
+    """Its one normative check."""
+
+    def claimed_by(self, profile: str) -> bool:
+        """True if the profile promises this property."""
+        return profile in self.profiles
+
+
+@dataclass(frozen=True)
+class LockstepInvariant(Invariant, Generic[StepT]):
+    """An invariant of a lockstep system: one check of a step's facts (``StepT``: the system's ``Step``)."""
+
+    check: Callable[[StepT], str | None]
+    trace_events: tuple[str, ...] = ()
+    """The output event kinds its check reads: a trace that does not record one of them cannot decide it
+    (UNKNOWN, naming the kind)."""
+    judges: Callable[[StepT], bool] | None = None
+    """The steps its check has something to judge on (None: every step); "held" needs at least one."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,9 +7,9 @@ model's. It returns a message when the step breaks the invariant.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from ledgerspec.spec._records import LockstepInvariant
 from ledgerspec.spec.cursor_state._citations import CITATIONS
 from ledgerspec.spec.cursor_state._model import PROFILES, Model, Result, Write
 from ledgerspec.spec.cursor_state._ops import CursorOp, Recover
@@ -32,20 +32,8 @@ class Step:
     """The candidate's writes in this step, when it reports them (capability ``writes``); None: unseen."""
 
 
-@dataclass(frozen=True)
-class CursorInvariant:
-    """A named property, who claims it and its one check."""
-
-    id: str
-    statement: str
-    citation: str
-    profiles: tuple[str, ...]
-    check: Callable[[Step], str | None]
-    trace_events: tuple[str, ...] = ()
-    """The output event kinds (``_events.py``) its check reads: a trace that does not record one of
-    them cannot decide it (UNKNOWN, naming the kind)."""
-    judges: Callable[[Step], bool] | None = None
-    """The steps its check has something to judge on (None: every step); "held" needs at least one."""
+CursorInvariant = LockstepInvariant[Step]
+"""Its invariants: one check of a step's facts (``spec/_records.LockstepInvariant``)."""
 
 
 def state_from_dict(data: object) -> AckState:

@@ -6,10 +6,10 @@ events of the step, or the metrics) and the model's; it returns a message when t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ledgerspec.spec._records import LockstepInvariant
 from ledgerspec.spec.txlog_writer._citations import CITATIONS
 from ledgerspec.spec.txlog_writer._model import PROFILES, TRIGGERS, Model
 from ledgerspec.spec.txlog_writer._ops import Add, Close, Complete, Fail, Metrics, Tick, WriterOp
@@ -36,20 +36,8 @@ class Step:
     then is a null ``delay`` left out of the comparison."""
 
 
-@dataclass(frozen=True)
-class WriterInvariant:
-    """A named property, who claims it and its one check."""
-
-    id: str
-    statement: str
-    citation: str
-    profiles: tuple[str, ...]
-    check: Callable[[Step], str | None]
-    trace_events: tuple[str, ...] = ()
-    """The output event kinds (``_events.py``) its check reads: a trace that does not record one of
-    them cannot decide it (UNKNOWN, naming the kind)."""
-    judges: Callable[[Step], bool] | None = None
-    """The steps its check has something to judge on (None: every step); "held" needs at least one."""
+WriterInvariant = LockstepInvariant[Step]
+"""Its invariants: one check of a step's facts (``spec/_records.LockstepInvariant``)."""
 
 
 def _events(step: Step) -> list[list[Any]]:

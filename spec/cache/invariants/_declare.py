@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ledgerspec.spec import _records as records
 from ledgerspec.spec.cache._shadow import CountDifference
 
 if TYPE_CHECKING:
@@ -44,14 +45,9 @@ TIMES, COUNTS, COPIES, CURSORS = "observe_timestamps", "observe_counts", "observ
 
 
 @dataclass(frozen=True)
-class Invariant:
+class Invariant(records.Invariant):
     """One named property of a correct cache, with everything needed to check it anywhere."""
 
-    id: str
-    statement: str
-    citation: str
-    """Where the property comes from: upstream file, PR, commit or release (apache/pulsar, apache/bookkeeper)."""
-    profiles: tuple[str, ...]
     check: Check | None
     """Its normative check (``_normative.py``); None: ``CACHE-MODEL``, which the monitor judges by the model."""
     needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -72,10 +68,6 @@ class Invariant:
     def source(self) -> str:
         """The citation (the catalogue's former name for it)."""
         return self.citation
-
-    def claimed_by(self, profile: str) -> bool:
-        """True if the profile promises this property."""
-        return profile in self.profiles
 
     def needs_for(self, profile: str) -> frozenset[str]:
         """Adapter capabilities its check needs under ``profile``."""
