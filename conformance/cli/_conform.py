@@ -88,7 +88,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--all", action="store_true", help="check every claimed invariant, not only the case's")
     parser.set_defaults(run=run_replay)
 
-    parser = subcommands.add_parser("smoke", help="check that a cache adapter is wired right (not a verdict)")
+    parser = subcommands.add_parser("smoke", help="check that an adapter of any system is wired right (not a verdict)")
     add_system_option(parser)
     add_adapter_options(parser)
     parser.add_argument(
@@ -102,7 +102,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = subcommands.add_parser("adapters", help="list every system's adapters")
     parser.set_defaults(run=run_adapters)
 
-    parser = subcommands.add_parser("matrix", help="every installed cache adapter against every cache profile")
+    parser = subcommands.add_parser("matrix", help="every installed adapter of a system against each of its profiles")
     add_system_option(parser)
     add_search_options(parser)
     parser.add_argument("--json", metavar="FILE", help="write all reports as JSON")

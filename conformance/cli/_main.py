@@ -20,7 +20,7 @@ Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], Non
 
 DESCRIPTION = """\
 Executable specification and conformance suite of three Apache Pulsar storage systems, each with
-its profiles (--system of conform, spec show, mutants, traces record):
+its profiles (--system of conform, replay, smoke, matrix, mutants, spec show, traces, bench):
   cache         the broker entry cache (PIP-430): pip430, pulsar-master, legacy, segmented (the default)
   cursor-state  a managed cursor's persisted acknowledgement state (PIP-381): pip381, pulsar-master
   txlog-writer  the transaction-log buffered writer (PIP-160): pip160, pulsar-master
@@ -32,12 +32,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "conform": (f"{CLI}_conform:register", "check an adapter of any system against a profile"),
     "deviations": (f"{CLI}_deviations:register", "regenerate DEVIATIONS.md from the suite's own findings"),
     "harness": (f"{CLI}_harness:register", "build the harnesses of the real Pulsar and BookKeeper code"),
-    "matrix": (f"{CLI}_conform:register", "every installed cache adapter against every cache profile"),
+    "matrix": (f"{CLI}_conform:register", "every installed adapter of a system against each of its profiles"),
     "mutants": (f"{CLI}_mutants:register", "check that the suite kills every mutant of a system's reference"),
     "replay": (f"{CLI}_conform:register", "re-run a saved case against an adapter"),
     "run": (f"{TRACES}_main_job:register", "the main job: reference conformance, the sample traces, the real code"),
     "simulate": (f"{TRACES}cache.simulate._cli:register", "what PIP-430 would change: each cache profile on a load"),
-    "smoke": (f"{CLI}_conform:register", "check that a cache adapter is wired right (not a verdict)"),
+    "smoke": (f"{CLI}_conform:register", "check that an adapter of any system is wired right (not a verdict)"),
     "spec": (f"{CLI}_spec_show:register", "the executable specification of each system"),
     "traces": (f"{TRACES}_cli:register", "generate, record and check traces of any system"),
 }
