@@ -1,6 +1,6 @@
 """No module outside a system's own folders imports that system or branches on its name (issue 38).
 
-Every module under spec/, conformance/ and traces/ is parsed (ast). A system's own folders are
+Every module under spec/, reference/, conformance/ and traces/ is parsed (ast). A system's own folders are
 ``spec/<package>``, ``reference/<package>``, ``conformance/<package>`` and ``traces/<package>``, its
 package being the folder of the record its ``ledgerspec.systems`` entry point names (the cache:
 ``spec/cache``, ``reference/cache``, ``traces/cache``). Anywhere else a module may not import one of
@@ -21,7 +21,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SCANNED = ("spec", "conformance", "traces")
+SCANNED = ("spec", "reference", "conformance", "traces")
 SHARED_PACKAGES = ("spec", "reference", "conformance", "traces")
 """Where a system has a folder of its own (its package's name in each)."""
 
