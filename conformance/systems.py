@@ -116,8 +116,6 @@ class System:
     """candidate -> what it reported besides its answer in the step just taken (the cursor's writes)."""
     reads: dict[str, str] = field(default_factory=dict)
     """Invariant id -> the reported field its check reads: not run for a candidate that reports none."""
-    summary: str = ""
-    """One line for ``--help`` and ``adapters``: what the system is, and its source."""
     invariants: tuple[Any, ...] = ()
     """The whole catalogue (``id``, ``statement``, ``profiles``, ``citation``, ``trace_events``, ``check``)."""
     config: Any = None

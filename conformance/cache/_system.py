@@ -59,7 +59,6 @@ def system() -> System:
         step=_not_lockstep,
         claimed=_not_lockstep,
         facts=_not_lockstep,
-        summary="the broker entry cache (PIP-430)",
         commands=_commands,
         client=lazy(f"{HERE}.adapters._process:process_factory"),
         is_default=True,

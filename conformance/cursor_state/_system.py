@@ -26,7 +26,6 @@ def system() -> System:
     return System.from_spec(
         NAME,
         spec,
-        summary="a managed cursor's persisted acknowledgement state (PIP-381)",
         config=spec.CursorConfig,
         reported=lambda candidate: {"writes": reported_writes(candidate)},
         reads={"CURSOR-WRITES": "writes"},

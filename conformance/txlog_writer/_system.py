@@ -38,7 +38,6 @@ def system() -> System:
     return System.from_spec(
         NAME,
         spec,
-        summary="the transaction-log buffered writer (PIP-160)",
         config=spec.WriterConfig,
         vocabulary=VOCABULARY,
         run_facts=_facts,

@@ -42,7 +42,6 @@ def system() -> System:
     return System.from_spec(
         "fifo-queue",
         spec,
-        summary="a bounded FIFO queue (a test-only system: tests/systems/fifo_queue)",
         config=spec.QueueConfig,
         vocabulary=VOCABULARY,
         machine=lazy("fifo_queue.machine:make_machine"),  # Hypothesis only for a search
