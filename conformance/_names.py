@@ -98,16 +98,22 @@ def add_output_options(parser: argparse.ArgumentParser, *, html: bool = True) ->
         group.add_argument("--html", metavar="FILE", help="write a self-contained HTML report (opens offline)")
 
 
-def add_system_option(parser: argparse.ArgumentParser) -> None:
-    """``--system``, for the commands every system has."""
+SYSTEM_HELP = (
+    "the system: cache (the broker entry cache, PIP-430), cursor-state (a cursor's persisted state, PIP-381), "
+    "txlog-writer (the transaction-log buffered writer, PIP-160), or any installed in the ledgerspec.systems "
+    "entry points"
+)
+
+
+def add_system_option(parser: argparse.ArgumentParser, *, every: str | None = None) -> None:
+    """``--system``, for the commands every system has: the default system, or (``every``) all those ``every`` says."""
     from ledgerspec.conformance.systems import Names  # noqa: PLC0415 - its entry points are read only when checked
 
+    default = f"; default: {every}" if every else f"; default: {DEFAULT_SYSTEM}"
     parser.add_argument(
         "--system",
         choices=Names(),
-        default=DEFAULT_SYSTEM,
+        default=None if every else DEFAULT_SYSTEM,
         metavar="SYSTEM",
-        help="the system: cache (the broker entry cache, PIP-430; the default), cursor-state (a cursor's "
-        "persisted state, PIP-381), txlog-writer (the transaction-log buffered writer, PIP-160), or any "
-        "installed in the ledgerspec.systems entry points",
+        help=SYSTEM_HELP + default,
     )

@@ -66,6 +66,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "format (write ./parquet:x for a file named so)"
         ),
     )
+    add_system_option(check, every="each trace's own, named in its header")
     check.add_argument("--engine", choices=["local", "spark"], default="local")
     check.add_argument("--master", help="Spark master URL (default local[*])")
     check.add_argument("--json", metavar="FILE", help="write the results as JSON")

@@ -20,7 +20,7 @@ from ledgerspec.conformance.cli._main import diagnose
 from ledgerspec.conformance.cli._options import check_outputs, master_problem
 from ledgerspec.conformance.render._term import Out
 from ledgerspec.conformance.systems import SYSTEMS, commands_of, default
-from ledgerspec.traces._errors import TraceError
+from ledgerspec.traces._errors import TraceError, TraceInputError
 from ledgerspec.traces.core._files import SUFFIX_FORMATS, UNKNOWN_FORMAT, parse_spec
 from ledgerspec.traces.core._result import TraceResult, by_row, position
 from ledgerspec.traces.lockstep._check import check_trace as lockstep_check_trace
@@ -45,9 +45,12 @@ def check_one(
     budget: float | None,
     spark: Any = None,
     on_rows: Callable[[int, int | None], None] | None = None,
+    system: str | None = None,
 ) -> TraceResult:
-    """Check one trace with the chosen engine, by the checker of the system its header names."""
+    """Check one trace with the chosen engine, by the checker of the system its header names (must be ``system``)."""
     name = peek_system(path) or default()
+    if system is not None and name != system:
+        raise TraceInputError(f"{path}: a trace of the {name} system, not of the {system} system (--system)")
     if name not in SYSTEMS:  # a header naming no installed system: the lockstep reader names the known ones
         return lockstep_check_trace(path, engine, master, budget, spark, on_rows)
     result: TraceResult = commands_of(name).check_trace(path, engine, master, budget, spark, on_rows)
@@ -132,7 +135,8 @@ def run_check(args: argparse.Namespace) -> int:
         for number, path in enumerate(args.paths, start=1):
             try:
                 with out.spark_stages(spark, f"Spark: {path}"):
-                    result = check_one(path, args.engine, args.master, args.budget, spark, bar.rows(number, path))
+                    rows = bar.rows(number, path)
+                    result = check_one(path, args.engine, args.master, args.budget, spark, rows, args.system)
             except TraceError as error:
                 diagnose(error.code, str(error), type(error).__doc__ if error.hinted else None)
                 out.verdict(f"{Verdict.ERROR}: {path} (engine {args.engine}): not checked, {error.code}: see stderr")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ledgerspec.conformance._errors import InputError
-from ledgerspec.conformance._names import add_output_options
+from ledgerspec.conformance._names import add_output_options, add_system_option
 from ledgerspec.conformance.cli._options import SEED, check_outputs, master_problem
 from ledgerspec.conformance.render._term import Out
 from ledgerspec.traces._run_report import ALL_AS_EXPECTED, DIFFERS, RunDocument, real_section, sample_entry
@@ -44,6 +44,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--samples", default=str(SAMPLES), help="directory of traces with *.expected.json files")
     parser.add_argument("--seed", type=SEED, default=430)
     parser.add_argument("--skip-real", action="store_true", help="leave out part 3, the real code (needs Maven)")
+    add_system_option(parser, every="every system")
     parser.add_argument(
         "--json", metavar="FILE", help="write every part's verdicts as one JSON document (even when the run fails)"
     )
@@ -63,7 +64,8 @@ def run_main_job(args: argparse.Namespace) -> int:
     from ledgerspec.conformance.render._term import Out  # noqa: PLC0415 - heavy imports only here
 
     check_outputs(args, files=("html", "json"))
-    samples = sample_expectations(Path(args.samples))  # before part 1: a bad --samples must not cost its run
+    samples = _of_system(sample_expectations(Path(args.samples)), args.system)  # a bad --samples costs no part 1
+    _refuse_nothing_to_check(args, samples)
     problem = master_problem(args)
     if problem is not None:
         raise InputError(problem)
@@ -126,6 +128,30 @@ def sample_expectations(samples: Path) -> dict[Path, dict[str, Any]]:
     return {trace: _expected(trace) for trace in traces}
 
 
+def _refuse_nothing_to_check(args: argparse.Namespace, samples: dict[Path, dict[str, Any]]) -> None:
+    """An input error if ``--system`` leaves no part anything to check: a run that checks nothing is no PASS."""
+    if args.system is None or samples:
+        return
+    from ledgerspec.conformance.systems import SYSTEMS  # noqa: PLC0415
+
+    system = SYSTEMS[args.system]
+    if system.check_references is None and (args.skip_real or system.judge_real is None):
+        raise InputError(
+            f"--system {args.system}: run has nothing of it to check (no reference part, no sample trace in "
+            f"{args.samples}{', and --skip-real' if system.judge_real is not None else ', no real code'})"
+        )
+
+
+def _of_system(samples: dict[Path, dict[str, Any]], system: str | None) -> dict[Path, dict[str, Any]]:
+    """The samples of ``system`` (None: all), by the system each trace's header names."""
+    if system is None:
+        return samples
+    from ledgerspec.conformance.systems import default  # noqa: PLC0415
+    from ledgerspec.traces.lockstep._io import peek_system  # noqa: PLC0415 - pyarrow only to run
+
+    return {trace: expected for trace, expected in samples.items() if (peek_system(trace) or default()) == system}
+
+
 _VIOLATION = {"invariant": str, "broker": str, "seq": int}
 """The fields of an expected violation and their types."""
 
@@ -162,6 +188,8 @@ def _references(args: argparse.Namespace, out: Out, page: HtmlReport | None, doc
     out.show(f"[bold]{title}[/]")
     ok = True
     for name in names():
+        if args.system not in (None, name):
+            continue
         part = SYSTEMS[name].check_references
         if part is not None:
             ok &= part(args, out, page, document, title)
@@ -254,7 +282,7 @@ def _real(args: argparse.Namespace, out: Out, page: HtmlReport | None, document:
         from ledgerspec.conformance.systems import SYSTEMS  # noqa: PLC0415
 
         for system in sorted(SYSTEMS.values(), key=lambda system: system.real_rank):
-            if system.judge_real is not None:  # each needs Maven
+            if system.judge_real is not None and args.system in (None, system.name):  # each needs Maven
                 ok &= system.judge_real(say, settings="quick", seed=args.seed, record=record)
     finally:  # what was judged before a fault is on the page too
         if page is not None:

@@ -84,6 +84,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
     parser = subcommands.add_parser("replay", help="re-run a saved case against an adapter")
     parser.add_argument("case", help="a case file (JSON), or a lockstep system's conform --json report")
+    add_system_option(parser, every="the system the case names")
     add_adapter_options(parser)
     parser.add_argument("--all", action="store_true", help="check every claimed invariant, not only the case's")
     parser.set_defaults(run=run_replay)

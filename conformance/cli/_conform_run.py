@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ledgerspec.conformance._case_file import case_system, read_case_json
+from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._names import check_profile
 from ledgerspec.conformance.cli._main import EXIT_OK
 from ledgerspec.conformance.systems import commands_of, names
@@ -24,6 +25,8 @@ def run_replay(args: argparse.Namespace) -> int:
     """Replay a case (or a report holding one) against an adapter, with the engine of the system it names."""
     data = read_case_json(args.case)  # read once
     args.case_system = case_system(data)
+    if args.system is not None and args.system != args.case_system:
+        raise InputError(f"--system {args.system}: {args.case} is a case of the {args.case_system} system")
     return commands_of(args.case_system).replay(args, data)
 
 
