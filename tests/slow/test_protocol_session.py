@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from ledgerspec.conformance.adapters._transport import AdapterErrored, _Process, json_line
+from ledgerspec.conformance.adapters._json_lines import json_line
+from ledgerspec.conformance.adapters._transport import AdapterErrored, _Process
 from ledgerspec.conformance.cache._presets import get_preset
 from ledgerspec.conformance.cache.adapters._process import process_factory
 from ledgerspec.spec.cache import EvictTimestamp, Get, GetRange, Insert, Op, Release

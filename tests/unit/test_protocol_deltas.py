@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ledgerspec.conformance.adapters._transport import OutOfRangeError, _compact_encoder, json_line, parse_line
+from ledgerspec.conformance.adapters._json_lines import OutOfRangeError, _compact_encoder, json_line, parse_line
 from ledgerspec.conformance.cache._schemas import protocol_common_schema
 from ledgerspec.conformance.cache.adapters._delta import DeltaDecoder, DeltaEncoder, _built
 from ledgerspec.spec.cache import CacheConfig, CachedEntry, Counters, EvictTimestamp, Monitor, Observation

@@ -16,7 +16,8 @@ import contextlib
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
-from ledgerspec.conformance.adapters._transport import ProtocolViolation, RequestLabel, _Process
+from ledgerspec.conformance.adapters._json_lines import RequestLabel
+from ledgerspec.conformance.adapters._transport import ProtocolViolation, _Process
 from ledgerspec.conformance.cache.adapters._api import NEEDS_BY_OPERATION, AdapterInfo, result_problem
 from ledgerspec.conformance.cache.adapters._delta import DeltaDecoder
 from ledgerspec.spec.cache import CacheConfig, Observation, Op
