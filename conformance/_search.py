@@ -1,7 +1,7 @@
 """What every system's Hypothesis search shares: reproducible seeds and adapter faults carried out whole.
 
-The cache's search (``_engine``) and the lockstep systems' (``_lockstep``: cursor-state, txlog-writer)
-each run a state machine under Hypothesis. An :class:`AdapterFault` raised in one as it is would be an
+The cache's search (``cache/_engine.py``) and the lockstep systems' (``lockstep/_engine.py``) each run
+a state machine under Hypothesis. An :class:`AdapterFault` raised in one as it is would be an
 ordinary failure to Hypothesis, which replays the example to shrink it; but a fault may depend on the
 process's past (a crash on its fifth ``apply``, a hang), so the replay goes differently, and Hypothesis
 reports its own error (``FlakyStrategyDefinition``) instead of the adapter's, with the adapter's stderr

@@ -1,3 +1,5 @@
-"""Deprecated alias of ``ledgerspec.conformance.cache.pytest_plugin`` (kept for one release, CHANGELOG): ``-p`` it."""
+"""Deprecated (CHANGELOG): the plugin is ``ledgerspec.conformance.cache.pytest_plugin`` (its ``pytest11`` entry).
 
-from ledgerspec.conformance.cache.pytest_plugin import *  # noqa: F403
+``-p ledgerspec.conformance.pytest_plugin`` still names an importable module, with no hooks of its own, so
+that the plugin the entry point loads is not registered twice.
+"""

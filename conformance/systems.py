@@ -127,7 +127,7 @@ class System:
     run_facts: Callable[[frozenset[str]], Callable[..., Any]] | None = None
     """``facts`` for a candidate claiming these capabilities (None: ``facts`` whatever it claims)."""
     machine: Callable[[Any], type] | None = None
-    """A ``conformance._lockstep.LockstepRun`` -> the Hypothesis state machine of its search."""
+    """A ``conformance.lockstep._engine.LockstepRun`` -> the Hypothesis state machine of its search."""
     reference: Callable[[str], Any] | None = None
     """profile -> a fresh in-process reference candidate."""
     mutants: Callable[[], Sequence[Any]] = tuple
@@ -259,7 +259,7 @@ def _bind(make: Callable[[str], Any], profile: str) -> Callable[[], Any]:
 
 
 class Registry(Mapping[str, System]):
-    """Every lockstep system installed, by name: entry points read on first use, records built when asked."""
+    """Every system installed, by name: entry points read on first use, records built when asked."""
 
     def __init__(self, group: str = GROUP) -> None:
         self._group = group

@@ -48,9 +48,11 @@ def check_one(
     system: str | None = None,
 ) -> TraceResult:
     """Check one trace with the chosen engine, by the checker of the system its header names (must be ``system``)."""
-    name = peek_system(path) or default()
-    if system is not None and name != system:
-        raise TraceInputError(f"{path}: a trace of the {name} system, not of the {system} system (--system)")
+    named = peek_system(path)
+    name = named or default()
+    if system is not None and name != system and (named is not None or parse_spec(path)[1].is_file()):
+        says = f"names the {named} system" if named else f"names no system, as a {name} trace"
+        raise TraceInputError(f"{path}: not a trace of the {system} system (--system): its header {says}")
     if name not in SYSTEMS:  # a header naming no installed system: the lockstep reader names the known ones
         return lockstep_check_trace(path, engine, master, budget, spark, on_rows)
     result: TraceResult = commands_of(name).check_trace(path, engine, master, budget, spark, on_rows)

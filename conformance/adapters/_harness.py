@@ -104,7 +104,7 @@ class Harness:
         """A process-adapter factory over the built harness: its system's ``exec:`` client."""
         client = system_named(self.system or default()).client
         if client is None:
-            raise InputError(f"{self.name}: the {self.system} system has no exec: client")
+            raise InputError(f"{self.name}: the {self.system or default()} system has no exec: client")
         return client(self.command(), timeout=timeout, validate_protocol=validate_protocol)
 
 
@@ -170,6 +170,7 @@ HARNESSES: dict[str, Harness] = {
 
 REAL_TXLOG_WRITER = Harness(
     name="txlog-writer-buffered-writer-4.2.4",
+    system="txlog-writer",
     module="txlog-writer-4.2",
     main="org.apache.pulsar.transaction.coordinator.impl.TxlogWriterHarness",
     artifact="org.apache.pulsar:pulsar-transaction-coordinator",
@@ -181,6 +182,7 @@ _CURSOR_HARNESS = "org.apache.bookkeeper.mledger.impl.CursorHarness"
 _CURSOR_DRIVES = "ManagedCursorImpl + ManagedLedgerImpl + ManagedLedgerFactoryImpl over PulsarMockBookKeeper"
 REAL_CURSOR_4_2 = Harness(
     name="cursor-state-managed-cursor-4.2.4",
+    system="cursor-state",
     module="managed-cursor-4.2",
     main=_CURSOR_HARNESS,
     artifact="org.apache.pulsar:managed-ledger",
@@ -191,6 +193,7 @@ REAL_CURSOR_4_2 = Harness(
 )
 REAL_CURSOR_4_0 = Harness(
     name="cursor-state-managed-cursor-4.0.8",
+    system="cursor-state",
     module="managed-cursor-4.0",
     main=_CURSOR_HARNESS,
     artifact="org.apache.pulsar:managed-ledger",
@@ -200,9 +203,7 @@ REAL_CURSOR_4_0 = Harness(
     takes_release=True,
 )
 SYSTEM_HARNESSES: dict[str, tuple[str, Harness]] = {
-    REAL_TXLOG_WRITER.name: ("txlog-writer", REAL_TXLOG_WRITER),
-    REAL_CURSOR_4_2.name: ("cursor-state", REAL_CURSOR_4_2),
-    REAL_CURSOR_4_0.name: ("cursor-state", REAL_CURSOR_4_0),
+    harness.name: (harness.system, harness) for harness in (REAL_TXLOG_WRITER, REAL_CURSOR_4_2, REAL_CURSOR_4_0)
 }
 """Harnesses of the other systems, by adapter name: (system, harness); they speak that system's protocol."""
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, clip
+from ledgerspec.conformance._names import DEFAULT_SYSTEM
 from ledgerspec.conformance.adapters import _reap
 from ledgerspec.conformance.adapters._json_lines import OutOfRangeError, RequestLabel, json_line, parse_line
 from ledgerspec.conformance.adapters._protocol_schemas import _validators
@@ -112,9 +113,9 @@ class _Process:
     """Checks what ``start`` claims (another system's transport checks its own profiles)."""
     schema_dir: Path = SCHEMA_DIR
     """The system's message schemas, for ``--validate-protocol``."""
-    system: str = "cache"
-    """The system whose payloads this transport speaks; a ``start`` reply naming another is refused (a cache
-    implementation names none)."""
+    system: str = DEFAULT_SYSTEM
+    """The system whose payloads this transport speaks; a ``start`` reply naming another is refused (one that
+    names none is the default system's, as protocol v1 began)."""
 
     def __init__(self, command: str, *, timeout: float | None, validate: bool, restart: str) -> None:
         try:
@@ -168,7 +169,7 @@ class _Process:
         implementation = reply.get("implementation")
         if not isinstance(implementation, dict):
             raise ProtocolViolation(f"start: no implementation object in {reply!r}")
-        named = implementation.get("system", "cache")
+        named = implementation.get("system", DEFAULT_SYSTEM)
         if named != self.system:
             raise ProtocolViolation(
                 f"start: the implementation is for system {clip(repr(named), 80)}, not {self.system!r} "

@@ -95,8 +95,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--profile",
         metavar="PROFILE",
-        help="the profile whose traps to try: pip430's null expected_reads, legacy's cursor-driven invalidation "
-        "(default: the adapter's first)",
+        help="the profile to drive (default: the adapter's first); the cache's smoke also tries its traps: "
+        "pip430's null expected_reads, legacy's cursor-driven invalidation",
     )
     parser.set_defaults(run=run_smoke)
 

@@ -30,10 +30,11 @@ def run_build(args: argparse.Namespace) -> int:
     was_built = is_built()
     directory = build(force=args.force)
     print(f"{'already built' if was_built and not args.force else 'built'}: {directory}")
+    width = max(len(name) for name in [*HARNESSES, *SYSTEM_HARNESSES])
     for harness in HARNESSES.values():
-        print(f"  {harness.name:<28} {harness.coordinates:<42} -> profile {harness.profile}")
+        print(f"  {harness.name:<{width}} {harness.coordinates:<42} -> profile {harness.profile}")
     for system, harness in SYSTEM_HARNESSES.values():
-        print(f"  {harness.name:<28} {harness.coordinates:<42} -> {system}, profile {harness.profile}")
+        print(f"  {harness.name:<{width}} {harness.coordinates:<42} -> {system}, profile {harness.profile}")
     return EXIT_OK
 
 

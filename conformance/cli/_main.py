@@ -20,7 +20,7 @@ Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], Non
 
 DESCRIPTION = """\
 Executable specification and conformance suite of three Apache Pulsar storage systems, each with
-its profiles (--system of conform, replay, smoke, matrix, mutants, spec show, traces, bench):
+its profiles (--system of conform, replay, smoke, matrix, mutants, spec show, traces, bench, run):
   cache         the broker entry cache (PIP-430): pip430, pulsar-master, legacy, segmented (the default)
   cursor-state  a managed cursor's persisted acknowledgement state (PIP-381): pip381, pulsar-master
   txlog-writer  the transaction-log buffered writer (PIP-160): pip160, pulsar-master

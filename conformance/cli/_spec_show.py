@@ -13,7 +13,7 @@ from pathlib import Path
 from ledgerspec.conformance._errors import InputError
 from ledgerspec.conformance._names import PROFILE_HELP, add_system_option, check_profile
 from ledgerspec.conformance.cli._options import check_outputs
-from ledgerspec.conformance.systems import system_named
+from ledgerspec.conformance.systems import SYSTEMS, system_named
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +33,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "findings", help="replay the committed cases of a system's findings about its design (PIP-381: P1-P4)"
     )
     findings.add_argument(
-        "--system", choices=("cursor-state",), default="cursor-state", help="the system (default: cursor-state)"
+        "--system", metavar="SYSTEM", help="a system with committed findings (default: the one that has them)"
     )
     findings.add_argument("--json", metavar="FILE", help="also write every finding's replays as JSON")
     findings.set_defaults(run=run_findings)
@@ -43,6 +43,11 @@ def run_findings(args: argparse.Namespace) -> int:
     """``spec findings``: each finding replayed on the design and on the fix; exit 1 if one is not shown."""
     import importlib  # noqa: PLC0415
 
+    if args.system is None:
+        having = [name for name in SYSTEMS if SYSTEMS[name].findings]
+        if len(having) != 1:
+            raise InputError(f"--system: give one of the systems with committed findings: {', '.join(having)}")
+        args.system = having[0]
     system = system_named(args.system)
     if not system.findings:
         raise InputError(f"--system {args.system}: the system has no committed findings to replay")

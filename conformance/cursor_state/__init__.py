@@ -1,7 +1,7 @@
 """Conformance for the cursor-state system (PIP-381).
 
 The lockstep machine and the in-process adapter of the reference cursor; the search, its report and
-its counterexamples are ``conformance._lockstep``'s.
+its counterexamples are ``conformance.lockstep._engine``'s.
 """
 
 from ledgerspec.conformance.systems import lazy_exports

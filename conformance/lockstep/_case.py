@@ -35,13 +35,7 @@ def read_case(system: str, data: Any, label: str) -> LockstepCase:
     """The case in ``data`` (a case object, or a report holding one); ``label`` names the file in errors."""
     if isinstance(data, dict) and isinstance(data.get("counterexample"), dict):
         data = data["counterexample"]
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
-        raise InputError(f"{label}: want an object with 'config' and 'steps' (a conform counterexample)")
-    if not isinstance(data.get("config", {}), dict):
-        raise InputError(f"{label}: field 'config': want an object, got {data['config']!r}")
-    for number, step in enumerate(data["steps"], 1):
-        if not isinstance(step, dict):
-            raise InputError(f"{label}: step {number}: want an operation object, got {step!r}")
+    _check_shape(data, label)
     if data.get("system", system) != system:
         raise InputError(f"{label}: field 'system': {data.get('system')!r}, but --system is {system}")
     config_from_dict, op_from_dict = SYSTEMS[system].config.from_dict, SYSTEMS[system].op_from_dict
@@ -58,6 +52,19 @@ def read_case(system: str, data: Any, label: str) -> LockstepCase:
     _check_schema(SYSTEMS[system], data, label)
     invariant = data.get("invariant")
     return LockstepCase(system, config, steps, data.get("profile"), invariant if isinstance(invariant, str) else None)
+
+
+def _check_shape(data: Any, label: str) -> None:
+    """An input error naming what of a case's outline is wrong: the object, its steps, its config."""
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise InputError(f"{label}: want an object with 'config' and 'steps' (a conform counterexample)")
+    if not data["steps"]:
+        raise InputError(f"{label}: field 'steps': empty; a counterexample has at least one step")
+    if not isinstance(data.get("config", {}), dict):
+        raise InputError(f"{label}: field 'config': want an object, got {data['config']!r}")
+    for number, step in enumerate(data["steps"], 1):
+        if not isinstance(step, dict):
+            raise InputError(f"{label}: step {number}: want an operation object, got {step!r}")
 
 
 def case_schema(system: System) -> dict[str, Any] | None:

@@ -47,7 +47,7 @@ def adapter_lines(system: System) -> list[str]:
     return lines
 
 
-def _profile(system: System, args: argparse.Namespace, default: str) -> str:
+def chosen_profile(system: System, args: argparse.Namespace, default: str) -> str:
     profile = getattr(args, "profile", None) or default
     if profile not in system.profiles:
         raise InputError(f"--profile {profile}: the {system.name} system has profiles {', '.join(system.profiles)}")
@@ -108,7 +108,7 @@ def run_conform(args: argparse.Namespace) -> int:
         known = ", ".join([*references, *real]) + (", or exec:COMMAND" if system.process else "")
         raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
     try:
-        profile = _profile(system, args, default)
+        profile = chosen_profile(system, args, default)
         examples = get_settings(args.settings).examples
         with out.progress(f"{system.name}: {args.adapter} / {profile}: examples", total=examples) as advance:
             report = conform(
@@ -132,7 +132,7 @@ def run_conform(args: argparse.Namespace) -> int:
         lockstep_views.section(page, report, args.adapter)
         page.write(args.html)
     if args.json:
-        Path(args.json).write_text(json.dumps(_report_json(report, args.adapter), indent=2) + "\n", encoding="utf-8")
+        Path(args.json).write_text(json.dumps(report_json(report, args.adapter), indent=2) + "\n", encoding="utf-8")
         if report.violation is not None:  # pastes back as is
             out.text(f"replay: {shlex.join(['ledgerspec', 'replay', args.json, '--adapter', args.adapter])}")
     return {Verdict.PASS: EXIT_OK, Verdict.FAIL: EXIT_FAIL}.get(report.verdict, EXIT_ADAPTER_FAULT)
@@ -153,7 +153,7 @@ def _show(out: Out, report: Report, adapter: str) -> None:
             out.verdict(f"FAIL: {report.violation.invariant}")
 
 
-def _report_json(report: Report, adapter: str) -> dict[str, Any]:
+def report_json(report: Report, adapter: str) -> dict[str, Any]:
     return {
         "system": report.system,
         "adapter": adapter,
@@ -179,7 +179,7 @@ def _report_json(report: Report, adapter: str) -> dict[str, Any]:
 def run_show(args: argparse.Namespace) -> int:
     """``spec show --system S``: the invariants and who claims them."""
     system = SYSTEMS[args.system]
-    profile = _profile(system, args, system.profiles[0]) if getattr(args, "profile", None) else None
+    profile = chosen_profile(system, args, system.profiles[0]) if getattr(args, "profile", None) else None
     shown = [inv for inv in system.invariants if profile is None or profile in inv.profiles]
     if args.json:
         document = {

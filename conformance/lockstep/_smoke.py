@@ -12,13 +12,16 @@ harnesses) against each of its profiles, and prints the verdicts in one table.
 from __future__ import annotations
 
 import argparse
+import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory
 from ledgerspec.conformance._settings import get_settings
-from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_FAIL, EXIT_OK
-from ledgerspec.conformance.lockstep._commands import refuse_cache_only
+from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
+from ledgerspec.conformance.cli._options import check_outputs
+from ledgerspec.conformance.lockstep._commands import chosen_profile, refuse_cache_only, report_json
 from ledgerspec.conformance.lockstep._engine import conform
 from ledgerspec.conformance.render._term import Out, simple_table
 from ledgerspec.conformance.systems import SYSTEMS
@@ -32,10 +35,10 @@ def run_smoke(args: argparse.Namespace) -> int:
     from ledgerspec.traces.lockstep._record import resolve_adapter, walk  # noqa: PLC0415
 
     system = SYSTEMS[args.system]
-    default, factory, process, capabilities = resolve_adapter(system.name, args.adapter, timeout=args.timeout or 60.0)
-    profile = args.profile or default
-    if profile not in system.profiles:
-        raise InputError(f"--profile {profile}: the {system.name} system has profiles {', '.join(system.profiles)}")
+    default, factory, process, capabilities = resolve_adapter(
+        system.name, args.adapter, timeout=args.timeout or 60.0, validate=args.validate_protocol
+    )
+    profile = chosen_profile(system, args, default)
     config = system.config()
     ops = walk(system.name, profile, config, 0, SMOKE_STEPS, capabilities)
     kinds: Counter[str] = Counter(type(op).__name__ for op in ops)
@@ -63,17 +66,22 @@ def run_matrix(args: argparse.Namespace) -> int:
     """Each installed adapter of the system against each of its profiles; exit 1 if a run faulted."""
     system = SYSTEMS[args.system]
     refuse_cache_only(args, system.name)
+    if args.html:
+        raise InputError(f"--html {args.html}: the {system.name} matrix is a table and --json (no HTML page yet)")
+    check_outputs(args, files=("json",))
     out = Out.for_args(args)
     adapters = [*system.references(), *system.real()]
     seed = 0 if args.seed is None else int(args.seed)
     rows: list[list[Any]] = []
-    faulted = False
+    reports: list[dict[str, Any]] = []
     with out.progress("matrix: adapter x profile runs", total=len(adapters) * len(system.profiles)) as advance:
         for adapter in adapters:
             cells = []
             for profile in system.profiles:
-                verdict = _verdict(system.name, adapter, profile, args.settings, seed)
-                faulted |= verdict.startswith("ERROR")
+                report = _search(system.name, adapter, profile, args.settings, seed)
+                reports.append(report_json(report, adapter))
+                broken = report.violation.invariant if report.violation is not None else None
+                verdict = report.verdict.value + (f" ({broken})" if broken else "")
                 cells.append(verdict)
                 advance(note=f"{adapter} / {profile}: {verdict}")
                 if out.mode == "quiet":
@@ -87,20 +95,18 @@ def run_matrix(args: argparse.Namespace) -> int:
         out.show(simple_table(f"{system.name}: adapters against profiles", ["adapter", *system.profiles], rows))
     if out.mode != "quiet":
         print("\nFAIL (I): the search stopped at invariant I; `ledgerspec conform --system` shows the counterexample.")
-    return EXIT_FAIL if faulted else EXIT_OK
+    if args.json:
+        Path(args.json).write_text(json.dumps(reports, indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
 
 
-def _verdict(system: str, adapter: str, profile: str, settings: str, seed: int) -> str:
-    """One search of ``adapter`` against ``profile``: PASS, FAIL (the invariant it broke first), or ERROR (a fault)."""
+def _search(system: str, adapter: str, profile: str, settings: str, seed: int) -> Any:
+    """One search of ``adapter`` against ``profile`` (its report: PASS, FAIL at an invariant, or ERROR)."""
     from ledgerspec.traces.lockstep._record import resolve_adapter  # noqa: PLC0415
 
     get_settings(settings)
     _, factory, process, capabilities = resolve_adapter(system, adapter)
     try:
-        report = conform(
-            SYSTEMS[system], factory, profile, settings_name=settings, seed=seed, capabilities=capabilities
-        )
+        return conform(SYSTEMS[system], factory, profile, settings_name=settings, seed=seed, capabilities=capabilities)
     finally:
         close_factory(process)
-    broken = report.violation.invariant if report.violation is not None else None
-    return report.verdict.value + (f" ({broken})" if broken else "")

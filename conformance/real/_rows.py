@@ -1,6 +1,6 @@
 """One judged real-code target as data: what ``ledgerspec run`` tabulates, colours and writes to ``--json``.
 
-The judges of the real code (conformance/cache/_real.py, txlog/_real.py, cursor_state/_real.py) print a
+The judges of the real code (conformance/cache/_real.py, txlog_writer/_real.py, cursor_state/_real.py) print a
 line each; they hand the same facts here too, so the HTML table and the JSON never parse printed text.
 """
 

@@ -1,7 +1,7 @@
 """Conformance for the txlog-writer system (PIP-160).
 
 The lockstep machine and the in-process adapter of the reference writer; the search, its report and
-its counterexamples are ``conformance._lockstep``'s.
+its counterexamples are ``conformance.lockstep._engine``'s.
 """
 
 from ledgerspec.conformance.systems import lazy_exports

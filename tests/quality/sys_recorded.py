@@ -5,7 +5,7 @@ tests/slow/test_sys_trace_agreement_spark.py (Spark). Each reference and each mu
 seeded random walks (small chunks and entries, so that the cursor's chunking, overflow and faults
 happen) and, for a mutant, on the counterexample ``conform`` finds at the kill matrix's seed; each
 recording also has a partial twin, without an output kind (``recovered`` / ``metrics``). The expected
-verdict of a recording is the lockstep replay's on the same steps (``conformance._lockstep.replay``):
+verdict of a recording is the lockstep replay's on the same steps (``conformance.lockstep._engine.replay``):
 the first invariant broken, among those the trace can decide.
 """
 

@@ -27,7 +27,6 @@ SHARED_PACKAGES = ("spec", "reference", "conformance", "traces")
 
 ALIASES: dict[str, str] = {
     "conformance/adapters/process_reference.py": "ledgerspec.conformance.cache.adapters.process_reference",
-    "conformance/pytest_plugin.py": "ledgerspec.conformance.cache.pytest_plugin",
     "conformance/txlog/process_reference.py": "ledgerspec.conformance.txlog_writer.process_reference",
 }
 """Old module paths kept as aliases of a system's module for one release (CHANGELOG): each imports only that."""
@@ -36,7 +35,7 @@ ALIASES: dict[str, str] = {
 
 def _systems() -> dict[str, str]:
     """System name -> its Python package name (the folder of its record), the cache's included."""
-    found = {"cache": "cache"}
+    found = {}
     for entry in entry_points(group="ledgerspec.systems"):
         module = entry.value.partition(":")[0]
         if module.startswith("ledgerspec.conformance."):

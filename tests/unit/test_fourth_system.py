@@ -153,11 +153,17 @@ def test_smoke_passes_the_reference_and_faults_on_a_process_that_dies(ledgerspec
     assert "Traceback" not in done.stderr
 
 
-def test_matrix_runs_each_adapter_against_each_profile(ledgerspec):
-    done = ledgerspec("matrix", "--system", "fifo-queue", "--settings", "quick", "--plain")
+def test_matrix_runs_each_adapter_against_each_profile(ledgerspec, tmp_path):
+    out = tmp_path / "m.json"
+    done = ledgerspec("matrix", "--system", "fifo-queue", "--settings", "quick", "--plain", "--json", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
     (row,) = [line for line in done.stdout.splitlines() if line.startswith("reference-fifo")]
     assert row.split() == ["reference-fifo", "PASS"]
+    (report,) = json.loads(out.read_text())
+    assert (report["adapter"], report["profile"], report["verdict"]) == ("reference-fifo", "fifo", "PASS")
+    refused = ledgerspec("matrix", "--system", "fifo-queue", "--html", str(tmp_path / "m.html"))
+    assert refused.returncode == 2
+    assert "no HTML page yet" in refused.stderr
 
 
 @pytest.mark.parametrize(

@@ -367,7 +367,7 @@ def test_a_header_key_of_its_own_is_bad_input_not_ignored(tmp_path, capsys, syst
     ("case", "named"),
     [
         ({"steps": [1]}, "step 1: want an operation object"),
-        ({"steps": []}, "want an object with 'config' and 'steps'"),
+        ({"steps": []}, "field 'steps': empty"),
         ({"config": [1], "steps": [{"op": "persist", "value": 0}]}, "field 'config': want an object"),
     ],
 )

@@ -22,8 +22,11 @@ def test_traces_check_gives_a_trace_of_another_system_an_error_naming_both(capsy
     trace = SAMPLES / "pip430-ok.jsonl"
     assert main(["traces", "check", "--system", "cursor-state", str(trace)]) == 2
     err = capsys.readouterr().err
-    assert "a trace of the cache system, not of the cursor-state system (--system)" in err
+    assert "not a trace of the cursor-state system (--system): its header names no system, as a cache trace" in err
     assert main(["traces", "check", "--system", "cache", str(trace), "--quiet"]) == 0
+    missing = str(trace.with_name("no-such-trace.jsonl"))
+    assert main(["traces", "check", "--system", "cursor-state", missing]) == 2
+    assert "trace-not-found" in capsys.readouterr().err  # the reader's own error, not a wrong system
 
 
 def test_run_keeps_the_samples_of_the_system_asked_and_refuses_to_check_nothing(capsys):
