@@ -22,11 +22,10 @@ from ledgerspec.conformance._jobs import ordered_map
 from ledgerspec.conformance._settings import get_settings
 from ledgerspec.conformance._verdict import Verdict
 from ledgerspec.conformance.adapters._harness import SYSTEM_HARNESSES, harness_lines
-from ledgerspec.conformance.adapters._system_process import SystemProcessFactory
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs, pick_named
 from ledgerspec.conformance.lockstep import _views as lockstep_views
-from ledgerspec.conformance.lockstep._engine import Candidate, Report, conform, fault_at_stop
+from ledgerspec.conformance.lockstep._engine import Report, conform, fault_at_stop
 from ledgerspec.conformance.render._term import Out
 from ledgerspec.conformance.systems import SYSTEMS, Commands, System, lazy
 
@@ -90,23 +89,14 @@ def run_conform(args: argparse.Namespace) -> int:
     """``conform --system S``: search, print the verdict per invariant and any counterexample."""
     system = SYSTEMS[args.system]
     refuse_cache_only(args, system.name)
-    references, real = system.references(), system.real()
     check_outputs(args, files=("json", "html"))
     out = Out.for_args(args)
-    process = None
-    extra: dict[str, Any] = {}
-    command = args.adapter[5:] if args.adapter.startswith("exec:") else None
-    if args.adapter in real:
-        command = SYSTEM_HARNESSES[args.adapter][1].command()  # builds the harnesses if needed
-    if command is not None and system.process is not None:
-        process = SystemProcessFactory(system, command, timeout=args.timeout, validate=args.validate_protocol)
-        factory: Callable[[], Candidate] = process
-        default, extra = process.profiles[0], {"capabilities": frozenset(process.capabilities)}
-    elif args.adapter in references:
-        default, factory = references[args.adapter]
-    else:
-        known = ", ".join([*references, *real]) + (", or exec:COMMAND" if system.process else "")
-        raise InputError(f"--adapter {args.adapter}: {system.name} adapters are {known}")
+    from ledgerspec.conformance.lockstep._adapters import resolve_adapter  # noqa: PLC0415 - one resolution for every command
+
+    default, factory, process, claims = resolve_adapter(
+        system.name, args.adapter, timeout=args.timeout, validate=args.validate_protocol
+    )
+    extra: dict[str, Any] = {"capabilities": claims} if process is not None else {}
     try:
         profile = chosen_profile(system, args, default)
         examples = get_settings(args.settings).examples

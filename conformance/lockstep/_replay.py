@@ -25,7 +25,7 @@ EXIT_FAIL = 1
 
 def run_replay_system(args: argparse.Namespace, system: str, data: Any) -> int:
     """Replay the case in ``data`` (read from ``args.case``) against ``args.adapter``."""
-    from ledgerspec.traces.lockstep._record import resolve_adapter, unclaimed  # noqa: PLC0415
+    from ledgerspec.conformance.lockstep._adapters import resolve_adapter, unclaimed  # noqa: PLC0415
 
     case = read_case(system, data, args.case)
     default, factory, process, capabilities = resolve_adapter(

@@ -32,7 +32,7 @@ SMOKE_STEPS = 200
 
 def run_smoke(args: argparse.Namespace) -> int:
     """0 if the adapter starts, answers every operation of the walk and stops; 3 (an adapter fault) otherwise."""
-    from ledgerspec.traces.lockstep._record import resolve_adapter, walk  # noqa: PLC0415
+    from ledgerspec.conformance.lockstep._adapters import resolve_adapter, walk  # noqa: PLC0415
 
     system = SYSTEMS[args.system]
     default, factory, process, capabilities = resolve_adapter(
@@ -102,7 +102,7 @@ def run_matrix(args: argparse.Namespace) -> int:
 
 def _search(system: str, adapter: str, profile: str, settings: str, seed: int) -> Any:
     """One search of ``adapter`` against ``profile`` (its report: PASS, FAIL at an invariant, or ERROR)."""
-    from ledgerspec.traces.lockstep._record import resolve_adapter  # noqa: PLC0415
+    from ledgerspec.conformance.lockstep._adapters import resolve_adapter  # noqa: PLC0415
 
     get_settings(settings)
     _, factory, process, capabilities = resolve_adapter(system, adapter)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance.cursor_state import CURSOR_STATE
+from ledgerspec.conformance.lockstep._adapters import walk
 from ledgerspec.conformance.lockstep._engine import LockstepRun, conform, replay
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.conformance.systems import SYSTEMS as CLI
@@ -23,7 +24,7 @@ from ledgerspec.conformance.txlog_writer._machine import TXLOG_WRITER
 from ledgerspec.spec import cursor_state
 from ledgerspec.spec import txlog_writer as txlog
 from ledgerspec.traces.lockstep._io import read_system_trace
-from ledgerspec.traces.lockstep._record import record_history, walk
+from ledgerspec.traces.lockstep._record import record_history
 from ledgerspec.traces.lockstep._replay import decidable
 
 SEED = 1

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from ledgerspec.conformance.cli import main
+from ledgerspec.conformance.lockstep._adapters import walk
 from ledgerspec.spec.cursor_state import CAPABILITIES, CursorConfig
 from ledgerspec.traces.lockstep._check import check_system
-from ledgerspec.traces.lockstep._record import walk
 
 WRAPPER = """
 import sys

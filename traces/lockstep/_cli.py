@@ -8,11 +8,12 @@ from typing import Any
 
 from ledgerspec.conformance._case_file import read_case_json
 from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory
+from ledgerspec.conformance.lockstep._adapters import resolve_adapter, unclaimed, walk
 from ledgerspec.conformance.lockstep._case import read_case
 from ledgerspec.conformance.systems import SYSTEMS
 from ledgerspec.spec import SpecError
 from ledgerspec.traces.core._record import discarded
-from ledgerspec.traces.lockstep._record import record_history, resolve_adapter, unclaimed, walk
+from ledgerspec.traces.lockstep._record import record_history
 
 DEFAULT_STEPS = 200
 """Operations per recorded history unless ``--events`` says otherwise."""
