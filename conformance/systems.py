@@ -366,6 +366,7 @@ def lazy(target: str) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         return load(target)(*args, **kwargs)
 
+    call.target = target  # type: ignore[attr-defined]  # what it loads, for tests/unit/test_system_records.py
     return call
 
 
