@@ -3,7 +3,8 @@
 Registered as ``cache`` in the ``ledgerspec.systems`` entry points (pyproject.toml). Its spec answers a
 step with the set of outcomes a profile allows, judged by an observation monitor (``spec/cache``), not
 with one expected answer: so its record brings its commands (``commands``) instead of the lockstep
-engine's ``init``/``step``/``facts``. Building the record imports nothing heavy: every hook loads its
+engine's ``init``/``step``/``facts`` (its profile models' ``step`` already returns the set of allowed
+outcomes: ``spec/cache/<profile>.py``). Building the record imports nothing heavy: every hook loads its
 module when a command calls it.
 """
 
@@ -57,7 +58,7 @@ def system() -> System:
         profiles=CACHE_PROFILES,
         init=_not_lockstep,
         step=_not_lockstep,
-        claimed=_not_lockstep,
+        claimed=lazy("ledgerspec.spec.cache:claimed"),
         facts=_not_lockstep,
         commands=_commands,
         client=lazy(f"{HERE}.adapters._process:process_factory"),
