@@ -48,7 +48,7 @@ def check_one(
     system: str | None = None,
 ) -> TraceResult:
     """Check one trace with the chosen engine, by the checker of the system its header names (must be ``system``)."""
-    named = peek_system(path)
+    named = peek_system(path)  # None: the default system's, or for its reader to judge
     name = named or default()
     if system is not None and name != system and (named is not None or parse_spec(path)[1].is_file()):
         says = f"names the {named} system" if named else f"names no system, as a {name} trace"

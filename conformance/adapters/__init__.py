@@ -12,7 +12,7 @@ they stay importable from here for one release (CHANGELOG), loaded when first us
 transport (``_transport.py``), which the cache's API itself imports, does not load it.
 """
 
-from typing import Any
+from ledgerspec.conformance.systems import lazy_exports
 
 _CACHE_API = "ledgerspec.conformance.cache.adapters._api"
 
@@ -27,10 +27,4 @@ __all__ = [
     "result_problem",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib  # noqa: PLC0415
-
-    return getattr(importlib.import_module(_CACHE_API), name)
+__getattr__ = lazy_exports(__name__, **dict.fromkeys(__all__, _CACHE_API))

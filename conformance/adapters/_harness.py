@@ -23,7 +23,8 @@ from typing import Any, TextIO
 from xml.etree import ElementTree as ET
 
 from ledgerspec.conformance._errors import ConformanceError, InputError
-from ledgerspec.conformance.systems import default, system_named
+from ledgerspec.conformance._names import DEFAULT_SYSTEM
+from ledgerspec.conformance.systems import system_named
 
 SOURCE = Path(__file__).resolve().parent / "real"
 """The Maven project (installed as package data beside this module)."""
@@ -78,8 +79,8 @@ class Harness:
     profile: str
     takes_release: bool = False
     """The main class gets the release it drives as its one argument (one cursor harness, two releases)."""
-    system: str = ""
-    """The system whose protocol it speaks (empty: the default system's)."""
+    system: str = DEFAULT_SYSTEM
+    """The system whose protocol it speaks."""
 
     @property
     def version(self) -> str:
@@ -102,9 +103,9 @@ class Harness:
 
     def factory(self, *, timeout: float | None = None, validate_protocol: bool = False) -> Any:
         """A process-adapter factory over the built harness: its system's ``exec:`` client."""
-        client = system_named(self.system or default()).client
+        client = system_named(self.system).client
         if client is None:
-            raise InputError(f"{self.name}: the {self.system or default()} system has no exec: client")
+            raise InputError(f"{self.name}: the {self.system} system has no exec: client")
         return client(self.command(), timeout=timeout, validate_protocol=validate_protocol)
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from ledgerspec.conformance._errors import AdapterFault, InputError, close_factory
-from ledgerspec.conformance._settings import get_settings
 from ledgerspec.conformance.cli._main import EXIT_ADAPTER_FAULT, EXIT_OK
 from ledgerspec.conformance.cli._options import check_outputs
 from ledgerspec.conformance.lockstep._commands import chosen_profile, refuse_cache_only, report_json
@@ -104,7 +103,6 @@ def _search(system: str, adapter: str, profile: str, settings: str, seed: int) -
     """One search of ``adapter`` against ``profile`` (its report: PASS, FAIL at an invariant, or ERROR)."""
     from ledgerspec.conformance.lockstep._adapters import resolve_adapter  # noqa: PLC0415
 
-    get_settings(settings)
     _, factory, process, capabilities = resolve_adapter(system, adapter)
     try:
         return conform(SYSTEMS[system], factory, profile, settings_name=settings, seed=seed, capabilities=capabilities)
